@@ -1,0 +1,15 @@
+"""Errors a user can fix: the CLI prints them in one line and exits 2."""
+
+from __future__ import annotations
+
+
+class OpgenError(Exception):
+    """A problem in the user's input (spec, paths, options), never a bug in opgen."""
+
+    def __init__(self, message: str, *, where: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.where = where
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}" if self.where else self.message

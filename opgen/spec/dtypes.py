@@ -1,0 +1,52 @@
+"""The dtypes ops-nn knows, with every spelling each file of a tree needs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Dtype:
+    """One tensor dtype and its names in each place of an ops-nn tree."""
+
+    name: str  # binary JSON / TTK CSV / NumPy spelling
+    ge: str  # ge::DataType enumerator (def, proto, tiling, aclnn)
+    kernel: str  # AscendC C++ type in kernels
+    tpl: str  # TPL_* macro of the arch35 tiling struct
+    tpl_code: int
+    size_bits: int
+    is_float: bool
+
+    @property
+    def size_bytes(self) -> int:
+        return max(1, self.size_bits // 8)
+
+
+_TABLE = (
+    Dtype("float16", "DT_FLOAT16", "half", "TPL_FP16", 1, 16, True),
+    Dtype("bfloat16", "DT_BF16", "bfloat16_t", "TPL_BF16", 2, 16, True),
+    Dtype("float32", "DT_FLOAT", "float", "TPL_FP32", 3, 32, True),
+    Dtype("int8", "DT_INT8", "int8_t", "TPL_INT8", 4, 8, False),
+    Dtype("uint8", "DT_UINT8", "uint8_t", "TPL_UINT8", 5, 8, False),
+    Dtype("int32", "DT_INT32", "int32_t", "TPL_INT32", 6, 32, False),
+    Dtype("int16", "DT_INT16", "int16_t", "TPL_INT16", 7, 16, False),
+    Dtype("int64", "DT_INT64", "int64_t", "TPL_INT64", 8, 64, False),
+    Dtype("uint16", "DT_UINT16", "uint16_t", "TPL_UINT16", 9, 16, False),
+    Dtype("uint32", "DT_UINT32", "uint32_t", "TPL_UINT32", 10, 32, False),
+    Dtype("uint64", "DT_UINT64", "uint64_t", "TPL_UINT64", 11, 64, False),
+    Dtype("bool", "DT_BOOL", "bool", "TPL_BOOL", 12, 8, False),
+    Dtype("uint1", "DT_UINT1", "uint1_t", "TPL_UINT1", 13, 1, False),
+)
+
+DTYPES: dict[str, Dtype] = {d.name: d for d in _TABLE}
+ALIASES: dict[str, str] = {"fp16": "float16", "half": "float16", "bf16": "bfloat16", "fp32": "float32",
+                           "float": "float32"}
+
+
+def canonical_dtype(name: str) -> str:
+    """The canonical spelling of a dtype, or ValueError naming the known ones."""
+    key = ALIASES.get(name, name)
+    if key not in DTYPES:
+        known = ", ".join(sorted(DTYPES))
+        raise ValueError(f"unknown dtype {name!r}; use one of: {known} (aliases: fp16, bf16, fp32)")
+    return key

@@ -1,0 +1,156 @@
+"""Read a spec file with ruamel.yaml and validate it, pointing errors at file:line and field."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import YAMLError
+
+from ..errors import OpgenError
+from .models import OpSpec
+from .semantics import SpecIssue, check_semantics
+
+MAX_SPEC_BYTES = 1 << 20
+MAX_DEPTH = 32
+MAX_NODES = 100_000
+Loc = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class LoadedSpec:
+    """A validated spec and the exact bytes it came from (recorded in `.opgen/`)."""
+
+    spec: OpSpec
+    path: Path
+    text: str
+
+
+def load_spec(path: Path) -> LoadedSpec:
+    if not path.is_file():
+        raise OpgenError("spec file not found; pass the path of an op spec YAML (see schemas/)", where=str(path))
+    raw = path.read_bytes()
+    if len(raw) > MAX_SPEC_BYTES:
+        raise OpgenError(f"spec is larger than {MAX_SPEC_BYTES} bytes; an op spec is a few KiB", where=str(path))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise OpgenError(f"spec is not UTF-8 text (byte {exc.start})", where=str(path)) from None
+    return LoadedSpec(parse_spec(text, str(path)), path, text)
+
+
+def parse_spec(text: str, where: str) -> OpSpec:
+    """Validate spec text; every problem becomes an OpgenError naming `where:line` and the field."""
+    data = _read_yaml(text, where)
+    try:
+        spec = OpSpec.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = _data_loc(data, tuple(error["loc"]))
+        raise OpgenError(_describe(error, loc), where=_where(where, data, loc)) from None
+    issues = check_semantics(spec)
+    if issues:
+        first: SpecIssue = issues[0]
+        more = f" ({len(issues) - 1} more problem(s) after this one)" if len(issues) > 1 else ""
+        raise OpgenError(
+            f"{_dotted(first.loc)}: {first.message}{more}", where=_where(where, data, _data_loc(data, first.loc))
+        )
+    return spec
+
+
+def _read_yaml(text: str, where: str) -> Any:
+    yaml = YAML(typ="rt")
+    try:
+        data = yaml.load(text)
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise OpgenError(f"malformed YAML: {problem}; fix the syntax there", where=f"{where}{line}") from None
+    except RecursionError:
+        raise OpgenError(f"YAML nested deeper than {MAX_DEPTH} levels", where=where) from None
+    if not isinstance(data, CommentedMap):
+        raise OpgenError("a spec is a YAML mapping with op_type, category, inputs, ... (see schemas/)", where=where)
+    _check_shape(data, where)
+    return data
+
+
+def _check_shape(data: Any, where: str) -> None:
+    """Refuse aliases, deep nesting and huge documents before pydantic walks them."""
+    seen: set[int] = set()
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, (CommentedMap, CommentedSeq)):
+            continue
+        if id(node) in seen:
+            raise OpgenError("YAML anchors and aliases are not allowed in a spec; write the values out", where=where)
+        seen.add(id(node))
+        if depth > MAX_DEPTH:
+            raise OpgenError(f"YAML nested deeper than {MAX_DEPTH} levels", where=where)
+        if len(seen) > MAX_NODES:
+            raise OpgenError(f"spec has more than {MAX_NODES} YAML nodes", where=where)
+        children = node.values() if isinstance(node, CommentedMap) else node
+        stack.extend((child, depth + 1) for child in children)
+
+
+def _data_loc(data: Any, loc: Loc) -> Loc:
+    """Keep the parts of a pydantic loc that name real keys/indexes of the YAML data."""
+    kept: list[str | int] = []
+    node = data
+    for part in loc:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+            kept.append(part)
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+            kept.append(part)
+        elif isinstance(node, dict) and isinstance(part, str) and not _is_pydantic_tag(part):
+            kept.append(part)  # a missing or unknown key: still worth naming
+            break
+    return tuple(kept)
+
+
+def _is_pydantic_tag(part: str) -> bool:
+    return "[" in part or part in {"str", "int", "float", "bool", "tuple", "dict", "list"}
+
+
+def _lines(data: Any, loc: Loc) -> Iterator[int]:
+    node = data
+    for part in loc:
+        if isinstance(node, CommentedMap) and part in node:
+            yield node.lc.key(part)[0] + 1
+            node = node[part]
+        elif isinstance(node, CommentedSeq) and isinstance(part, int) and part < len(node):
+            yield node.lc.item(part)[0] + 1
+            node = node[part]
+        else:
+            return
+
+
+def _where(where: str, data: Any, loc: Loc) -> str:
+    lines = list(_lines(data, loc))
+    return f"{where}:{lines[-1]}" if lines else where
+
+
+def _dotted(loc: Loc) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _describe(error: Any, loc: Loc) -> str:
+    field = _dotted(loc)
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return f"{field}: unknown field; remove it or fix its spelling (`opgen schema` lists the fields)"
+    if kind == "missing":
+        return f"{field}: required field is missing; add it"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"{field}: {message}"

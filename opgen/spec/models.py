@@ -1,0 +1,239 @@
+"""The op spec: frozen pydantic models, field-level validation only.
+
+Cross-field rules live in `semantics.py` so that each can name the exact YAML field it is about.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, WithJsonSchema
+
+from .dtypes import DTYPES, canonical_dtype
+from .recipe import Step, parse_step
+from .socs import SOCS
+
+_SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+_CAMEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+MAX_NAME_LENGTH = 64
+
+
+def _snake(value: str) -> str:
+    if len(value) > MAX_NAME_LENGTH or not _SNAKE.match(value):
+        raise ValueError(f"{value!r} must be snake_case ASCII (like relu_grad_v2), at most {MAX_NAME_LENGTH} chars")
+    return value
+
+
+def _camel(value: str) -> str:
+    if len(value) > MAX_NAME_LENGTH or not _CAMEL.match(value):
+        raise ValueError(f"{value!r} must be CamelCase ASCII (like ReluGradV2), at most {MAX_NAME_LENGTH} chars")
+    return value
+
+
+def _ident(value: str) -> str:
+    if len(value) > MAX_NAME_LENGTH or not _IDENT.match(value):
+        raise ValueError(f"{value!r} must be a C identifier of at most {MAX_NAME_LENGTH} chars")
+    return value
+
+
+def _dtype(value: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"dtype must be a string, got {value!r}")
+    return canonical_dtype(value)
+
+
+def _step(value: object) -> Step:
+    if isinstance(value, Step):
+        return value
+    if not isinstance(value, str):
+        raise ValueError(f"a recipe step is a string like 'z = mul(a, b)', got {value!r}")
+    return parse_step(value)
+
+
+SnakeName = Annotated[str, AfterValidator(_snake)]
+CamelName = Annotated[str, AfterValidator(_camel)]
+Identifier = Annotated[str, AfterValidator(_ident)]
+DtypeName = Annotated[str, AfterValidator(_dtype), WithJsonSchema({"enum": sorted(DTYPES)})]
+RecipeStep = Annotated[
+    Step,
+    PlainValidator(_step),
+    PlainSerializer(str),
+    WithJsonSchema({"type": "string", "pattern": r"^\s*\w+\s*=\s*[a-z_]+\(.*\)\s*$"}),
+]
+SocName = Literal["ascend910b", "ascend910_93", "ascend310p", "ascend310b", "ascend950", "ascend350"]
+assert set(SocName.__args__) == set(SOCS)  # type: ignore[attr-defined]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+
+class TensorSpec(Model):
+    """An input or output; `dtypes[k]` of every tensor together make supported combination k."""
+
+    name: SnakeName
+    dtypes: tuple[DtypeName, ...] | DtypeName = Field(
+        description="one dtype per supported combination, or one dtype for all combinations"
+    )
+    formats: tuple[Literal["ND"], ...] | Literal["ND"] = "ND"
+    param_type: Literal["required", "optional"] = "required"
+    proto_dtypes: tuple[DtypeName, ...] | None = Field(
+        None, description="dtypes the graph proto admits (a superset of dtypes); default: dtypes"
+    )
+    doc: str = ""
+
+    def dtype_column(self, count: int) -> tuple[str, ...]:
+        """The dtype of this tensor in each of `count` combinations."""
+        return self.dtypes if isinstance(self.dtypes, tuple) else (self.dtypes,) * count
+
+    def format_column(self, count: int) -> tuple[str, ...]:
+        return self.formats if isinstance(self.formats, tuple) else (self.formats,) * count
+
+
+class AttrSpec(Model):
+    name: SnakeName
+    type: Literal["int", "float", "bool"]
+    default: int | float | bool
+    doc: str = ""
+
+
+class AICoreFlags(Model):
+    """OpAICoreConfig flags of arch35 ops (`<op>_def.cpp`)."""
+
+    dynamic_compile_static: bool = True
+    dynamic_format: bool = False
+    dynamic_rank_support: bool = True
+    dynamic_shape_support: bool = True
+    need_check_support: bool = False
+    precision_reduce: bool = True
+
+
+class PlatformSpec(Model):
+    soc: SocName
+    kernel: Literal["arch35_dag", "classic"] = Field(
+        description="arch35_dag: atvoss DAG kernel (op_kernel/<op>_apt.cpp); classic: TPipe/TQue kernel"
+    )
+    aicore: AICoreFlags | None = Field(None, description="OpAICoreConfig; arch35 ops need one")
+    tiling_key: int | None = Field(None, ge=0, description="classic: the tiling key that selects this SoC's math")
+    compute_variant: Identifier = "default"
+
+
+class LastDimRule(Model):
+    tensor: SnakeName
+    multiple: int = Field(ge=2, le=1024)
+
+
+class Constraints(Model):
+    same_shape: tuple[SnakeName, ...] = ()
+    same_dtype: tuple[SnakeName, ...] = ()
+    last_dim_multiple_of: LastDimRule | None = None
+    broadcast: tuple[SnakeName, ...] = ()
+    max_rank: int = Field(8, ge=1, le=8)
+
+
+class InferShapeSpec(Model):
+    rule: Literal["elementwise", "same_as_input"]
+    input: SnakeName | None = Field(None, description="same_as_input: the input whose shape the outputs take")
+
+
+class TilingSpec(Model):
+    sch_modes: tuple[int, ...] = Field((0, 1), description="arch35: values of the schMode template argument")
+    workspace_bytes: int = Field(0, ge=0, le=1 << 32, description="fixed workspace the tiling requests")
+    buffer_num: int = Field(2, ge=1, le=2, description="classic: queue depth (2 = double buffering)")
+
+
+class ComputeSpec(Model):
+    """The kernel math, per variant, as vector steps; platforms pick a variant."""
+
+    dtype: Literal["float32", "native"] = Field(
+        description="float32: cast inputs in (CAST_NONE) and outputs back (CAST_RINT); native: compute in I/O dtype"
+    )
+    variants: dict[Identifier, tuple[RecipeStep, ...]] = Field(min_length=1)
+
+
+class AclnnParam(Model):
+    name: Identifier
+    tensor: SnakeName
+
+
+class AclnnSpec(Model):
+    api: CamelName = Field(description="aclnn<Api>: the two-phase API name without the aclnn prefix")
+    inputs: tuple[AclnnParam, ...]
+    outputs: tuple[AclnnParam, ...]
+    unused_inputs: dict[SnakeName, Identifier] = Field(
+        default_factory=dict, description="op inputs the API does not take, each fed from the named API input"
+    )
+    promotion: bool = False
+    broadcast: bool = False
+
+
+class Tolerance(Model):
+    rtol: float = Field(ge=0, le=1)
+    atol: float = Field(ge=0, le=1)
+
+
+class GoldenSpec(Model):
+    reference: Literal["gelu_tanh_backward", "mask_select", "none"] = Field(
+        description="independent reference the numerics check compares the recipe against"
+    )
+    tolerances: dict[DtypeName, Tolerance]
+
+
+class TestsSpec(Model):
+    shapes: tuple[tuple[Annotated[int, Field(ge=1, le=1 << 16)], ...], ...] = Field(min_length=1, max_length=64)
+    value_range: tuple[float, float] = (-1.0, 1.0)
+
+
+class Product(Model):
+    name: str
+    supported: bool
+
+
+class DocsSpec(Model):
+    description: str
+    formula: str
+    products: tuple[Product, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+class OpSpec(Model):
+    """One operator, everything opgen needs to write its ops-nn tree."""
+
+    op_type: CamelName
+    name: SnakeName | None = Field(None, description="snake_case dir and file name; default derived from op_type")
+    category: SnakeName
+    experimental: bool = False
+    brief: str
+    license_header: str | None = Field(None, description="header text put atop every file; default: opgen's")
+    inputs: tuple[TensorSpec, ...] = Field(min_length=1)
+    outputs: tuple[TensorSpec, ...] = Field(min_length=1)
+    attrs: tuple[AttrSpec, ...] = ()
+    platforms: tuple[PlatformSpec, ...] = Field(min_length=1)
+    constraints: Constraints = Constraints()
+    infershape: InferShapeSpec
+    tiling: TilingSpec = TilingSpec()
+    compute: ComputeSpec
+    aclnn: AclnnSpec
+    golden: GoldenSpec
+    tests: TestsSpec
+    docs: DocsSpec
+
+    @property
+    def snake_name(self) -> str:
+        return self.name or camel_to_snake(self.op_type)
+
+    @property
+    def tensors(self) -> tuple[TensorSpec, ...]:
+        return self.inputs + self.outputs
+
+    @property
+    def combination_count(self) -> int:
+        """How many dtype combinations the op supports: the longest dtype list (all must agree)."""
+        return max((len(t.dtypes) for t in self.tensors if isinstance(t.dtypes, tuple)), default=1)
+
+
+def camel_to_snake(camel: str) -> str:
+    """ReluGradV2 -> relu_grad_v2, the way ops-nn names op dirs."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", camel).lower()

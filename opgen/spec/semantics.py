@@ -1,0 +1,239 @@
+"""Cross-field rules of an op spec, each reported with the field it is about."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from .models import OpSpec
+from .recipe import Step
+from .socs import SOCS
+
+MASK_DTYPES = {"uint1", "bool", "uint8"}
+
+
+@dataclass(frozen=True)
+class SpecIssue:
+    loc: tuple[str | int, ...]
+    message: str
+
+
+def check_semantics(spec: OpSpec) -> list[SpecIssue]:
+    issues: list[SpecIssue] = []
+    for rule in (_names, _dtypes, _platforms, _constraints, _infershape, _recipe, _aclnn, _golden, _tests):
+        issues.extend(rule(spec))
+    return issues
+
+
+def _names(spec: OpSpec) -> list[SpecIssue]:
+    issues = []
+    seen: set[str] = set()
+    for role, items in (("inputs", spec.inputs), ("outputs", spec.outputs), ("attrs", spec.attrs)):
+        for i, item in enumerate(items):
+            if item.name in seen:
+                issues.append(SpecIssue((role, i, "name"), f"duplicate name {item.name!r}; names must be unique"))
+            seen.add(item.name)
+    return issues
+
+
+def _dtypes(spec: OpSpec) -> list[SpecIssue]:
+    issues = []
+    count = spec.combination_count
+    roles = [("inputs", i, t) for i, t in enumerate(spec.inputs)] + [
+        ("outputs", i, t) for i, t in enumerate(spec.outputs)
+    ]
+    for role, i, tensor in roles:
+        if isinstance(tensor.dtypes, tuple) and len(tensor.dtypes) != count:
+            issues.append(SpecIssue((role, i, "dtypes"), f"has {len(tensor.dtypes)} dtypes but other tensors have "
+                                    f"{count}; give one per combination, or a single dtype for all"))
+        if isinstance(tensor.formats, tuple) and len(tensor.formats) != count:
+            issues.append(SpecIssue((role, i, "formats"), f"has {len(tensor.formats)} formats for {count} "
+                                    "combinations; give one per combination, or a single format"))
+        if tensor.proto_dtypes is not None:
+            missing = sorted(set(tensor.dtype_column(count)) - set(tensor.proto_dtypes))
+            if missing:
+                issues.append(SpecIssue((role, i, "proto_dtypes"), f"lacks {', '.join(missing)} that dtypes "
+                                        "lists; the proto must admit every supported dtype"))
+    if issues:
+        return issues
+    columns = list(zip(*(t.dtype_column(count) for t in spec.tensors)))
+    for k, n in Counter(columns).items():
+        if n > 1:
+            issues.append(SpecIssue(("inputs",), f"dtype combination {k} is listed {n} times; list each once"))
+    return issues
+
+
+def _platforms(spec: OpSpec) -> list[SpecIssue]:
+    issues = []
+    styles = {p.kernel for p in spec.platforms}
+    if len(styles) > 1:
+        issues.append(SpecIssue(("platforms",), "all platforms of one op use one kernel style (ops-nn keeps one "
+                                "layout per op dir); split the op or pick arch35_dag or classic"))
+    socs = Counter(p.soc for p in spec.platforms)
+    keys = Counter(p.tiling_key for p in spec.platforms)
+    for i, p in enumerate(spec.platforms):
+        loc = ("platforms", i)
+        if socs[p.soc] > 1:
+            issues.append(SpecIssue((*loc, "soc"), f"{p.soc} is listed more than once"))
+        if p.kernel == "arch35_dag":
+            if SOCS[p.soc].arch != "arch35":
+                issues.append(SpecIssue((*loc, "kernel"), f"{p.soc} is not an arch35 SoC; use kernel: classic"))
+            if p.aicore is None:
+                issues.append(SpecIssue((*loc, "aicore"), "arch35 ops register an OpAICoreConfig; add aicore: {}"))
+        elif p.tiling_key is None:
+            issues.append(SpecIssue((*loc, "tiling_key"), "classic kernels select the SoC math by tiling key; "
+                                    "add tiling_key: <n>"))
+        elif keys[p.tiling_key] > 1:
+            issues.append(SpecIssue((*loc, "tiling_key"), f"tiling key {p.tiling_key} is used twice"))
+        if p.compute_variant not in spec.compute.variants:
+            issues.append(SpecIssue((*loc, "compute_variant"), f"no compute variant {p.compute_variant!r}; "
+                                    f"defined: {', '.join(spec.compute.variants)}"))
+    used = {p.compute_variant for p in spec.platforms}
+    for name in spec.compute.variants:
+        if name not in used:
+            issues.append(SpecIssue(("compute", "variants", name), "no platform uses this variant; remove it"))
+    issues.extend(_dispatch(spec, arch35=styles == {"arch35_dag"}))
+    if len(set(spec.tiling.sch_modes)) != len(spec.tiling.sch_modes) or not spec.tiling.sch_modes:
+        issues.append(SpecIssue(("tiling", "sch_modes"), "list each schMode value once, at least one"))
+    return issues
+
+
+def _dispatch(spec: OpSpec, arch35: bool) -> list[SpecIssue]:
+    """Tiling dispatches on the first output's dtype; in a DAG other tensors follow it or stay fixed."""
+    count = spec.combination_count
+    key = spec.outputs[0].dtype_column(count)
+    issues = []
+    if len(set(key)) != len(key):
+        issues.append(SpecIssue(("outputs", 0, "dtypes"), "the tiling dispatches on the first output's dtype, "
+                                "so each combination needs a different one"))
+    if not arch35:
+        return issues
+    if len(spec.compute.variants) > 1:
+        issues.append(SpecIssue(("compute", "variants"), "an arch35 DAG op has one compute variant"))
+    roles = [("inputs", i, t) for i, t in enumerate(spec.inputs)] + [
+        ("outputs", i, t) for i, t in enumerate(spec.outputs)
+    ]
+    for role, i, tensor in roles:
+        column = tensor.dtype_column(count)
+        if column != key and len(set(column)) > 1:
+            issues.append(SpecIssue((role, i, "dtypes"), "in an arch35 DAG a tensor's dtype must equal the first "
+                                    "output's in every combination, or be one fixed dtype"))
+    return issues
+
+
+def _tensor_names(spec: OpSpec) -> set[str]:
+    return {t.name for t in spec.tensors}
+
+
+def _constraints(spec: OpSpec) -> list[SpecIssue]:
+    names = _tensor_names(spec)
+    issues = []
+    c = spec.constraints
+    for field, group in (("same_shape", c.same_shape), ("same_dtype", c.same_dtype), ("broadcast", c.broadcast)):
+        for j, name in enumerate(group):
+            if name not in names:
+                issues.append(SpecIssue(("constraints", field, j), f"no tensor named {name!r}"))
+    if c.last_dim_multiple_of and c.last_dim_multiple_of.tensor not in names:
+        issues.append(SpecIssue(("constraints", "last_dim_multiple_of", "tensor"), "no such tensor"))
+    return issues
+
+
+def _infershape(spec: OpSpec) -> list[SpecIssue]:
+    rule = spec.infershape
+    inputs = {t.name for t in spec.inputs}
+    if rule.rule == "same_as_input" and rule.input not in inputs:
+        return [SpecIssue(("infershape", "input"), f"same_as_input needs input: one of {', '.join(sorted(inputs))}")]
+    if rule.rule == "elementwise" and rule.input is not None:
+        return [SpecIssue(("infershape", "input"), "elementwise takes no input; remove it")]
+    return []
+
+
+def _recipe(spec: OpSpec) -> list[SpecIssue]:
+    issues = []
+    count = spec.combination_count
+    masks = {t.name for t in spec.inputs if set(t.dtype_column(count)) <= MASK_DTYPES and
+             "uint1" in t.dtype_column(count)}
+    for variant, steps in spec.compute.variants.items():
+        issues.extend(_variant(spec, variant, steps, masks))
+    return issues
+
+
+def _variant(spec: OpSpec, variant: str, steps: tuple[Step, ...], masks: set[str]) -> list[SpecIssue]:
+    inputs = {t.name for t in spec.inputs}
+    outputs = [t.name for t in spec.outputs]
+    defined: set[str] = set(inputs)
+    uses: Counter[str] = Counter()
+    issues = []
+    for j, step in enumerate(steps):
+        loc = ("compute", "variants", variant, j)
+        for arg in step.tensor_args:
+            if arg not in defined:
+                issues.append(SpecIssue(loc, f"{step}: {arg!r} is not an input or an earlier step's value"))
+            uses[arg] += 1
+        for position, arg in enumerate(step.tensor_args):
+            if arg in masks and not (step.op == "select" and position == 0):
+                issues.append(SpecIssue(loc, f"{step}: mask {arg!r} can only be the first argument of select"))
+        if step.op == "select" and step.tensor_args[0] not in inputs:
+            issues.append(SpecIssue(loc, f"{step}: the mask of select must be an op input"))
+        if step.out in defined:
+            issues.append(SpecIssue(loc, f"{step}: {step.out!r} is already defined; give each value a new name"))
+        defined.add(step.out)
+    for name in outputs:
+        if not any(s.out == name for s in steps):
+            issues.append(SpecIssue(("compute", "variants", variant), f"no step computes output {name!r}"))
+    for j, step in enumerate(steps):
+        if step.out not in outputs and uses[step.out] == 0:
+            issues.append(SpecIssue(("compute", "variants", variant, j), f"{step}: {step.out!r} is never used"))
+    if not steps:
+        issues.append(SpecIssue(("compute", "variants", variant), "a variant needs at least one step"))
+    return issues
+
+
+def _aclnn(spec: OpSpec) -> list[SpecIssue]:
+    a = spec.aclnn
+    inputs = [t.name for t in spec.inputs]
+    outputs = [t.name for t in spec.outputs]
+    issues = []
+    names = Counter(p.name for p in a.inputs + a.outputs)
+    for role, params, allowed in (("inputs", a.inputs, inputs), ("outputs", a.outputs, outputs)):
+        for j, p in enumerate(params):
+            if p.tensor not in allowed:
+                issues.append(SpecIssue(("aclnn", role, j, "tensor"), f"{p.tensor!r} is not an op {role[:-1]}"))
+            if names[p.name] > 1:
+                issues.append(SpecIssue(("aclnn", role, j, "name"), f"API parameter {p.name!r} is used twice"))
+    api_inputs = {p.name for p in a.inputs}
+    for name, source in a.unused_inputs.items():
+        if name not in inputs:
+            issues.append(SpecIssue(("aclnn", "unused_inputs", name), "not an op input"))
+        if source not in api_inputs:
+            issues.append(SpecIssue(("aclnn", "unused_inputs", name), f"{source!r} is not an API input"))
+    mapped = Counter([p.tensor for p in a.inputs] + list(a.unused_inputs))
+    for name in inputs:
+        if mapped[name] != 1:
+            issues.append(SpecIssue(("aclnn", "inputs"), f"op input {name!r} must be fed exactly once, by an API "
+                                    "input or unused_inputs"))
+    if sorted(p.tensor for p in a.outputs) != sorted(outputs):
+        issues.append(SpecIssue(("aclnn", "outputs"), "map every op output to one API output"))
+    return issues
+
+
+def _golden(spec: OpSpec) -> list[SpecIssue]:
+    needed = set(spec.outputs[0].dtype_column(spec.combination_count))
+    missing = sorted(needed - set(spec.golden.tolerances))
+    if missing:
+        return [SpecIssue(("golden", "tolerances"), f"add a tolerance for {', '.join(missing)}")]
+    return []
+
+
+def _tests(spec: OpSpec) -> list[SpecIssue]:
+    issues = []
+    rule = spec.constraints.last_dim_multiple_of
+    for j, shape in enumerate(spec.tests.shapes):
+        if not shape or len(shape) > spec.constraints.max_rank:
+            issues.append(SpecIssue(("tests", "shapes", j), f"rank must be 1..{spec.constraints.max_rank}"))
+        elif rule and shape[-1] % rule.multiple:
+            issues.append(SpecIssue(("tests", "shapes", j), f"last dim must be a multiple of {rule.multiple}"))
+    low, high = spec.tests.value_range
+    if not low < high:
+        issues.append(SpecIssue(("tests", "value_range"), "needs [low, high] with low < high"))
+    return issues
