@@ -1,0 +1,78 @@
+"""The arch35 atvoss DAG (`using X = Bind<Vec::...>` chain) from the recipe."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..spec.recipe import Step
+from .ops import SPELLINGS
+from .tensors import TensorPlan
+
+
+@dataclass(frozen=True)
+class DagLine:
+    alias: str
+    expr: str
+    comment: str
+
+
+@dataclass(frozen=True)
+class DagKernel:
+    compute_type: str  # "float" or "T"
+    lines: tuple[DagLine, ...]
+    outputs: tuple[str, ...]  # aliases of the CopyOut nodes, in output order
+    init_args: tuple[str, ...]  # kernel arguments the scheduler's Init takes: read inputs, then outputs
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tuple[Step, ...]) -> DagKernel:
+    compute_type = "float" if float_compute else "T"
+    lines: list[DagLine] = []
+    nodes: dict[str, str] = {}
+    consts: dict[float, str] = {}
+    read = [t for t in tensors if t.role == "input" and t.read_by_kernel]
+    for i, t in enumerate(read):
+        load_type = "uint8_t" if t.is_mask else t.dag_type
+        lines.append(DagLine(f"OpCopyIn{i}", f"Bind<Vec::CopyIn<{load_type}>, Placeholder::In{i}<{t.dag_type}>>",
+                             f"load {t.name}"))
+        nodes[t.name] = f"OpCopyIn{i}"
+        if float_compute and not t.is_mask:
+            lines.append(DagLine(f"OpCopyIn{i}Cast", f"Bind<Vec::Cast<float, {t.dag_type}, CAST_MODE_NONE>, "
+                                 f"OpCopyIn{i}>", f"{t.name} to float"))
+            nodes[t.name] = f"OpCopyIn{i}Cast"
+
+    def const(value: float) -> str:
+        if value not in consts:
+            consts[value] = f"Const{len(consts)}"
+            lines.append(DagLine(consts[value], f"MAKE_CONST(float, {value!r})", ""))
+        return consts[value]
+
+    for step in steps:
+        alias = f"OpCalc{_camel(step.out)}"
+        vec = SPELLINGS[step.op].vec
+        if step.op == "select":
+            mask, src, scalar = step.args
+            dup = f"{alias}Fill"
+            lines.append(DagLine(dup, f"Bind<Vec::Duplicate<{compute_type}>, {const(float(scalar))}>", ""))
+            expr = (f"Bind<Vec::Select<uint8_t, {compute_type}, VSEL_TENSOR_TENSOR_MODE>, {nodes[str(mask)]}, "
+                    f"{nodes[str(src)]}, {dup}>")
+        else:
+            args = [nodes[a] if isinstance(a, str) else const(a) for a in step.args]
+            expr = f"Bind<Vec::{vec}<{compute_type}>, {', '.join(args)}>"
+        lines.append(DagLine(alias, expr, str(step)))
+        nodes[step.out] = alias
+    outputs = []
+    for i, t in enumerate(t for t in tensors if t.role == "output"):
+        source = nodes[t.name]
+        if float_compute:
+            lines.append(DagLine(f"OpCopyOut{i}Cast", f"Bind<Vec::Cast<{t.dag_type}, float, CAST_MODE_RINT>, "
+                                 f"{source}>", f"{t.name} back from float"))
+            source = f"OpCopyOut{i}Cast"
+        lines.append(DagLine(f"OpCopyOut{i}", f"Bind<Vec::CopyOut<{t.dag_type}>, Placeholder::Out{i}<{t.dag_type}>, "
+                             f"{source}>", f"store {t.name}"))
+        outputs.append(f"OpCopyOut{i}")
+    init_args = tuple(t.name for t in read) + tuple(t.name for t in tensors if t.role == "output")
+    return DagKernel(compute_type, tuple(lines), tuple(outputs), init_args)

@@ -1,0 +1,127 @@
+"""Tensors and dtype combinations as every file of the tree spells them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..spec.dtypes import DTYPES, Dtype
+from ..spec.models import OpSpec, TensorSpec
+from ..spec.semantics import MASK_DTYPES
+
+
+@dataclass(frozen=True)
+class TensorPlan:
+    name: str
+    role: str  # "input" | "output"
+    index: int  # position among the op's inputs or outputs
+    dtypes: tuple[Dtype, ...]  # one per combination
+    formats: tuple[str, ...]
+    proto_dtypes: tuple[Dtype, ...]
+    doc: str
+    camel: str  # lowerCamel for C++ variables
+    macro: str  # DTYPE_<NAME> the build defines for classic kernels
+    type_param: str  # TYPE_<NAME> template parameter of the classic kernel class
+    dag_type: str  # C++ type in the arch35 DAG: "T" or a fixed type
+    is_mask: bool  # a bit/byte mask that only select reads
+    read_by_kernel: bool
+    optional: bool
+
+    @property
+    def param_type(self) -> str:
+        return "OPTIONAL" if self.optional else "REQUIRED"
+
+    @property
+    def def_method(self) -> str:
+        return "Input" if self.role == "input" else "Output"
+
+    @property
+    def proto_macro(self) -> str:
+        kind = "INPUT" if self.role == "input" else "OUTPUT"
+        return f"OPTIONAL_{kind}" if self.optional else kind
+
+    @property
+    def def_dtypes(self) -> tuple[str, ...]:
+        return tuple(f"ge::{d.ge}" for d in self.dtypes)
+
+    @property
+    def def_formats(self) -> tuple[str, ...]:
+        return tuple(f"ge::FORMAT_{f}" for f in self.formats)
+
+    @property
+    def proto_type_list(self) -> str:
+        return ", ".join(d.ge for d in self.proto_dtypes)
+
+    @property
+    def is_bits(self) -> bool:
+        return self.dtypes[0].size_bits == 1
+
+
+@dataclass(frozen=True)
+class DtypeCombination:
+    """Column k of the def: one dtype per tensor, and what selects its kernel."""
+
+    index: int
+    dtypes: tuple[Dtype, ...]  # inputs then outputs, def order
+    key: Dtype  # the first output's dtype: what tiling and kernel dispatch on
+    bin_filename: str
+    binary_entry: dict[str, Any]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(d.name for d in self.dtypes)
+
+
+def tensor_plans(spec: OpSpec, recipe_args: set[str]) -> tuple[TensorPlan, ...]:
+    count = spec.combination_count
+    key_column = spec.outputs[0].dtype_column(count)
+    plans = []
+    for role, items in (("input", spec.inputs), ("output", spec.outputs)):
+        for index, tensor in enumerate(items):
+            plans.append(_tensor(tensor, role, index, count, key_column, tensor.name in recipe_args or role == "output"))
+    return tuple(plans)
+
+
+def _tensor(t: TensorSpec, role: str, index: int, count: int, key: tuple[str, ...], read: bool) -> TensorPlan:
+    column = t.dtype_column(count)
+    proto = t.proto_dtypes or tuple(dict.fromkeys(column))
+    dag_type = "T" if column == key else DTYPES[column[0]].kernel
+    camel = _lower_camel(t.name)
+    return TensorPlan(
+        name=t.name, role=role, index=index, dtypes=tuple(DTYPES[d] for d in column),
+        formats=t.format_column(count), proto_dtypes=tuple(DTYPES[d] for d in proto), doc=t.doc,
+        camel=camel, macro=f"DTYPE_{t.name.upper()}", type_param=f"TYPE_{t.name.upper()}", dag_type=dag_type,
+        is_mask=role == "input" and set(column) <= MASK_DTYPES and "uint1" in column, read_by_kernel=read,
+        optional=t.param_type == "optional",
+    )
+
+
+def _lower_camel(snake: str) -> str:
+    head, *rest = snake.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def combinations(spec: OpSpec, tensors: tuple[TensorPlan, ...]) -> tuple[DtypeCombination, ...]:
+    result = []
+    for k in range(spec.combination_count):
+        entry = _binary_entry(tensors, k)
+        digest = hashlib.md5(json.dumps(entry, sort_keys=True).encode(), usedforsecurity=False).hexdigest()
+        first_output = next(t for t in tensors if t.role == "output")
+        result.append(DtypeCombination(
+            index=k, dtypes=tuple(t.dtypes[k] for t in tensors), key=first_output.dtypes[k],
+            bin_filename=f"{spec.op_type}_{digest}", binary_entry=entry,
+        ))
+    return tuple(result)
+
+
+def _binary_entry(tensors: tuple[TensorPlan, ...], k: int) -> dict[str, Any]:
+    def io(role: str) -> list[dict[str, Any]]:
+        return [
+            {"name": t.name, "index": t.index, "dtype": t.dtypes[k].name, "format": t.formats[k],
+             "paramType": t.param_type.lower(), "shape": [-2], "format_match_mode": "FormatAgnostic"}
+            for t in tensors if t.role == role
+        ]
+
+    return {"inputs": io("input"), "outputs": io("output")}
