@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ..spec.recipe import Step
 from .ops import SPELLINGS
+from .tensors import TensorPlan
 
 
 @dataclass(frozen=True)
@@ -15,9 +16,52 @@ class GoldenVariant:
     lines: tuple[str, ...]  # `value = expr` statements over the input names, `cdt` and `shape`
 
 
+@dataclass(frozen=True)
+class GoldenPlan:
+    """What tests/assets/golden.py prints around the variants' lines."""
+
+    function: str
+    params: str  # every input, def order
+    variant_params: str  # inputs the recipe reads, then cdt and shape
+    variant_returns: str
+    out_dtype_source: str  # the input whose dtype the outputs take
+    shape_args: str
+    cdt: str
+    input_prep: tuple[tuple[str, str], ...]  # (input, statement preparing it for the recipe)
+    result: str
+    variants: tuple[GoldenVariant, ...]
+
+
 def golden_lines(steps: tuple[Step, ...]) -> tuple[str, ...]:
     lines = []
     for step in steps:
         args = [a if isinstance(a, str) else f"cdt({a!r})" for a in step.args]
         lines.append(f"{step.out} = {SPELLINGS[step.op].numpy.format(*args)}")
     return tuple(lines)
+
+
+def golden_plan(
+    name: str, tensors: tuple[TensorPlan, ...], float_compute: bool, variants: tuple[GoldenVariant, ...]
+) -> GoldenPlan:
+    inputs = [t for t in tensors if t.role == "input"]
+    outputs = [t for t in tensors if t.role == "output"]
+    read = [t for t in inputs if t.read_by_kernel]
+    data = [t for t in inputs if not t.is_mask]
+    source = next((t for t in data if t.dtypes == outputs[0].dtypes), data[0])
+    prep = []
+    for t in read:
+        if t.is_mask:
+            prep.append((t.name, f"_unpack_mask({t.name}, shape)"))
+        elif float_compute:
+            prep.append((t.name, f"np.broadcast_to({t.name}.astype(np.float32), shape)"))
+        else:
+            prep.append((t.name, f"np.broadcast_to({t.name}, shape)"))
+    recipe_args = ", ".join([t.name for t in read] + ["cdt", "shape"])
+    return GoldenPlan(
+        function=f"{name}_golden", params=", ".join(t.name for t in inputs), variant_params=recipe_args,
+        variant_returns=f"({', '.join(t.name for t in outputs)},)", out_dtype_source=source.name,
+        shape_args=", ".join(f"{t.name}.shape" for t in data), cdt="np.float32" if float_compute else "out_dtype.type",
+        input_prep=tuple(prep),
+        result="outputs[0].astype(out_dtype)" if len(outputs) == 1 else "tuple(o.astype(out_dtype) for o in outputs)",
+        variants=variants,
+    )

@@ -16,6 +16,7 @@ class Dtype:
     tpl_code: int
     size_bits: int
     is_float: bool
+    acl: str  # aclDataType enumerator (aclnn examples and UT)
 
     @property
     def size_bytes(self) -> int:
@@ -23,19 +24,19 @@ class Dtype:
 
 
 _TABLE = (
-    Dtype("float16", "DT_FLOAT16", "half", "TPL_FP16", 1, 16, True),
-    Dtype("bfloat16", "DT_BF16", "bfloat16_t", "TPL_BF16", 2, 16, True),
-    Dtype("float32", "DT_FLOAT", "float", "TPL_FP32", 3, 32, True),
-    Dtype("int8", "DT_INT8", "int8_t", "TPL_INT8", 4, 8, False),
-    Dtype("uint8", "DT_UINT8", "uint8_t", "TPL_UINT8", 5, 8, False),
-    Dtype("int32", "DT_INT32", "int32_t", "TPL_INT32", 6, 32, False),
-    Dtype("int16", "DT_INT16", "int16_t", "TPL_INT16", 7, 16, False),
-    Dtype("int64", "DT_INT64", "int64_t", "TPL_INT64", 8, 64, False),
-    Dtype("uint16", "DT_UINT16", "uint16_t", "TPL_UINT16", 9, 16, False),
-    Dtype("uint32", "DT_UINT32", "uint32_t", "TPL_UINT32", 10, 32, False),
-    Dtype("uint64", "DT_UINT64", "uint64_t", "TPL_UINT64", 11, 64, False),
-    Dtype("bool", "DT_BOOL", "bool", "TPL_BOOL", 12, 8, False),
-    Dtype("uint1", "DT_UINT1", "uint1_t", "TPL_UINT1", 13, 1, False),
+    Dtype("float16", "DT_FLOAT16", "half", "TPL_FP16", 1, 16, True, "ACL_FLOAT16"),
+    Dtype("bfloat16", "DT_BF16", "bfloat16_t", "TPL_BF16", 2, 16, True, "ACL_BF16"),
+    Dtype("float32", "DT_FLOAT", "float", "TPL_FP32", 3, 32, True, "ACL_FLOAT"),
+    Dtype("int8", "DT_INT8", "int8_t", "TPL_INT8", 4, 8, False, "ACL_INT8"),
+    Dtype("uint8", "DT_UINT8", "uint8_t", "TPL_UINT8", 5, 8, False, "ACL_UINT8"),
+    Dtype("int32", "DT_INT32", "int32_t", "TPL_INT32", 6, 32, False, "ACL_INT32"),
+    Dtype("int16", "DT_INT16", "int16_t", "TPL_INT16", 7, 16, False, "ACL_INT16"),
+    Dtype("int64", "DT_INT64", "int64_t", "TPL_INT64", 8, 64, False, "ACL_INT64"),
+    Dtype("uint16", "DT_UINT16", "uint16_t", "TPL_UINT16", 9, 16, False, "ACL_UINT16"),
+    Dtype("uint32", "DT_UINT32", "uint32_t", "TPL_UINT32", 10, 32, False, "ACL_UINT32"),
+    Dtype("uint64", "DT_UINT64", "uint64_t", "TPL_UINT64", 11, 64, False, "ACL_UINT64"),
+    Dtype("bool", "DT_BOOL", "bool", "TPL_BOOL", 12, 8, False, "ACL_BOOL"),
+    Dtype("uint1", "DT_UINT1", "uint1_t", "TPL_UINT1", 13, 1, False, "ACL_UINT1"),
 )
 
 DTYPES: dict[str, Dtype] = {d.name: d for d in _TABLE}

@@ -1,0 +1,53 @@
+"""Per-SoC facts of an op: AICore config, tiling key, compute variant, binary JSON."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from ..spec.models import OpSpec, PlatformSpec
+from ..spec.socs import SOCS
+from .tensors import DtypeCombination
+
+AICORE_METHODS = (
+    ("dynamic_compile_static", "DynamicCompileStaticFlag"),
+    ("dynamic_format", "DynamicFormatFlag"),
+    ("dynamic_rank_support", "DynamicRankSupportFlag"),
+    ("dynamic_shape_support", "DynamicShapeSupportFlag"),
+    ("need_check_support", "NeedCheckSupportFlag"),
+    ("precision_reduce", "PrecisionReduceFlag"),
+)
+
+
+@dataclass(frozen=True)
+class SocPlan:
+    name: str
+    arch: str | None
+    kernel_ut_soc: str | None
+    short_version: str
+    soc_enum: str
+    aicore_flags: tuple[tuple[str, str], ...]  # (OpAICoreConfig method, "true"/"false")
+    extend_cfg: tuple[tuple[str, str], ...]  # ExtendCfgInfo key/value pairs
+    config_var: str  # the OpAICoreConfig variable in the def
+    tiling_key: int | None
+    variant: str
+    binary_json: str
+
+
+def soc_plan(spec: OpSpec, platform: PlatformSpec, combos: tuple[DtypeCombination, ...]) -> SocPlan:
+    soc = SOCS[platform.soc]
+    flags: tuple[tuple[str, str], ...] = ()
+    extend: tuple[tuple[str, str], ...] = ()
+    if platform.aicore is not None:
+        values = platform.aicore.model_dump()
+        flags = tuple((method, "true" if values[field] else "false") for field, method in AICORE_METHODS)
+    if platform.kernel == "arch35_dag":
+        extend = (("opFile.value", f"{spec.snake_name}_apt"),)
+    document = {"op_type": spec.op_type, "op_list": [{"bin_filename": c.bin_filename, **c.binary_entry}
+                                                     for c in combos]}
+    return SocPlan(
+        name=soc.name, arch=soc.arch, kernel_ut_soc=soc.kernel_ut_soc, short_version=soc.short_version,
+        soc_enum=soc.name.upper(), aicore_flags=flags, extend_cfg=extend,
+        config_var="config" + "".join(part.capitalize() for part in soc.name.split("_")), tiling_key=platform.tiling_key,
+        variant=platform.compute_variant, binary_json=json.dumps(document, indent=4) + "\n",
+    )
