@@ -19,6 +19,7 @@ class DagLine:
 @dataclass(frozen=True)
 class DagKernel:
     compute_type: str  # "float" or "T"
+    constants: tuple[tuple[str, int], ...]  # mode constants the Bind lines use
     lines: tuple[DagLine, ...]
     outputs: tuple[str, ...]  # aliases of the CopyOut nodes, in output order
     init_args: tuple[str, ...]  # kernel arguments the scheduler's Init takes: read inputs, then outputs
@@ -75,4 +76,7 @@ def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tupl
                              f"{source}>", f"store {t.name}"))
         outputs.append(f"OpCopyOut{i}")
     init_args = tuple(t.name for t in read) + tuple(t.name for t in tensors if t.role == "output")
-    return DagKernel(compute_type, tuple(lines), tuple(outputs), init_args)
+    constants = (("CAST_MODE_NONE", 0), ("CAST_MODE_RINT", 1)) if float_compute else ()
+    if any(s.op == "select" for s in steps):
+        constants += (("VSEL_TENSOR_TENSOR_MODE", 2),)
+    return DagKernel(compute_type, constants, tuple(lines), tuple(outputs), init_args)

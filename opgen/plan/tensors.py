@@ -51,6 +51,31 @@ class TensorPlan:
         return tuple(f"ge::FORMAT_{f}" for f in self.formats)
 
     @property
+    def desc_getter(self) -> str:
+        return f"Get{self.role.capitalize()}Desc({self.index})"
+
+    @property
+    def shape_getter(self) -> str:
+        return f"Get{self.role.capitalize()}Shape({self.index})"
+
+    @property
+    def element_type(self) -> str:
+        """Element type in the classic kernel; 1-bit masks move as bytes."""
+        return "uint8_t" if self.is_bits else self.type_param
+
+    @property
+    def queue(self) -> str:
+        kind = "in" if self.role == "input" else "out"
+        return f"{kind}Queue{self.camel[0].upper()}{self.camel[1:]}"
+
+    def scaled(self, elements: str) -> str:
+        """An element count or offset of this tensor in units of its element_type."""
+        return f"({elements}) / 8" if self.is_bits else elements
+
+    def byte_size(self, elements: str) -> str:
+        return f"({elements}) / 8" if self.is_bits else f"{elements} * sizeof({self.element_type})"
+
+    @property
     def proto_type_list(self) -> str:
         return ", ".join(d.ge for d in self.proto_dtypes)
 

@@ -1,0 +1,161 @@
+"""The aclnn two-phase wrapper and l0 op: parameter checks and the Contiguous → Cast/BroadcastTo →
+l0 → Cast → ViewCopy chain, as C++ statements derived from the spec's aclnn section."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..spec.models import OpSpec, camel_to_snake
+from .tensors import DtypeCombination, TensorPlan
+
+
+@dataclass(frozen=True)
+class AclnnParamPlan:
+    name: str
+    tensor: TensorPlan
+
+    @property
+    def ut_desc_suffix(self) -> str:
+        """Data inputs of the aclnn UT get values; masks and outputs only a shape."""
+        return ".ValueRange(-1, 1)" if self.tensor.role == "input" and not self.tensor.is_mask else ""
+
+
+@dataclass(frozen=True)
+class AclnnPlan:
+    api: str  # e.g. GeluBackward
+    function: str  # aclnnGeluBackward
+    file_stem: str  # aclnn_gelu_backward
+    inputs: tuple[AclnnParamPlan, ...]
+    outputs: tuple[AclnnParamPlan, ...]
+    support_dtypes: tuple[str, ...]  # op::DataType enumerators the kernel takes
+    max_rank: int
+    includes: tuple[str, ...]
+    null_checks: tuple[str, ...]
+    dtype_checks: tuple[str, ...]
+    shape_checks: tuple[str, ...]
+    empty_condition: str
+    prepare: tuple[str, ...]  # statements from the API tensors to the l0 call's arguments
+    l0_args: tuple[str, ...]  # variables feeding each op input, in def order
+    finish: tuple[str, ...]  # statements from the l0 result to the user's output
+    l0_output_shape: str  # l0 argument whose shape and dtype the l0 output takes
+    mask_lists: tuple[tuple[str, str], ...]  # (list name, op::DataType enumerators) of mask inputs
+    uses_broadcast: bool
+
+    @property
+    def params_text(self) -> str:
+        return ", ".join(f"const aclTensor* {p.name}" for p in self.inputs + self.outputs)
+
+    @property
+    def names_text(self) -> str:
+        return ", ".join(p.name for p in self.inputs + self.outputs)
+
+    @property
+    def dfx_in(self) -> str:
+        return ", ".join(p.name for p in self.inputs)
+
+    @property
+    def dfx_out(self) -> str:
+        return ", ".join(p.name for p in self.outputs)
+
+
+def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[DtypeCombination, ...]) -> AclnnPlan:
+    a = spec.aclnn
+    inputs = tuple(AclnnParamPlan(p.name, by_name[p.tensor]) for p in a.inputs)
+    outputs = tuple(AclnnParamPlan(p.name, by_name[p.tensor]) for p in a.outputs)
+    data = [p for p in inputs if not p.tensor.is_mask]
+    out = outputs[0].name
+    ret = "return false"
+
+    dtype_checks = [f"OP_CHECK_DTYPE_NOT_SUPPORT({p.name}, DTYPE_SUPPORT_LIST, {ret});" for p in data]
+    for p in inputs:
+        if p.tensor.is_mask:
+            dtype_checks.append(f"OP_CHECK_DTYPE_NOT_SUPPORT({p.name}, MASK_DTYPE_SUPPORT_LIST_{p.name.upper()}, "
+                                f"{ret});")
+    if a.promotion:
+        dtype_checks.append(_promote_expr(data, "promoteType"))
+        dtype_checks.append(f"OP_CHECK(CheckType(promoteType, DTYPE_SUPPORT_LIST), OP_LOGE(ACLNN_ERR_PARAM_INVALID, "
+                            f"\"the promoted dtype of the inputs is not supported.\"), {ret});")
+        dtype_checks.append(f"OP_CHECK_RESULT_DTYPE_CAST_FAILED(promoteType, {out}->GetDataType(), {ret});")
+    else:
+        dtype_checks.extend(f"OP_CHECK_DTYPE_NOT_SAME({p.name}, {out}, {ret});" for p in data)
+
+    shape_checks = [f"OP_CHECK_MAX_DIM({p.name}, MAX_DIM_NUM, {ret});" for p in inputs + outputs]
+    if a.broadcast and len(data) > 1:
+        shape_checks.append("op::Shape broadcastShape;")
+        shape_checks.append(f"OP_CHECK_BROADCAST_AND_INFER_SHAPE({data[0].name}, {data[1].name}, broadcastShape, "
+                            f"{ret});")
+        for p in data[2:]:
+            shape_checks.append(f"OP_CHECK_BROADCAST_AND_INFER_SHAPE({p.name}, {data[0].name}, broadcastShape, "
+                                f"{ret});")
+        shape_checks.append(f"OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE({out}, broadcastShape, {ret});")
+    else:
+        shape_checks.extend(f"OP_CHECK_SHAPE_NOT_EQUAL({out}, {p.name}, {ret});" for p in inputs)
+    rule = spec.constraints.last_dim_multiple_of
+    if rule:
+        param = next((p.name for p in inputs + outputs if p.tensor.name == rule.tensor), out)
+        shape_checks.extend([
+            f"size_t lastDim = {param}->GetViewShape().GetDimNum();",
+            f"if (lastDim == 0 || {param}->GetViewShape().GetDim(lastDim - 1) % {rule.multiple} != 0) {{",
+            f"OP_LOGE(ACLNN_ERR_PARAM_INVALID, \"the last dim of {param} must be a multiple of {rule.multiple}.\");",
+            "return false;",
+            "}",
+        ])
+
+    prepare: list[str] = []
+    feeds: dict[str, str] = {}
+    if a.promotion:
+        prepare.append(_promote_expr(data, "promoteType"))
+    for p in inputs:
+        var = f"{p.name}Contiguous"
+        prepare += [f"auto {var} = l0op::Contiguous({p.name}, opExecutor);",
+                    f"CHECK_RET({var} != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+        if a.broadcast and not p.tensor.is_mask and len(data) > 1:
+            prepare += [f"{var} = BroadcastIfNeeded({var}, broadcastShape, opExecutor);",
+                        f"CHECK_RET({var} != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+        if a.promotion and not p.tensor.is_mask:
+            prepare += [f"{var} = l0op::Cast({var}, promoteType, opExecutor);",
+                        f"CHECK_RET({var} != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+        feeds[p.tensor.name] = var
+    for name, source in a.unused_inputs.items():
+        feeds[name] = f"{source}Contiguous"
+    if a.broadcast and len(data) > 1:
+        prepare.insert(0, "op::Shape broadcastShape;")
+        prepare.insert(1, f"BroadcastInferShape({data[0].name}->GetViewShape(), {data[1].name}->GetViewShape(), "
+                          "broadcastShape);")
+    result = "result"
+    finish = []
+    if a.promotion:
+        finish += [f"auto resultCast = l0op::Cast({result}, {out}->GetDataType(), opExecutor);",
+                   "CHECK_RET(resultCast != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+        result = "resultCast"
+    finish += [f"auto viewCopyResult = l0op::ViewCopy({result}, {out}, opExecutor);",
+               "CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+
+    includes = ["aclnn_kernels/contiguous.h", "aclnn_kernels/common/op_error_check.h"]
+    if a.promotion:
+        includes.append("aclnn_kernels/cast.h")
+    if a.broadcast:
+        includes.append("level0/broadcast_to.h")
+    l0_args = tuple(feeds[t.name] for t in spec.inputs)
+    shape_source = next(feeds[t.name] for t in spec.inputs if not by_name[t.name].is_mask)
+    return AclnnPlan(
+        api=a.api, function=f"aclnn{a.api}", file_stem=f"aclnn_{camel_to_snake(a.api)}", inputs=inputs,
+        outputs=outputs, support_dtypes=tuple(dict.fromkeys(f"op::DataType::{c.key.ge}" for c in combos)),
+        max_rank=spec.constraints.max_rank, includes=tuple(includes), null_checks=tuple(
+            f"OP_CHECK_NULL({p.name}, {ret});" for p in inputs + outputs),
+        dtype_checks=tuple(dtype_checks), shape_checks=tuple(shape_checks),
+        empty_condition=" || ".join(f"{p.name}->IsEmpty()" for p in inputs), prepare=tuple(prepare),
+        l0_args=l0_args, finish=tuple(finish), l0_output_shape=shape_source,
+        mask_lists=tuple(
+            (f"MASK_DTYPE_SUPPORT_LIST_{p.name.upper()}", ", ".join(f"op::DataType::{d.ge}" for d in p.tensor.proto_dtypes))
+            for p in inputs if p.tensor.is_mask
+        ),
+        uses_broadcast=a.broadcast and len(data) > 1,
+    )
+
+
+def _promote_expr(data: list[AclnnParamPlan], var: str) -> str:
+    expr = f"{data[0].name}->GetDataType()"
+    for p in data[1:]:
+        expr = f"op::PromoteType({expr}, {p.name}->GetDataType())"
+    return f"auto {var} = {expr};"
