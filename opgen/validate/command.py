@@ -1,0 +1,76 @@
+"""The `opgen validate` command; only typer and the stdlib load at import so `opgen --help` stays fast."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+class StageName(str, Enum):
+    check = "check"
+    pkg = "pkg"
+    ut = "ut"
+    example = "example"
+
+
+def validate(
+    op_dir: Annotated[Path, typer.Argument(help="The op dir `opgen generate` wrote.", show_default=False)],
+    ops_nn: Annotated[
+        Path, typer.Option("--ops-nn", help="Root of an ops-nn checkout to build in.", show_default=False)
+    ],
+    soc: Annotated[str | None, typer.Option("--soc", help="SoC to build for; default: the op's first SoC.")] = None,
+    stage: Annotated[
+        list[StageName] | None,
+        typer.Option("--stage", help="Stage to run (repeatable); default: check, pkg, ut.", show_default=False),
+    ] = None,
+    keep: Annotated[bool, typer.Option("--keep", help="Leave the op placed in the checkout afterwards.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Swap out a different op already at the spot (put back afterwards).")
+    ] = False,
+    cann: Annotated[
+        Path | None, typer.Option("--cann", help="CANN install dir whose set_env.sh to source.", show_default=False)
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print a machine-readable report on stdout.")] = False,
+    jobs: Annotated[
+        int | None, typer.Option("-j", "--jobs", min=1, help="Build threads; default: all CPUs.", show_default=False)
+    ] = None,
+) -> None:
+    """Build and test a generated op with ops-nn's own build.sh (needs the CANN toolkit)."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from ..errors import OpgenError
+    from .pipeline import Options, execute, prepare
+    from .report import ConsoleProgress, input_error_json, print_preamble, print_summary, to_json
+    from .stages import Stage
+
+    console = Console(file=sys.stderr if json_out else sys.stdout, soft_wrap=True, highlight=False)
+    opts = Options(
+        op_dir=op_dir,
+        ops_nn=ops_nn,
+        soc=soc,
+        stages=[Stage(s.value) for s in stage] if stage else None,
+        keep=keep,
+        force=force,
+        cann=cann,
+        jobs=jobs or os.cpu_count() or 1,
+    )
+    try:
+        prep = prepare(opts)
+    except OpgenError as exc:
+        Console(file=sys.stderr, soft_wrap=True, highlight=False).print(Text(f"error: {exc}", style="bold red"))
+        if json_out:
+            print(json.dumps(input_error_json(str(exc)), indent=2))
+        raise typer.Exit(2) from None
+    print_preamble(console, prep)
+    report = execute(prep, keep, ConsoleProgress(console, str(prep.checkout.log_path(prep.op.name))))
+    print_summary(console, report)
+    if json_out:
+        print(json.dumps(to_json(report), indent=2))
+    raise typer.Exit(report.exit_code)

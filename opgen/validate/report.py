@@ -1,0 +1,175 @@
+"""What the user sees: live progress per step, the first error pointed at their op, and the JSON report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.text import Text
+
+from .errors_map import FirstError, clean
+from .pipeline import Prepared, Report, StepResult
+from .placement import Placement
+
+LABEL_WIDTH = 12
+LIVE_LINE_CHARS = 100
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
+
+
+def error_location(error: FirstError) -> str:
+    """`file:line[:col]: message`, naming the OP_DIR file when the error is in the placed copy."""
+    file = str(error.op_file) if error.op_file else error.file
+    if file is None or error.line is None:
+        return error.message
+    col = f":{error.column}" if error.column is not None else ""
+    return f"{file}:{error.line}{col}: {error.message}"
+
+
+class ConsoleProgress:
+    """One start and one end line per step; on a terminal also a spinner, elapsed time and last output line."""
+
+    def __init__(self, console: Console, log_path: str) -> None:
+        self.console = console
+        self.log_path = log_path
+        self._live: Progress | None = None
+        self._task: TaskID | None = None
+
+    def start(self, result: StepResult) -> None:
+        label = result.step.label
+        self.console.print(Text.assemble(("RUN  ", "bold"), label.ljust(LABEL_WIDTH), (result.command, "dim")))
+        if self.console.is_terminal:
+            self._live = Progress(
+                SpinnerColumn(),
+                TextColumn(label.ljust(LABEL_WIDTH)),
+                TimeElapsedColumn(),
+                TextColumn("{task.fields[last]}", markup=False),
+                console=self.console,
+                transient=True,
+            )
+            self._live.start()
+            self._task = self._live.add_task(label, last="")
+
+    def line(self, text: str) -> None:
+        if self._live is not None and self._task is not None:
+            self._live.update(self._task, last=clean(text).strip()[:LIVE_LINE_CHARS])
+
+    def finish(self, result: StepResult) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+        label = result.step.label.ljust(LABEL_WIDTH)
+        took = duration(result.seconds)
+        if result.status == "passed":
+            self.console.print(Text.assemble(("PASS ", "bold green"), label, f"in {took}"))
+            return
+        self.console.print(Text.assemble(("FAIL ", "bold red"), label, f"exit {result.exit_code} after {took}"))
+        if result.error is not None:
+            self.console.print(Text.assemble("  error: ", (error_location(result.error), "red")))
+            self.console.print(Text(f"  log line {result.error.log_line}: {result.error.text}"))
+        self.console.print(Text(f"  full log: {self.log_path}"))
+
+
+def print_preamble(console: Console, prep: Prepared) -> None:
+    op = prep.op
+    title = f"{op.name} ({op.op_type})" if op.op_type else op.name
+    where = prep.placement.target if prep.placement else prep.checkout.root / op.rel_dir
+    console.print(Text(f"validate {title} for {prep.soc} at {where}", style="bold"))
+    if not op.from_manifest:
+        console.print(
+            Text(
+                f"note: no .opgen/manifest.json; inferred name {op.name}, category {op.category}, "
+                f"experimental={str(op.experimental).lower()} from the path and SoCs "
+                f"{', '.join(op.socs) or '(none)'} from op_host/config/",
+                style="yellow",
+            )
+        )
+    if prep.toolkit is not None:
+        sourced = f" (from {prep.toolkit.set_env})" if prep.toolkit.set_env else ""
+        console.print(Text(f"toolkit: ASCEND_HOME_PATH={prep.toolkit.home}{sourced}"))
+    console.print(Text(f"log: {prep.checkout.log_path(op.name)}"))
+
+
+def print_summary(console: Console, report: Report) -> None:
+    for result in report.results:
+        if result.status == "not run":
+            console.print(Text.assemble(("SKIP ", "bold yellow"), result.step.label.ljust(LABEL_WIDTH), "not run"))
+    if report.placement is not None:
+        console.print(Text(f"checkout: {report.placement.describe()}"))
+    if report.exit_code == 0:
+        labels = ", ".join(r.step.label for r in report.results)
+        console.print(Text(f"validate passed: {labels}", style="bold green"))
+    else:
+        failed = next(r.step.label for r in report.results if r.status == "failed")
+        console.print(Text(f"validate failed at {failed}; full log: {report.log}", style="bold red"))
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    prep = report.prepared
+    op = prep.op
+    return {
+        "exit_code": report.exit_code,
+        "op": {
+            "name": op.name,
+            "op_type": op.op_type,
+            "category": op.category,
+            "experimental": op.experimental,
+            "socs": list(op.socs),
+            "source": "manifest" if op.from_manifest else "inferred from path",
+        },
+        "op_dir": str(prep.op_dir),
+        "ops_nn": str(prep.checkout.root),
+        "placed_at": str(prep.placement.target) if prep.placement else None,
+        "soc": prep.soc,
+        "ascend_home_path": str(prep.toolkit.home) if prep.toolkit else None,
+        "log": str(report.log),
+        "steps": [_step_json(r) for r in report.results],
+        "checkout": _checkout_json(report.placement),
+    }
+
+
+def _checkout_json(placement: Placement | None) -> dict[str, Any] | None:
+    if placement is None:
+        return None
+    kept_backup = placement.backup if placement.outcome == "kept" else None  # a restored backup is gone
+    return {
+        "outcome": placement.outcome,
+        "path": str(placement.target),
+        "backup": str(kept_backup) if kept_backup else None,
+    }
+
+
+def _step_json(result: StepResult) -> dict[str, Any]:
+    error = result.error
+    return {
+        "stage": result.step.stage.value,
+        "label": result.step.label,
+        "command": result.command,
+        "status": result.status,
+        "exit_code": result.exit_code,
+        "seconds": None if result.seconds is None else round(result.seconds, 1),
+        "error": None
+        if error is None
+        else {
+            "message": error.message,
+            "log_line": error.log_line,
+            "log_text": error.text,
+            "file": error.file,
+            "line": error.line,
+            "column": error.column,
+            "op_file": str(error.op_file) if error.op_file else None,
+        },
+    }
+
+
+def input_error_json(message: str) -> dict[str, Any]:
+    return {"exit_code": 2, "error": message}

@@ -1,0 +1,71 @@
+"""Run one step's subprocess, teeing its merged output into the validate log line by line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import TextIO
+
+OnLine = Callable[[str], None]
+
+
+class Log:
+    """The one log file of a validate run; every step appends a header and its full output."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lines = 0
+        self._handle: TextIO | None = None
+
+    def __enter__(self) -> Log:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle = self.path.open("w", encoding="utf-8")
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if self._handle is not None:
+            self._handle.close()
+
+    def write(self, line: str) -> None:
+        assert self._handle is not None, "Log used outside its with-block"
+        self._handle.write(line if line.endswith("\n") else line + "\n")
+        self._handle.flush()
+        self.lines += 1
+
+
+def run_logged(argv: list[str], cwd: Path | None, log: Log, on_line: OnLine) -> int:
+    """Exit code of `argv`; stdout and stderr go to the log in the order they came."""
+    with subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=dict(os.environ),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        bufsize=1,
+    ) as proc:
+        assert proc.stdout is not None
+        try:
+            for line in proc.stdout:
+                log.write(line)
+                on_line(line.rstrip("\n"))
+        except BaseException:
+            proc.kill()
+            raise
+        return proc.wait()
+
+
+def check_argv(op_dir: Path) -> list[str]:
+    return [sys.executable, "-m", "opgen", "check", str(op_dir)]
+
+
+def run_opgen_check(op_dir: Path, log: Log, on_line: OnLine) -> int:
+    """`opgen check OP_DIR` as a subprocess: its exit code is the check stage's verdict."""
+    return run_logged(check_argv(op_dir), None, log, on_line)
