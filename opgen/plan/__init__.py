@@ -10,6 +10,7 @@ from ..spec.models import AttrSpec, OpSpec, camel_to_snake
 from .aclnn import AclnnPlan, aclnn_plan
 from .classic import ClassicKernel, classic_kernel
 from .dag import DagKernel, dag_kernel
+from .examples import ExamplePlan, example_plan
 from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan
 from .platforms import SocPlan, soc_plan
 from .st_cases import st_csv
@@ -74,10 +75,11 @@ class RenderPlan:
     st_arch: str
     st_csv: str
     ut: UtPlan
+    example: ExamplePlan
     op_api_dir: str  # op_api (arch35) or op_host/op_api (classic)
     description: str
     formula: str
-    products: tuple[tuple[str, bool], ...]
+    products: tuple[tuple[str, str], ...]  # (product, √ or ×)
     notes: tuple[str, ...]
     spec_file: str
 
@@ -216,8 +218,8 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         golden_reference=spec.golden.reference, st_arch=arches[0] if arches else "arch22",
         st_csv=st_csv(spec, tensors, combos),
         ut=ut_plan(spec, layout, tensors, combos, socs, op_api_dir, f"aclnn_{camel_to_snake(spec.aclnn.api)}"),
-        op_api_dir=op_api_dir, description=spec.docs.description, formula=spec.docs.formula,
-        products=tuple((p.name, p.supported) for p in spec.docs.products), notes=spec.docs.notes,
+        example=example_plan(spec, by_name, combos), op_api_dir=op_api_dir, description=spec.docs.description, formula=spec.docs.formula,
+        products=tuple((p.name, "√" if p.supported else "×") for p in spec.docs.products), notes=spec.docs.notes,
         spec_file=spec_file,
     )
 

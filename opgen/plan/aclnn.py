@@ -94,8 +94,8 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     if rule:
         param = next((p.name for p in inputs + outputs if p.tensor.name == rule.tensor), out)
         shape_checks.extend([
-            f"size_t lastDim = {param}->GetViewShape().GetDimNum();",
-            f"if (lastDim == 0 || {param}->GetViewShape().GetDim(lastDim - 1) % {rule.multiple} != 0) {{",
+            f"size_t dimNum = {param}->GetViewShape().GetDimNum();",
+            f"if (dimNum == 0 || {param}->GetViewShape().GetDim(dimNum - 1) % {rule.multiple} != 0) {{",
             f"OP_LOGE(ACLNN_ERR_PARAM_INVALID, \"the last dim of {param} must be a multiple of {rule.multiple}.\");",
             "return false;",
             "}",

@@ -51,6 +51,14 @@ class TensorPlan:
         return tuple(f"ge::FORMAT_{f}" for f in self.formats)
 
     @property
+    def doc_dtypes(self) -> str:
+        return ", ".join(dict.fromkeys(d.name.upper() for d in self.dtypes))
+
+    @property
+    def doc_formats(self) -> str:
+        return ", ".join(dict.fromkeys(self.formats))
+
+    @property
     def desc_getter(self) -> str:
         return f"Get{self.role.capitalize()}Desc({self.index})"
 

@@ -17,6 +17,7 @@ class Dtype:
     size_bits: int
     is_float: bool
     acl: str  # aclDataType enumerator (aclnn examples and UT)
+    host: str  # C++ type holding one element (or its bits) on the host in examples
 
     @property
     def size_bytes(self) -> int:
@@ -24,19 +25,19 @@ class Dtype:
 
 
 _TABLE = (
-    Dtype("float16", "DT_FLOAT16", "half", "TPL_FP16", 1, 16, True, "ACL_FLOAT16"),
-    Dtype("bfloat16", "DT_BF16", "bfloat16_t", "TPL_BF16", 2, 16, True, "ACL_BF16"),
-    Dtype("float32", "DT_FLOAT", "float", "TPL_FP32", 3, 32, True, "ACL_FLOAT"),
-    Dtype("int8", "DT_INT8", "int8_t", "TPL_INT8", 4, 8, False, "ACL_INT8"),
-    Dtype("uint8", "DT_UINT8", "uint8_t", "TPL_UINT8", 5, 8, False, "ACL_UINT8"),
-    Dtype("int32", "DT_INT32", "int32_t", "TPL_INT32", 6, 32, False, "ACL_INT32"),
-    Dtype("int16", "DT_INT16", "int16_t", "TPL_INT16", 7, 16, False, "ACL_INT16"),
-    Dtype("int64", "DT_INT64", "int64_t", "TPL_INT64", 8, 64, False, "ACL_INT64"),
-    Dtype("uint16", "DT_UINT16", "uint16_t", "TPL_UINT16", 9, 16, False, "ACL_UINT16"),
-    Dtype("uint32", "DT_UINT32", "uint32_t", "TPL_UINT32", 10, 32, False, "ACL_UINT32"),
-    Dtype("uint64", "DT_UINT64", "uint64_t", "TPL_UINT64", 11, 64, False, "ACL_UINT64"),
-    Dtype("bool", "DT_BOOL", "bool", "TPL_BOOL", 12, 8, False, "ACL_BOOL"),
-    Dtype("uint1", "DT_UINT1", "uint1_t", "TPL_UINT1", 13, 1, False, "ACL_UINT1"),
+    Dtype("float16", "DT_FLOAT16", "half", "TPL_FP16", 1, 16, True, "ACL_FLOAT16", "uint16_t"),
+    Dtype("bfloat16", "DT_BF16", "bfloat16_t", "TPL_BF16", 2, 16, True, "ACL_BF16", "uint16_t"),
+    Dtype("float32", "DT_FLOAT", "float", "TPL_FP32", 3, 32, True, "ACL_FLOAT", "float"),
+    Dtype("int8", "DT_INT8", "int8_t", "TPL_INT8", 4, 8, False, "ACL_INT8", "int8_t"),
+    Dtype("uint8", "DT_UINT8", "uint8_t", "TPL_UINT8", 5, 8, False, "ACL_UINT8", "uint8_t"),
+    Dtype("int32", "DT_INT32", "int32_t", "TPL_INT32", 6, 32, False, "ACL_INT32", "int32_t"),
+    Dtype("int16", "DT_INT16", "int16_t", "TPL_INT16", 7, 16, False, "ACL_INT16", "int16_t"),
+    Dtype("int64", "DT_INT64", "int64_t", "TPL_INT64", 8, 64, False, "ACL_INT64", "int64_t"),
+    Dtype("uint16", "DT_UINT16", "uint16_t", "TPL_UINT16", 9, 16, False, "ACL_UINT16", "uint16_t"),
+    Dtype("uint32", "DT_UINT32", "uint32_t", "TPL_UINT32", 10, 32, False, "ACL_UINT32", "uint32_t"),
+    Dtype("uint64", "DT_UINT64", "uint64_t", "TPL_UINT64", 11, 64, False, "ACL_UINT64", "uint64_t"),
+    Dtype("bool", "DT_BOOL", "bool", "TPL_BOOL", 12, 8, False, "ACL_BOOL", "uint8_t"),
+    Dtype("uint1", "DT_UINT1", "uint1_t", "TPL_UINT1", 13, 1, False, "ACL_UINT1", "uint8_t"),
 )
 
 DTYPES: dict[str, Dtype] = {d.name: d for d in _TABLE}

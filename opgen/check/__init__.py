@@ -1,0 +1,1 @@
+"""`opgen check`: the tiers that check a spec, its recipe and a generated tree."""

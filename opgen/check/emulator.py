@@ -1,0 +1,116 @@
+"""The recipe emulator: runs a variant's golden lines in NumPy with the kernel's dtypes and casts.
+
+It executes the very `lines` of the plan (the single source of the NumPy spelling, also printed into
+tests/assets/golden.py), so a wrong spelling shows up here as well as in the golden.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from types import CodeType
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+import numpy.typing as npt
+
+from ..plan import RenderPlan
+from ..plan.golden import GoldenVariant
+from ..plan.tensors import DtypeCombination
+
+Array = npt.NDArray[Any]
+
+_NUMPY_DTYPES: dict[str, Any] = {
+    "float16": np.float16, "bfloat16": ml_dtypes.bfloat16, "float32": np.float32,
+    "int8": np.int8, "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16, "int32": np.int32,
+    "uint32": np.uint32, "int64": np.int64, "uint64": np.uint64, "bool": np.bool_,
+    "uint1": np.uint8,  # packed: eight elements a byte
+}
+
+
+class EmulationError(RuntimeError):
+    """A golden line misbehaved (wrong dtype, missing value): a bug in opgen's spelling, not in the spec."""
+
+
+def numpy_dtype(name: str) -> np.dtype[Any]:
+    """The NumPy dtype that holds a tensor of dtype `name` (uint1 masks are packed uint8)."""
+    return np.dtype(_NUMPY_DTYPES[name])
+
+
+def unpack_mask(packed: Array, shape: tuple[int, ...]) -> npt.NDArray[np.bool_]:
+    """One bit per element, LSB first: bit j of byte i gates element 8i+j."""
+    count = int(np.prod(shape, dtype=np.int64))
+    flat = np.ascontiguousarray(packed).reshape(-1).view(np.uint8)
+    if flat.size * 8 < count:
+        raise ValueError(f"a mask of {flat.size} bytes cannot gate {count} elements (needs {-(-count // 8)})")
+    bits = np.unpackbits(flat, bitorder="little")[:count]
+    return bits.astype(np.bool_).reshape(shape)
+
+
+def pack_mask(bits: Array) -> npt.NDArray[np.uint8]:
+    """The inverse of unpack_mask, flat: numel/8 bytes (numel is padded with zero bits to a multiple of 8)."""
+    return np.packbits(np.asarray(bits, dtype=np.bool_).reshape(-1), bitorder="little")
+
+
+def compute_dtype(plan: RenderPlan, combination: DtypeCombination) -> np.dtype[Any]:
+    """float32 recipes compute in float32; native ones in the first output's dtype."""
+    return np.dtype(np.float32) if plan.float_compute else numpy_dtype(combination.key.name)
+
+
+def emulate(
+    plan: RenderPlan, variant: GoldenVariant, combination: DtypeCombination, inputs: Sequence[Array]
+) -> tuple[Array, ...]:
+    """Run one variant on `inputs` (def order, I/O dtypes, masks packed); the outputs in their dtypes.
+
+    Casts as the kernel does: float32 recipes cast inputs in exactly (CAST_NONE) and outputs back with
+    round-to-nearest-even (CAST_RINT); native recipes compute in the I/O dtype.
+    """
+    if len(inputs) != len(plan.inputs):
+        raise ValueError(f"{plan.op_type} takes {len(plan.inputs)} inputs, got {len(inputs)}")
+    cdt = compute_dtype(plan, combination)
+    plain = [np.asarray(a) for a, t in zip(inputs, plan.inputs) if not t.is_mask]
+    shape = tuple(np.broadcast_shapes(*(a.shape for a in plain))) if plain else (inputs[0].size * 8,)
+    values: dict[str, Any] = {}
+    for array, tensor in zip(inputs, plan.inputs):
+        if not tensor.read_by_kernel:
+            continue  # as in the golden: the recipe cannot name what the kernel does not read
+        if tensor.is_mask:
+            values[tensor.name] = unpack_mask(np.asarray(array), shape)
+        else:
+            values[tensor.name] = np.broadcast_to(np.asarray(array).astype(cdt, copy=False), shape)
+    with np.errstate(all="ignore"):
+        for line, code in _compiled(variant.lines):
+            out = _target(line)
+            exec(code, _namespace(cdt.type, shape), values)
+            result = values.get(out)
+            if not isinstance(result, np.ndarray) or result.dtype != cdt:
+                got = result.dtype if isinstance(result, np.ndarray) else type(result).__name__
+                raise EmulationError(f"golden line `{line}` gave {got}, not an array of {cdt}")
+        return tuple(_cast_out(values, t.name, numpy_dtype(t.dtypes[combination.index].name), line_of=variant)
+                     for t in plan.outputs)
+
+
+def _cast_out(values: dict[str, Any], name: str, dtype: np.dtype[Any], *, line_of: GoldenVariant) -> Array:
+    if name not in values:
+        raise EmulationError(f"variant {line_of.name} never computes output {name!r}")
+    result: Array = values[name]
+    if result.dtype == dtype:
+        return result
+    if dtype.kind in "iub" and result.dtype.kind == "f":
+        return np.rint(result).astype(dtype)  # CAST_RINT to an integer output
+    return result.astype(dtype)  # float32 -> float16 / bfloat16 rounds to nearest even
+
+
+def _namespace(cdt: Callable[[float], Any], shape: tuple[int, ...]) -> dict[str, Any]:
+    """Only what the golden lines may use: np, cdt and shape; no builtins."""
+    return {"__builtins__": {}, "np": np, "cdt": cdt, "shape": shape}
+
+
+def _target(line: str) -> str:
+    return line.split("=", 1)[0].strip()
+
+
+@lru_cache(maxsize=64)
+def _compiled(lines: tuple[str, ...]) -> tuple[tuple[str, CodeType], ...]:
+    return tuple((line, compile(line, f"<golden line: {line}>", "exec")) for line in lines)

@@ -1,0 +1,346 @@
+"""The numerics tier of `opgen check`: every recipe variant, and a generated golden.py, against a reference.
+
+Comparison rule, element by element, in the output dtype (the reference is rounded to it first):
+- reference finite: the result must be finite and |got - expected| <= atol + rtol * |expected|, with the
+  spec's rtol/atol of the output dtype;
+- reference +inf or -inf: the result must be the same infinity;
+- reference NaN where one of the reference's inputs is NaN: the result must be NaN (NaN propagates);
+- reference NaN from non-NaN inputs: an indeterminate form of the reference formula (torch evaluates
+  inf * 0 at x = +-inf); no value is right, so the element is counted as `undefined` and not compared.
+Metrics cover the compared elements: max_abs (inf for a NaN/inf mismatch), max_rel over nonzero finite
+references, max_ulp in the output dtype's bit patterns (+0 and -0 are 0 apart, NaN/NaN 0, NaN/number inf).
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import importlib.util
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import OpgenError
+from ..plan import RenderPlan
+from ..plan.tensors import DtypeCombination, TensorPlan
+from ..spec.models import OpSpec
+from .emulator import emulate, numpy_dtype, pack_mask, unpack_mask
+from .references import REFERENCES, Reference
+
+Array = npt.NDArray[Any]
+RANDOM_ELEMENTS = 4096
+EDGE_GRID_LIMIT = 1 << 16  # larger edge products are sampled at random instead
+INT_RANGE = 100  # random ints: [-100, 100], unsigned [0, 100], as the ST cases ask
+_EDGE_FLOATS = (
+    0.0, -0.0, np.inf, -np.inf, np.nan, 1e-3, -1e-3, 0.5, -0.5, 1.0, -1.0, 1.5, -1.5, 3.0, -3.0, 5.0, -5.0,
+    10.0, -10.0, 10.5, -10.5, 20.0, -20.0, 100.0, -100.0, 1e3, -1e3, 1e4, -1e4,
+    1.401298464324817e-45, 1.1754942106924411e-38,  # float32 subnormals: smallest, largest
+    5.960464477539063e-08, 6.097555160522461e-05,  # float16 subnormals: smallest, largest
+    9.183549615799121e-41, 1.1663108012064884e-38,  # bfloat16 subnormals: smallest, largest
+)
+
+
+@dataclass(frozen=True)
+class NumericsResult:
+    """One output of one variant (or SoC) on one sample of one dtype combination."""
+
+    op: str
+    variant: str
+    socs: tuple[str, ...]
+    dtypes: tuple[str, ...]  # the combination: inputs then outputs, def order
+    sample: str  # "random", "edge", or "st:<testcase_name>" for a golden file
+    output: str
+    elements: int
+    undefined: int  # reference NaN from non-NaN inputs: not compared
+    failures: int
+    max_abs: float
+    max_rel: float
+    max_ulp: float
+    passed: bool
+    reason: str  # names the worst element when failing
+
+
+@dataclass(frozen=True)
+class _Case:
+    op: str
+    variant: str
+    socs: tuple[str, ...]
+    combination: DtypeCombination
+    sample: str
+    inputs: int  # how many of the combination's dtypes are inputs
+
+
+def check_numerics(spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[NumericsResult]:
+    """Every variant on its own, for every dtype combination, on random and edge samples."""
+    reference = REFERENCES.get(spec.golden.reference)
+    if reference is None:
+        return []
+    results: list[NumericsResult] = []
+    for combo in plan.combinations:
+        rng = np.random.default_rng([seed, combo.index])
+        samples = {
+            "random": [_random(t, combo, (RANDOM_ELEMENTS,), _range(spec, t, combo), rng) for t in plan.inputs],
+            "edge": _edge_inputs(plan, combo, rng, spec),
+        }
+        for sample, inputs in samples.items():
+            expected = _reference(reference, inputs)
+            for variant in plan.golden.variants:
+                got = emulate(plan, variant, combo, inputs)
+                case = _Case(plan.op_type, variant.name, variant.socs, combo, sample, len(plan.inputs))
+                results += _judge(spec, plan, case, inputs, got, expected, reference.arity)
+    return results
+
+
+def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[NumericsResult]:
+    """Import a generated golden.py on its own and run its kernel on the ST cases for each SoC."""
+    reference = REFERENCES.get(spec.golden.reference)
+    if reference is None:
+        return []
+    kernel = load_golden(golden_py, plan)
+    results: list[NumericsResult] = []
+    for n, row in enumerate(csv.DictReader(io.StringIO(plan.st_csv))):
+        names = ast.literal_eval(row["input_dtypes"]) + ast.literal_eval(row["output_dtypes"])
+        combo = next(c for c in plan.combinations if c.names == tuple(names))
+        shapes, ranges = ast.literal_eval(row["input_shapes"]), ast.literal_eval(row["input_data_ranges"])
+        rng = np.random.default_rng([seed, n])
+        inputs = [_random(t, combo, tuple(s), tuple(r), rng) for t, s, r in zip(plan.inputs, shapes, ranges)]
+        expected = _reference(reference, inputs)
+        for soc in plan.socs:
+            case = _Case(plan.op_type, soc.variant, (soc.short_version,), combo, f"st:{row['testcase_name']}",
+                         len(plan.inputs))
+            try:
+                returned = kernel(*(a.copy() for a in inputs), short_soc_version=soc.short_version)
+            except Exception as exc:  # the golden is user-editable code: report, do not crash the check
+                results.append(_broken(case, plan, f"golden raised {type(exc).__name__}: {exc}"))
+                continue
+            got = tuple(returned) if isinstance(returned, (tuple, list)) else (returned,)
+            results += _judge(spec, plan, case, inputs, tuple(np.asarray(g) for g in got), expected, reference.arity)
+    return results
+
+
+def load_golden(golden_py: Path, plan: RenderPlan) -> Callable[..., Any]:
+    """The `__golden__["kernel"]` function of a golden.py, imported without touching sys.modules."""
+    module_spec = importlib.util.spec_from_file_location(f"_opgen_golden_{plan.name}", golden_py)
+    if module_spec is None or module_spec.loader is None:
+        raise OpgenError("cannot import the golden file", where=str(golden_py))
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    table = getattr(module, "__golden__", {}).get("kernel", {})
+    name = table.get(plan.op_type) or table.get(plan.name) or (next(iter(table.values())) if len(table) == 1 else None)
+    kernel = getattr(module, name, None) if isinstance(name, str) else None
+    if not callable(kernel):
+        raise OpgenError(f'__golden__["kernel"] names no function for {plan.op_type}', where=str(golden_py))
+    return kernel  # type: ignore[no-any-return]
+
+
+def ulp_distance(got: Array, expected: Array) -> npt.NDArray[np.float64]:
+    """How many representable values of the (shared) dtype lie between got and expected."""
+    a, b = np.asarray(got), np.asarray(expected)
+    if a.dtype != b.dtype:
+        raise ValueError(f"ULP distance needs one dtype, got {a.dtype} and {b.dtype}")
+    if a.dtype.kind in "iub":
+        return np.abs(a.astype(np.int64) - b.astype(np.int64)).astype(np.float64)
+    distance = np.abs(_ordered(a) - _ordered(b)).astype(np.float64)
+    nan_a, nan_b = np.isnan(a.astype(np.float32)), np.isnan(b.astype(np.float32))
+    distance[nan_a & nan_b] = 0.0
+    distance[nan_a ^ nan_b] = np.inf
+    return distance
+
+
+def _ordered(values: Array) -> npt.NDArray[np.int64]:
+    """Bit patterns mapped to integers that count representable values in order (+0 == -0 == 0)."""
+    bits = values.itemsize * 8
+    unsigned = values.view(np.dtype(f"u{values.itemsize}")).astype(np.int64)
+    magnitude = unsigned & ((1 << (bits - 1)) - 1)
+    result: npt.NDArray[np.int64] = np.where(unsigned >> (bits - 1) == 1, -magnitude, magnitude)
+    return result
+
+
+def edge_values(dtype_name: str) -> Array:
+    """Specials, large and tiny values and the dtype's limits, each once, in the dtype."""
+    dtype = numpy_dtype(dtype_name)
+    if dtype.kind == "f" or dtype == numpy_dtype("bfloat16"):
+        info = ml_dtypes.finfo(dtype)
+        extra = (info.max, info.min, info.smallest_normal, -info.smallest_normal, info.smallest_subnormal)
+        with np.errstate(all="ignore"):
+            values = np.array(_EDGE_FLOATS + tuple(float(v) for v in extra), dtype=np.float64).astype(dtype)
+    elif dtype.kind == "b":
+        values = np.array([False, True])
+    else:
+        info_i = np.iinfo(dtype)
+        candidates = (0, 1, -1, 2, -2, 7, -7, INT_RANGE, -INT_RANGE, info_i.max, info_i.min, info_i.max - 1)
+        values = np.array([v for v in candidates if info_i.min <= v <= info_i.max]).astype(dtype)
+    _, first = np.unique(values.view(np.dtype(f"u{dtype.itemsize}")), return_index=True)
+    return values[np.sort(first)]
+
+
+def _range(spec: OpSpec, tensor: TensorPlan, combo: DtypeCombination) -> tuple[float, float]:
+    dtype = tensor.dtypes[combo.index]
+    if tensor.is_mask or dtype.name == "bool":
+        return (0, 1)
+    if dtype.is_float:
+        return spec.tests.value_range
+    return (0 if dtype.name.startswith("uint") else -INT_RANGE, INT_RANGE)
+
+
+def _random(t: TensorPlan, combo: DtypeCombination, shape: tuple[int, ...], bounds: tuple[float, ...],
+            rng: np.random.Generator) -> Array:
+    """Data as the test kit makes it: uniform in the range; masks numel/8 random bytes."""
+    dtype = t.dtypes[combo.index]
+    if t.is_mask:
+        return rng.integers(0, 256, size=-(-int(np.prod(shape)) // 8), dtype=np.uint8)
+    if dtype.is_float:
+        return rng.uniform(bounds[0], bounds[1], shape).astype(numpy_dtype(dtype.name))
+    return rng.integers(int(bounds[0]), int(bounds[1]), size=shape, endpoint=True).astype(numpy_dtype(dtype.name))
+
+
+def _edge_inputs(plan: RenderPlan, combo: DtypeCombination, rng: np.random.Generator, spec: OpSpec) -> list[Array]:
+    """The product of the edge values of every input the kernel reads (mask bits 0 and 1); others random."""
+    varied = {t.name: np.array([False, True]) if t.is_mask else edge_values(t.dtypes[combo.index].name)
+              for t in plan.inputs if t.read_by_kernel}
+    sizes = [len(v) for v in varied.values()]
+    if int(np.prod(sizes)) <= EDGE_GRID_LIMIT:
+        picks = [g.reshape(-1) for g in np.meshgrid(*(np.arange(s) for s in sizes), indexing="ij")]
+    else:
+        picks = [rng.integers(0, s, EDGE_GRID_LIMIT) for s in sizes]
+    count = -(-len(picks[0]) // 8) * 8  # whole mask bytes
+    chosen = {name: values[np.resize(pick, count)] for (name, values), pick in zip(varied.items(), picks)}
+    inputs: list[Array] = []
+    for t in plan.inputs:
+        if t.name not in chosen:
+            inputs.append(_random(t, combo, (count,), _range(spec, t, combo), rng))
+        else:
+            inputs.append(pack_mask(chosen[t.name]) if t.is_mask else chosen[t.name])
+    return inputs
+
+
+def _reference(reference: Reference, inputs: Sequence[Array]) -> tuple[tuple[Array, ...], Array | None]:
+    """The reference outputs and its own error bound (None: exact)."""
+    args = inputs[: reference.arity]
+    with np.errstate(all="ignore"):
+        bound = reference.error_bound(*args) if reference.error_bound else None
+        return reference.fn(*args), bound
+
+
+def _judge(spec: OpSpec, plan: RenderPlan, case: _Case, inputs: Sequence[Array], got: tuple[Array, ...],
+           expected: tuple[tuple[Array, ...], Array | None], arity: int) -> list[NumericsResult]:
+    results = []
+    for k, tensor in enumerate(plan.outputs):
+        dtype_name = tensor.dtypes[case.combination.index].name
+        dtype = numpy_dtype(dtype_name)
+        raw = np.asarray(expected[0][k])
+        with np.errstate(all="ignore"):
+            want = raw.astype(dtype)  # float64 -> output dtype: round to nearest even
+        have = got[k] if k < len(got) else np.zeros(0)
+        if have.dtype != dtype or have.shape != want.shape:
+            problem = f"returned {have.dtype}{list(have.shape)}, expected {dtype}{list(want.shape)}"
+            results.append(_broken(case, plan, problem, tensor.name))
+            continue
+        views = _element_views(plan, inputs, want.shape)
+        input_nan = np.zeros(want.size, dtype=np.bool_)
+        for t in plan.inputs[:arity]:
+            input_nan |= np.isnan(views[t.name]) if not t.is_mask else False
+        bound = np.zeros(want.size) if expected[1] is None else np.broadcast_to(expected[1], want.shape).ravel()
+        tol = spec.golden.tolerances.get(dtype_name) or spec.golden.tolerances[case.combination.key.name]
+        a, b = have.astype(np.float64).ravel(), want.astype(np.float64).ravel()
+        ok, diff = _within(a, b, raw.astype(np.float64).ravel(), bound, tol.rtol, tol.atol, input_nan, dtype)
+        results.append(_result(case, tensor.name, have, want, ok, diff, input_nan, views, tol.rtol, tol.atol))
+    return results
+
+
+def _within(a: Array, b: Array, raw: Array, bound: Array, rtol: float, atol: float,
+            input_nan: npt.NDArray[np.bool_], dtype: np.dtype[Any]) -> tuple[npt.NDArray[np.bool_], Array]:
+    """Which elements pass the module's rule, and |got - expected| (inf for a NaN/inf mismatch)."""
+    same = (a == b) | (np.isnan(a) & np.isnan(b))
+    undefined = np.isnan(b) & ~input_nan
+    with np.errstate(all="ignore"):
+        # overflow is a rounding: a reference that overflows the dtype is judged by its float64 value,
+        # an infinite result by the least value that rounds to infinity
+        target = np.where(np.isinf(b) & np.isfinite(raw), raw, b)
+        value = np.where(np.isinf(a) & np.isfinite(target), np.sign(a) * _overflow(dtype), a)
+        diff = np.where(same, 0.0, np.nan_to_num(np.abs(value - target), nan=np.inf, posinf=np.inf))
+        close = np.isfinite(target) & (diff <= atol + rtol * np.abs(target) + bound)
+    return same | undefined | close, diff
+
+
+def _overflow(dtype: np.dtype[Any]) -> float:
+    """The smallest magnitude that rounds to infinity in `dtype` (65520 for float16)."""
+    if dtype.kind in "iub":
+        return float(np.iinfo(dtype).max) + 1.0 if dtype.kind != "b" else 2.0
+    info = ml_dtypes.finfo(dtype)
+    return float(2.0**info.maxexp * (1.0 - 2.0 ** -(info.nmant + 2)))
+
+
+def _result(case: _Case, output: str, have: Array, want: Array, ok: npt.NDArray[np.bool_], diff: Array,
+            input_nan: npt.NDArray[np.bool_], views: dict[str, Array], rtol: float, atol: float) -> NumericsResult:
+    b = want.astype(np.float64).ravel()
+    compared = ~(np.isnan(b) & ~input_nan)
+    with np.errstate(all="ignore"):
+        rel = np.where(np.isfinite(b) & (b != 0), diff / np.abs(b), 0.0)
+    ulp = ulp_distance(have.ravel(), want.ravel())
+    failures = int(np.count_nonzero(~ok))
+    reason = ""
+    if failures:
+        worst = _worst(ok, diff, views)
+        where = tuple(int(i) for i in np.unravel_index(worst, want.shape))
+        shown = ", ".join(f"{name}={_show(v[worst])}" for name, v in views.items())
+        reason = (f"{case.op} variant {case.variant} ({', '.join(case.socs)}), dtypes {_combo(case)}, "
+                  f"{case.sample} sample, output {output}: {failures} of {b.size} elements break "
+                  f"|got - expected| <= {atol:g} + {rtol:g}*|expected|; worst at index {where}: {shown}: "
+                  f"got {_show(have.ravel()[worst])}, expected {_show(b[worst])}")
+    return NumericsResult(
+        op=case.op, variant=case.variant, socs=case.socs, dtypes=case.combination.names, sample=case.sample,
+        output=output, elements=int(b.size), undefined=int(np.count_nonzero(~compared)), failures=failures,
+        max_abs=_max(diff, compared), max_rel=_max(rel, compared), max_ulp=_max(ulp, compared),
+        passed=failures == 0, reason=reason,
+    )
+
+
+def _worst(ok: npt.NDArray[np.bool_], diff: Array, views: dict[str, Array]) -> int:
+    """The failing element furthest off; among ties, the one with the smallest inputs (the telling one)."""
+    off = np.where(ok, -1.0, diff)
+    ties = np.flatnonzero(off == off.max())
+    size = np.zeros(ties.size)
+    for values in views.values():
+        size = np.maximum(size, np.nan_to_num(np.abs(values[ties]), nan=np.inf))
+    return int(ties[np.argmin(size)])
+
+
+def _broken(case: _Case, plan: RenderPlan, problem: str, output: str | None = None) -> NumericsResult:
+    name = output or ", ".join(t.name for t in plan.outputs)
+    reason = (f"{case.op} variant {case.variant} ({', '.join(case.socs)}), dtypes {_combo(case)}, "
+              f"{case.sample} sample, output {name}: {problem}")
+    return NumericsResult(case.op, case.variant, case.socs, case.combination.names, case.sample, name, 0, 0, 1,
+                          np.inf, np.inf, np.inf, False, reason)
+
+
+def _element_views(plan: RenderPlan, inputs: Sequence[Array], shape: tuple[int, ...]) -> dict[str, Array]:
+    """Each read input's value at every output element (masks as their bits), flat."""
+    views: dict[str, Array] = {}
+    for t, array in zip(plan.inputs, inputs):
+        if not t.read_by_kernel:
+            continue
+        if t.is_mask:
+            views[t.name] = unpack_mask(array, shape).reshape(-1).astype(np.uint8)
+        else:
+            views[t.name] = np.broadcast_to(np.asarray(array), shape).reshape(-1).astype(np.float64)
+    return views
+
+
+def _combo(case: _Case) -> str:
+    names = case.combination.names
+    return f"({', '.join(names[: case.inputs])} -> {', '.join(names[case.inputs :])})"
+
+
+def _max(values: Array, where: npt.NDArray[np.bool_]) -> float:
+    return float(np.max(values, where=where, initial=0.0))
+
+
+def _show(value: Any) -> str:
+    return f"{float(value):.9g}"

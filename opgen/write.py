@@ -1,0 +1,84 @@
+"""Put rendered trees in place all at once: every op renders into a staging dir first, and a target
+only changes by a rename, so a failure or an interrupt leaves the output root as it was."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+
+from .errors import OpgenError
+
+STAGING_PREFIX = ".opgen-staging-"
+
+
+def safe_relative(path: str) -> PurePosixPath:
+    """A path that stays inside its root: relative, no `..`, no empty parts."""
+    pure = PurePosixPath(path)
+    if pure.is_absolute() or not pure.parts or any(part in ("", ".", "..") for part in pure.parts):
+        raise OpgenError(f"refusing to write {path!r}: not a plain relative path")
+    return pure
+
+
+def check_target(root: Path, rel_dir: str, *, force: bool) -> Path:
+    """The op dir under root; refuse an existing one unless forced, and any symlink that leads out."""
+    target = root / safe_relative(rel_dir)
+    root_real = root.resolve()
+    for parent in [target, *target.parents]:
+        if parent == root.parent:
+            break
+        if parent.is_symlink():
+            raise OpgenError(f"{parent} is a symlink; opgen does not write through links", where=str(root))
+    if not target.resolve().is_relative_to(root_real):
+        raise OpgenError(f"{rel_dir} resolves outside the output root", where=str(root))
+    if target.exists() and not force:
+        raise OpgenError(
+            f"{target} already exists; use `opgen regen` to update it keeping your edits, or --force to replace it"
+        )
+    return target
+
+
+def write_trees(root: Path, trees: Mapping[str, Mapping[str, bytes]], *, force: bool) -> list[Path]:
+    """Write each op dir (rel_dir -> files) under root; all staged before any is moved into place."""
+    targets = {rel: check_target(root, rel, force=force) for rel in trees}
+    root.mkdir(parents=True, exist_ok=True)
+    staged: dict[str, Path] = {}
+    try:
+        for rel, files in trees.items():
+            staged[rel] = _stage(root, files)
+        for rel, stage in staged.items():
+            _swap_in(stage, targets[rel])
+    finally:
+        for stage in staged.values():
+            shutil.rmtree(stage.parent, ignore_errors=True)
+    return list(targets.values())
+
+
+def _stage(root: Path, files: Mapping[str, bytes]) -> Path:
+    holder = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=root))
+    stage = holder / "op"
+    stage.mkdir()
+    for rel, data in files.items():
+        path = stage / safe_relative(rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return stage
+
+
+def _swap_in(stage: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        old = stage.parent / "previous"
+        os.replace(target, old)
+    os.replace(stage, target)
+
+
+def read_tree(op_dir: Path) -> dict[str, bytes]:
+    """Every regular file under op_dir by POSIX relative path (symlinks are not followed)."""
+    files = {}
+    for path in sorted(op_dir.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            files[path.relative_to(op_dir).as_posix()] = path.read_bytes()
+    return files
