@@ -18,7 +18,6 @@ from opgen.validate import runner
 from opgen.validate.command import validate
 
 CATEGORIES = ("matmul", "conv", "activation", "foreach", "hash", "vfusion", "index", "loss", "norm")
-STAMP = "[2026-01-02 03:04:05] "
 
 # Records each call's argv (one line), the toolkit it saw and whether the probed file was in place;
 # prints timestamped lines as the real build.sh does; fails with a canned error when asked to.

@@ -144,4 +144,3 @@ def test_checkout_is_restored_when_the_build_is_interrupted(machine: Machine, mo
 
     assert placement.outcome == "restored"
     assert snapshot(machine.ops_nn, skip_build=True) == before
-
