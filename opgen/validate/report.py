@@ -6,6 +6,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Column
 from rich.text import Text
 
 from .errors_map import FirstError, clean
@@ -13,7 +14,6 @@ from .pipeline import Prepared, Report, StepResult
 from .placement import Placement
 
 LABEL_WIDTH = 12
-LIVE_LINE_CHARS = 100
 
 
 def duration(seconds: float | None) -> str:
@@ -50,18 +50,19 @@ class ConsoleProgress:
         if self.console.is_terminal:
             self._live = Progress(
                 SpinnerColumn(),
-                TextColumn(label.ljust(LABEL_WIDTH)),
+                TextColumn(label, table_column=Column(width=LABEL_WIDTH, no_wrap=True)),
                 TimeElapsedColumn(),
-                TextColumn("{task.fields[last]}", markup=False),
+                TextColumn("{task.fields[last]}", markup=False, table_column=Column(ratio=1, no_wrap=True)),
                 console=self.console,
                 transient=True,
+                expand=True,
             )
             self._live.start()
             self._task = self._live.add_task(label, last="")
 
     def line(self, text: str) -> None:
         if self._live is not None and self._task is not None:
-            self._live.update(self._task, last=clean(text).strip()[:LIVE_LINE_CHARS])
+            self._live.update(self._task, last=clean(text).strip())
 
     def finish(self, result: StepResult) -> None:
         if self._live is not None:

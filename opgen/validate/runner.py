@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -11,6 +13,7 @@ from types import TracebackType
 from typing import TextIO
 
 OnLine = Callable[[str], None]
+STOP_GRACE_SECONDS = 30
 
 
 class Log:
@@ -38,7 +41,11 @@ class Log:
 
 
 def run_logged(argv: list[str], cwd: Path | None, log: Log, on_line: OnLine) -> int:
-    """Exit code of `argv`; stdout and stderr go to the log in the order they came."""
+    """Exit code of `argv`; stdout and stderr go to the log in the order they came.
+
+    The child gets its own process group so that on Ctrl-C every cmake/make/compiler under it is
+    stopped before the checkout is restored, not left writing into the op dir we are removing.
+    """
     with subprocess.Popen(
         argv,
         cwd=cwd,
@@ -50,16 +57,28 @@ def run_logged(argv: list[str], cwd: Path | None, log: Log, on_line: OnLine) -> 
         encoding="utf-8",
         errors="replace",
         bufsize=1,
+        start_new_session=True,
     ) as proc:
         assert proc.stdout is not None
         try:
             for line in proc.stdout:
                 log.write(line)
                 on_line(line.rstrip("\n"))
+            return proc.wait()
         except BaseException:
-            proc.kill()
+            _stop_group(proc)
             raise
-        return proc.wait()
+
+
+def _stop_group(proc: subprocess.Popen[str]) -> None:
+    """SIGTERM first: gcc removes its half-written outputs on it, so the next build is not poisoned."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=STOP_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
 
 
 def check_argv(op_dir: Path) -> list[str]:
