@@ -23,7 +23,7 @@ RootOption = Annotated[Path, typer.Option("--output", "-o", help="ops-nn-shaped 
 def _say(message: str) -> None:
     from rich.console import Console
 
-    Console(highlight=False).print(message)
+    Console(highlight=False, soft_wrap=True).print(message)
 
 
 @app.command()
@@ -34,6 +34,8 @@ def gen(
     force: Annotated[bool, typer.Option("--force", help="Replace existing op dirs (hand edits are lost).")] = False,
 ) -> None:
     """Render the complete ops-nn tree of each spec under the output root."""
+    from rich.markup import escape
+
     from .generate import differences, render_specs
     from .write import write_trees
 
@@ -41,7 +43,7 @@ def gen(
     if check:
         stale = [path for op in ops for path in differences(output, op)]
         for path in stale:
-            _say(f"[red]differs[/red] {path}")
+            _say(f"[red]differs[/red] {escape(path)}")
         if stale:
             _say(f"{len(stale)} file(s) differ from their spec; run `opgen gen --force` or `opgen regen`")
             raise typer.Exit(1)
@@ -49,7 +51,7 @@ def gen(
         return
     written = write_trees(output, {op.plan.rel_dir: op.files for op in ops}, force=force)
     for op, path in zip(ops, written, strict=True):
-        _say(f"[green]wrote[/green] {path} ({len(op.files)} files)")
+        _say(f"[green]wrote[/green] {escape(str(path))} ({len(op.files)} files)")
 
 
 @app.command()

@@ -1,0 +1,71 @@
+"""Shared helpers: run the real CLI in-process and snapshot trees."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from opgen import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMAS = ROOT / "schemas"
+SAMPLES = ROOT / "generated_samples"
+RELU = SCHEMAS / "relu_grad_v2.yaml"
+GELU = SCHEMAS / "gelu_grad.yaml"
+RELU_DIR = "activation/relu_grad_v2"
+GELU_DIR = "experimental/activation/gelu_grad"
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Result]:
+    """Run `opgen ARGS` through the real entry point; return exit code and output."""
+
+    def invoke(*args: str | Path) -> Result:
+        monkeypatch.setattr(sys, "argv", ["opgen", *map(str, args)])
+        code = 0
+        try:
+            cli.main()
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 1
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return invoke
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under root with its bytes: 'unchanged' means equal snapshots."""
+    if not root.exists():
+        return {}
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="session")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Both samples rendered once into a fresh root (read-only for tests)."""
+    from opgen.generate import render_specs
+    from opgen.write import write_trees
+
+    root = tmp_path_factory.mktemp("rendered")
+    write_trees(root, {op.plan.rel_dir: op.files for op in render_specs([RELU, GELU])}, force=False)
+    return root
+
+
+def copy_spec(source: Path, dest_dir: Path, edit: Callable[[str], str] | None = None) -> Path:
+    dest = dest_dir / source.name
+    shutil.copy(source, dest)
+    if edit is not None:
+        dest.write_text(edit(dest.read_text(encoding="utf-8")), encoding="utf-8")
+    return dest

@@ -1,0 +1,42 @@
+"""`opgen new`: a new op's spec and tree from a similar spec, renamed throughout."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import GELU, RELU, snapshot
+
+from opgen.spec.load import load_spec
+
+
+def test_new_swish_grad_like_gelu_grad_has_no_leftover_gelu_names(run, tmp_path: Path) -> None:
+    schemas, out = tmp_path / "schemas", tmp_path / "out"
+    result = run("new", "SwishGrad", "--like", GELU, "--schemas", schemas, "-o", out)
+    assert result.code == 0, result.err
+    spec = load_spec(schemas / "swish_grad.yaml").spec
+    assert (spec.op_type, spec.snake_name, spec.aclnn.api) == ("SwishGrad", "swish_grad", "SwishBackward")
+    assert spec.compute == load_spec(GELU).spec.compute  # the recipe is kept for the user to rewrite
+    tree = snapshot(out / "experimental/activation/swish_grad")
+    assert "op_kernel/swish_grad.h" in tree and "op_host/op_api/aclnn_swish_backward.cpp" in tree
+    leftovers = [(path, line) for path, data in tree.items() for line in data.decode().splitlines()
+                 if re.search("gelu", path + line, re.IGNORECASE)]
+    assert leftovers == []
+    assert "REG_OP(SwishGrad)" in tree["op_graph/swish_grad_proto.h"].decode()
+
+
+def test_new_can_move_the_op_to_another_category_and_out_of_experimental(run, tmp_path: Path) -> None:
+    args = ("--like", RELU, "--category", "loss", "--no-experimental", "--schemas", tmp_path, "-o", tmp_path / "o")
+    assert run("new", "MaskedGradV3", *args).code == 0
+    assert (tmp_path / "o/loss/masked_grad_v3/op_kernel/masked_grad_v3_apt.cpp").is_file()
+
+
+def test_new_refuses_bad_names_and_existing_specs(run, tmp_path: Path) -> None:
+    for bad in ("swish_grad", "../Evil", "Swish Grad", "Swish/Grad"):
+        result = run("new", bad, "--schemas", tmp_path, "-o", tmp_path / "o")
+        assert result.code == 2 and "CamelCase" in result.err, (bad, result)
+    assert run("new", "SwishGrad", "--schemas", tmp_path, "-o", tmp_path / "o").code == 0
+    before = snapshot(tmp_path)
+    result = run("new", "SwishGrad", "--schemas", tmp_path, "-o", tmp_path / "o")
+    assert result.code == 2 and "already exists" in result.err
+    assert snapshot(tmp_path) == before
