@@ -20,7 +20,7 @@ class StageName(str, Enum):
 
 
 def validate(
-    op_dir: Annotated[Path, typer.Argument(help="The op dir `opgen generate` wrote.", show_default=False)],
+    op_dir: Annotated[Path, typer.Argument(help="The op dir `opgen gen` wrote.", show_default=False)],
     ops_nn: Annotated[
         Path, typer.Option("--ops-nn", help="Root of an ops-nn checkout to build in.", show_default=False)
     ],

@@ -36,7 +36,7 @@ class OpInfo:
 def read_op_info(op_dir: Path) -> OpInfo:
     """Manifest first (the generator's own record), the path layout otherwise."""
     if not op_dir.is_dir():
-        raise OpgenError("op dir not found; pass the dir `opgen generate` wrote", where=str(op_dir))
+        raise OpgenError("op dir not found; pass the dir `opgen gen` wrote", where=str(op_dir))
     manifest = op_dir / MANIFEST
     info = _from_manifest(manifest) if manifest.is_file() else _from_path(op_dir)
     if not _SNAKE.fullmatch(info.name):

@@ -141,17 +141,18 @@ def _run_one(prep: Prepared, result: StepResult, log: runner.Log, ui: Progress) 
 
     ui.start(result)
     started = time.monotonic()
-    if step.stage is Stage.CHECK:
-        code = runner.run_opgen_check(prep.op_dir, log, on_line)
-    else:
-        assert prep.toolkit is not None and prep.placement is not None
-        code = runner.run_logged(prep.toolkit.command(step.build_args), prep.checkout.root, log, on_line)
-    result.seconds = time.monotonic() - started
-    result.exit_code = code
-    result.status = "passed" if code == 0 else "failed"
-    if code != 0:
-        placed_at = prep.placement.target if prep.placement else prep.checkout.root / prep.op.rel_dir
-        mapper = PathMapper(prep.checkout.root, placed_at, prep.op_dir)
-        result.error = first_error(output, first_line, mapper)
-    ui.finish(result)
-    return code == 0
+    try:  # finish() also on Ctrl-C, so the live display is taken down; the status stays "not run"
+        if step.stage is Stage.CHECK:
+            code = runner.run_opgen_check(prep.op_dir, log, on_line)
+        else:
+            assert prep.toolkit is not None
+            code = runner.run_logged(prep.toolkit.command(step.build_args), prep.checkout.root, log, on_line)
+        result.exit_code = code
+        result.status = "passed" if code == 0 else "failed"
+        if code != 0:
+            mapper = PathMapper(prep.checkout.root, prep.checkout.root / prep.op.rel_dir, prep.op_dir)
+            result.error = first_error(output, first_line, mapper)
+    finally:
+        result.seconds = time.monotonic() - started
+        ui.finish(result)
+    return result.status == "passed"

@@ -73,6 +73,9 @@ class ConsoleProgress:
         if result.status == "passed":
             self.console.print(Text.assemble(("PASS ", "bold green"), label, f"in {took}"))
             return
+        if result.status == "not run":
+            self.console.print(Text.assemble(("STOP ", "bold yellow"), label, f"interrupted after {took}"))
+            return
         self.console.print(Text.assemble(("FAIL ", "bold red"), label, f"exit {result.exit_code} after {took}"))
         if result.error is not None:
             self.console.print(Text.assemble("  error: ", (error_location(result.error), "red")))

@@ -97,7 +97,6 @@ def _sourced_env(set_env: Path) -> dict[str, str]:
 
 def _missing_pieces(home: Path, env: Mapping[str, str], stages: set[Stage], args: set[str]) -> list[tuple[str, str]]:
     missing: list[tuple[str, str]] = []
-    builds = stages - {Stage.CHECK}
     if not home.is_dir():
         return [(f"CANN toolkit dir {home}", INSTALL_CANN)]
     arch_dir = home / f"{platform.machine()}-linux"
@@ -115,7 +114,7 @@ def _missing_pieces(home: Path, env: Mapping[str, str], stages: set[Stage], args
                 f"run --stage pkg, then install build_out/cann-ops-nn-{VENDOR}_linux-<arch>.run",
             )
         )
-    tools = ["python3", "gcc", "cmake"] if builds else []
+    tools = ["python3", "gcc", "cmake"]  # detect() only runs when some build.sh step will
     tools += ["pigz", "dos2unix"] if "--pkg" in args else []
     tools += ["dos2unix"] if "--opkernel" in args and "dos2unix" not in tools else []
     tools += ["g++"] if Stage.EXAMPLE in stages else []

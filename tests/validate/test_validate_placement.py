@@ -144,3 +144,19 @@ def test_checkout_is_restored_when_the_build_is_interrupted(machine: Machine, mo
 
     assert placement.outcome == "restored"
     assert snapshot(machine.ops_nn, skip_build=True) == before
+
+
+def test_ctrl_c_during_a_build_restores_the_checkout(machine: Machine, monkeypatch: pytest.MonkeyPatch) -> None:
+    op = machine.make_op()
+    put_other_op(machine)
+    before = snapshot(machine.ops_nn)
+
+    def interrupted(*args: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "run_logged", interrupted)
+    result = machine.invoke(op, "--ops-nn", machine.ops_nn, "--stage", "pkg", "--force")
+
+    assert result.exit_code != 0
+    assert "STOP pkg         interrupted after" in result.output
+    assert snapshot(machine.ops_nn, skip_build=True) == before

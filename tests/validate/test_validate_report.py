@@ -128,3 +128,10 @@ def test_broken_manifest_is_bad_input(machine: Machine) -> None:
 @pytest.mark.parametrize(("seconds", "text"), [(None, "-"), (4.25, "4.2s"), (62, "1m02s"), (3723, "1h02m03s")])
 def test_durations_read_naturally(seconds: float | None, text: str) -> None:
     assert duration(seconds) == text
+
+
+def test_missing_op_dir_is_bad_input(machine: Machine) -> None:
+    result = machine.invoke(machine.tmp / "nope", "--ops-nn", machine.ops_nn)
+
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {machine.tmp / 'nope'}: op dir not found; pass the dir `opgen gen` wrote\n"
