@@ -35,7 +35,8 @@ class EmulationError(RuntimeError):
 
 def numpy_dtype(name: str) -> np.dtype[Any]:
     """The NumPy dtype that holds a tensor of dtype `name` (uint1 masks are packed uint8)."""
-    return np.dtype(_NUMPY_DTYPES[name])
+    dtype: np.dtype[Any] = np.dtype(_NUMPY_DTYPES[name])
+    return dtype
 
 
 def unpack_mask(packed: Array, shape: tuple[int, ...]) -> npt.NDArray[np.bool_]:
@@ -69,10 +70,10 @@ def emulate(
     if len(inputs) != len(plan.inputs):
         raise ValueError(f"{plan.op_type} takes {len(plan.inputs)} inputs, got {len(inputs)}")
     cdt = compute_dtype(plan, combination)
-    plain = [np.asarray(a) for a, t in zip(inputs, plan.inputs) if not t.is_mask]
+    plain = [np.asarray(a) for a, t in zip(inputs, plan.inputs, strict=True) if not t.is_mask]
     shape = tuple(np.broadcast_shapes(*(a.shape for a in plain))) if plain else (inputs[0].size * 8,)
     values: dict[str, Any] = {}
-    for array, tensor in zip(inputs, plan.inputs):
+    for array, tensor in zip(inputs, plan.inputs, strict=True):
         if not tensor.read_by_kernel:
             continue  # as in the golden: the recipe cannot name what the kernel does not read
         if tensor.is_mask:
@@ -87,13 +88,13 @@ def emulate(
             if not isinstance(result, np.ndarray) or result.dtype != cdt:
                 got = result.dtype if isinstance(result, np.ndarray) else type(result).__name__
                 raise EmulationError(f"golden line `{line}` gave {got}, not an array of {cdt}")
-        return tuple(_cast_out(values, t.name, numpy_dtype(t.dtypes[combination.index].name), line_of=variant)
+        return tuple(_cast_out(values, t.name, numpy_dtype(t.dtypes[combination.index].name), variant)
                      for t in plan.outputs)
 
 
-def _cast_out(values: dict[str, Any], name: str, dtype: np.dtype[Any], *, line_of: GoldenVariant) -> Array:
+def _cast_out(values: dict[str, Any], name: str, dtype: np.dtype[Any], variant: GoldenVariant) -> Array:
     if name not in values:
-        raise EmulationError(f"variant {line_of.name} never computes output {name!r}")
+        raise EmulationError(f"variant {variant.name} never computes output {name!r}")
     result: Array = values[name]
     if result.dtype == dtype:
         return result

@@ -1,14 +1,17 @@
 """The numerics tier of `opgen check`: every recipe variant, and a generated golden.py, against a reference.
 
-Comparison rule, element by element, in the output dtype (the reference is rounded to it first):
-- reference finite: the result must be finite and |got - expected| <= atol + rtol * |expected|, with the
+The rule, element by element, in the output dtype (the reference is rounded to it, nearest even):
+- reference finite: the result must be finite and |got - expected| <= atol + rtol * |expected| (+ the
+  reference's own error bound, nonzero only where float64 itself cannot resolve the value), with the
   spec's rtol/atol of the output dtype;
-- reference +inf or -inf: the result must be the same infinity;
-- reference NaN where one of the reference's inputs is NaN: the result must be NaN (NaN propagates);
+- reference +-inf: the result must be the same infinity; except that overflow is a rounding: where only
+  rounding to the dtype made the reference infinite, a finite result is judged against the float64 value,
+  and an infinite result counts as the least value that rounds to infinity;
+- reference NaN where an input of the reference is NaN: the result must be NaN (NaN propagates);
 - reference NaN from non-NaN inputs: an indeterminate form of the reference formula (torch evaluates
-  inf * 0 at x = +-inf); no value is right, so the element is counted as `undefined` and not compared.
+  inf * 0 at x = +-inf); no value is right there, so the element is counted `undefined`, not compared.
 Metrics cover the compared elements: max_abs (inf for a NaN/inf mismatch), max_rel over nonzero finite
-references, max_ulp in the output dtype's bit patterns (+0 and -0 are 0 apart, NaN/NaN 0, NaN/number inf).
+references, max_ulp over the dtype's ordered bit patterns (+0/-0 are 0 apart, NaN/NaN 0, NaN/number inf).
 """
 
 from __future__ import annotations
@@ -84,10 +87,8 @@ def check_numerics(spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[Num
     results: list[NumericsResult] = []
     for combo in plan.combinations:
         rng = np.random.default_rng([seed, combo.index])
-        samples = {
-            "random": [_random(t, combo, (RANDOM_ELEMENTS,), _range(spec, t, combo), rng) for t in plan.inputs],
-            "edge": _edge_inputs(plan, combo, rng, spec),
-        }
+        random = [_random(t, combo, (RANDOM_ELEMENTS,), _range(spec, t, combo), rng) for t in plan.inputs]
+        samples = {"random": random, "edge": _edge_inputs(plan, combo, rng, spec)}
         for sample, inputs in samples.items():
             expected = _reference(reference, inputs)
             for variant in plan.golden.variants:
@@ -97,7 +98,8 @@ def check_numerics(spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[Num
     return results
 
 
-def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[NumericsResult]:
+def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
+                      seed: int = 0) -> list[NumericsResult]:
     """Import a generated golden.py on its own and run its kernel on the ST cases for each SoC."""
     reference = REFERENCES.get(spec.golden.reference)
     if reference is None:
@@ -109,7 +111,8 @@ def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *, seed: 
         combo = next(c for c in plan.combinations if c.names == tuple(names))
         shapes, ranges = ast.literal_eval(row["input_shapes"]), ast.literal_eval(row["input_data_ranges"])
         rng = np.random.default_rng([seed, n])
-        inputs = [_random(t, combo, tuple(s), tuple(r), rng) for t, s, r in zip(plan.inputs, shapes, ranges)]
+        inputs = [_random(t, combo, tuple(shape), tuple(bounds), rng)
+                  for t, shape, bounds in zip(plan.inputs, shapes, ranges, strict=True)]
         expected = _reference(reference, inputs)
         for soc in plan.socs:
             case = _Case(plan.op_type, soc.variant, (soc.short_version,), combo, f"st:{row['testcase_name']}",
@@ -120,7 +123,8 @@ def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *, seed: 
                 results.append(_broken(case, plan, f"golden raised {type(exc).__name__}: {exc}"))
                 continue
             got = tuple(returned) if isinstance(returned, (tuple, list)) else (returned,)
-            results += _judge(spec, plan, case, inputs, tuple(np.asarray(g) for g in got), expected, reference.arity)
+            got_arrays = tuple(np.asarray(g) for g in got)
+            results += _judge(spec, plan, case, inputs, got_arrays, expected, reference.arity)
     return results
 
 
@@ -131,8 +135,12 @@ def load_golden(golden_py: Path, plan: RenderPlan) -> Callable[..., Any]:
         raise OpgenError("cannot import the golden file", where=str(golden_py))
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
-    table = getattr(module, "__golden__", {}).get("kernel", {})
-    name = table.get(plan.op_type) or table.get(plan.name) or (next(iter(table.values())) if len(table) == 1 else None)
+    golden = getattr(module, "__golden__", None)
+    table = golden.get("kernel") if isinstance(golden, dict) else None
+    name = None
+    if isinstance(table, dict):
+        name = table.get(plan.op_type) or table.get(plan.name)
+        name = name or (next(iter(table.values())) if len(table) == 1 else None)
     kernel = getattr(module, name, None) if isinstance(name, str) else None
     if not callable(kernel):
         raise OpgenError(f'__golden__["kernel"] names no function for {plan.op_type}', where=str(golden_py))
@@ -145,8 +153,9 @@ def ulp_distance(got: Array, expected: Array) -> npt.NDArray[np.float64]:
     if a.dtype != b.dtype:
         raise ValueError(f"ULP distance needs one dtype, got {a.dtype} and {b.dtype}")
     if a.dtype.kind in "iub":
-        return np.abs(a.astype(np.int64) - b.astype(np.int64)).astype(np.float64)
-    distance = np.abs(_ordered(a) - _ordered(b)).astype(np.float64)
+        steps: npt.NDArray[np.float64] = np.abs(a.astype(np.int64) - b.astype(np.int64)).astype(np.float64)
+        return steps
+    distance: npt.NDArray[np.float64] = np.abs(_ordered(a) - _ordered(b)).astype(np.float64)
     nan_a, nan_b = np.isnan(a.astype(np.float32)), np.isnan(b.astype(np.float32))
     distance[nan_a & nan_b] = 0.0
     distance[nan_a ^ nan_b] = np.inf
@@ -166,7 +175,7 @@ def edge_values(dtype_name: str) -> Array:
     """Specials, large and tiny values and the dtype's limits, each once, in the dtype."""
     dtype = numpy_dtype(dtype_name)
     if dtype.kind == "f" or dtype == numpy_dtype("bfloat16"):
-        info = ml_dtypes.finfo(dtype)
+        info = ml_dtypes.finfo(dtype)  # type: ignore[no-untyped-call]
         extra = (info.max, info.min, info.smallest_normal, -info.smallest_normal, info.smallest_subnormal)
         with np.errstate(all="ignore"):
             values = np.array(_EDGE_FLOATS + tuple(float(v) for v in extra), dtype=np.float64).astype(dtype)
@@ -197,10 +206,12 @@ def _random(t: TensorPlan, combo: DtypeCombination, shape: tuple[int, ...], boun
         return rng.integers(0, 256, size=-(-int(np.prod(shape)) // 8), dtype=np.uint8)
     if dtype.is_float:
         return rng.uniform(bounds[0], bounds[1], shape).astype(numpy_dtype(dtype.name))
-    return rng.integers(int(bounds[0]), int(bounds[1]), size=shape, endpoint=True).astype(numpy_dtype(dtype.name))
+    ints = rng.integers(int(bounds[0]), int(bounds[1]), size=shape, endpoint=True)
+    return ints.astype(numpy_dtype(dtype.name))
 
 
-def _edge_inputs(plan: RenderPlan, combo: DtypeCombination, rng: np.random.Generator, spec: OpSpec) -> list[Array]:
+def _edge_inputs(plan: RenderPlan, combo: DtypeCombination, rng: np.random.Generator,
+                 spec: OpSpec) -> list[Array]:
     """The product of the edge values of every input the kernel reads (mask bits 0 and 1); others random."""
     varied = {t.name: np.array([False, True]) if t.is_mask else edge_values(t.dtypes[combo.index].name)
               for t in plan.inputs if t.read_by_kernel}
@@ -210,7 +221,8 @@ def _edge_inputs(plan: RenderPlan, combo: DtypeCombination, rng: np.random.Gener
     else:
         picks = [rng.integers(0, s, EDGE_GRID_LIMIT) for s in sizes]
     count = -(-len(picks[0]) // 8) * 8  # whole mask bytes
-    chosen = {name: values[np.resize(pick, count)] for (name, values), pick in zip(varied.items(), picks)}
+    chosen = {name: values[np.resize(pick, count)]
+              for (name, values), pick in zip(varied.items(), picks, strict=True)}
     inputs: list[Array] = []
     for t in plan.inputs:
         if t.name not in chosen:
@@ -233,39 +245,45 @@ def _judge(spec: OpSpec, plan: RenderPlan, case: _Case, inputs: Sequence[Array],
     results = []
     for k, tensor in enumerate(plan.outputs):
         dtype_name = tensor.dtypes[case.combination.index].name
-        dtype = numpy_dtype(dtype_name)
-        raw = np.asarray(expected[0][k])
-        with np.errstate(all="ignore"):
-            want = raw.astype(dtype)  # float64 -> output dtype: round to nearest even
+        dtype, raw = numpy_dtype(dtype_name), np.asarray(expected[0][k])
         have = got[k] if k < len(got) else np.zeros(0)
-        if have.dtype != dtype or have.shape != want.shape:
-            problem = f"returned {have.dtype}{list(have.shape)}, expected {dtype}{list(want.shape)}"
+        if have.dtype != dtype or have.shape != raw.shape:
+            problem = f"returned {have.dtype}{list(have.shape)}, expected {dtype}{list(raw.shape)}"
             results.append(_broken(case, plan, problem, tensor.name))
             continue
-        views = _element_views(plan, inputs, want.shape)
-        input_nan = np.zeros(want.size, dtype=np.bool_)
-        for t in plan.inputs[:arity]:
-            input_nan |= np.isnan(views[t.name]) if not t.is_mask else False
-        bound = np.zeros(want.size) if expected[1] is None else np.broadcast_to(expected[1], want.shape).ravel()
+        views = _element_views(plan, inputs, raw.shape)
+        input_nan = np.zeros(raw.size, dtype=np.bool_)
+        for t, array in zip(plan.inputs[:arity], inputs[:arity], strict=True):
+            if not t.is_mask:
+                input_nan |= np.isnan(np.broadcast_to(array, raw.shape).astype(np.float64)).ravel()
         tol = spec.golden.tolerances.get(dtype_name) or spec.golden.tolerances[case.combination.key.name]
-        a, b = have.astype(np.float64).ravel(), want.astype(np.float64).ravel()
-        ok, diff = _within(a, b, raw.astype(np.float64).ravel(), bound, tol.rtol, tol.atol, input_nan, dtype)
-        results.append(_result(case, tensor.name, have, want, ok, diff, input_nan, views, tol.rtol, tol.atol))
+        ok, diff = within_tolerance(have, raw, tol.rtol, tol.atol, input_nan=input_nan, bound=expected[1])
+        results.append(_result(case, tensor.name, have, raw, ok, diff, input_nan, views, tol.rtol, tol.atol))
     return results
 
 
-def _within(a: Array, b: Array, raw: Array, bound: Array, rtol: float, atol: float,
-            input_nan: npt.NDArray[np.bool_], dtype: np.dtype[Any]) -> tuple[npt.NDArray[np.bool_], Array]:
-    """Which elements pass the module's rule, and |got - expected| (inf for a NaN/inf mismatch)."""
-    same = (a == b) | (np.isnan(a) & np.isnan(b))
-    undefined = np.isnan(b) & ~input_nan
+def within_tolerance(got: Array, reference: Array, rtol: float, atol: float, *,
+                     input_nan: npt.NDArray[np.bool_] | None = None,
+                     bound: Array | None = None) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
+    """Which elements of `got` (output dtype) pass the module's rule against `reference` (any precision,
+    rounded to got's dtype here), flat, and |got - expected| (inf for a NaN/inf mismatch).
+
+    `input_nan` marks elements whose reference inputs hold a NaN; `bound` is the reference's own error.
+    """
+    dtype = got.dtype
     with np.errstate(all="ignore"):
+        raw = np.asarray(reference).astype(np.float64).ravel()
+        a, b = got.astype(np.float64).ravel(), np.asarray(reference).astype(dtype).astype(np.float64).ravel()
+        nan_in = np.zeros(a.size, dtype=np.bool_) if input_nan is None else input_nan.ravel()
+        slack = 0.0 if bound is None else np.broadcast_to(bound, got.shape).ravel()
+        same = (a == b) | (np.isnan(a) & np.isnan(b))
+        undefined = np.isnan(b) & ~nan_in
         # overflow is a rounding: a reference that overflows the dtype is judged by its float64 value,
         # an infinite result by the least value that rounds to infinity
         target = np.where(np.isinf(b) & np.isfinite(raw), raw, b)
         value = np.where(np.isinf(a) & np.isfinite(target), np.sign(a) * _overflow(dtype), a)
         diff = np.where(same, 0.0, np.nan_to_num(np.abs(value - target), nan=np.inf, posinf=np.inf))
-        close = np.isfinite(target) & (diff <= atol + rtol * np.abs(target) + bound)
+        close = np.isfinite(target) & (diff <= atol + rtol * np.abs(target) + slack)
     return same | undefined | close, diff
 
 
@@ -273,12 +291,15 @@ def _overflow(dtype: np.dtype[Any]) -> float:
     """The smallest magnitude that rounds to infinity in `dtype` (65520 for float16)."""
     if dtype.kind in "iub":
         return float(np.iinfo(dtype).max) + 1.0 if dtype.kind != "b" else 2.0
-    info = ml_dtypes.finfo(dtype)
+    info = ml_dtypes.finfo(dtype)  # type: ignore[no-untyped-call]
     return float(2.0**info.maxexp * (1.0 - 2.0 ** -(info.nmant + 2)))
 
 
-def _result(case: _Case, output: str, have: Array, want: Array, ok: npt.NDArray[np.bool_], diff: Array,
-            input_nan: npt.NDArray[np.bool_], views: dict[str, Array], rtol: float, atol: float) -> NumericsResult:
+def _result(case: _Case, output: str, have: Array, raw: Array, ok: npt.NDArray[np.bool_], diff: Array,
+            input_nan: npt.NDArray[np.bool_], views: dict[str, Array], rtol: float,
+            atol: float) -> NumericsResult:
+    with np.errstate(all="ignore"):
+        want = raw.astype(have.dtype)
     b = want.astype(np.float64).ravel()
     compared = ~(np.isnan(b) & ~input_nan)
     with np.errstate(all="ignore"):
@@ -316,14 +337,15 @@ def _broken(case: _Case, plan: RenderPlan, problem: str, output: str | None = No
     name = output or ", ".join(t.name for t in plan.outputs)
     reason = (f"{case.op} variant {case.variant} ({', '.join(case.socs)}), dtypes {_combo(case)}, "
               f"{case.sample} sample, output {name}: {problem}")
-    return NumericsResult(case.op, case.variant, case.socs, case.combination.names, case.sample, name, 0, 0, 1,
-                          np.inf, np.inf, np.inf, False, reason)
+    return NumericsResult(case.op, case.variant, case.socs, case.combination.names, case.sample, name,
+                          elements=0, undefined=0, failures=1, max_abs=np.inf, max_rel=np.inf, max_ulp=np.inf,
+                          passed=False, reason=reason)
 
 
 def _element_views(plan: RenderPlan, inputs: Sequence[Array], shape: tuple[int, ...]) -> dict[str, Array]:
     """Each read input's value at every output element (masks as their bits), flat."""
     views: dict[str, Array] = {}
-    for t, array in zip(plan.inputs, inputs):
+    for t, array in zip(plan.inputs, inputs, strict=True):
         if not t.read_by_kernel:
             continue
         if t.is_mask:
