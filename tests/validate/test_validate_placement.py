@@ -9,8 +9,6 @@ from pathlib import Path
 import pytest
 
 from opgen.validate import runner
-from opgen.validate.checkout import open_checkout
-from opgen.validate.placement import placed, plan_placement
 
 from .conftest import Machine, snapshot
 
@@ -125,25 +123,6 @@ def test_identical_copy_already_there_is_used_and_left_alone(machine: Machine) -
     assert result.exit_code == 0, result.output
     assert snapshot(machine.ops_nn, skip_build=True) == before
     assert "as it was (an identical copy was already there)" in result.output
-
-
-def test_checkout_is_restored_when_the_build_is_interrupted(machine: Machine, monkeypatch: pytest.MonkeyPatch) -> None:
-    op = machine.make_op()
-    other = put_other_op(machine)
-    before = snapshot(machine.ops_nn)
-    checkout = open_checkout(machine.ops_nn)
-    placement = plan_placement(checkout, TARGET, op, force=True)
-
-    def interrupted(*args: object) -> int:
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(runner, "run_logged", interrupted)
-    with pytest.raises(KeyboardInterrupt), placed(placement, keep=False):
-        assert (other / "op_host" / "gelu_grad_tiling.cpp").is_file()
-        runner.run_logged(["bash", "build.sh"], machine.ops_nn, runner.Log(machine.tmp / "x.log"), print)
-
-    assert placement.outcome == "restored"
-    assert snapshot(machine.ops_nn, skip_build=True) == before
 
 
 def test_ctrl_c_during_a_build_restores_the_checkout(machine: Machine, monkeypatch: pytest.MonkeyPatch) -> None:
