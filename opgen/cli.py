@@ -100,6 +100,16 @@ def schema(
         output.write_text(text, encoding="utf-8")
 
 
+def _register_feature_commands() -> None:
+    """Commands that live in their own packages; their modules import only typer at load time."""
+    from .validate.command import validate
+
+    app.command("validate")(validate)
+
+
+_register_feature_commands()
+
+
 def main() -> None:
     """Entry point: user errors print one line and exit 2, never a traceback."""
     try:
