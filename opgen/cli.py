@@ -50,8 +50,8 @@ def gen(
         _say(f"[green]up to date[/green]: {', '.join(op.plan.rel_dir for op in ops)}")
         return
     written = write_trees(output, {op.plan.rel_dir: op.files for op in ops}, force=force)
-    for op, path in zip(ops, written, strict=True):
-        _say(f"[green]wrote[/green] {escape(str(path))} ({len(op.files)} files)")
+    for op, target in zip(ops, written, strict=True):
+        _say(f"[green]wrote[/green] {escape(str(target))} ({len(op.files)} files)")
 
 
 @app.command()

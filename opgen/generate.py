@@ -8,7 +8,7 @@ from pathlib import Path
 from .errors import OpgenError
 from .plan import RenderPlan, build_plan
 from .record import with_record
-from .render import render_tree
+from .render import render_trees
 from .spec.load import LoadedSpec, load_spec
 
 
@@ -19,8 +19,16 @@ class RenderedOp:
 
 
 def render_op(loaded: LoadedSpec) -> RenderedOp:
-    plan = build_plan(loaded.spec, loaded.path.name)
-    return RenderedOp(plan, with_record(plan, loaded.text, render_tree(plan)))
+    return render_loaded([loaded])[0]
+
+
+def render_loaded(loaded: list[LoadedSpec]) -> list[RenderedOp]:
+    plans = [build_plan(item.spec, item.path.name) for item in loaded]
+    trees = render_trees(plans)
+    return [
+        RenderedOp(plan, with_record(plan, item.text, tree))
+        for plan, item, tree in zip(plans, loaded, trees, strict=True)
+    ]
 
 
 def render_specs(paths: list[Path]) -> list[RenderedOp]:
@@ -32,7 +40,7 @@ def render_specs(paths: list[Path]) -> list[RenderedOp]:
         if key in seen:
             raise OpgenError(f"{item.path} and {seen[key]} both define op {key!r}; give each op one spec")
         seen[key] = item.path
-    return [render_op(item) for item in loaded]
+    return render_loaded(loaded)
 
 
 def differences(root: Path, op: RenderedOp) -> list[str]:

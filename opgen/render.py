@@ -1,39 +1,108 @@
-"""Render a plan into files with copier: the `common` blueprint, then the layout's; then clang-format."""
+"""Render plans into files with copier (the `common` blueprint, then the layout's), then clang-format.
+
+copier builds a fresh Jinja environment and recompiles every template for each run; opgen renders many
+ops per process, so one environment and its compiled templates are shared across runs.
+"""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import tempfile
+from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from .errors import OpgenError
 from .paths import BLUEPRINTS, CLANG_FORMAT_STYLE
 from .plan import RenderPlan
 
 CPP_SUFFIXES = (".cpp", ".h")
+_ENVIRONMENTS: dict[str, Any] = {}
+_COMPILED: dict[str, Any] = {}
+_TEMPLATES: dict[str, Any] = {}
+
+
+def render_trees(plans: list[RenderPlan]) -> list[dict[str, bytes]]:
+    """All files of each op dir, keyed by POSIX path relative to it; one clang-format run for all."""
+    with tempfile.TemporaryDirectory(prefix="opgen-render-", dir=_scratch_dir()) as tmp:
+        roots = []
+        for index, plan in enumerate(plans):
+            root = Path(tmp) / str(index)
+            for blueprint in ("common", plan.layout):
+                _render_blueprint(blueprint, plan, root)
+            roots.append(root)
+        trees = [{p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()} for root in roots]
+        format_cpp([path for tree in trees for rel, path in tree.items() if rel.endswith(CPP_SUFFIXES)])
+        return [{rel: path.read_bytes() for rel, path in tree.items()} for tree in trees]
+
+
+def _scratch_dir() -> str | None:
+    """Render in memory-backed /dev/shm where there is one: copier writes many small files."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
 
 
 def render_tree(plan: RenderPlan) -> dict[str, bytes]:
-    """All files of the op dir, keyed by path relative to it (POSIX), with their exact bytes."""
-    import copier
+    return render_trees([plan])[0]
 
-    with tempfile.TemporaryDirectory(prefix="opgen-render-") as tmp:
-        root = Path(tmp) / plan.name
-        for blueprint in ("common", plan.layout):
-            copier.run_copy(
-                str(BLUEPRINTS), str(root), data={"blueprint": blueprint, "plan": plan},
-                defaults=True, overwrite=True, quiet=True, unsafe=True, vcs_ref=None,
-            )
-        files = {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()}
-        format_cpp([p for rel, p in files.items() if rel.endswith(CPP_SUFFIXES)])
-        return {rel: path.read_bytes() for rel, path in files.items()}
+
+def _render_blueprint(blueprint: str, plan: RenderPlan, root: Path) -> None:
+    with _worker_class()(
+        src_path=str(BLUEPRINTS), dst_path=root, data={"blueprint": blueprint, "plan": plan},
+        defaults=True, overwrite=True, quiet=True, unsafe=True,
+    ) as worker:
+        worker.run_copy()
+
+
+def _worker_class() -> Any:
+    """copier's Worker with the template, the Jinja environment and compiled path templates kept between runs."""
+    from copier import Worker
+    from copier._jinja_ext import get_yield_context
+
+    class SharedEnvironmentWorker(Worker):
+        @cached_property
+        def template(self) -> Any:
+            key = str(self.src_path)
+            if key not in _TEMPLATES:
+                _TEMPLATES[key] = _unwrap(Worker.template)(self)
+            return _TEMPLATES[key]
+
+        @cached_property
+        def answers_relpath(self) -> Path:
+            return Path(_unwrap(Worker.answers_relpath)(self))
+
+        @cached_property
+        def jinja_env(self) -> Any:
+            key = str(self.template.local_abspath)
+            if key not in _ENVIRONMENTS:
+                _ENVIRONMENTS[key] = _unwrap(Worker.jinja_env)(self)
+            return _ENVIRONMENTS[key]
+
+        def _render_string(self, string: str, extra_context: dict[str, Any] | None = None) -> str:
+            if string not in _COMPILED:
+                _COMPILED[string] = self.jinja_env.from_string(string)
+            else:  # what parsing would do: a path's yield tag is read afresh on every render
+                context = get_yield_context(self.jinja_env)
+                context.yield_name = context.yield_iterable = None
+            return str(_COMPILED[string].render(**self._render_context(), **(extra_context or {})))
+
+        def _sync_git_index_executable_bit(self, dst_relpath: Path, src_mode: int) -> None:
+            """No git index to sync: opgen renders into a private temp dir (one git process per file)."""
+
+    return SharedEnvironmentWorker
+
+
+def _unwrap(attribute: Any) -> Any:
+    """The function behind a (cached) property of copier's Worker."""
+    return getattr(attribute, "func", None) or attribute.fget
 
 
 def format_cpp(paths: list[Path]) -> None:
     """Format in place with the ops-nn style, one clang-format process for all files."""
     if not paths:
         return
-    from clang_format import get_executable
+    from clang_format import get_executable  # type: ignore[import-untyped]
 
     command = [get_executable("clang-format"), f"--style=file:{CLANG_FORMAT_STYLE}", "-i", *map(str, paths)]
     result = subprocess.run(command, capture_output=True, text=True, check=False)

@@ -17,6 +17,7 @@ from .st_cases import st_csv
 from .tensors import DtypeCombination, TensorPlan, combinations, tensor_plans
 from .unit_tests import UtPlan, ut_plan
 
+SUPPORT_MARKS = {True: "\u221a", False: "\u00d7"}  # the check and cross ops-nn product tables use
 DEFAULT_LICENSE = (
     "Copyright (c) the authors of this operator.\n"
     "SPDX-License-Identifier: Apache-2.0\n"
@@ -79,7 +80,7 @@ class RenderPlan:
     op_api_dir: str  # op_api (arch35) or op_host/op_api (classic)
     description: str
     formula: str
-    products: tuple[tuple[str, str], ...]  # (product, √ or ×)
+    products: tuple[tuple[str, str], ...]  # (product, support mark)
     notes: tuple[str, ...]
     spec_file: str
 
@@ -218,8 +219,9 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         golden_reference=spec.golden.reference, st_arch=arches[0] if arches else "arch22",
         st_csv=st_csv(spec, tensors, combos),
         ut=ut_plan(spec, layout, tensors, combos, socs, op_api_dir, f"aclnn_{camel_to_snake(spec.aclnn.api)}"),
-        example=example_plan(spec, by_name, combos), op_api_dir=op_api_dir, description=spec.docs.description, formula=spec.docs.formula,
-        products=tuple((p.name, "√" if p.supported else "×") for p in spec.docs.products), notes=spec.docs.notes,
+        example=example_plan(spec, by_name, combos), op_api_dir=op_api_dir, description=spec.docs.description,
+        formula=spec.docs.formula, products=tuple((p.name, SUPPORT_MARKS[p.supported]) for p in spec.docs.products),
+        notes=spec.docs.notes,
         spec_file=spec_file,
     )
 

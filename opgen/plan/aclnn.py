@@ -147,7 +147,8 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         empty_condition=" || ".join(f"{p.name}->IsEmpty()" for p in inputs), prepare=tuple(prepare),
         l0_args=l0_args, finish=tuple(finish), l0_output_shape=shape_source,
         mask_lists=tuple(
-            (f"MASK_DTYPE_SUPPORT_LIST_{p.name.upper()}", ", ".join(f"op::DataType::{d.ge}" for d in p.tensor.proto_dtypes))
+            (f"MASK_DTYPE_SUPPORT_LIST_{p.name.upper()}",
+             ", ".join(f"op::DataType::{d.ge}" for d in p.tensor.proto_dtypes))
             for p in inputs if p.tensor.is_mask
         ),
         uses_broadcast=a.broadcast and len(data) > 1,

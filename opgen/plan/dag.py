@@ -76,7 +76,7 @@ def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tupl
                              f"{source}>", f"store {t.name}"))
         outputs.append(f"OpCopyOut{i}")
     init_args = tuple(t.name for t in read) + tuple(t.name for t in tensors if t.role == "output")
-    constants = (("CAST_MODE_NONE", 0), ("CAST_MODE_RINT", 1)) if float_compute else ()
+    constants: tuple[tuple[str, int], ...] = (("CAST_MODE_NONE", 0), ("CAST_MODE_RINT", 1)) if float_compute else ()
     if any(s.op == "select" for s in steps):
         constants += (("VSEL_TENSOR_TENSOR_MODE", 2),)
     return DagKernel(compute_type, constants, tuple(lines), tuple(outputs), init_args)

@@ -48,6 +48,7 @@ def soc_plan(spec: OpSpec, platform: PlatformSpec, combos: tuple[DtypeCombinatio
     return SocPlan(
         name=soc.name, arch=soc.arch, kernel_ut_soc=soc.kernel_ut_soc, short_version=soc.short_version,
         soc_enum=soc.name.upper(), aicore_flags=flags, extend_cfg=extend,
-        config_var="config" + "".join(part.capitalize() for part in soc.name.split("_")), tiling_key=platform.tiling_key,
+        config_var="config" + "".join(part.capitalize() for part in soc.name.split("_")),
+        tiling_key=platform.tiling_key,
         variant=platform.compute_variant, binary_json=json.dumps(document, indent=4) + "\n",
     )

@@ -113,7 +113,8 @@ def tensor_plans(spec: OpSpec, recipe_args: set[str]) -> tuple[TensorPlan, ...]:
     plans = []
     for role, items in (("input", spec.inputs), ("output", spec.outputs)):
         for index, tensor in enumerate(items):
-            plans.append(_tensor(tensor, role, index, count, key_column, tensor.name in recipe_args or role == "output"))
+            read = tensor.name in recipe_args or role == "output"
+            plans.append(_tensor(tensor, role, index, count, key_column, read))
     return tuple(plans)
 
 

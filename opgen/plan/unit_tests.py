@@ -66,9 +66,9 @@ def ut_plan(
         tiling_header = f"../../../../op_host/arch35/{name}_tiling_arch35.h"
         compile_info = ("", f"optiling::{spec.op_type}CompileInfo")
         kernel = (f"../../../op_kernel/{name}_apt.cpp", "EleBaseTilingDataV2", f"::{name}<0, {first.key.tpl}>")
-        fields = tuple((f, str(elements)) for f in ("dim0", "ubFormer", "blockFormer", "ubTailOfFormerBlock",
-                                                      "ubTailOfTailBlock", "elemNum")) + tuple(
-            (f, "1") for f in ("coreNum", "blockNum", "ubLoopOfFormerBlock", "ubLoopOfTailBlock")) + (("scheMode", "0"),)
+        whole = ("dim0", "ubFormer", "blockFormer", "ubTailOfFormerBlock", "ubTailOfTailBlock", "elemNum")
+        ones = ("coreNum", "blockNum", "ubLoopOfFormerBlock", "ubLoopOfTailBlock")
+        fields = (*((f, str(elements)) for f in whole), *((f, "1") for f in ones), ("scheMode", "0"))
         setup: tuple[str, ...] = ("AscendC::SetKernelMode(KernelMode::AIV_MODE);",)
     else:
         tiling_header = "register/op_impl_registry.h"
@@ -76,7 +76,8 @@ def ut_plan(
         kernel = (f"../../../op_kernel/{name}.cpp", f"{spec.op_type}TilingData", f"::{name}")
         fields = (("totalNum", str(elements)), ("blockFormer", str(elements)), ("blockTail", str(elements)),
                   ("tileDataNum", "256"))
-        setup = (f"ICPU_SET_TILING_KEY({spec.platforms[0].tiling_key});", "AscendC::SetKernelMode(KernelMode::AIV_MODE);")
+        setup = (f"ICPU_SET_TILING_KEY({spec.platforms[0].tiling_key});",
+                 "AscendC::SetKernelMode(KernelMode::AIV_MODE);")
     cases = [
         TilingCase(f"tiling_{c.key.name}", ", ".join(map(str, shape)),
                    ", ".join(f"ge::{t.dtypes[c.index].ge}" for t in inputs),

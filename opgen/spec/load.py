@@ -104,7 +104,9 @@ def _data_loc(data: Any, loc: Loc) -> Loc:
     kept: list[str | int] = []
     node = data
     for part in loc:
-        if (isinstance(node, dict) and part in node) or (isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)):
+        in_map = isinstance(node, dict) and part in node
+        in_list = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if in_map or in_list:
             node = node[part]
             kept.append(part)
         elif isinstance(node, dict) and isinstance(part, str) and not _is_pydantic_tag(part):

@@ -73,7 +73,7 @@ def parse_step(text: str) -> Step:
     signature = OPS[op].args
     if len(args) != len(signature):
         raise ValueError(f"step {text!r}: {op} takes {len(signature)} argument(s), got {len(args)}")
-    for arg, kind in zip(args, signature):
+    for arg, kind in zip(args, signature, strict=True):
         if kind == "tensor" and not isinstance(arg, str):
             raise ValueError(f"step {text!r}: {op} needs a value name where {arg!r} stands")
         if kind == "scalar" and isinstance(arg, str):

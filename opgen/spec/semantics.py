@@ -28,11 +28,15 @@ def check_semantics(spec: OpSpec) -> list[SpecIssue]:
 def _names(spec: OpSpec) -> list[SpecIssue]:
     issues = []
     seen: set[str] = set()
-    for role, items in (("inputs", spec.inputs), ("outputs", spec.outputs), ("attrs", spec.attrs)):
-        for i, item in enumerate(items):
-            if item.name in seen:
-                issues.append(SpecIssue((role, i, "name"), f"duplicate name {item.name!r}; names must be unique"))
-            seen.add(item.name)
+    named: list[tuple[str, tuple[str, ...]]] = [
+        ("inputs", tuple(t.name for t in spec.inputs)), ("outputs", tuple(t.name for t in spec.outputs)),
+        ("attrs", tuple(a.name for a in spec.attrs)),
+    ]
+    for role, names in named:
+        for i, name in enumerate(names):
+            if name in seen:
+                issues.append(SpecIssue((role, i, "name"), f"duplicate name {name!r}; names must be unique"))
+            seen.add(name)
     return issues
 
 
@@ -56,7 +60,7 @@ def _dtypes(spec: OpSpec) -> list[SpecIssue]:
                                         "lists; the proto must admit every supported dtype"))
     if issues:
         return issues
-    columns = list(zip(*(t.dtype_column(count) for t in spec.tensors)))
+    columns = list(zip(*(t.dtype_column(count) for t in spec.tensors), strict=True))
     for k, n in Counter(columns).items():
         if n > 1:
             issues.append(SpecIssue(("inputs",), f"dtype combination {k} is listed {n} times; list each once"))
