@@ -13,6 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from . import __version__
 from .errors import OpgenError
 from .paths import BLUEPRINTS, CLANG_FORMAT_STYLE
 from .plan import RenderPlan
@@ -76,7 +77,9 @@ def _worker_class() -> Any:
         def jinja_env(self) -> Any:
             key = str(self.template.local_abspath)
             if key not in _ENVIRONMENTS:
-                _ENVIRONMENTS[key] = _unwrap(Worker.jinja_env)(self)
+                env = _unwrap(Worker.jinja_env)(self)
+                env.bytecode_cache = _bytecode_cache()
+                _ENVIRONMENTS[key] = env
             return _ENVIRONMENTS[key]
 
         def _render_string(self, string: str, extra_context: dict[str, Any] | None = None) -> str:
@@ -91,6 +94,19 @@ def _worker_class() -> Any:
             """No git index to sync: opgen renders into a private temp dir (one git process per file)."""
 
     return SharedEnvironmentWorker
+
+
+def _bytecode_cache() -> Any:
+    """Compiled blueprints kept in the user's cache dir, so a cold `opgen` skips Jinja compilation."""
+    from jinja2 import FileSystemBytecodeCache
+
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    directory = base / "opgen" / f"jinja-{__version__}"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return FileSystemBytecodeCache(str(directory))
 
 
 def _unwrap(attribute: Any) -> Any:
