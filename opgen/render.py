@@ -58,8 +58,8 @@ def _render_blueprint(blueprint: str, plan: RenderPlan, root: Path) -> None:
 
 def _worker_class() -> Any:
     """copier's Worker with the template, the Jinja environment and compiled path templates kept between runs."""
-    from copier._main import Worker  # internal API: copier is pinned in pyproject.toml
     from copier._jinja_ext import get_yield_context
+    from copier._main import Worker  # internal API: copier is pinned in pyproject.toml
 
     class SharedEnvironmentWorker(Worker):
         @cached_property
