@@ -1,0 +1,64 @@
+"""`opgen check OP_DIR`: the typer command. Only typer and the stdlib at module top, so `opgen --help` stays
+fast; the tiers (copier, tree-sitter, numpy, torch) are imported when the command runs.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def check(
+    op_dir: Annotated[Path, typer.Argument(help="A generated (or since edited) op dir.", show_default=False)],
+    spec: Annotated[
+        Path | None,
+        typer.Option("--spec", metavar="SPEC", help="The op spec; default: the tree's own .opgen/spec.yaml."),
+    ] = None,
+    cann_headers: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--cann-headers",
+            metavar="DIR",
+            help="CANN include dir for the headers tier; repeat it, join dirs with ':', or name a file listing "
+            "one dir a line (docs/check.md lists the dirs). Without it the headers tier is SKIPPED.",
+        ),
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print a machine-readable JSON report.")] = False,
+) -> None:
+    """Check an op tree offline: structure, syntax, consistency, numerics, and (given CANN headers) headers.
+
+    Exit 0 only when no tier fails (a SKIPPED tier does not fail), 1 when one does, 2 on bad input.
+    """
+    from ..errors import OpgenError
+
+    try:
+        from .headers import resolve_include_dirs
+        from .runner import run_checks
+
+        include_dirs = resolve_include_dirs(cann_headers or [])
+        report = run_checks(op_dir, spec, include_dirs)
+    except OpgenError as error:
+        _error(str(error))
+        raise typer.Exit(2) from None
+    except OSError as error:
+        _error(f"{error.strerror or error}: {error.filename or ''}".rstrip(": "))
+        raise typer.Exit(2) from None
+    from .report import print_json, print_table
+
+    if json_output:
+        print_json(report)
+    else:
+        print_table(report)
+    raise typer.Exit(report.exit_code)
+
+
+def _error(message: str) -> None:
+    """One line on stderr, never a traceback."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    Console(stderr=True, highlight=False).print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
+    sys.stderr.flush()

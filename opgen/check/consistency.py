@@ -1,0 +1,217 @@
+"""Consistency tier, dtype half: the def's dtype combinations, read back from the files, agree with the
+binary JSON of every SoC, the tiling dispatch, the TPL macros, the proto and the ST cases.
+
+Everything here is read from the tree (see readers.py), so a hand edit to one file shows up as a
+disagreement with the others. The kernel/tiling wiring half lives in wiring.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from ..plan import RenderPlan
+from .items import CheckItem, ok, skipped, verdict
+from .readers import (
+    DefInfo,
+    OpFiles,
+    ReadError,
+    Source,
+    defines,
+    ge_name,
+    glob_rel,
+    read_binary_json,
+    read_def,
+    read_proto,
+    read_source,
+    read_st_csv,
+)
+from .wiring import wiring_items
+
+TIER = "consistency"
+Combo = tuple[str, ...]
+
+
+def consistency_tier(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
+    files = OpFiles(plan.name, plan.op_type, plan.layout)
+    src = read_source(op_dir, files.def_cpp)
+    if src is None:
+        return [skipped("def dtype combinations", f"{files.def_cpp} missing: nothing to compare against")]
+    info = read_def(src)
+    problem = info.columns_problem()
+    missing = [f"{src.rel}:{t.line}: {t.name} has no .DataType({{...}})" for t in info.tensors if t.dtypes is None]
+    if not info.tensors or problem or missing:
+        found = missing + ([f"{src.rel}: {problem}"] if problem else []) + (
+            [] if info.tensors else [f"{src.rel}: no this->Input(...)/Output(...) found"])
+        return [verdict("def dtype combinations", found)]
+    combos = info.combinations()
+    n_in = len(info.inputs)
+    items = [ok("def dtype combinations", f"{len(combos)}: " + ", ".join(show(c, n_in) for c in combos),
+                combinations=len(combos))]
+    items += binary_json_items(op_dir, files, info)
+    items.append(tiling_dispatch_item(op_dir, files, info))
+    items.append(tpl_item(op_dir, files, info))
+    items.append(proto_item(op_dir, files, info))
+    items += st_csv_items(op_dir, info)
+    items += wiring_items(op_dir, files, info)
+    return items
+
+
+def show(combo: Combo, inputs: int) -> str:
+    return f"({', '.join(combo[:inputs])} -> {', '.join(combo[inputs:])})"
+
+
+def binary_json_items(op_dir: Path, files: OpFiles, info: DefInfo) -> list[CheckItem]:
+    """One item per SoC file: same tensor names in def order, the same set of combinations, no duplicates."""
+    rels = glob_rel(op_dir, f"op_host/config/*/{files.name}_binary.json")
+    if not rels:
+        return [skipped("binary JSON == def", "no op_host/config/<soc>/*_binary.json (see structure)")]
+    combos, n_in = info.combinations(), len(info.inputs)
+    names = tuple(t.name for t in info.tensors)
+    items = []
+    for rel in rels:
+        label = f"binary JSON == def ({rel.split('/')[2]})"
+        try:
+            _, entries = read_binary_json(op_dir / rel)
+        except ReadError as error:
+            items.append(verdict(label, [f"{rel}: {error}"]))
+            continue
+        problems = [f"{rel}: op_list[{e.index}] names tensors ({', '.join(e.names)}), the def ({', '.join(names)})"
+                    for e in entries if e.names != names]
+        have = Counter(e.dtypes for e in entries)
+        problems += [f"{rel} lacks def combination {show(c, n_in)}" for c in combos if c not in have]
+        problems += [f"{rel} has combination {show(c, n_in)} that the def does not list" for c in have
+                     if c not in combos]
+        problems += [f"{rel} lists combination {show(c, n_in)} {n} times" for c, n in have.items() if n > 1]
+        dup = [b for b, n in Counter(e.bin_filename for e in entries).items() if n > 1]
+        problems += [f"{rel}: bin_filename {b} is not unique" for b in dup]
+        items.append(verdict(label, problems, f"{len(entries)} entries", entries=len(entries)))
+    return items
+
+
+_ARCH35_DISPATCH = re.compile(r"==\s*ge::(DT_\w+)\s*\)\s*\{\s*dType\s*=\s*(\w+)\s*;")
+_CLASSIC_CASES = re.compile(r"DTYPE_CASES\s*\[\s*\]\s*=\s*\{(.*?)\}\s*;", re.S)
+
+
+def tiling_dispatch(op_dir: Path, files: OpFiles) -> tuple[Source | None, list[tuple[str, str, int]]]:
+    """(dtype, TPL name or "", line) of each dtype the host tiling dispatches on."""
+    if files.layout == "arch35":
+        src = read_source(op_dir, f"op_host/arch35/{files.name}_tiling_arch35.cpp")
+        if src is None:
+            return None, []
+        return src, [(ge_name(m.group(1)), m.group(2), src.line(m.start()))
+                     for m in _ARCH35_DISPATCH.finditer(src.code)]
+    src = read_source(op_dir, f"op_host/{files.name}_tiling.cpp")
+    if src is None:
+        return None, []
+    table = _CLASSIC_CASES.search(src.code)
+    if not table:
+        return src, []
+    return src, [(ge_name(m.group(1)), "", src.line(table.start(1) + m.start()))
+                 for m in re.finditer(r"\{\s*ge::(DT_\w+)\s*,", table.group(1))]
+
+
+def tiling_dispatch_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
+    """The host tiling dispatches on the first output's dtype: exactly the def's first-output column."""
+    label = "tiling dtype dispatch == def"
+    src, found = tiling_dispatch(op_dir, files)
+    if src is None:
+        return skipped(label, "tiling source missing (see structure)")
+    shape = "`== ge::DT_X) { dType = TPL_X;` chain" if files.layout == "arch35" else "DTYPE_CASES table"
+    if not found:
+        return verdict(label, [f"{src.rel}: no {shape} found"])
+    keys = list(dict.fromkeys(t for t in info.outputs[0].dtypes or ()))
+    dispatched = [d for d, _, _ in found]
+    problems = [f"{src.rel} does not dispatch {d}, which the def lists for {info.outputs[0].name}"
+                for d in keys if d not in dispatched]
+    problems += [f"{src.rel}:{line} dispatches {d}, which the def does not list for {info.outputs[0].name}"
+                 for d, _, line in found if d not in keys]
+    return verdict(label, problems, f"{src.rel} ({shape}): {', '.join(dispatched)}")
+
+
+def tpl_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
+    """arch35: the dType TPL macros declared and selected are exactly those the tiling sets, with distinct values."""
+    label = "TPL dType macros == tiling"
+    if files.layout != "arch35":
+        return skipped(label, "classic layout: no dType template argument (the kernel takes its dtypes from the "
+                              "DTYPE_<TENSOR> macros the build defines per binary JSON entry)")
+    src = read_source(op_dir, files.tpl_struct)
+    tiling_src, found = tiling_dispatch(op_dir, files)
+    if src is None or tiling_src is None:
+        return skipped(label, f"{files.tpl_struct} or the tiling source missing (see structure)")
+    values = defines(src)
+    decl = _tpl_list(src, "DECL")
+    sel = _tpl_list(src, "SEL")
+    problems = []
+    if decl is None:
+        return verdict(label, [f"{src.rel}: no ASCENDC_TPL_DTYPE_DECL(dType, ...)"])
+    problems += [f"{src.rel}: {name} is not #defined to a number" for name in decl if name not in values]
+    codes = Counter(values.get(name) for name in decl if name in values)
+    problems += [f"{src.rel}: {n} dType macros share value {v}" for v, n in codes.items() if n > 1]
+    if sel is not None and set(sel) != set(decl):
+        problems.append(f"{src.rel}: ASCENDC_TPL_DTYPE_SEL ({', '.join(sel)}) != DECL ({', '.join(decl)})")
+    used = {tpl: (d, line) for d, tpl, line in found}
+    problems += [f"{tiling_src.rel}:{line} sets dType = {tpl} (for {d}), not declared in {src.rel}"
+                 for tpl, (d, line) in used.items() if tpl not in decl]
+    problems += [f"{src.rel} declares {tpl}, which {tiling_src.rel} never sets" for tpl in decl if tpl not in used]
+    shown = ", ".join(f"{t}={values.get(t, '?')}" for t in decl)
+    return verdict(label, problems, f"{src.rel}: {shown}")
+
+
+def _tpl_list(src: Source, kind: str) -> list[str] | None:
+    m = re.search(rf"ASCENDC_TPL_DTYPE_{kind}\s*\(\s*dType\s*,([^)]*)\)", src.code)
+    return [t.strip() for t in m.group(1).split(",") if t.strip()] if m else None
+
+
+def proto_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
+    """Per tensor, the proto's TensorType holds every dtype the def lists; tensors in the def's order."""
+    label = "proto TensorType ⊇ def"
+    src = read_source(op_dir, files.proto)
+    if src is None:
+        return skipped(label, f"{files.proto} missing (see structure)")
+    proto = read_proto(src)
+    if not proto:
+        return verdict(label, [f"{src.rel}: no .INPUT/.OUTPUT(name, TensorType(...)) found"])
+    by_name = {t.name: t for t in proto}
+    problems = []
+    for role in ("input", "output"):
+        want = [t.name for t in info.tensors if t.role == role]
+        have = [t.name for t in proto if t.role == role]
+        if want != have:
+            problems.append(f"{src.rel}: {role}s ({', '.join(have)}), the def ({', '.join(want)})")
+    groups = []
+    for tensor in info.tensors:
+        p = by_name.get(tensor.name)
+        if p is None:
+            continue
+        if p.dtypes is None:
+            groups.append(tensor.name)
+            continue
+        lacking = [d for d in dict.fromkeys(tensor.dtypes or ()) if d not in p.dtypes]
+        if lacking:
+            problems.append(f"{src.rel}:{p.line}: {tensor.name} TensorType lacks {', '.join(lacking)} "
+                            f"that {files.def_cpp}:{tensor.line} lists")
+    note = f"; {', '.join(groups)}: TensorType group, not compared" if groups else ""
+    return verdict(label, problems, f"{len(proto)} tensors{note}")
+
+
+def st_csv_items(op_dir: Path, info: DefInfo) -> list[CheckItem]:
+    rels = glob_rel(op_dir, "tests/st/**/*.csv")
+    if not rels:
+        return [skipped("ST CSV dtypes ⊆ def", "no tests/st/<arch>/*.csv (see structure)")]
+    combos, n_in = set(info.combinations()), len(info.inputs)
+    items = []
+    for rel in rels:
+        rows = read_st_csv(op_dir / rel)
+        problems = [f"{rel}:{r.line}: input_dtypes/output_dtypes unreadable" for r in rows if r.dtypes is None]
+        problems += [f"{rel}:{r.line} ({r.testcase}): {show(r.dtypes, n_in)} is not a def combination"
+                     for r in rows if r.dtypes is not None and r.dtypes not in combos]
+        used = {r.dtypes for r in rows if r.dtypes in combos}
+        items.append(verdict(f"ST CSV dtypes ⊆ def ({Path(rel).name})", problems[:4] + _more(problems, 4),
+                             f"{len(rows)} rows cover {len(used)} of {len(combos)} combinations", rows=len(rows)))
+    return items
+
+
+def _more(problems: list[str], shown: int) -> list[str]:
+    return [f"... {len(problems) - shown} more"] if len(problems) > shown else []

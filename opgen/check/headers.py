@@ -1,0 +1,144 @@
+"""Headers tier: every host-side file (def, infershape, tiling, proto, op_api) compiles with
+`g++ -std=c++17 -fsyntax-only` against real CANN include dirs the user gives (see docs/check.md).
+
+The flags are ops-nn's own (cmake/func.cmake): `-Dgoogle=ascend_private -DLOG_CPP -DOP_SUBMOD_NAME="OPS_NN"`,
+and for infershape/proto/def and tiling objects `-DOPS_UTILS_LOG_SUB_MOD_NAME="OP_PROTO"|"OP_TILING"
+-DDISABLE_COMPILE_V1`. The op's own dirs and its parent come first, as ops-nn's CMake puts them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import OpgenError
+from .items import CheckItem, bad, ok, skipped
+
+TIER = "headers"
+HOST_DIRS = ("op_host", "op_graph", "op_api")
+BASE_FLAGS = ("-std=c++17", "-fsyntax-only", "-fno-diagnostics-color", "-fmax-errors=10",
+              "-Dgoogle=ascend_private", "-DLOG_CPP", '-DOP_SUBMOD_NAME="OPS_NN"')
+ROLE_FLAGS = {
+    "op_api": (),
+    "proto": ('-DOPS_UTILS_LOG_SUB_MOD_NAME="OP_PROTO"', "-DDISABLE_COMPILE_V1"),
+    "tiling": ('-DOPS_UTILS_LOG_SUB_MOD_NAME="OP_TILING"', "-DDISABLE_COMPILE_V1"),
+}
+TIMEOUT = 300.0
+_ERROR = re.compile(r"^(?P<where>[^:\n]+):(?P<line>\d+)(?::\d+)?:\s*(?:fatal )?error:\s*(?P<message>.*)$", re.M)
+_INCLUDED = re.compile(r"^(?:In file included|\s+) from (?P<where>[^:\n]+):(?P<line>\d+)", re.M)
+
+
+def resolve_include_dirs(values: Sequence[Path]) -> list[Path]:
+    """Each value is a dir, several joined by os.pathsep, or a file listing dirs one a line (# comments)."""
+    dirs: list[Path] = []
+    for value in values:
+        if value.is_file():
+            lines = value.read_text(encoding="utf-8").splitlines()
+            parts = [Path(s.strip()) for s in lines if s.strip() and not s.lstrip().startswith("#")]
+        else:
+            parts = [Path(p) for p in str(value).split(os.pathsep) if p]
+        for part in parts:
+            if not part.is_dir():
+                raise OpgenError(f"--cann-headers: {part} is not a directory (see docs/check.md for the list)")
+            dirs.append(part.resolve())
+    return dirs
+
+
+def host_files(op_dir: Path) -> list[tuple[str, str]]:
+    """(relative path, role) of the .cpp/.h files ops-nn compiles on the host, skipping tests and kernels."""
+    found = []
+    for top in HOST_DIRS:
+        for path in sorted((op_dir / top).rglob("*")):
+            if path.suffix not in (".cpp", ".h") or not path.is_file():
+                continue
+            rel = path.relative_to(op_dir).as_posix()
+            role = "op_api" if "op_api" in rel.split("/") else "tiling" if "tiling" in path.name else "proto"
+            found.append((rel, role))
+    return found
+
+
+@dataclass(frozen=True)
+class Compiled:
+    rel: str
+    role: str
+    passed: bool
+    error: str
+    seconds: float
+
+
+def compile_command(compiler: str, op_dir: Path, rel: str, role: str, include_dirs: Sequence[Path]) -> list[str]:
+    own = [op_dir / "op_host", op_dir / "op_graph", op_dir, op_dir.parent]
+    command = [compiler, *BASE_FLAGS, *ROLE_FLAGS[role]]
+    command += [f"-I{d}" for d in (*own, *include_dirs)]
+    if rel.endswith(".h"):
+        command += ["-x", "c++"]
+    return [*command, str(op_dir / rel)]
+
+
+def first_error(output: str, op_dir: Path) -> str:
+    """The first error line, paths inside the op dir made relative; where it is in a CANN header, also the
+    line of the op's file that led there."""
+    match = _ERROR.search(output)
+    if not match:
+        lines = [line for line in output.splitlines() if line.strip()]
+        return lines[-1] if lines else "failed without a message"
+    where = _short(match.group("where"), op_dir)
+    text = f"{where}:{match.group('line')}: {match.group('message').strip()}"
+    if not _inside(match.group("where"), op_dir):
+        ours = [m for m in _INCLUDED.finditer(output[: match.start()]) if _inside(m.group("where"), op_dir)]
+        if ours:
+            text += f" (included from {_short(ours[-1].group('where'), op_dir)}:{ours[-1].group('line')})"
+    count = len(_ERROR.findall(output))
+    return text + (f" [{count} errors in all]" if count > 1 else "")
+
+
+def _inside(where: str, op_dir: Path) -> bool:
+    return os.path.abspath(where).startswith(str(op_dir.resolve()) + os.sep)
+
+
+def _short(where: str, op_dir: Path) -> str:
+    full = os.path.abspath(where)
+    base = str(op_dir.resolve()) + os.sep
+    return full[len(base):] if full.startswith(base) else where
+
+
+def compile_one(compiler: str, op_dir: Path, rel: str, role: str, include_dirs: Sequence[Path]) -> Compiled:
+    start = time.perf_counter()
+    command = compile_command(compiler, op_dir, rel, role, include_dirs)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=TIMEOUT,
+                              check=False, env={**os.environ, "LC_ALL": "C"})
+    except subprocess.TimeoutExpired:
+        return Compiled(rel, role, False, f"{compiler} took more than {TIMEOUT:.0f}s", time.perf_counter() - start)
+    passed = done.returncode == 0
+    error = "" if passed else first_error(done.stderr, op_dir)
+    return Compiled(rel, role, passed, error, time.perf_counter() - start)
+
+
+def headers_tier(op_dir: Path, include_dirs: Sequence[Path], *, compiler: str = "g++",
+                 jobs: int | None = None) -> list[CheckItem]:
+    if not include_dirs:
+        return [skipped("host files compile", "no --cann-headers given: pass the CANN include dirs "
+                                              "(docs/check.md lists them) to compile the host files")]
+    exe = shutil.which(compiler)
+    if exe is None:
+        return [skipped("host files compile", f"{compiler} not found on PATH")]
+    files = host_files(op_dir)
+    if not files:
+        return [skipped("host files compile", "no .cpp/.h under op_host, op_graph or op_api (see structure)")]
+    op_dir = op_dir.resolve()
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 2) as pool:
+        results = list(pool.map(lambda f: compile_one(exe, op_dir, f[0], f[1], include_dirs), files))
+    items = []
+    for r in results:
+        label = f"{r.rel} ({r.role})"
+        seconds = round(r.seconds, 2)
+        items.append(ok(label, "compiles", seconds=seconds) if r.passed else bad(label, r.error, seconds=seconds))
+    return items

@@ -1,0 +1,315 @@
+"""Read facts back out of an op tree's files (regex over comment-stripped text), never from the spec.
+
+The tree may have been edited by hand, so every reader tolerates absent patterns (returns empty) and
+keeps line numbers, which the checks put into their messages.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..spec.dtypes import DTYPES
+
+_GE_TO_NAME = {d.ge: d.name for d in DTYPES.values()}
+_C_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+_CMAKE_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|#[^\n]*')
+
+
+class ReadError(Exception):
+    """A file exists but does not have the shape a check needs (bad JSON, unreadable CSV)."""
+
+
+def ge_name(token: str) -> str:
+    """`DT_BF16` -> `bfloat16`; an unknown enumerator is kept as written so messages show it."""
+    return _GE_TO_NAME.get(token, token)
+
+
+def _blank(match: re.Match[str]) -> str:
+    """A comment becomes spaces (newlines kept) so offsets and line numbers do not move."""
+    text = match.group(0)
+    if text.startswith(("//", "/*", "#")):
+        return re.sub(r"[^\n]", " ", text)
+    return text
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file's text with comments blanked out, and where it lives (relative to the op dir)."""
+
+    rel: str
+    code: str
+
+    def line(self, pos: int) -> int:
+        return self.code.count("\n", 0, pos) + 1
+
+    def at(self, pos: int) -> str:
+        return f"{self.rel}:{self.line(pos)}"
+
+
+def read_source(op_dir: Path, rel: str) -> Source | None:
+    """The file at `rel` with C/C++ or CMake comments blanked; None when it does not exist."""
+    path = op_dir / rel
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix in (".cpp", ".h", ".cc", ".hpp"):
+        text = _C_TOKENS.sub(_blank, text)
+    elif path.name == "CMakeLists.txt" or path.suffix == ".cmake":
+        text = _CMAKE_TOKENS.sub(_blank, text)
+    return Source(rel, text)
+
+
+@dataclass(frozen=True)
+class OpFiles:
+    """Where each file of an op lives, from its snake name and layout (what the blueprints emit)."""
+
+    name: str
+    op_type: str
+    layout: str  # "arch35" | "classic"
+
+    @property
+    def def_cpp(self) -> str:
+        return f"op_host/{self.name}_def.cpp"
+
+    @property
+    def infershape(self) -> str:
+        return f"op_host/{self.name}_infershape.cpp"
+
+    @property
+    def proto(self) -> str:
+        return f"op_graph/{self.name}_proto.h"
+
+    @property
+    def kernel_entry(self) -> str:
+        return f"op_kernel/{self.name}_apt.cpp" if self.layout == "arch35" else f"op_kernel/{self.name}.cpp"
+
+    @property
+    def tpl_struct(self) -> str:
+        return f"op_kernel/arch35/{self.name}_tiling_struct.h"
+
+    @property
+    def tiling_key_h(self) -> str:
+        return f"op_kernel/{self.name}_tiling_key.h"
+
+    @property
+    def golden(self) -> str:
+        return "tests/assets/golden.py"
+
+
+def glob_rel(op_dir: Path, pattern: str) -> list[str]:
+    """Paths (relative, POSIX, sorted) matching `pattern` under the op dir, `.opgen/` excluded."""
+    return sorted(p.relative_to(op_dir).as_posix() for p in op_dir.glob(pattern)
+                  if p.is_file() and ".opgen" not in p.relative_to(op_dir).parts)
+
+
+# ---------------------------------------------------------------- def
+
+
+@dataclass(frozen=True)
+class DefTensor:
+    role: str  # "input" | "output"
+    name: str
+    dtypes: tuple[str, ...] | None  # canonical names per combination; None: no `.DataType({...})` found
+    line: int
+
+
+@dataclass(frozen=True)
+class DefInfo:
+    tensors: tuple[DefTensor, ...]
+    socs: tuple[tuple[str, int], ...]  # (soc, line) of each AddConfig
+    op_add: tuple[tuple[str, int], ...]
+    op_files: tuple[tuple[str, int], ...]  # ExtendCfgInfo("opFile.value", ...)
+
+    def columns_problem(self) -> str | None:
+        widths = {t.name: len(t.dtypes) for t in self.tensors if t.dtypes is not None}
+        if len(set(widths.values())) > 1:
+            return "tensors list different numbers of dtypes: " + ", ".join(f"{k} {v}" for k, v in widths.items())
+        return None
+
+    def combinations(self) -> list[tuple[str, ...]]:
+        """Column k across every tensor (inputs then outputs): the def's supported combinations."""
+        columns = [t.dtypes for t in self.tensors if t.dtypes is not None]
+        return list(zip(*columns, strict=False)) if columns else []
+
+    @property
+    def inputs(self) -> list[DefTensor]:
+        return [t for t in self.tensors if t.role == "input"]
+
+    @property
+    def outputs(self) -> list[DefTensor]:
+        return [t for t in self.tensors if t.role == "output"]
+
+
+_DEF_TENSOR = re.compile(r'this\s*->\s*(Input|Output)\s*\(\s*"(\w+)"\s*\)')
+_DEF_NEXT = re.compile(r"this\s*->")
+_DATATYPE = re.compile(r"\.DataType\s*\(\s*\{([^}]*)\}\s*\)")
+
+
+def read_def(src: Source) -> DefInfo:
+    tensors = []
+    for match in _DEF_TENSOR.finditer(src.code):
+        nxt = _DEF_NEXT.search(src.code, match.end())
+        segment = src.code[match.end() : nxt.start() if nxt else len(src.code)]
+        types = _DATATYPE.search(segment)
+        dtypes = tuple(ge_name(t) for t in re.findall(r"DT_\w+", types.group(1))) if types else None
+        tensors.append(DefTensor(match.group(1).lower(), match.group(2), dtypes, src.line(match.start())))
+    return DefInfo(
+        tensors=tuple(tensors),
+        socs=find_named(src, r'AddConfig\s*\(\s*"(\w+)"'),
+        op_add=find_named(src, r"\bOP_ADD\s*\(\s*(\w+)\s*\)"),
+        op_files=find_named(src, r'ExtendCfgInfo\s*\(\s*"opFile\.value"\s*,\s*"([^"]*)"'),
+    )
+
+
+def find_named(src: Source, pattern: str) -> tuple[tuple[str, int], ...]:
+    """(first group, line) of every match of `pattern`."""
+    return tuple((m.group(1), src.line(m.start())) for m in re.finditer(pattern, src.code))
+
+
+# ---------------------------------------------------------------- proto
+
+_PROTO_TENSOR = re.compile(
+    r"\.\s*(OPTIONAL_INPUT|DYNAMIC_INPUT|INPUT|DYNAMIC_OUTPUT|OUTPUT)\s*\(\s*(\w+)\s*,\s*TensorType\s*(\(\s*\{[^}]*\}\s*\)|::\w+\s*\(\s*\))"
+)
+
+
+@dataclass(frozen=True)
+class ProtoTensor:
+    role: str
+    name: str
+    dtypes: frozenset[str] | None  # None: a TensorType:: group such as ALL(), not a list
+    line: int
+
+
+def read_proto(src: Source) -> list[ProtoTensor]:
+    found = []
+    for m in _PROTO_TENSOR.finditer(src.code):
+        role = "output" if "OUTPUT" in m.group(1) else "input"
+        body = m.group(3)
+        dtypes = frozenset(ge_name(t) for t in re.findall(r"DT_\w+", body)) if body.lstrip().startswith("(") else None
+        found.append(ProtoTensor(role, m.group(2), dtypes, src.line(m.start())))
+    return found
+
+
+# ---------------------------------------------------------------- binary JSON
+
+
+@dataclass(frozen=True)
+class BinaryEntry:
+    index: int  # position in op_list
+    names: tuple[str, ...]  # tensor names, inputs (by index) then outputs (by index)
+    dtypes: tuple[str, ...]
+    bin_filename: str
+
+
+def read_binary_json(path: Path) -> tuple[str, list[BinaryEntry]]:
+    """op_type and the op_list entries of an `op_host/config/<soc>/<op>_binary.json`."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        entries = []
+        for k, entry in enumerate(data["op_list"]):
+            tensors = [sorted(entry.get(role, []), key=lambda t: int(t["index"])) for role in ("inputs", "outputs")]
+            flat = tensors[0] + tensors[1]
+            entries.append(BinaryEntry(k, tuple(str(t["name"]) for t in flat), tuple(str(t["dtype"]) for t in flat),
+                                       str(entry.get("bin_filename", ""))))
+        return str(data.get("op_type", "")), entries
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ReadError(f"not an ops-nn binary JSON ({type(error).__name__}: {error})") from None
+
+
+# ---------------------------------------------------------------- ST CSV
+
+
+@dataclass(frozen=True)
+class CsvRow:
+    line: int
+    op_name: str
+    dtypes: tuple[str, ...] | None  # input_dtypes + output_dtypes; None when unreadable
+    testcase: str
+
+
+def read_st_csv(path: Path) -> list[CsvRow]:
+    rows = []
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        for row in reader:
+            try:
+                dtypes: tuple[str, ...] | None = tuple(_literal(row.get("input_dtypes"))) + tuple(
+                    _literal(row.get("output_dtypes")))
+            except (ValueError, SyntaxError, TypeError):
+                dtypes = None
+            rows.append(CsvRow(reader.line_num, (row.get("op_name") or "").strip(), dtypes,
+                               (row.get("testcase_name") or "").strip()))
+    return rows
+
+
+def _literal(cell: str | None) -> tuple[str, ...]:
+    value: Any = ast.literal_eval((cell or "").strip())
+    if isinstance(value, str):
+        return (value,)
+    return tuple(str(v) for v in value)
+
+
+# ---------------------------------------------------------------- golden
+
+
+def golden_keys(path: Path) -> list[tuple[str, int]]:
+    """Keys of `__golden__["kernel"]` (and their line), read without importing the file."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except SyntaxError:
+        return []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__golden__" for t in node.targets):
+            try:
+                table = ast.literal_eval(node.value)
+            except ValueError:
+                return []
+            kernel = table.get("kernel", {}) if isinstance(table, dict) else {}
+            return [(str(k), node.lineno) for k in kernel] if isinstance(kernel, dict) else []
+    return []
+
+
+# ---------------------------------------------------------------- kernel entry, CMake
+
+
+@dataclass(frozen=True)
+class KernelEntry:
+    name: str
+    params: tuple[str, ...]
+    line: int
+
+
+_ENTRY = re.compile(r"__global__\s+__aicore__\s+void\s+(\w+)\s*\(([^)]*)\)")
+
+
+def read_kernel_entries(src: Source) -> list[KernelEntry]:
+    entries = []
+    for m in _ENTRY.finditer(src.code):
+        params = tuple(p.split()[-1].lstrip("*&") for p in m.group(2).split(",") if p.strip())
+        entries.append(KernelEntry(m.group(1), params, src.line(m.start())))
+    return entries
+
+
+def cmake_list(src: Source, variable: str) -> tuple[list[str], int] | None:
+    """The values of `set(<variable> ...)` and its line; None when it is not set."""
+    m = re.search(rf"\bset\s*\(\s*{variable}\s+([^)]*)\)", src.code)
+    if not m:
+        return None
+    return [v.strip('"') for v in m.group(1).split()], src.line(m.start())
+
+
+def defines(*sources: Source | None) -> dict[str, int]:
+    """Every `#define NAME <integer>` of the sources."""
+    found: dict[str, int] = {}
+    for src in sources:
+        if src is not None:
+            for m in re.finditer(r"^\s*#\s*define\s+(\w+)\s+\(?(\d+)[uUlL]*\)?\s*$", src.code, re.M):
+                found[m.group(1)] = int(m.group(2))
+    return found

@@ -1,0 +1,122 @@
+"""Run the tiers of `opgen check` on one op dir: resolve the spec, then every tier concurrently.
+
+Tiers are independent and mostly wait on subprocesses (copier's clang-format, the preprocessor, g++) or on
+importing torch, so threads cut the wall time to about that of the slowest tier. A tier that crashes
+becomes a failed row naming the exception: a user never sees a traceback.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import OpgenError
+from ..plan import RenderPlan
+from ..record import SPEC_COPY
+from ..spec.load import LoadedSpec
+from .items import CheckItem, TierResult, bad
+
+TIERS = ("structure", "syntax", "consistency", "numerics", "headers")
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    op_dir: Path
+    spec_path: Path
+    op_type: str
+    layout: str
+    tiers: tuple[TierResult, ...]
+    seconds: float
+
+    @property
+    def passed(self) -> bool:
+        return all(t.status != "fail" for t in self.tiers)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.passed else 1
+
+
+def spec_path(op_dir: Path, spec: Path | None) -> Path:
+    """--spec, else the tree's own `.opgen/spec.yaml`; OpgenError when there is no op dir or no spec."""
+    if not op_dir.is_dir():
+        raise OpgenError("op dir not found; pass the directory of a generated op", where=str(op_dir))
+    if spec is None and not (op_dir / SPEC_COPY).is_file():
+        raise OpgenError(f"no spec: {op_dir} has no {SPEC_COPY}; pass the op's spec with --spec SPEC")
+    return spec if spec is not None else op_dir / SPEC_COPY
+
+
+def load_target(op_dir: Path, spec: Path | None) -> tuple[LoadedSpec, RenderPlan]:
+    """The spec and its plan; OpgenError (one line, file:line) on bad input."""
+    from ..plan import build_plan
+    from ..spec.load import load_spec
+
+    loaded = load_spec(spec_path(op_dir, spec))
+    return loaded, build_plan(loaded.spec, loaded.path.name)
+
+
+def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Path] = (), *, seed: int = 0,
+               tiers: Sequence[str] = TIERS) -> CheckReport:
+    from .numerics_tier import collect_child, start_child
+
+    start = time.perf_counter()
+    path = spec_path(op_dir, spec)
+    # the numerics child (torch: the slowest tier) starts before anything else; it reloads the spec itself
+    child = start_child(op_dir.resolve(), path.resolve(), seed=seed) if "numerics" in tiers else None
+    try:
+        loaded, plan = load_target(op_dir, spec)
+    except BaseException:
+        if child is not None:
+            child.kill()
+            child.communicate()
+        raise
+    op_dir = op_dir.resolve()  # absolute before any thread starts: nothing may depend on the cwd
+    jobs: dict[str, Callable[[], list[CheckItem]]] = {
+        "structure": lambda: _structure(op_dir, loaded, plan),
+        "syntax": lambda: _syntax(op_dir),
+        "consistency": lambda: _consistency(op_dir, plan),
+        "numerics": lambda: collect_child(child) if child is not None else [],
+        "headers": lambda: _headers(op_dir, include_dirs),
+    }
+    chosen = [t for t in TIERS if t in tiers]
+    with ThreadPoolExecutor(max_workers=len(chosen) or 1) as pool:
+        futures = {name: pool.submit(_timed, name, jobs[name], start if name == "numerics" else None)
+                   for name in chosen}
+        results = tuple(futures[name].result() for name in chosen)
+    return CheckReport(op_dir, loaded.path, plan.op_type, plan.layout, results, time.perf_counter() - start)
+
+
+def _timed(name: str, job: Callable[[], list[CheckItem]], since: float | None = None) -> TierResult:
+    start = since if since is not None else time.perf_counter()
+    try:
+        items = job()
+    except Exception as error:  # a bug or an unforeseen edit: report it in the table, keep the other tiers
+        items = [bad(f"{name} tier", f"the tier stopped: {type(error).__name__}: {error}")]
+    return TierResult(name, tuple(items), time.perf_counter() - start)
+
+
+def _structure(op_dir: Path, loaded: LoadedSpec, plan: RenderPlan) -> list[CheckItem]:
+    from .structure import structure_tier
+
+    return structure_tier(op_dir, loaded, plan)
+
+
+def _syntax(op_dir: Path) -> list[CheckItem]:
+    from .syntax_tier import syntax_tier
+
+    return syntax_tier(op_dir)
+
+
+def _consistency(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
+    from .consistency import consistency_tier
+
+    return consistency_tier(op_dir, plan)
+
+
+def _headers(op_dir: Path, include_dirs: Sequence[Path]) -> list[CheckItem]:
+    from .headers import headers_tier
+
+    return headers_tier(op_dir, include_dirs)
