@@ -1,0 +1,62 @@
+"""The `opgen regen` command; only typer and the stdlib load at import so `opgen --help` stays fast."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+DEFAULT_ROOT = Path("generated_samples")
+
+
+class ConflictOption(str, Enum):
+    inline = "inline"
+    rej = "rej"
+
+
+def regen(
+    specs: Annotated[list[Path], typer.Argument(help="Op spec YAML files.", show_default=False)],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="ops-nn-shaped root the op dirs were generated under.")
+    ] = DEFAULT_ROOT,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Write nothing; say what would happen to each file.")
+    ] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Also print unified diffs of what changes.")] = False,
+    conflict: Annotated[
+        ConflictOption,
+        typer.Option(
+            "--conflict",
+            help="inline: git-style <<<<<<< markers in the file; rej: keep your lines, the spec's in <file>.rej.",
+        ),
+    ] = ConflictOption.inline,
+    force: Annotated[
+        bool, typer.Option("--force", help="Merge into an op dir that has no .opgen record (differences conflict).")
+    ] = False,
+) -> None:
+    """Re-render after a spec change, keeping your edits: a three-way merge against .opgen/pristine.
+
+    Exit 0: done; 1: conflicts, or a file deleted on one side and changed on the other; 2: bad input, nothing written.
+    """
+    from rich.console import Console
+    from rich.markup import escape
+
+    from ..errors import OpgenError
+    from .report import exit_code, print_report
+    from .run import apply_regen, plan_regen
+
+    try:
+        plans = plan_regen(specs, output, style=conflict.value, force=force)
+        if not dry_run:
+            apply_regen(plans)
+    except (OpgenError, OSError) as error:
+        message = str(error) if isinstance(error, OpgenError) else f"{error.strerror or error}: {error.filename or ''}"
+        Console(file=sys.stderr, highlight=False, soft_wrap=True).print(f"[red]error:[/red] {escape(message)}")
+        raise typer.Exit(2) from None
+    print_report(Console(highlight=False, soft_wrap=True), plans, dry_run=dry_run, diff=diff)
+    code = exit_code(plans)
+    if code:
+        raise typer.Exit(code)

@@ -1,0 +1,161 @@
+"""The `regen` command through CliRunner: dry run, diffs, refusals (exit 2), --force, new and moved op dirs."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from .support import (
+    GELU_DIR,
+    RELU_DIR,
+    Edit,
+    assert_edits_kept,
+    dy_renamed_grad,
+    invoke,
+    pristine,
+    snapshot,
+    without_ascend350,
+)
+
+Tree = Callable[[str], Path]
+Spec = Callable[..., Path]
+TILING_EDIT = Edit(f"{GELU_DIR}/op_host/gelu_grad_tiling.cpp", "TILE_ALIGN = 256;", "TILE_ALIGN = 512;")
+
+
+def test_dry_run_writes_nothing_and_says_what_would_happen(tree: Tree, spec: Spec) -> None:
+    root = tree("samples")
+    TILING_EDIT.apply(root)
+    (root / GELU_DIR / "tests/ut/op_host/test_gelu_grad_tiling.cpp").unlink()
+    before = snapshot(root)
+
+    result = invoke(spec("gelu", dy_renamed_grad), spec("relu", without_ascend350), "-o", root, "--dry-run")
+
+    assert result.exit_code == 0, result.output
+    assert snapshot(root) == before
+    out = result.output
+    assert "would regen experimental/activation/gelu_grad" in out and "dry run: nothing written" in out
+    assert re.search(r"merge\s+op_host/gelu_grad_tiling.cpp", out)
+    assert re.search(r"replace\s+op_host/gelu_grad_def.cpp", out)
+    assert re.search(r"deleted-by-you\s+tests/ut/op_host/test_gelu_grad_tiling.cpp", out)
+    assert re.search(r"remove\s+op_host/config/ascend350/relu_grad_v2_binary.json", out)
+    assert "@@" not in out
+
+
+def test_dry_run_diff_shows_the_changes(tree: Tree, spec: Spec) -> None:
+    root = tree("samples")
+    before = snapshot(root)
+
+    result = invoke(spec("gelu", dy_renamed_grad), "-o", root, "--dry-run", "--diff")
+
+    assert result.exit_code == 0, result.output
+    assert snapshot(root) == before
+    assert f"--- a/{GELU_DIR}/op_host/gelu_grad_def.cpp" in result.output
+    assert '-        this->Input("dy")\n+        this->Input("grad")\n' in result.output
+
+
+def test_dry_run_exit_code_announces_conflicts(tree: Tree, spec: Spec) -> None:
+    root = tree("samples")
+    Edit(f"{GELU_DIR}/op_host/gelu_grad_def.cpp", 'this->Input("dy")', 'this->Input("dy") // mine').apply(root)
+    before = snapshot(root)
+    result = invoke(spec("gelu", dy_renamed_grad), "-o", root, "--dry-run")
+    assert result.exit_code == 1 and "conflict" in result.output
+    assert snapshot(root) == before
+
+
+def test_dir_without_record_is_refused(tree: Tree, spec: Spec) -> None:
+    root = tree("samples")
+    shutil.rmtree(root / GELU_DIR / ".opgen")
+    before = snapshot(root)
+
+    result = invoke(spec("gelu"), "-o", root)
+
+    assert result.exit_code == 2
+    assert "has no .opgen/manifest.json record" in result.output and "--force" in result.output
+    assert snapshot(root) == before
+
+
+def test_damaged_record_is_refused(tree: Tree, spec: Spec) -> None:
+    root = tree("samples")
+    (root / GELU_DIR / ".opgen/pristine/op_host/gelu_grad_def.cpp").write_text("// not what was rendered\n")
+    before = snapshot(root)
+    result = invoke(spec("gelu"), "-o", root)
+    assert result.exit_code == 2 and "damaged record" in result.output
+    assert snapshot(root) == before
+
+
+def test_force_without_record_merges_against_nothing_and_loses_nothing(tree: Tree, spec: Spec) -> None:
+    root = tree("samples")
+    op = root / GELU_DIR
+    shutil.rmtree(op / ".opgen")
+    TILING_EDIT.apply(root)
+    (op / "notes.txt").write_text("mine\n")
+    (op / "README.md").unlink()
+    untouched = snapshot(root)["experimental/activation/gelu_grad/op_kernel/gelu_grad.h"]
+
+    result = invoke(spec("gelu"), "-o", root, "--force")
+
+    assert result.exit_code == 1, result.output
+    assert "empty base" in result.output
+    assert re.search(r"conflict\s+experimental/activation/gelu_grad/op_host/gelu_grad_tiling.cpp", result.output)
+    tiling = (op / "op_host/gelu_grad_tiling.cpp").read_text()
+    assert tiling.count("<<<<<<< yours") == 1  # only the line that differs, not the whole file
+    assert (op / "README.md").is_file()  # missing: added
+    assert (op / "notes.txt").read_text() == "mine\n"
+    assert snapshot(root)["experimental/activation/gelu_grad/op_kernel/gelu_grad.h"] == untouched
+    assert_edits_kept(root, [TILING_EDIT])
+    assert invoke(spec("gelu"), "-o", root).exit_code == 0  # recorded now: plain regens from here on
+
+
+def test_missing_op_dir_is_generated(tmp_path: Path, spec: Spec) -> None:
+    root = tmp_path / "fresh"
+    result = invoke(spec("gelu"), "-o", root)
+    assert result.exit_code == 0, result.output
+    assert "new op dir" in result.output
+    op = root / GELU_DIR
+    assert {p: (op / p).read_bytes() for p in pristine(op)} == pristine(op)
+    assert [p.name for p in root.iterdir()] == ["experimental"]
+
+
+def test_moved_op_is_refused_naming_the_old_dir(tree: Tree, spec: Spec) -> None:
+    root = tree("samples")
+    before = snapshot(root)
+    result = invoke(spec("gelu", lambda text: text.replace("experimental: true\n", "")), "-o", root)
+    assert result.exit_code == 2
+    assert "was generated at" in result.output and GELU_DIR in result.output
+    assert snapshot(root) == before
+
+
+def test_bad_spec_is_exit_2_and_nothing_written(tree: Tree, spec: Spec) -> None:
+    root = tree("samples")
+    before = snapshot(root)
+    result = invoke(spec("gelu", lambda text: text.replace("op_type: GeluGrad", "op_type: [")), "-o", root)
+    assert result.exit_code == 2 and "error:" in result.output
+    assert snapshot(root) == before
+
+
+def test_your_own_files_and_folders_are_left_alone(tree: Tree, spec: Spec) -> None:
+    root = tree("samples")
+    op = root / RELU_DIR
+    (op / "build").mkdir()
+    (op / "build/big.o").write_bytes(b"\0" * 1000)
+    (op / "NOTES.md").write_text("mine\n")
+    (op / "empty").mkdir()
+    before = snapshot(root)
+
+    result = invoke(spec("relu", without_ascend350), "-o", root)
+
+    assert result.exit_code == 0, result.output
+    after = snapshot(root)
+    for rel in ("build/big.o", "NOTES.md"):  # the very same files (inode, mtime, bytes)
+        assert after[f"{RELU_DIR}/{rel}"] == before[f"{RELU_DIR}/{rel}"]
+    assert after[f"{RELU_DIR}/build"][2] == before[f"{RELU_DIR}/build"][2]  # folders are new, mtimes kept
+    assert (op / "empty").is_dir()
+
+
+def test_generated_path_taken_by_a_folder_is_refused(tree: Tree, spec: Spec) -> None:
+    root = tree("relu_no350")
+    (root / RELU_DIR / "op_host/config/ascend350/relu_grad_v2_binary.json").mkdir(parents=True)
+    result = invoke(spec("relu"), "-o", root)
+    assert result.exit_code == 2 and "not a regular file" in result.output
