@@ -51,6 +51,11 @@
 #define __aicpu__
 #define __simt_vf__
 #define __simt_callee__
+#define __simd_vf__
+#define __simd_callee__
+#define __local_mem__
+#define __launch_bounds__(threads) __attribute__((launch_bounds(threads)))
+#define LAUNCH_BOUND(threads) __attribute__((launch_bounds(threads)))
 #define __BLOCK_LOCAL__
 #define __WORKGROUP_LOCAL__
 #define __VEC_SCOPE__
@@ -62,6 +67,7 @@
 #define __tiling_data_ptr__ __gm__ const
 #define GM_ADDR __gm__ uint8_t*
 #define UB_ADDR __ubuf__ uint8_t*
+#define KERNEL_API extern "C" __global__ __aicore__
 #define ASCEND_IS_AIV (g_coreType == AscendC::AIV)
 #define ASCEND_IS_AIC (g_coreType == AscendC::AIC)
 #define ASCEND_IS_NOT_AIV (g_coreType != AscendC::AIV)
@@ -180,20 +186,20 @@
     }
 
 /* ---- host tiling template registry (tiling_templates_registry.h) ------------------ */
-#define OPGEN_TILING_TEMPLATE_(op_type, class_name, priority, ...)                         \
-    static Ops::NN::Optiling::Register __attribute__((unused)) OPGEN_UNIQ(                 \
-        tiling_##op_type##_##class_name##_register) =                                      \
-        Ops::NN::Optiling::Register(#op_type, ##__VA_ARGS__).tiling<class_name>(priority)
+/* op_type is an expression (a string) for REGISTER_TILING_TEMPLATE, a bare name for the others. */
+#define OPGEN_TILING_TEMPLATE_(registrar, op_name, class_name, ...)              \
+    [[maybe_unused]] static Ops::NN::Optiling::registrar OPGEN_UNIQ(opgen_tiling_register_) = \
+        Ops::NN::Optiling::registrar(op_name).tiling<class_name>(__VA_ARGS__)
 #define REGISTER_OPS_TILING_TEMPLATE(op_type, class_name, priority) \
-    OPGEN_TILING_TEMPLATE_(op_type, class_name, priority)
+    OPGEN_TILING_TEMPLATE_(Register, #op_type, class_name, priority)
 #define REGISTER_TILING_TEMPLATE(op_type, class_name, priority) \
-    OPGEN_TILING_TEMPLATE_(op_type, class_name, priority)
+    OPGEN_TILING_TEMPLATE_(Register, op_type, class_name, priority)
 #define REGISTER_TILING_TEMPLATE_WITH_ARCH(op_type, class_name, archs, priority) \
-    OPGEN_TILING_TEMPLATE_(op_type, class_name, priority, archs)
+    OPGEN_TILING_TEMPLATE_(RegisterArch, #op_type, class_name, priority, archs)
 #define REGISTER_TILING_TEMPLATE_WITH_SOCVERSION(op_type, class_name, soc_versions, priority) \
-    OPGEN_TILING_TEMPLATE_(op_type, class_name, priority, soc_versions)
+    OPGEN_TILING_TEMPLATE_(RegisterNew, #op_type, class_name, priority, soc_versions)
 #define REGISTER_TILING_TEMPLATE_NEW(op_type, class_name, soc_version, priority) \
-    OPGEN_TILING_TEMPLATE_(op_type, class_name, priority, soc_version)
+    OPGEN_TILING_TEMPLATE_(RegisterNew, #op_type, class_name, priority, soc_version)
 
 /* ---- GE operator prototypes (graph/operator_reg.h) --------------------------------
  * REG_OP(X) opens namespace op and class X, then a private member function whose
@@ -575,6 +581,62 @@ private:                                                                        
 #define OP_EMPTY_ARG op::EMPTY_OP_ARG
 #define OP_ATTR_NAMES ::op::FVector<std::string>
 
+/* ---- AI CPU kernels (aicpu_common/context/utils/log.h, common/cpu_kernel.h) ------ */
+#define KERNEL_LOG_DEBUG(fmt, ...) OPGEN_LOG_(0, "AICPU", fmt, ##__VA_ARGS__)
+#define KERNEL_LOG_INFO(fmt, ...) OPGEN_LOG_(1, "AICPU", fmt, ##__VA_ARGS__)
+#define KERNEL_LOG_WARN(fmt, ...) OPGEN_LOG_(2, "AICPU", fmt, ##__VA_ARGS__)
+#define KERNEL_LOG_ERROR(fmt, ...) OPGEN_LOG_(3, "AICPU", fmt, ##__VA_ARGS__)
+#define KERNEL_LOG_EVENT(fmt, ...) OPGEN_LOG_(1, "AICPU", fmt, ##__VA_ARGS__)
+#define KERNEL_CHECK_NULLPTR_VOID(value, ...) \
+    if (value == nullptr) {                   \
+        KERNEL_LOG_ERROR(__VA_ARGS__);        \
+        return;                               \
+    }
+#define KERNEL_CHECK_FALSE(condition, errorCode, ...) \
+    if (!(condition)) {                               \
+        KERNEL_LOG_ERROR(__VA_ARGS__);                \
+        return errorCode;                             \
+    }
+#define KERNEL_CHECK_NULLPTR(value, errorCode, ...) \
+    if (value == nullptr) {                         \
+        KERNEL_LOG_ERROR(__VA_ARGS__);              \
+        return errorCode;                           \
+    }
+#define KERNEL_CHECK_FALSE_VOID(condition, ...) \
+    if (!(condition)) {                         \
+        KERNEL_LOG_ERROR(__VA_ARGS__);          \
+        return;                                 \
+    }
+#define KERNEL_CHECK_FALSE_EXEC(condition, ...) \
+    if (!(condition)) {                         \
+        __VA_ARGS__;                            \
+    }
+#define KERNEL_HANDLE_ERROR(expression, ...)   \
+    {                                          \
+        uint32_t opgen_ret = expression;       \
+        if (opgen_ret != 0U) {                 \
+            KERNEL_LOG_ERROR(__VA_ARGS__);     \
+            return opgen_ret;                  \
+        }                                      \
+    }
+#define KERNEL_CHECK_ERROR(expression)         \
+    do {                                       \
+        uint32_t opgen_ret = expression;       \
+        if (opgen_ret != 0U) {                 \
+            return opgen_ret;                  \
+        }                                      \
+    } while (0)
+#define REGISTER_CPU_KERNEL(type, clazz)                                  \
+    std::shared_ptr<CpuKernel> Creator_##type##_Kernel() {                \
+        return MakeShared<clazz>();                                       \
+    }                                                                     \
+    [[maybe_unused]] bool g_##type##_Kernel_Creator = RegistCpuKernel(type, Creator_##type##_Kernel)
+#define REGISTER_CPU_KERNELV2(type, clazz)                                \
+    std::shared_ptr<CpuKernel> Creator_##type##_Kernel() {                \
+        return MakeShared<clazz>();                                       \
+    }                                                                     \
+    [[maybe_unused]] bool g_##type##_Kernel_Creator = RegistCpuKernelV2(type, Creator_##type##_Kernel)
+
 /* ---- atvoss DAG (atvoss/util/placeholder.h) --------------------------------------- */
 #define MAKE_CONST(t, v)                               \
     struct OPGEN_UNIQ(ConcatValue_##t##_) {            \
@@ -610,7 +672,7 @@ private:                                                                        
 #define TEST_P(fixture, name) OPGEN_GTEST_(fixture, name, fixture)
 #define INSTANTIATE_TEST_SUITE_P(prefix, suite, ...)                                             \
     static auto gtest_##prefix##suite##_EvalGenerator_() { return __VA_ARGS__; }                 \
-    static int gtest_##prefix##suite##_dummy_ __attribute__((unused)) =                          \
+    [[maybe_unused]] static int gtest_##prefix##suite##_dummy_ =                                 \
         ::testing::internal::RegisterParams<suite>(#prefix, gtest_##prefix##suite##_EvalGenerator_)
 #define INSTANTIATE_TEST_CASE_P(prefix, suite, ...) INSTANTIATE_TEST_SUITE_P(prefix, suite, __VA_ARGS__)
 #define OPGEN_GTEST_MSG_ ::testing::internal::AssertHelper(__FILE__, __LINE__) = ::testing::Message()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import csv
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -30,11 +31,30 @@ CANN_MACROS = Path(__file__).with_name("cann_macros.h")
 
 _INCLUDE = re.compile(r"^\s*#\s*(?:include|include_next|import)\b\s*[<\"]?([^>\"\s]*)")
 _MARKER = re.compile(r'^#\s+(\d+)\s+"((?:[^"\\]|\\.)*)"')
-_CPP_DIAG = re.compile(r"^<stdin>:(\d+):(?:\d+:)?\s*(?:fatal )?error:\s*(.*)$")
+_CPP_DIAG = re.compile(r"^(.*?):(?:(\d+):(?:\d+:)?)?\s*(fatal error|error|note):\s*(.*)$")
+_UNTERMINATED = re.compile(r'unterminated argument list invoking macro "(\w+)"')
 _STDIN = "<stdin>"
+_LINE_ENDS = (b";", b"{", b"}", b":", b",")
 # An include that changes what a CANN macro means: the real headers redefine them.
 _INCLUDE_FLAGS = {"op_api_ut.h": "OPGEN_WITH_OP_API_UT"}
-_SNIPPET = 40
+# A file whose #if lines test these is also checked as the CPU-debug build and as the
+# device (arch35, Ascend950) build, so code in those branches is parsed too.
+_TARGET_GUARD = re.compile(
+    r"^\s*#\s*(?:if|ifdef|ifndef|elif)\b.*\b(?:__CCE_AICORE__|__NPU_ARCH__|__DAV_\w+|ASCENDC_CPU_DEBUG|__CCE_KT_TEST__)",
+    re.MULTILINE,
+)
+TARGET_CONFIGS: tuple[tuple[str, ...], ...] = (
+    ("ASCENDC_CPU_DEBUG", "__CCE_KT_TEST__"),
+    ("__CCE_AICORE__=310", "__NPU_ARCH__=3510", "__DAV_C310__"),
+)
+# Code compilers accept but tree-sitter-cpp 0.23 cannot parse, rewritten to the same
+# grammatical shape: `p->*m` to `p.*m` (both pm-expressions), `x.template f(` to
+# `x.f(`, and the AscendC launch `k<<<a, b>>>(x)` to the call `k(a, b)(x)`.
+_GRAMMAR_GAPS = (
+    (re.compile(r"(?<!operator)(?<!operator )->\*"), ".*"),
+    (re.compile(r"(\.|->)(\s*)template\s+(\w+)(?=\s*\()"), r"\1\2\3"),
+    (re.compile(r"<<<(.*?)>>>(?=\s*\()"), r"(\1)"),
+)
 
 
 @dataclass(frozen=True)
@@ -50,7 +70,7 @@ class SyntaxFinding:
 
 
 class PreprocessorMissing(RuntimeError):
-    """No C preprocessor (gcc, cc, clang, cpp) is on PATH."""
+    """No C preprocessor (gcc, cc, clang) is on PATH."""
 
 
 # ---------------------------------------------------------------- C++
@@ -62,44 +82,57 @@ def _parser(kind: str) -> Parser:
     return Parser(Language(grammar))
 
 
-def _preprocessor() -> list[str]:
+def _preprocessor() -> str:
     for name in ("gcc", "cc", "clang"):
-        exe = shutil.which(name)
-        if exe:
-            return [exe, "-E", "-x", "c++"]
-    exe = shutil.which("cpp")
-    if exe:
-        return [exe, "-x", "c++"]
-    raise PreprocessorMissing("the C++ syntax check needs gcc, cc, clang or cpp on PATH")
+        if exe := shutil.which(name):
+            return exe
+    raise PreprocessorMissing("the C++ syntax check needs gcc, cc or clang on PATH")
 
 
 def _strip_includes(text: str) -> tuple[str, list[str]]:
     """Blank every #include line (and its continuations); return the text and the flags it implies."""
-    lines = text.split("\n")
-    flags: list[str] = []
-    index = 0
+    lines, flags, index = text.split("\n"), [], 0
     while index < len(lines):
-        match = _INCLUDE.match(lines[index])
-        if match:
-            flag = _INCLUDE_FLAGS.get(match.group(1).rsplit("/", 1)[-1])
-            if flag and flag not in flags:
+        if match := _INCLUDE.match(lines[index]):
+            if flag := _INCLUDE_FLAGS.get(match.group(1).rsplit("/", 1)[-1]):
                 flags.append(flag)
             while lines[index].endswith("\\") and index + 1 < len(lines):
-                lines[index] = ""
-                index += 1
+                lines[index], index = "", index + 1
             lines[index] = ""
         index += 1
-    return "\n".join(lines), flags
+    return "\n".join(lines), sorted(set(flags))
 
 
-def _expand(text: str, flags: Iterable[str], defines: Iterable[str]) -> tuple[str, str]:
+def _expand(text: str, defines: Iterable[str]) -> tuple[str, str]:
     """Run the preprocessor on `text`; return (stdout, stderr)."""
-    command = [*_preprocessor(), "-std=c++17", "-undef", "-nostdinc", "-w"]
-    command += ["-include", str(CANN_MACROS)]
-    command += [f"-D{name}" for name in (*flags, *defines)]
-    command.append("-")
-    done = subprocess.run(command, input=text, capture_output=True, text=True, errors="replace", check=False)
+    command = [_preprocessor(), "-E", "-x", "c++", "-std=c++17", "-undef", "-nostdinc", "-w"]
+    command += ["-include", str(CANN_MACROS), *(f"-D{name}" for name in defines), "-"]
+    env = {"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"}
+    done = subprocess.run(command, input=text, capture_output=True, text=True, errors="replace", env=env)
     return done.stdout, done.stderr
+
+
+def _diagnostics(stderr: str) -> Iterator[tuple[int, str]]:
+    """(line, message) of each preprocessor error; one raised inside cann_macros.h goes to the
+    line of the source whose macro call led there; one without a place gets line 0."""
+    pending: str | None = None
+    for text in stderr.splitlines():
+        if not (match := _CPP_DIAG.match(text)):
+            continue
+        where, line, kind, message = match.groups()
+        here = int(line) if where == _STDIN and line else None
+        if kind == "note":
+            if pending is not None and here is not None:
+                yield here, pending
+                pending = None
+            continue
+        if pending is not None:
+            yield 0, pending
+        pending = message if here is None else None
+        if here is not None:
+            yield here, message
+    if pending is not None:
+        yield 0, pending
 
 
 def _line_map(expanded: str) -> tuple[bytes, list[int]]:
@@ -114,10 +147,29 @@ def _line_map(expanded: str) -> tuple[bytes, list[int]]:
             code.append("")
             origin.append(0)
             continue
+        for pattern, replacement in _GRAMMAR_GAPS:
+            text = pattern.sub(replacement, text)
         code.append(text)
         origin.append(line if current == _STDIN else 0)
         line += 1
     return "\n".join(code).encode("utf-8"), origin
+
+
+def _place(message: str, line: int, source: str) -> int:
+    """The line to report a preprocessor error at: an unterminated macro call at the first
+    call of that macro whose parentheses never close (the preprocessor names the end of the
+    file), an unplaced error at the last line."""
+    end = source.count("\n") + 1
+    unterminated = _UNTERMINATED.search(message)
+    for call in re.finditer(rf"\b{unterminated.group(1)}\s*\(", source) if unterminated else ():
+        depth = 0
+        for char in source[call.end() - 1 :]:
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            if depth == 0:
+                break
+        else:
+            return source.count("\n", 0, call.start()) + 1
+    return line if 0 < line <= end else end
 
 
 def _problem_nodes(root: Node) -> Iterator[Node]:
@@ -133,49 +185,55 @@ def _problem_nodes(root: Node) -> Iterator[Node]:
             stack.extend(reversed(node.children))
 
 
-def _snippet(code: bytes, node: Node) -> str:
-    text = code[node.start_byte : node.end_byte].decode("utf-8", "replace")
-    text = " ".join(text.split())
-    return text if len(text) <= _SNIPPET else text[: _SNIPPET - 3] + "..."
-
-
-def _describe(code: bytes, node: Node, source_line: str) -> str:
+def _locate(code: bytes, node: Node, cpp: bool) -> tuple[int, str, str]:
+    """0-based row, message and offending text of a problem node. A MISSING token belongs
+    after the token before it; in C++, an ERROR that opens a line right after a line ending
+    in anything but `;`, `{`, `}`, `:` or `,` belongs to that unfinished line."""
+    before: Node | None = node
+    while before is not None and before.prev_sibling is None:
+        before = before.parent
+    before = before.prev_sibling if before is not None else None
+    while before is not None and before.children:
+        before = before.children[-1]
     if node.is_missing:
-        return f"missing `{node.type}`"
-    first = node
-    while first.children:
-        first = first.children[0]
-    token = _snippet(code, first) or _snippet(code, node)
-    message = f"syntax error near `{_snippet(code, node) or token}`"
-    if token and token not in source_line:
-        message += " (inside a macro expansion on this line)"
-    return message
+        return (before or node).end_point.row, f"missing `{node.type}`", ""
+    text = " ".join(code[node.start_byte : node.end_byte].decode("utf-8", "replace").split())
+    last = code[before.start_byte : before.end_byte] if before is not None else b";"
+    if cpp and before is not None and before.end_point.row < node.start_point.row and last not in _LINE_ENDS:
+        word = text.split(" ")[0]
+        return before.end_point.row, f"unfinished line: unexpected `{word}` after it (missing `;`?)", ""
+    return node.start_point.row, f"syntax error near `{text if len(text) <= 40 else text[:37] + '...'}`", text
 
 
 def cpp_syntax_errors(path: Path, *, defines: Iterable[str] = ()) -> list[SyntaxFinding]:
     """ERROR/MISSING nodes of tree-sitter-cpp on `path` once its CANN macros are expanded.
 
-    `defines` are extra ``NAME`` or ``NAME=VALUE`` macros (e.g. to take the
-    ``ASCENDC_CPU_DEBUG`` branch of an ``#ifdef``).
+    The host build is always checked; a file with ``#if`` tests on the AscendC target
+    macros is also checked with each of `TARGET_CONFIGS`. `defines` (``NAME`` or
+    ``NAME=VALUE``) are added to every pass.
     """
     source = path.read_text(encoding="utf-8", errors="replace")
     stripped, flags = _strip_includes(source)
-    expanded, stderr = _expand(stripped, flags, defines)
-    source_lines = source.split("\n")
+    source_lines, extra = source.split("\n"), tuple(defines)
+    configs = [(), *TARGET_CONFIGS] if _TARGET_GUARD.search(source) else [()]
     findings: dict[tuple[int, str], None] = {}
-    for diag in stderr.splitlines():
-        match = _CPP_DIAG.match(diag)
-        if match:
-            findings[(int(match.group(1)), f"preprocessor: {match.group(2)}")] = None
-    code, origin = _line_map(expanded)
-    tree = _parser("cpp").parse(code)
-    for node in _problem_nodes(tree.root_node):
-        row = node.start_point.row
-        line = origin[row] if row < len(origin) else 0
-        if line == 0:  # text from cann_macros.h itself, or past the end
-            line = max((n for n in origin[:row] if n), default=1)
-        source_line = source_lines[line - 1] if 0 < line <= len(source_lines) else ""
-        findings[(line, _describe(code, node, source_line))] = None
+    for config in configs:
+        expanded, stderr = _expand(stripped, (*flags, *config, *extra))
+        cut = len(source_lines) + 1  # a macro call left open swallows the rest of the file
+        for line, message in _diagnostics(stderr):
+            line = _place(message, line, source)
+            cut = min(cut, line) if _UNTERMINATED.search(message) else cut
+            findings[(line, f"preprocessor: {message}")] = None
+        code, origin = _line_map(expanded)
+        for node in _problem_nodes(_parser("cpp").parse(code).root_node):
+            row, message, text = _locate(code, node, cpp=True)
+            # text from cann_macros.h itself (or past the end) goes to the last line before it
+            line = next((n for n in reversed(origin[: row + 1]) if n), 1)
+            if next((n for n in reversed(origin[: node.end_point.row + 1]) if n), 1) >= cut:
+                continue
+            if text and text.split(" ")[0] not in (source_lines[line - 1] if line <= len(source_lines) else ""):
+                message += " (inside a macro expansion on this line)"
+            findings[(line, message)] = None
     return [SyntaxFinding(path, line, message) for line, message in sorted(findings)]
 
 
@@ -188,8 +246,8 @@ def cmake_errors(path: Path) -> list[SyntaxFinding]:
     tree = _parser("cmake").parse(code)
     found: dict[tuple[int, str], None] = {}
     for node in _problem_nodes(tree.root_node):
-        message = f"missing `{node.type}`" if node.is_missing else f"syntax error near `{_snippet(code, node)}`"
-        found[(node.start_point.row + 1, message)] = None
+        row, message, _ = _locate(code, node, cpp=False)
+        found[(row + 1, message)] = None
     return [SyntaxFinding(path, line, message) for line, message in sorted(found)]
 
 
@@ -209,30 +267,24 @@ def json_errors(path: Path) -> list[SyntaxFinding]:
 
 # ---------------------------------------------------------------- Python
 
-# Run in a child interpreter (-I -B: isolated, writes no __pycache__ into the tree).
+# Runs in a child interpreter (-I -B: isolated, and no __pycache__ left in the tree).
 _GOLDEN_PROBE = """
 import importlib.util, json, sys
-sys.dont_write_bytecode = True
 spec = importlib.util.spec_from_file_location("opgen_golden_probe", sys.argv[1])
-module = importlib.util.module_from_spec(spec)
-problems = []
+module, problems = importlib.util.module_from_spec(spec), []
 try:
     spec.loader.exec_module(module)
 except BaseException as error:
-    problems.append("import failed: %s: %s" % (type(error).__name__, error))
-else:
-    table = getattr(module, "__golden__", None)
-    if not isinstance(table, dict) or not table:
-        problems.append("no non-empty dict `__golden__`")
-    else:
-        for kind, entries in table.items():
-            if not isinstance(entries, dict):
-                problems.append("__golden__[%r] is not a dict" % (kind,))
-                continue
-            for name, function in entries.items():
-                if not callable(getattr(module, str(function), None)):
-                    problems.append("__golden__[%r][%r] names %r, which is not a function of the module"
-                                    % (kind, name, function))
+    problems.append(f"import failed: {type(error).__name__}: {error}")
+table = getattr(module, "__golden__", None) if not problems else {}
+if not problems and (not isinstance(table, dict) or not table):
+    problems.append("no non-empty dict `__golden__`")
+for kind, entries in (table or {}).items():
+    for name, function in (entries.items() if isinstance(entries, dict) else [(None, None)]):
+        if name is None:
+            problems.append(f"__golden__[{kind!r}] is not a dict")
+        elif not callable(getattr(module, str(function), None)):
+            problems.append(f"__golden__[{kind!r}][{name!r}] names {function!r}, not a function of the module")
 print(json.dumps(problems))
 """
 
@@ -246,11 +298,9 @@ def python_errors(path: Path, *, golden: bool | None = None, timeout: float = 12
         return [SyntaxFinding(path, error.lineno or 1, f"invalid Python: {error.msg}")]
     if not (golden if golden is not None else path.name == "golden.py"):
         return []
+    command = [sys.executable, "-I", "-B", "-c", _GOLDEN_PROBE, str(path.resolve())]
     try:
-        done = subprocess.run(
-            [sys.executable, "-I", "-B", "-c", _GOLDEN_PROBE, str(path.resolve())],
-            capture_output=True, text=True, timeout=timeout, check=False, cwd=path.resolve().parent.anchor,
-        )
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=path.resolve().anchor)
     except subprocess.TimeoutExpired:
         return [SyntaxFinding(path, 1, f"importing took more than {timeout:.0f}s")]
     try:
@@ -274,31 +324,26 @@ def _golden_line(source: bytes) -> int:
 
 _FLOAT_NAMES = frozenset({"nan", "inf", "NaN", "Inf", "infinity", "Infinity"})
 _BARE_WORD = re.compile(r"^[A-Za-z_][\w.\-]*$")
-
-
-def _is_literal(node: ast.AST) -> bool:
-    """Python literal syntax, also allowing the float names nan and inf (as in TTK CSVs)."""
-    if isinstance(node, ast.Constant):
-        return True
-    if isinstance(node, ast.Name):
-        return node.id in _FLOAT_NAMES
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        return _is_literal(node.operand)
-    if isinstance(node, ast.Tuple | ast.List | ast.Set):
-        return all(_is_literal(item) for item in node.elts)
-    if isinstance(node, ast.Dict):
-        return all(k is not None and _is_literal(k) for k in node.keys) and all(map(_is_literal, node.values))
-    return False
+_LITERAL_NODES = (ast.Expression, ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Load)
 
 
 def _cell_ok(value: str) -> bool:
+    """Empty, a bare word (a name, dtype, format), or Python literal syntax where the float
+    names nan and inf may stand (as TTK CSVs write them)."""
     text = value.strip()
-    if not text or _BARE_WORD.match(text):  # empty, or a bare word (a name, a dtype, a format)
+    if not text or _BARE_WORD.match(text):
         return True
     try:
-        return _is_literal(ast.parse(text, mode="eval").body)
+        tree = ast.parse(text, mode="eval")
     except SyntaxError:
         return False
+    return all(
+        isinstance(node, _LITERAL_NODES)
+        or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd))
+        or isinstance(node, ast.USub | ast.UAdd)
+        or (isinstance(node, ast.Name) and node.id in _FLOAT_NAMES)
+        for node in ast.walk(tree)
+    )
 
 
 def csv_errors(path: Path, required_columns: Iterable[str] = ()) -> list[SyntaxFinding]:
