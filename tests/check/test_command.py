@@ -142,3 +142,40 @@ def test_bad_input_is_one_message_and_exit_2(tmp_path: Path, setup: str, message
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert "Traceback" not in result.stderr
+
+
+def test_a_crashing_tier_is_a_failed_row_not_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import opgen.check.consistency
+
+    def broken(*_: object) -> None:
+        raise KeyError("surprise")
+
+    monkeypatch.setattr(opgen.check.consistency, "consistency_tier", broken)
+    code, tiers = run_json(copy_sample(tmp_path, RELU))
+    assert code == 1
+    assert tier_statuses(tiers) == {**ALL_PASS, "consistency": "fail"}
+    [item] = failing_items(tiers["consistency"])
+    assert item["reason"] == "the tier stopped: KeyError: 'surprise'"
+
+
+def test_golden_that_cannot_be_imported_is_reported(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, RELU)
+    golden = op_dir / "tests/assets/golden.py"
+    golden.write_text('raise RuntimeError("boom")\n' + golden.read_text())
+    code, tiers = run_json(op_dir)
+    assert code == 1
+    [item] = failing_items(tiers["numerics"])
+    assert item["item"] == "golden"
+    assert "RuntimeError: boom" in str(item["reason"])
+
+
+def test_json_never_holds_bare_infinity() -> None:
+    from opgen.check.items import TierResult, bad
+    from opgen.check.report import to_json
+    from opgen.check.runner import CheckReport
+
+    tier = TierResult("numerics", (bad("x", "off", max_abs=float("inf"), max_ulp=float("nan")),))
+    data = to_json(CheckReport(Path("op"), Path("spec.yaml"), "Op", "classic", (tier,), 1.0))
+    text = json.dumps(data, allow_nan=False)
+    assert '"max_abs": "inf"' in text and '"max_ulp": "nan"' in text
+    assert data["status"] == "fail" and data["exit_code"] == 1
