@@ -256,26 +256,6 @@ def _literal(cell: str | None) -> tuple[str, ...]:
     return tuple(str(v) for v in value)
 
 
-# ---------------------------------------------------------------- golden
-
-
-def golden_keys(path: Path) -> list[tuple[str, int]]:
-    """Keys of `__golden__["kernel"]` (and their line), read without importing the file."""
-    try:
-        tree = ast.parse(path.read_bytes())
-    except SyntaxError:
-        return []
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__golden__" for t in node.targets):
-            try:
-                table = ast.literal_eval(node.value)
-            except ValueError:
-                return []
-            kernel = table.get("kernel", {}) if isinstance(table, dict) else {}
-            return [(str(k), node.lineno) for k in kernel] if isinstance(kernel, dict) else []
-    return []
-
-
 # ---------------------------------------------------------------- kernel entry, CMake
 
 
