@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
+from types import FrameType
 from typing import Annotated
 
 import typer
@@ -100,10 +102,16 @@ def schema(
         output.write_text(text, encoding="utf-8")
 
 
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
 def _register_feature_commands() -> None:
     """Commands that live in their own packages; their modules import only typer at load time."""
+    from .regen.command import regen
     from .validate.command import validate
 
+    app.command("regen")(regen)
     app.command("validate")(validate)
 
 
@@ -111,9 +119,16 @@ _register_feature_commands()
 
 
 def main() -> None:
-    """Entry point: user errors print one line and exit 2, never a traceback."""
+    """Entry point: user errors print one line and exit 2, never a traceback.
+
+    SIGTERM unwinds like Ctrl-C, so staged output is cleaned up and the output root stays as it was.
+    """
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         app()
+    except KeyboardInterrupt:
+        print("interrupted: nothing was changed", file=sys.stderr)
+        sys.exit(130)
     except OpgenError as error:
         from rich.console import Console
         from rich.markup import escape

@@ -12,4 +12,5 @@ class OpgenError(Exception):
         self.where = where
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.message}" if self.where else self.message
+        text = f"{self.where}: {self.message}" if self.where else self.message
+        return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)  # one line, whatever the input

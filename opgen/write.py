@@ -68,11 +68,18 @@ def _stage(root: Path, files: Mapping[str, bytes]) -> Path:
 
 
 def _swap_in(stage: Path, target: Path) -> None:
+    """Two renames; if the second never happens (error, Ctrl-C), the old op dir goes back."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        old = stage.parent / "previous"
-        os.replace(target, old)
-    os.replace(stage, target)
+    if not target.exists():
+        os.replace(stage, target)
+        return
+    old = stage.parent / "previous"
+    os.replace(target, old)
+    try:
+        os.replace(stage, target)
+    except BaseException:
+        os.replace(old, target)
+        raise
 
 
 def read_tree(op_dir: Path) -> dict[str, bytes]:

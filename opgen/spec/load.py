@@ -140,7 +140,8 @@ def _where(where: str, data: Any, loc: Loc) -> str:
 def _dotted(loc: Loc) -> str:
     out = ""
     for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        name = part if isinstance(part, int) or part.isidentifier() else repr(part)
+        out += f"[{name}]" if isinstance(part, int) else (f".{name}" if out else str(name))
     return out or "(top level)"
 
 

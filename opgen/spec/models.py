@@ -26,11 +26,14 @@ _SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 _CAMEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_NAME_LENGTH = 64
+RESERVED_NAMES = frozenset(["con", "prn", "aux", "nul"] + [f"{d}{i}" for d in ("com", "lpt") for i in range(10)])
 
 
 def _snake(value: str) -> str:
     if len(value) > MAX_NAME_LENGTH or not _SNAKE.match(value):
         raise ValueError(f"{value!r} must be snake_case ASCII (like relu_grad_v2), at most {MAX_NAME_LENGTH} chars")
+    if value in RESERVED_NAMES:
+        raise ValueError(f"{value!r} is a reserved device name on Windows; pick another name")
     return value
 
 
