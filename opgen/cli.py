@@ -108,10 +108,12 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 
 def _register_feature_commands() -> None:
     """Commands that live in their own packages; their modules import only typer at load time."""
+    from .check.command import check
     from .regen.command import regen
     from .validate.command import validate
 
     app.command("regen")(regen)
+    app.command("check")(check)
     app.command("validate")(validate)
 
 
