@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import GELU, RELU, RELU_DIR, copy_spec, snapshot
 
 
@@ -49,7 +48,8 @@ CASES = {
     "missing field": (lambda t: t.replace("brief: Computes the gradient of the tanh-approximated GELU.\n", ""),
                       r"brief: required field is missing"),
     "undefined recipe value": (lambda t: t.replace("- z = mul(s, dy)", "- z = mul(s, dz)"),
-                               r"gelu_grad\.yaml:\d+: compute\.variants\.ascend910b\[18\]: z = mul\(s, dz\): 'dz' is not an input"),
+                               r"gelu_grad\.yaml:\d+: compute\.variants\.ascend910b\[18\]: "
+                               r"z = mul\(s, dz\): 'dz' is not an input"),
     "alias": (lambda t: t.replace("tiling:\n  buffer_num: 2", "tiling: &t\n  buffer_num: 2\nextra: *t"),
               r"anchors and aliases are not allowed"),
 }
