@@ -79,7 +79,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     else:
         dtype_checks.extend(f"OP_CHECK_DTYPE_NOT_SAME({p.name}, {out}, {ret});" for p in data)
 
-    shape_checks = [f"OP_CHECK_MAX_DIM({p.name}, MAX_DIM_NUM, {ret});" for p in inputs + outputs]
+    shape_checks = [f"OP_CHECK_MAX_DIM({p.name}, ACLNN_MAX_DIMS, {ret});" for p in inputs + outputs]
     if a.broadcast and len(data) > 1:
         shape_checks.append("op::Shape broadcastShape;")
         shape_checks.append(f"OP_CHECK_BROADCAST_AND_INFER_SHAPE({data[0].name}, {data[1].name}, broadcastShape, "

@@ -27,7 +27,7 @@ static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataT
                                                                        op::DataType::DT_INT32, op::DataType::DT_UINT8};
 static const std::initializer_list<op::DataType> MASK_DTYPE_SUPPORT_LIST_MASK = {op::DataType::DT_UINT8,
                                                                                  op::DataType::DT_UINT1};
-static constexpr size_t MAX_DIM_NUM = 8;
+static constexpr size_t ACLNN_MAX_DIMS = 8;
 
 static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* mask, const aclTensor* out)
 {
@@ -47,9 +47,9 @@ static bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* mask, 
 
 static bool CheckShape(const aclTensor* gradOutput, const aclTensor* mask, const aclTensor* out)
 {
-    OP_CHECK_MAX_DIM(gradOutput, MAX_DIM_NUM, return false);
-    OP_CHECK_MAX_DIM(mask, MAX_DIM_NUM, return false);
-    OP_CHECK_MAX_DIM(out, MAX_DIM_NUM, return false);
+    OP_CHECK_MAX_DIM(gradOutput, ACLNN_MAX_DIMS, return false);
+    OP_CHECK_MAX_DIM(mask, ACLNN_MAX_DIMS, return false);
+    OP_CHECK_MAX_DIM(out, ACLNN_MAX_DIMS, return false);
     OP_CHECK_SHAPE_NOT_EQUAL(out, gradOutput, return false);
     OP_CHECK_SHAPE_NOT_EQUAL(out, mask, return false);
     size_t dimNum = gradOutput->GetViewShape().GetDimNum();

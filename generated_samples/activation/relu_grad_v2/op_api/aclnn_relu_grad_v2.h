@@ -12,6 +12,7 @@
 #define OP_API_INC_ACLNN_RELU_GRAD_V2_H_
 
 #include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -26,7 +26,7 @@ using namespace op;
 
 static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
                                                                        op::DataType::DT_BF16};
-static constexpr size_t MAX_DIM_NUM = 8;
+static constexpr size_t ACLNN_MAX_DIMS = 8;
 
 static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
 {
@@ -49,9 +49,9 @@ static bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* self, 
 
 static bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
 {
-    OP_CHECK_MAX_DIM(gradOutput, MAX_DIM_NUM, return false);
-    OP_CHECK_MAX_DIM(self, MAX_DIM_NUM, return false);
-    OP_CHECK_MAX_DIM(gradInput, MAX_DIM_NUM, return false);
+    OP_CHECK_MAX_DIM(gradOutput, ACLNN_MAX_DIMS, return false);
+    OP_CHECK_MAX_DIM(self, ACLNN_MAX_DIMS, return false);
+    OP_CHECK_MAX_DIM(gradInput, ACLNN_MAX_DIMS, return false);
     op::Shape broadcastShape;
     OP_CHECK_BROADCAST_AND_INFER_SHAPE(gradOutput, self, broadcastShape, return false);
     OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE(gradInput, broadcastShape, return false);
