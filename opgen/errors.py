@@ -13,4 +13,4 @@ class OpgenError(Exception):
 
     def __str__(self) -> str:
         text = f"{self.where}: {self.message}" if self.where else self.message
-        return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)  # one line, whatever the input
+        return "".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in text)  # no control chars

@@ -3,11 +3,15 @@ only changes by a rename, so a failure or an interrupt leaves the output root as
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import errno
 import os
 import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from .errors import OpgenError
 
@@ -68,18 +72,53 @@ def _stage(root: Path, files: Mapping[str, bytes]) -> Path:
 
 
 def _swap_in(stage: Path, target: Path) -> None:
-    """Two renames; if the second never happens (error, Ctrl-C), the old op dir goes back."""
+    """The new op dir takes the old one's place in one exchange; the old one stays in staging, removed after."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.exists():
+    if target.exists():
+        exchange_dirs(stage, target)
+    else:
         os.replace(stage, target)
-        return
-    old = stage.parent / "previous"
-    os.replace(target, old)
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def exchange_dirs(a: Path, b: Path) -> None:
+    """Swap two directories atomically (Linux renameat2), else with three renames that undo themselves."""
+    if _renameat2 is not None:
+        if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+            return
+        err = ctypes.get_errno()
+        if err not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise OSError(err, os.strerror(err), str(b))
+    aside = a.parent / f"{a.name}.swap"
+    os.rename(b, aside)
     try:
-        os.replace(stage, target)
+        os.rename(a, b)
     except BaseException:
-        os.replace(old, target)
+        os.rename(aside, b)
         raise
+    try:
+        os.rename(aside, a)
+    except BaseException:
+        os.rename(b, a)
+        os.rename(aside, b)
+        raise
+
+
+def _load_renameat2() -> Any:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        function = libc.renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function
+
+
+_renameat2 = _load_renameat2()
 
 
 def read_tree(op_dir: Path) -> dict[str, bytes]:

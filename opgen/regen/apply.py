@@ -18,9 +18,6 @@ that changes nothing must not swap at all — the caller skips those.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
-import errno
 import os
 import shutil
 import signal
@@ -31,11 +28,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import FrameType
-from typing import Any
 
 from ..errors import OpgenError
 from ..record import RECORD_DIR
-from ..write import STAGING_PREFIX, safe_relative
+from ..write import STAGING_PREFIX, exchange_dirs, safe_relative
 
 
 @dataclass(frozen=True)
@@ -166,57 +162,18 @@ def _prune_emptied(stage: Path, removes: frozenset[str]) -> None:
 
 def _swap(stage: Path, op_dir: Path, existed: bool) -> None:
     if existed:
-        _exchange(stage, op_dir)
+        exchange_dirs(stage, op_dir)
     else:
         os.rename(stage, op_dir)
 
 
 def _unswap(stage: Path, op_dir: Path, existed: bool) -> None:
     if existed:
-        _exchange(stage, op_dir)
+        exchange_dirs(stage, op_dir)
     else:
         os.rename(op_dir, stage)
 
 
-_AT_FDCWD = -100
-_RENAME_EXCHANGE = 2
-
-
-def _exchange(a: Path, b: Path) -> None:
-    """Swap two directories atomically (Linux renameat2), else with three renames that undo themselves."""
-    if _renameat2 is not None:
-        if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
-            return
-        err = ctypes.get_errno()
-        if err not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
-            raise OSError(err, os.strerror(err), str(b))
-    aside = a.parent / f"{a.name}.swap"
-    os.rename(b, aside)
-    try:
-        os.rename(a, b)
-    except BaseException:
-        os.rename(aside, b)
-        raise
-    try:
-        os.rename(aside, a)
-    except BaseException:
-        os.rename(b, a)
-        os.rename(aside, b)
-        raise
-
-
-def _load_renameat2() -> Any:
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-        function = libc.renameat2
-    except (OSError, AttributeError):
-        return None
-    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    function.restype = ctypes.c_int
-    return function
-
-
-_renameat2 = _load_renameat2()
 
 
 @contextlib.contextmanager

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import OpgenError
+from ..record import MANIFEST
 
-MANIFEST = Path(".opgen") / "manifest.json"
 _SNAKE = re.compile(r"[a-z][a-z0-9_]*")
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from opgen import write as write_module
 from opgen.regen import apply as apply_module
 from opgen.regen.apply import TreeChange, apply_changes
 
@@ -79,7 +80,7 @@ def test_failure_while_staging_leaves_the_tree(tmp_path: Path, monkeypatch: pyte
 
 
 def test_swap_without_renameat2_is_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(apply_module, "_renameat2", None)
+    monkeypatch.setattr(write_module, "_renameat2", None)
     op = make_op(tmp_path)
     inode = (op / "keep.txt").stat().st_ino
     apply_changes([change(op)])
@@ -88,7 +89,7 @@ def test_swap_without_renameat2_is_the_same(tmp_path: Path, monkeypatch: pytest.
 
 
 def test_fallback_swap_undoes_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(apply_module, "_renameat2", None)
+    monkeypatch.setattr(write_module, "_renameat2", None)
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir()
     b.mkdir()
@@ -105,7 +106,7 @@ def test_fallback_swap_undoes_itself(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(os, "rename", rename)
     with pytest.raises(OSError):
-        apply_module._exchange(a, b)
+        write_module.exchange_dirs(a, b)
     assert [p.name for p in a.iterdir()] == ["from_a"] and [p.name for p in b.iterdir()] == ["from_b"]
 
 

@@ -287,7 +287,7 @@ def test_6_crash_while_staging_leaves_everything(
 
 
 def test_6_failing_second_swap_swaps_the_first_back(edited: Path, spec: Spec, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = apply_module._exchange
+    real = apply_module.exchange_dirs
     calls: list[Path] = []
 
     def exchange(a: Path, b: Path) -> None:
@@ -296,7 +296,7 @@ def test_6_failing_second_swap_swaps_the_first_back(edited: Path, spec: Spec, mo
             raise OSError(5, "Input/output error", str(b))
         real(a, b)
 
-    monkeypatch.setattr(apply_module, "_exchange", exchange)
+    monkeypatch.setattr(apply_module, "exchange_dirs", exchange)
     before = snapshot(edited, dir_mtimes=False)
 
     result = invoke(spec("gelu", dy_renamed_grad), spec("relu", without_ascend350), "-o", edited)
