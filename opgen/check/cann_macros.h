@@ -59,11 +59,6 @@
 #define __BLOCK_LOCAL__
 #define __WORKGROUP_LOCAL__
 #define __VEC_SCOPE__
-#define __sync_alias__
-#define __sync_noalias__
-#define __inout_pipe__(...)
-#define __in_pipe__(...)
-#define __out_pipe__(...)
 #define __tiling_data_ptr__ __gm__ const
 #define GM_ADDR __gm__ uint8_t*
 #define UB_ADDR __ubuf__ uint8_t*
@@ -86,7 +81,8 @@
 #define REGISTER_TILING_FOR_TILINGKEY(expression, tiling_struct) \
     do { tiling_struct opgen_verify_tiling_struct; (void)(expression); } while (0)
 #define REGISTER_NONE_TILING
-#define REGISTER_TILINGDATA_SIZE(tiling_struct, counter)
+#define REGISTER_TILINGDATA_SIZE(tiling_struct, counter) \
+    static_assert(sizeof(tiling_struct) > 0 && (counter) >= 0, "tiling data size")
 #define TILING_KEY_VAR g_tilingKey
 #define TILING_KEY_IS(k) (TILING_KEY_VAR == (k))
 #define TILING_KEY_LIST(...) ::AscendC::OpgenTilingKeyIn(TILING_KEY_VAR, {__VA_ARGS__})
@@ -121,7 +117,7 @@
 #define ASCENDC_TPL_FORMAT_SEL(x, ...) ParamStruct{#x, ASCENDC_TPL_FORMAT, ASCENDC_TPL_8_BW, {__VA_ARGS__}, "SEL"}
 #define ASCENDC_TPL_UINT_SEL(x, ...) ParamStruct{#x, ASCENDC_TPL_UINT, 0, {__VA_ARGS__}, "SEL"}
 #define ASCENDC_TPL_BOOL_SEL(x, ...) ParamStruct{#x, ASCENDC_TPL_BOOL, ASCENDC_TPL_1_BW, {__VA_ARGS__}, "SEL"}
-#define ASCENDC_TPL_TILING_STRUCT_SEL(x, ...) ParamStruct{#x, ASCENDC_TPL_TILING_STRUCT, 0, {}, "SEL"}
+#define ASCENDC_TPL_TILING_STRUCT_SEL(x, ...) ParamStruct{#x, ASCENDC_TPL_TILING_STRUCT, 0, {__VA_ARGS__}, "SEL"}
 #define ASCENDC_TPL_KERNEL_TYPE_SEL(...) ParamStruct{"kernel_type", ASCENDC_TPL_KERNEL_TYPE, 8, {__VA_ARGS__}, "SEL"}
 #define ASCENDC_TPL_DETERMINISTIC_SEL(...) \
     ParamStruct{"deterministic", ASCENDC_TPL_DETERMINISTIC, 1, {__VA_ARGS__}, "SEL"}
@@ -140,6 +136,7 @@
 /* ---- host registration (op_def_registry.h, op_impl_registry.h, register.h) ------- */
 #define OP_ADD(opType, ...)                                                                     \
     static int g_##opType##_added = []() {                                                      \
+        (void)std::make_tuple(0, ##__VA_ARGS__);                                                \
         return ops::OpDefFactory::OpDefRegister(#opType, [](const char* name) { return opType(name); }); \
     }()
 #define IMPL_OP(op_type) \

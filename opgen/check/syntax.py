@@ -323,15 +323,16 @@ def _golden_line(source: bytes) -> int:
 # ---------------------------------------------------------------- CSV
 
 _FLOAT_NAMES = frozenset({"nan", "inf", "NaN", "Inf", "infinity", "Infinity"})
-_BARE_WORD = re.compile(r"^[A-Za-z_][\w.\-]*$")
+_STRUCTURED = re.compile(r"^(?:[(\[{'\"]|[-+.\deE]+$)")  # a bracket or quote first, or number characters only
 _LITERAL_NODES = (ast.Expression, ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Load)
 
 
 def _cell_ok(value: str) -> bool:
-    """Empty, a bare word (a name, dtype, format), or Python literal syntax where the float
-    names nan and inf may stand (as TTK CSVs write them)."""
+    """A cell that opens with a bracket or a quote, or is all number characters, must be Python
+    literal syntax, where the float names nan and inf may stand (as TTK CSVs write them);
+    anything else is a word or free text (op_name, remark, ...)."""
     text = value.strip()
-    if not text or _BARE_WORD.match(text):
+    if not _STRUCTURED.match(text):
         return True
     try:
         tree = ast.parse(text, mode="eval")
@@ -347,10 +348,8 @@ def _cell_ok(value: str) -> bool:
 
 
 def csv_errors(path: Path, required_columns: Iterable[str] = ()) -> list[SyntaxFinding]:
-    """Header has `required_columns`; every row has one cell per column; each cell is a literal.
-
-    A cell is fine when empty, a bare word, or Python literal syntax (``nan``/``inf`` allowed).
-    """
+    """Header has `required_columns`; every row has one cell per column; structured cells
+    (brackets, quotes, numbers) are Python literals (``nan``/``inf`` allowed)."""
     findings: list[SyntaxFinding] = []
     with path.open(encoding="utf-8", newline="") as handle:
         reader = csv.reader(handle)

@@ -563,30 +563,31 @@ def test_json(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- CSV
 
-CSV_HEADER = "testcase_name,op_name,input_dtypes,input_ori_shapes,attributes,precision_tolerances,input_data_ranges"
+CSV_HEADER = (
+    "testcase_name,op_name,input_dtypes,input_ori_shapes,attributes,precision_tolerances,input_data_ranges,remark"
+)
+GOOD_ROWS = [
+    """foo_1,foo,"('float16',)","((2, 3),)",{},,"((-1, 1, nan, -0.0, inf),)",inf/nan boundary""",
+    """foo_2,foo,"('float32',)","((4,),)","{'alpha': 1.0}",1e-3,"((-inf, 1),)",""",
+]
 
 
 def test_csv_good(tmp_path: Path) -> None:
-    path = write(
-        tmp_path,
-        "st.csv",
-        CSV_HEADER
-        + '\nfoo_1,foo,"(\'float16\',)","((2, 3),)",{},,"((-1, 1, nan, -0.0, inf),)"'
-        + '\nfoo_2,foo,"(\'float32\',)","((4,),)","{\'alpha\': 1.0}",1e-3,"((-inf, 1),)"\n',
-    )
+    path = write(tmp_path, "st.csv", "\n".join([CSV_HEADER, *GOOD_ROWS]) + "\n")
     assert csv_errors(path, ["testcase_name", "input_dtypes"]) == []
 
 
 def test_csv_bad_cell_missing_column_and_ragged_row(tmp_path: Path) -> None:
-    path = write(
-        tmp_path,
-        "st.csv",
-        CSV_HEADER + '\nfoo_1,foo,"(\'float16\',","((2, 3),)",{},,' + "\nfoo_2,foo,x\n",
-    )
+    rows = [
+        """foo_1,foo,"('float16',","((2, 3),)",{},1e-3.5,,""",  # unclosed tuple, a bad number
+        "foo_2,foo,x",  # too few cells
+    ]
+    path = write(tmp_path, "st.csv", "\n".join([CSV_HEADER, *rows]) + "\n")
     findings = csv_errors(path, ["testcase_name", "output_dtypes"])
     messages = [(f.line, f.message) for f in findings]
     assert (1, "missing column(s): output_dtypes") in messages
     assert any(line == 2 and "input_dtypes" in message for line, message in messages)
+    assert any(line == 2 and "precision_tolerances" in message for line, message in messages)
     assert any(line == 3 and "cells" in message for line, message in messages)
 
 
