@@ -130,24 +130,21 @@ def test_yaml_bombs_and_malformed_text_are_refused() -> None:
         _assert_answered(text)
 
 
-def _render_scratch() -> set[Path]:
-    return {p for d in (Path("/dev/shm"), Path(tempfile.gettempdir())) if d.is_dir() for p in d.glob("opgen-render-*")}
-
-
 def test_an_interrupted_render_leaves_no_trace(tmp_path: Path) -> None:
     """SIGINT and SIGTERM in the middle of rendering: the output root is as it was."""
     root = tmp_path / "out"
     (root / "keep").mkdir(parents=True)
     (root / "keep" / "file").write_text("x")
     before = snapshot(root)
-    scratch_before = _render_scratch()
+    scratch = tmp_path / "scratch"  # where this render stages its files
+    scratch.mkdir()
     slow_main = (
         "import sys, time, opgen.render as r\n"
-        "original = r.format_cpp\n"
         "def slow(paths):\n"
         "    print('rendering', flush=True)\n"
         "    time.sleep(30)\n"
         "r.format_cpp = slow\n"
+        f"r._scratch_dir = lambda: {str(scratch)!r}\n"
         "from opgen.cli import main\n"
         f"sys.argv = ['opgen', 'gen', {str(GELU)!r}, '-o', {str(root)!r}]\n"
         "main()\n"
@@ -163,4 +160,4 @@ def test_an_interrupted_render_leaves_no_trace(tmp_path: Path) -> None:
         assert proc.returncode == 130, err
         assert "Traceback" not in err
         assert snapshot(root) == before
-        assert _render_scratch() == scratch_before
+        assert list(scratch.iterdir()) == []
