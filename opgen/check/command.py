@@ -23,7 +23,7 @@ def check(
             "--cann-headers",
             metavar="DIR",
             help="CANN include dir for the headers tier; repeat it, join dirs with ':', or name a file listing "
-            "one dir a line (docs/check.md lists the dirs). Without it the headers tier is SKIPPED.",
+            "one dir a line (the README lists the dirs). Without it the headers tier is SKIPPED.",
         ),
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print a machine-readable JSON report.")] = False,

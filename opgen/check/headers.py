@@ -1,5 +1,5 @@
 """Headers tier: every host-side file (def, infershape, tiling, proto, op_api) compiles with
-`g++ -std=c++17 -fsyntax-only` against real CANN include dirs the user gives (see docs/check.md).
+`g++ -std=c++17 -fsyntax-only` against real CANN include dirs the user gives (listed in the README).
 
 The flags are ops-nn's own (cmake/func.cmake): `-Dgoogle=ascend_private -DLOG_CPP -DOP_SUBMOD_NAME="OPS_NN"`,
 and for infershape/proto/def and tiling objects `-DOPS_UTILS_LOG_SUB_MOD_NAME="OP_PROTO"|"OP_TILING"
@@ -46,7 +46,7 @@ def resolve_include_dirs(values: Sequence[Path]) -> list[Path]:
             parts = [Path(p) for p in str(value).split(os.pathsep) if p]
         for part in parts:
             if not part.is_dir():
-                raise OpgenError(f"--cann-headers: {part} is not a directory (see docs/check.md for the list)")
+                raise OpgenError(f"--cann-headers: {part} is not a directory (the README lists them)")
             dirs.append(part.resolve())
     return dirs
 
@@ -126,7 +126,7 @@ def headers_tier(op_dir: Path, include_dirs: Sequence[Path], *, compiler: str = 
                  jobs: int | None = None) -> list[CheckItem]:
     if not include_dirs:
         return [skipped("host files compile", "no --cann-headers given: pass the CANN include dirs "
-                                              "(docs/check.md lists them) to compile the host files")]
+                                              "(the README lists them) to compile the host files")]
     exe = shutil.which(compiler)
     if exe is None:
         return [skipped("host files compile", f"{compiler} not found on PATH")]
