@@ -72,7 +72,6 @@ class RenderPlan:
     dtype_source: TensorPlan  # the input whose dtype and shape the outputs take
     aclnn: AclnnPlan
     golden: GoldenPlan
-    golden_reference: str
     st_arch: str
     st_csv: str
     ut: UtPlan
@@ -95,10 +94,6 @@ class RenderPlan:
     @property
     def read_inputs(self) -> tuple[TensorPlan, ...]:
         return tuple(t for t in self.inputs if t.read_by_kernel)
-
-    @property
-    def mask_inputs(self) -> tuple[TensorPlan, ...]:
-        return tuple(t for t in self.inputs if t.is_mask)
 
     @property
     def kernel_tensors(self) -> tuple[TensorPlan, ...]:
@@ -216,7 +211,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         same_dtype=tuple(by_name[n] for n in spec.constraints.same_dtype),
         last_dim_checked=(by_name[rule.tensor],) if rule else (), last_dim_multiple=rule.multiple if rule else 1,
         dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn_plan(spec, by_name, combos), golden=golden,
-        golden_reference=spec.golden.reference, st_arch=arches[0] if arches else "arch22",
+        st_arch=arches[0] if arches else "arch22",
         st_csv=st_csv(spec, tensors, combos),
         ut=ut_plan(spec, layout, tensors, combos, socs, op_api_dir, f"aclnn_{camel_to_snake(spec.aclnn.api)}"),
         example=example_plan(spec, by_name, combos), op_api_dir=op_api_dir, description=spec.docs.description,

@@ -37,7 +37,6 @@ class AclnnPlan:
     prepare: tuple[str, ...]  # statements from the API tensors to the l0 call's arguments
     l0_args: tuple[str, ...]  # variables feeding each op input, in def order
     finish: tuple[str, ...]  # statements from the l0 result to the user's output
-    l0_output_shape: str  # l0 argument whose shape and dtype the l0 output takes
     mask_lists: tuple[tuple[str, str], ...]  # (list name, op::DataType enumerators) of mask inputs
     uses_broadcast: bool
 
@@ -137,7 +136,6 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     if a.broadcast:
         includes.append("level0/broadcast_to.h")
     l0_args = tuple(feeds[t.name] for t in spec.inputs)
-    shape_source = next(feeds[t.name] for t in spec.inputs if not by_name[t.name].is_mask)
     return AclnnPlan(
         api=a.api, function=f"aclnn{a.api}", file_stem=f"aclnn_{camel_to_snake(a.api)}", inputs=inputs,
         outputs=outputs, support_dtypes=tuple(dict.fromkeys(f"op::DataType::{c.key.ge}" for c in combos)),
@@ -145,7 +143,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
             f"OP_CHECK_NULL({p.name}, {ret});" for p in inputs + outputs),
         dtype_checks=tuple(dtype_checks), shape_checks=tuple(shape_checks),
         empty_condition=" || ".join(f"{p.name}->IsEmpty()" for p in inputs), prepare=tuple(prepare),
-        l0_args=l0_args, finish=tuple(finish), l0_output_shape=shape_source,
+        l0_args=l0_args, finish=tuple(finish),
         mask_lists=tuple(
             (f"MASK_DTYPE_SUPPORT_LIST_{p.name.upper()}",
              ", ".join(f"op::DataType::{d.ge}" for d in p.tensor.proto_dtypes))

@@ -106,14 +106,14 @@ def _assign_temps(tensors: tuple[TensorPlan, ...], steps: tuple[Step, ...]) -> t
     return assigned, used
 
 
-def scalar_literal(value: float, value_type: str, float_compute: bool) -> str:
+def _scalar_literal(value: float, value_type: str, float_compute: bool) -> str:
     return f"{value!r}f" if float_compute else f"static_cast<{value_type}>({value!r})"
 
 
 def _call(step: Step, names: dict[str, str], value_type: str, float_compute: bool) -> str:
     api = SPELLINGS[step.op].ascendc
     dst = names[step.out]
-    args = [names[a] if isinstance(a, str) else scalar_literal(a, value_type, float_compute) for a in step.args]
+    args = [names[a] if isinstance(a, str) else _scalar_literal(a, value_type, float_compute) for a in step.args]
     if step.op == "select":
         mask, src, scalar = args
         return f"Select({dst}, {mask}, {src}, {scalar}, SELMODE::VSEL_TENSOR_SCALAR_MODE, {COUNT});"
