@@ -30,6 +30,7 @@ class GoldenPlan:
     input_prep: tuple[tuple[str, str], ...]  # (input, statement preparing it for the recipe)
     result: str
     variants: tuple[GoldenVariant, ...]
+    unpacks_masks: bool  # whether the golden needs its bit-mask unpacking helper
 
 
 def golden_lines(steps: tuple[Step, ...]) -> tuple[str, ...]:
@@ -63,5 +64,5 @@ def golden_plan(
         shape_args=", ".join(f"{t.name}.shape" for t in data), cdt="np.float32" if float_compute else "out_dtype.type",
         input_prep=tuple(prep),
         result="outputs[0].astype(out_dtype)" if len(outputs) == 1 else "tuple(o.astype(out_dtype) for o in outputs)",
-        variants=variants,
+        variants=variants, unpacks_masks=any(t.is_mask for t in read),
     )

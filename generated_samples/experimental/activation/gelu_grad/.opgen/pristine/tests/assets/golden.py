@@ -64,13 +64,6 @@ _VARIANTS = {
 }
 
 
-def _unpack_mask(packed, shape):
-    """One bit per element, least significant bit first."""
-    count = int(np.prod(shape))
-    bits = np.unpackbits(np.ascontiguousarray(packed).reshape(-1).view(np.uint8), bitorder="little")
-    return bits[:count].reshape(shape).astype(bool)
-
-
 def gelu_grad_golden(dy, x, y, **kwargs):
     """Inputs in gelu_grad_def.cpp order (outputs excluded); returns the output(s)."""
     variant = _VARIANTS.get(kwargs.get("short_soc_version"), _ascend910b)
