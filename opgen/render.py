@@ -25,16 +25,20 @@ _TEMPLATES: dict[str, Any] = {}
 
 
 def render_trees(plans: list[RenderPlan]) -> list[dict[str, bytes]]:
-    """All files of each op dir, keyed by POSIX path relative to it; one clang-format run for all."""
+    """All files of each op dir, keyed by POSIX path relative to it.
+
+    Each op's C++ is formatted by a clang-format process while Python renders the next op.
+    """
     with tempfile.TemporaryDirectory(prefix="opgen-render-", dir=_scratch_dir()) as tmp:
-        roots = []
-        for index, plan in enumerate(plans):
-            root = Path(tmp) / str(index)
-            for blueprint in ("common", plan.layout):
-                _render_blueprint(blueprint, plan, root)
-            roots.append(root)
-        trees = [{p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()} for root in roots]
-        format_cpp([path for tree in trees for rel, path in tree.items() if rel.endswith(CPP_SUFFIXES)])
+        trees = []
+        with CppFormatter() as formatter:
+            for index, plan in enumerate(plans):
+                root = Path(tmp) / str(index)
+                for blueprint in ("common", plan.layout):
+                    _render_blueprint(blueprint, plan, root)
+                tree = {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()}
+                formatter.submit([path for rel, path in tree.items() if rel.endswith(CPP_SUFFIXES)])
+                trees.append(tree)
         return [{rel: path.read_bytes() for rel, path in tree.items()} for tree in trees]
 
 
@@ -114,13 +118,41 @@ def _unwrap(attribute: Any) -> Any:
     return getattr(attribute, "func", None) or attribute.fget
 
 
-def format_cpp(paths: list[Path]) -> None:
-    """Format in place with the ops-nn style, one clang-format process for all files."""
-    if not paths:
-        return
-    from clang_format import get_executable  # type: ignore[import-untyped]
+class CppFormatter:
+    """clang-format with the ops-nn style, in place, at most one process per CPU at a time."""
 
-    command = [get_executable("clang-format"), f"--style=file:{CLANG_FORMAT_STYLE}", "-i", *map(str, paths)]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        raise OpgenError(f"clang-format failed: {result.stderr.strip()}")
+    def __init__(self) -> None:
+        from clang_format import get_executable  # type: ignore[import-untyped]
+
+        self.command = [get_executable("clang-format"), f"--style=file:{CLANG_FORMAT_STYLE}", "-i"]
+        self.limit = os.cpu_count() or 1
+        self.running: list[subprocess.Popen[bytes]] = []
+
+    def submit(self, paths: list[Path]) -> None:
+        if not paths:
+            return
+        if len(self.running) >= self.limit:
+            self._finish(self.running.pop(0))
+        self.running.append(subprocess.Popen([*self.command, *map(str, paths)], stdout=subprocess.DEVNULL,
+                                             stderr=subprocess.PIPE))
+
+    @staticmethod
+    def _finish(process: subprocess.Popen[bytes]) -> None:
+        _, stderr = process.communicate()
+        if process.returncode != 0:
+            raise OpgenError(f"clang-format failed: {stderr.decode(errors='replace').strip()}")
+
+    def __enter__(self) -> CppFormatter:
+        return self
+
+    def __exit__(self, failed: type[BaseException] | None, *rest: object) -> None:
+        """Wait for every process, also when rendering failed, so none outlives the scratch dir."""
+        running, self.running = self.running, []
+        if failed is not None:
+            for process in running:
+                process.kill()
+        for process in running:
+            if failed is None:
+                self._finish(process)
+            else:
+                process.wait()

@@ -140,10 +140,10 @@ def test_an_interrupted_render_leaves_no_trace(tmp_path: Path) -> None:
     scratch.mkdir()
     slow_main = (
         "import sys, time, opgen.render as r\n"
-        "def slow(paths):\n"
+        "def slow(self, paths):\n"
         "    print('rendering', flush=True)\n"
         "    time.sleep(30)\n"
-        "r.format_cpp = slow\n"
+        "r.CppFormatter.submit = slow\n"
         f"r._scratch_dir = lambda: {str(scratch)!r}\n"
         "from opgen.cli import main\n"
         f"sys.argv = ['opgen', 'gen', {str(GELU)!r}, '-o', {str(root)!r}]\n"
