@@ -6,7 +6,10 @@ import re
 from pathlib import Path
 
 from conftest import GELU, RELU, snapshot
+from ruamel.yaml import YAML
 
+from opgen.generate import render_specs
+from opgen.newop import derive_spec
 from opgen.spec.load import load_spec
 
 
@@ -40,3 +43,20 @@ def test_new_refuses_bad_names_and_existing_specs(run, tmp_path: Path) -> None:
     result = run("new", "SwishGrad", "--schemas", tmp_path, "-o", tmp_path / "o")
     assert result.code == 2 and "already exists" in result.err
     assert snapshot(tmp_path) == before
+
+
+def test_the_readme_walk_through_recipe_is_a_valid_spec(tmp_path: Path) -> None:
+    """The SiLU-gradient steps the README tells users to paste must validate and render."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("Edit `compute.variants`", 1)[1].split("```yaml", 1)[1].split("```", 1)[0]
+    steps = [line.strip()[2:] for line in block.splitlines() if line.strip().startswith("- ")]
+    assert steps and steps[-1] == "z = mul(g, dy)"
+    yaml = YAML(typ="rt")
+    data = yaml.load(derive_spec(GELU, "SwishGrad", category=None, experimental=None).text)
+    for variant in data["compute"]["variants"]:
+        data["compute"]["variants"][variant] = steps
+    path = tmp_path / "swish_grad.yaml"
+    with path.open("w", encoding="utf-8") as out:
+        yaml.dump(data, out)
+    op = render_specs([path])[0]
+    assert "Reciprocal(" in op.files["op_kernel/swish_grad.h"].decode()
