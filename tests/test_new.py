@@ -54,7 +54,7 @@ def test_the_readme_walk_through_recipe_is_a_valid_spec(tmp_path: Path) -> None:
     yaml = YAML(typ="rt")
     data = yaml.load(derive_spec(GELU, "SwishGrad", category=None, experimental=None).text)
     for variant in data["compute"]["variants"]:
-        data["compute"]["variants"][variant] = steps
+        data["compute"]["variants"][variant] = list(steps)  # one list each: a shared one dumps as an alias
     path = tmp_path / "swish_grad.yaml"
     with path.open("w", encoding="utf-8") as out:
         yaml.dump(data, out)
