@@ -119,12 +119,3 @@ def _load_renameat2() -> Any:
 
 
 _renameat2 = _load_renameat2()
-
-
-def read_tree(op_dir: Path) -> dict[str, bytes]:
-    """Every regular file under op_dir by POSIX relative path (symlinks are not followed)."""
-    files = {}
-    for path in sorted(op_dir.rglob("*")):
-        if path.is_file() and not path.is_symlink():
-            files[path.relative_to(op_dir).as_posix()] = path.read_bytes()
-    return files

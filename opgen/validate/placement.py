@@ -6,7 +6,6 @@ anything; with --force it is moved under the ignored build dir and moved back on
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import OpgenError
+from ..record import sha256
 from .checkout import Checkout
 
 IGNORED = (".opgen", "__pycache__")  # opgen's own records and Python caches are not op sources
@@ -109,5 +109,5 @@ def _digest(root: Path) -> dict[str, str]:
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
         if path.is_file() and not any(part in IGNORED for part in rel.parts):
-            out[rel.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+            out[rel.as_posix()] = sha256(path.read_bytes())
     return out
