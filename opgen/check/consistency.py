@@ -64,7 +64,7 @@ def show(combo: Combo, inputs: int) -> str:
 
 def binary_json_items(op_dir: Path, files: OpFiles, info: DefInfo) -> list[CheckItem]:
     """One item per SoC file: same tensor names in def order, the same set of combinations, no duplicates."""
-    rels = glob_rel(op_dir, f"op_host/config/*/{files.name}_binary.json")
+    rels = glob_rel(op_dir, files.binary_jsons)
     if not rels:
         return [skipped("binary JSON == def", "no op_host/config/<soc>/*_binary.json (see structure)")]
     combos, n_in = info.combinations(), len(info.inputs)

@@ -98,6 +98,11 @@ class OpFiles:
         return f"op_kernel/{self.name}_tiling_key.h"
 
     @property
+    def binary_jsons(self) -> str:
+        """Glob of the per-SoC binary JSON files."""
+        return f"op_host/config/*/{self.name}_binary.json"
+
+    @property
     def golden(self) -> str:
         return "tests/assets/golden.py"
 

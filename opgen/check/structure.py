@@ -129,7 +129,7 @@ def op_file_value(op_dir: Path, files: OpFiles) -> CheckItem:
 
 
 def binary_json_op_types(op_dir: Path, files: OpFiles) -> list[CheckItem]:
-    rels = glob_rel(op_dir, f"op_host/config/*/{files.name}_binary.json")
+    rels = glob_rel(op_dir, files.binary_jsons)
     if not rels:
         return [skipped("binary JSON op_type", "no op_host/config/<soc>/*_binary.json (see required files)")]
     items = []
