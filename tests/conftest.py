@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Callable
@@ -19,6 +20,32 @@ RELU = SCHEMAS / "relu_grad_v2.yaml"
 GELU = SCHEMAS / "gelu_grad.yaml"
 RELU_DIR = "activation/relu_grad_v2"
 GELU_DIR = "experimental/activation/gelu_grad"
+# the CANN sources of the source-dependent tests, read once: every test runs with the variables unset, so
+# only tests that ask for the `cann_src` fixture see them
+CANN_SRC = os.environ.get("OPGEN_CANN_SRC") or None
+_SOURCE_TESTS = {"ran": 0, "skipped": 0}
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_cann(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPGEN_CANN_SRC", raising=False)
+    monkeypatch.delenv("OPGEN_CANN", raising=False)
+
+
+@pytest.fixture
+def cann_src() -> Path:
+    """The open CANN sources side by side ($OPGEN_CANN_SRC); the test is skipped, and says so, without them."""
+    if CANN_SRC is None:
+        _SOURCE_TESTS["skipped"] += 1
+        pytest.skip("needs the CANN sources: set OPGEN_CANN_SRC (README 'Getting the CANN sources')")
+    _SOURCE_TESTS["ran"] += 1
+    return Path(CANN_SRC)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    ran, skipped = _SOURCE_TESTS["ran"], _SOURCE_TESTS["skipped"]
+    where = f"OPGEN_CANN_SRC={CANN_SRC}" if CANN_SRC else "OPGEN_CANN_SRC not set"
+    terminalreporter.write_line(f"CANN-source tests: {ran} ran, {skipped} skipped ({where})")
 
 
 @dataclass

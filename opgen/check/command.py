@@ -26,20 +26,40 @@ def check(
             "one dir a line (the README lists the dirs). Without it the headers tier is SKIPPED.",
         ),
     ] = None,
+    cann_src: Annotated[
+        Path | None,
+        typer.Option("--cann-src", metavar="DIR", help="The open CANN repos side by side (ops-nn, metadef, "
+                     "asc-devkit, ...; README 'Getting the CANN sources'); default: $OPGEN_CANN_SRC."),
+    ] = None,
+    cann: Annotated[
+        Path | None,
+        typer.Option("--cann", metavar="TOOLKIT", help="An installed CANN toolkit ($ASCEND_HOME_PATH); used only "
+                     "when named here or in $OPGEN_CANN."),
+    ] = None,
+    allow_exec: Annotated[
+        bool,
+        typer.Option("--allow-exec", help="Run code from the checked tree (its golden.py, kernels built from it, "
+                     "its UTs) in a child process with a scratch dir. Default: nothing from the tree runs."),
+    ] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print a machine-readable JSON report.")] = False,
 ) -> None:
-    """Check an op tree offline: structure, syntax, consistency, numerics, and (given CANN headers) headers.
+    """Check an op tree offline: structure, syntax, consistency, numerics; given CANN sources, headers too.
 
     Exit 0 only when no tier fails (a SKIPPED tier does not fail), 1 when one does, 2 on bad input.
     """
     from ..errors import OpgenError
 
     try:
+        from ..cann_sources import resolve_sources
         from .headers import resolve_include_dirs
         from .runner import run_checks
+        from .trust import Trust
 
         include_dirs = resolve_include_dirs(cann_headers or [])
-        report = run_checks(op_dir, spec, include_dirs)
+        sources = resolve_sources(cann_src, cann)
+        if sources is not None:
+            sources.require("headers")
+        report = run_checks(op_dir, spec, include_dirs, sources=sources, trust=Trust(allow_exec=allow_exec))
     except OpgenError as error:
         _error(str(error))
         raise typer.Exit(2) from None

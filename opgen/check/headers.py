@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..cann_sources import CannSources, enable_hint
 from ..errors import OpgenError
 from .items import CheckItem, bad, ok, skipped
 
@@ -122,11 +123,11 @@ def compile_one(compiler: str, op_dir: Path, rel: str, role: str, include_dirs: 
     return Compiled(rel, role, passed, error, time.perf_counter() - start)
 
 
-def headers_tier(op_dir: Path, include_dirs: Sequence[Path], *, compiler: str = "g++",
-                 jobs: int | None = None) -> list[CheckItem]:
-    if not include_dirs:
-        return [skipped("host files compile", "no --cann-headers given: pass the CANN include dirs "
-                                              "(the README lists them) to compile the host files")]
+def headers_tier(op_dir: Path, include_dirs: Sequence[Path], sources: CannSources | None = None, *,
+                 compiler: str = "g++", jobs: int | None = None) -> list[CheckItem]:
+    """`include_dirs` (--cann-headers) when given, else the dirs `sources` derive per file role."""
+    if not include_dirs and sources is None:
+        return [skipped("host files compile", enable_hint(TIER))]
     exe = shutil.which(compiler)
     if exe is None:
         return [skipped("host files compile", f"{compiler} not found on PATH")]
@@ -134,8 +135,13 @@ def headers_tier(op_dir: Path, include_dirs: Sequence[Path], *, compiler: str = 
     if not files:
         return [skipped("host files compile", "no .cpp/.h under op_host, op_graph or op_api (see structure)")]
     op_dir = op_dir.resolve()
+    def dirs(role: str) -> Sequence[Path]:
+        if include_dirs or sources is None:
+            return include_dirs
+        return sources.host_include_dirs(op_api=role == "op_api")
+
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 2) as pool:
-        results = list(pool.map(lambda f: compile_one(exe, op_dir, f[0], f[1], include_dirs), files))
+        results = list(pool.map(lambda f: compile_one(exe, op_dir, f[0], f[1], dirs(f[1])), files))
     items = []
     for r in results:
         label = f"{r.rel} ({r.role})"

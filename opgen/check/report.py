@@ -25,6 +25,7 @@ def to_json(report: CheckReport) -> dict[str, Any]:
         "spec": str(report.spec_path),
         "op_type": report.op_type,
         "layout": report.layout,
+        "sources": report.sources,
         "status": PASS if report.passed else FAIL,
         "exit_code": report.exit_code,
         "seconds": round(report.seconds, 3),
@@ -76,6 +77,7 @@ def print_table(report: CheckReport, console: Console | None = None) -> None:
             table.add_row("", Text(item.item), _status(item.status), Text(detail(item)),  # Text: no markup
                           end_section=n == len(tier.items) - 1)
     console.print(table)
+    console.print(Text(f"CANN sources: {report.sources}", style="dim"), soft_wrap=True)
     console.print(summary(report), soft_wrap=True)
 
 

@@ -13,12 +13,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..cann_sources import CannSources
 from ..errors import OpgenError
 from ..plan import RenderPlan
 from ..record import SPEC_COPY
 from ..spec.load import LoadedSpec
 from .items import CheckItem, TierResult, bad
+from .trust import Trust
 
+NO_EXEC = Trust()
 TIERS = ("structure", "syntax", "consistency", "numerics", "headers")
 
 
@@ -26,6 +29,7 @@ TIERS = ("structure", "syntax", "consistency", "numerics", "headers")
 class CheckReport:
     op_dir: Path
     spec_path: Path
+    sources: str  # which CANN sources the source-dependent tiers used, or why none
     op_type: str
     layout: str
     tiers: tuple[TierResult, ...]
@@ -59,7 +63,9 @@ def load_target(op_dir: Path, spec: Path | None) -> tuple[LoadedSpec, RenderPlan
 
 
 def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Path] = (), *, seed: int = 0,
-               tiers: Sequence[str] = TIERS) -> CheckReport:
+               tiers: Sequence[str] = TIERS, sources: CannSources | None = None,
+               trust: Trust = NO_EXEC) -> CheckReport:
+    """`include_dirs` (the user's own list) wins over `sources` for the headers tier."""
     from .numerics_tier import collect_child, start_child
 
     start = time.perf_counter()
@@ -79,14 +85,15 @@ def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Pa
         "syntax": lambda: _syntax(op_dir),
         "consistency": lambda: _consistency(op_dir, plan),
         "numerics": lambda: collect_child(child) if child is not None else [],
-        "headers": lambda: _headers(op_dir, include_dirs),
+        "headers": lambda: _headers(op_dir, include_dirs, sources),
     }
     chosen = [t for t in TIERS if t in tiers]
     with ThreadPoolExecutor(max_workers=len(chosen) or 1) as pool:
         futures = {name: pool.submit(_timed, name, jobs[name], start if name == "numerics" else None)
                    for name in chosen}
         results = tuple(futures[name].result() for name in chosen)
-    return CheckReport(op_dir, loaded.path, plan.op_type, plan.layout, results, time.perf_counter() - start)
+    used = sources.description if sources is not None else "none"
+    return CheckReport(op_dir, loaded.path, used, plan.op_type, plan.layout, results, time.perf_counter() - start)
 
 
 def _timed(name: str, job: Callable[[], list[CheckItem]], since: float | None = None) -> TierResult:
@@ -116,7 +123,7 @@ def _consistency(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
     return consistency_tier(op_dir, plan)
 
 
-def _headers(op_dir: Path, include_dirs: Sequence[Path]) -> list[CheckItem]:
+def _headers(op_dir: Path, include_dirs: Sequence[Path], sources: CannSources | None) -> list[CheckItem]:
     from .headers import headers_tier
 
-    return headers_tier(op_dir, include_dirs)
+    return headers_tier(op_dir, include_dirs, sources)

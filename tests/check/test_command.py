@@ -54,7 +54,7 @@ def test_samples_pass_with_headers_skipped(tmp_path: Path, rel_dir: str) -> None
     result = run(copy_sample(tmp_path, rel_dir))
     assert result.exit_code == 0, result.stdout
     assert "FAIL" not in result.stdout
-    assert "SKIPPED: headers (headers: no --cann-headers given" in result.stdout
+    assert "SKIPPED: headers (headers: no CANN sources: run `export OPGEN_CANN_SRC=DIR`" in result.stdout
     assert "passed: structure, syntax, consistency, numerics" in result.stdout
 
 
@@ -175,7 +175,7 @@ def test_json_never_holds_bare_infinity() -> None:
     from opgen.check.runner import CheckReport
 
     tier = TierResult("numerics", (bad("x", "off", max_abs=float("inf"), max_ulp=float("nan")),))
-    data = to_json(CheckReport(Path("op"), Path("spec.yaml"), "Op", "classic", (tier,), 1.0))
+    data = to_json(CheckReport(Path("op"), Path("spec.yaml"), "none", "Op", "classic", (tier,), 1.0))
     text = json.dumps(data, allow_nan=False)
     assert '"max_abs": "inf"' in text and '"max_ulp": "nan"' in text
     assert data["status"] == "fail" and data["exit_code"] == 1
