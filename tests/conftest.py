@@ -32,6 +32,14 @@ def _no_ambient_cann(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPGEN_CANN", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _records_apart(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A test that runs `opgen gen schemas/x.yaml` must not rewrite the committed record in schemas/.opgen:
+    every test keeps its records in a dir of its own ($OPGEN_RECORD_DIR, the default of --record-dir, where
+    check and validate also look). Tests of the default place (beside the spec) unset it."""
+    monkeypatch.setenv("OPGEN_RECORD_DIR", str(tmp_path_factory.mktemp("records")))
+
+
 @pytest.fixture
 def cann_src() -> Path:
     """The open CANN sources side by side ($OPGEN_CANN_SRC); the test is skipped, and says so, without them."""
@@ -81,13 +89,46 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="session")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Both samples rendered once into a fresh root (read-only for tests)."""
-    from opgen.generate import render_specs
-    from opgen.write import write_trees
+    """Both samples rendered once into a fresh root (read-only for tests); their records are beside it
+    (`record_of(op_dir)` finds them)."""
+    from opgen.generate import render_specs, write_ops
 
-    root = tmp_path_factory.mktemp("rendered")
-    write_trees(root, {op.plan.rel_dir: op.files for op in render_specs([RELU, GELU])}, force=False)
-    return root
+    base = tmp_path_factory.mktemp("rendered")
+    write_ops(base / "out", render_specs([RELU, GELU]), force=False, record_dir=base / "specs" / ".opgen")
+    return base / "out"
+
+
+def record_of(op_dir: Path) -> Path:
+    """The record of an op dir (spec copy, manifest, pristine files), found by the op's path as check does."""
+    from opgen.record import find_record
+
+    record = find_record(op_dir)
+    assert record is not None, f"no record found for {op_dir}"
+    return record
+
+
+def spec_copy(op_dir: Path) -> Path:
+    """The spec an op dir was generated from, as its record keeps it."""
+    from opgen.record import SPEC_COPY
+
+    return record_of(op_dir) / SPEC_COPY
+
+
+def copy_record(op_dir: Path, dest_op_dir: Path, records: Path) -> Path:
+    """Give a copy of an op dir (`dest_op_dir`) a copy of the original's record under `records/<rel_dir>`,
+    naming the copy, so the copy's record is found by its path."""
+    import json
+    import os
+
+    from opgen.record import MANIFEST
+
+    source = record_of(op_dir)
+    manifest = json.loads((source / MANIFEST).read_text())
+    target = records / ("experimental" if manifest["experimental"] else "") / manifest["category"] / manifest["name"]
+    shutil.copytree(source, target)
+    manifest["op_dir"] = Path(os.path.relpath(dest_op_dir.absolute(), target.absolute())).as_posix()
+    (target / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    return target
 
 
 def copy_spec(source: Path, dest_dir: Path, edit: Callable[[str], str] | None = None) -> Path:

@@ -15,7 +15,8 @@ def check(
     op_dir: Annotated[Path, typer.Argument(help="A generated (or since edited) op dir.", show_default=False)],
     spec: Annotated[
         Path | None,
-        typer.Option("--spec", metavar="SPEC", help="The op spec; default: the tree's own .opgen/spec.yaml."),
+        typer.Option("--spec", metavar="SPEC",
+                     help="The op spec; default: the spec copy in the op's record (e.g. schemas/.opgen/<op path>/)."),
     ] = None,
     cann_headers: Annotated[
         list[Path] | None,

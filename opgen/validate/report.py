@@ -91,7 +91,7 @@ def print_preamble(console: Console, prep: Prepared) -> None:
     if not op.from_manifest:
         console.print(
             Text(
-                f"note: no .opgen/manifest.json; inferred name {op.name}, category {op.category}, "
+                f"note: no opgen record found; inferred name {op.name}, category {op.category}, "
                 f"experimental={str(op.experimental).lower()} from the path and SoCs "
                 f"{', '.join(op.socs) or '(none)'} from op_host/config/",
                 style="yellow",

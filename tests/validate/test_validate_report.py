@@ -100,7 +100,7 @@ def test_op_without_manifest_is_read_from_its_path_and_configs(machine: Machine)
 
     assert result.exit_code == 0, result.output
     assert (
-        "note: no .opgen/manifest.json; inferred name gelu_grad, category activation, experimental=true "
+        "note: no opgen record found; inferred name gelu_grad, category activation, experimental=true "
         "from the path and SoCs ascend910b from op_host/config/"
     ) in result.output
     assert machine.calls() == ["--pkg --experimental --soc=ascend910b --ops=gelu_grad -j1"]
