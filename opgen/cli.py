@@ -11,13 +11,14 @@ from typing import Annotated, Any
 import typer
 
 from .errors import OpgenError
+from .paths import SAMPLE_SPECS
 
 app = typer.Typer(
     help="Generate, check and validate CANN ops-nn operator trees from one op spec.",
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
 )
 DEFAULT_ROOT = Path("generated_samples")
-DEFAULT_LIKE = Path(__file__).resolve().parent.parent / "schemas" / "gelu_grad.yaml"
+DEFAULT_LIKE = SAMPLE_SPECS / "gelu_grad.yaml"
 
 RootOption = Annotated[Path, typer.Option("--output", "-o", help="ops-nn-shaped root to write op dirs under.")]
 

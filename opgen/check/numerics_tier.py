@@ -99,6 +99,13 @@ def collect_child(child: subprocess.Popen[str], *, timeout: float = 600.0) -> li
     return [CheckItem(r["item"], r["status"], r["reason"], r["figures"]) for r in rows]
 
 
+def _missing(error: ModuleNotFoundError) -> str:
+    """torch is an extra (`opgen[check]`): say how to get it rather than show an import error."""
+    if error.name == "torch":
+        return "the independent reference needs PyTorch, which is not installed: pip install 'opgen[check]'"
+    return f"the tier stopped: {type(error).__name__}: {error}"
+
+
 def main(argv: list[str] | None = None) -> None:
     """The child's side of run_in_child: load the spec, run the tier, print its rows as JSON."""
     from ..plan import build_plan
@@ -112,6 +119,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         loaded = load_spec(args.spec)
         items = numerics_tier(args.op_dir, loaded.spec, build_plan(loaded.spec, loaded.path.name), seed=args.seed)
+    except ModuleNotFoundError as error:
+        items = [bad("numerics", _missing(error))]
     except Exception as error:  # reported as a failed row by the parent
         items = [bad("numerics", f"the tier stopped: {type(error).__name__}: {error}")]
     rows = [{"item": i.item, "status": i.status, "reason": i.reason, "figures": i.figures} for i in items]
