@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
+import pytest
 from ruamel.yaml import YAML
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_every_opgen_package_is_listed_for_installation() -> None:
     """pyproject lists packages explicitly (the blueprints are mapped in as a package): a new subpackage
     missing from that list would be absent from a non-editable install."""
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
     on_disk = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "opgen").rglob("__init__.py")}
     assert on_disk <= set(config["packages"])
