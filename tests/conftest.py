@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from opgen import cli
 
@@ -20,6 +21,15 @@ RELU = SCHEMAS / "relu_grad_v2.yaml"
 GELU = SCHEMAS / "gelu_grad.yaml"
 RELU_DIR = "activation/relu_grad_v2"
 GELU_DIR = "experimental/activation/gelu_grad"
+# Property tests: a quick profile by default (the README's test command stays short), the deep fuzz with
+# OPGEN_FUZZ=deep (what CI runs, .ci/run); OPGEN_FUZZ_EXAMPLES=N sets the count outright.
+FUZZ_PROFILES = {"fast": 25, "deep": 500}
+FUZZ = os.environ.get("OPGEN_FUZZ", "fast")
+if FUZZ not in FUZZ_PROFILES:
+    raise pytest.UsageError(f"OPGEN_FUZZ={FUZZ!r}: use one of {', '.join(FUZZ_PROFILES)}")
+for _name, _examples in FUZZ_PROFILES.items():
+    settings.register_profile(_name, max_examples=int(os.environ.get("OPGEN_FUZZ_EXAMPLES", _examples)))
+settings.load_profile(FUZZ)
 # the CANN sources of the source-dependent tests, read once: every test runs with the variables unset, so
 # only tests that ask for the `cann_src` fixture see them
 CANN_SRC = os.environ.get("OPGEN_CANN_SRC") or None
@@ -54,6 +64,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     ran, skipped = _SOURCE_TESTS["ran"], _SOURCE_TESTS["skipped"]
     where = f"OPGEN_CANN_SRC={CANN_SRC}" if CANN_SRC else "OPGEN_CANN_SRC not set"
     terminalreporter.write_line(f"CANN-source tests: {ran} ran, {skipped} skipped ({where})")
+    examples = settings.get_profile(FUZZ).max_examples
+    terminalreporter.write_line(f"property tests: OPGEN_FUZZ={FUZZ}, {examples} examples each (deep: OPGEN_FUZZ=deep)")
 
 
 @dataclass
