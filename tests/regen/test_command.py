@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Callable
@@ -200,3 +201,42 @@ def test_generated_path_taken_by_a_folder_is_refused(tree: Tree, spec: Spec) -> 
     (root / RELU_DIR / "op_host/config/ascend350/relu_grad_v2_binary.json").mkdir(parents=True)
     result = invoke(spec("relu"), "-o", root)
     assert result.exit_code == 2 and "not a regular file" in result.output
+
+
+def _as_old_in_dir_record(root: Path, rel_dir: str) -> Path:
+    """Turn an op's record into the layout of opgen 0.1: `<op dir>/.opgen/`, manifest without `op_dir`."""
+    op = root / rel_dir
+    record = record_of(op)
+    manifest = json.loads((record / "manifest.json").read_text())
+    del manifest["op_dir"]
+    (record / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    shutil.move(record, op / ".opgen")
+    return record
+
+
+def test_old_in_dir_record_moves_out_keeping_edits(tree: Tree, spec: Spec) -> None:
+    root = tree("samples")
+    new_place = _as_old_in_dir_record(root, GELU_DIR)
+    op = root / GELU_DIR
+    TILING_EDIT.apply(root)
+
+    result = invoke(spec("gelu", dy_renamed_grad), "-o", root)
+
+    assert result.exit_code == 0, result.output
+    assert f"moved the record out of the op dir: {op / '.opgen'} -> {new_place}" in result.output
+    assert not (op / ".opgen").exists()  # the op dir can now be copied into ops-nn as it is
+    assert record_of(op) == new_place
+    assert_edits_kept(root, [TILING_EDIT])
+    assert 'this->Input("grad")' in (op / "op_host/gelu_grad_def.cpp").read_text()
+    assert invoke(spec("gelu", dy_renamed_grad), "-o", root).exit_code == 0
+
+
+def test_old_in_dir_record_moves_out_even_when_nothing_else_changes(tree: Tree, spec: Spec) -> None:
+    root = tree("samples")
+    new_place = _as_old_in_dir_record(root, RELU_DIR)
+    dry = invoke(spec("relu"), "-o", root, "--dry-run")
+    assert dry.exit_code == 0 and "would move the record out of the op dir" in dry.output
+    assert (root / RELU_DIR / ".opgen").is_dir()
+    result = invoke(spec("relu"), "-o", root)
+    assert result.exit_code == 0, result.output
+    assert not (root / RELU_DIR / ".opgen").exists() and (new_place / "manifest.json").is_file()
