@@ -81,5 +81,5 @@ def _error(message: str) -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    Console(stderr=True, highlight=False).print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
+    Console(stderr=True, highlight=False, emoji=False).print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
     sys.stderr.flush()
