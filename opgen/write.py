@@ -86,6 +86,15 @@ def single_file(data: bytes) -> Callable[[Path], None]:
     return build
 
 
+def write_trees(root: Path, trees: Mapping[str, Mapping[str, bytes]], *, force: bool) -> list[Path]:
+    """Op dirs only (rel_dir -> files) under root, all or nothing, under the root's lock; no record
+    (`generate.write_ops` writes an op with its record)."""
+    with locked([root]):
+        targets = {rel: check_target(root, rel, force=force) for rel in trees}
+        replace_all([Replacement(targets[rel], tree(files)) for rel, files in trees.items()])
+    return list(targets.values())
+
+
 def replace_all(replacements: Sequence[Replacement]) -> None:
     """Stage every target, then swap each into place; any failure leaves every target as it was."""
     holders: list[Path] = []

@@ -79,8 +79,11 @@ class Result:
 def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Result]:
     """Run `opgen ARGS` through the real entry point; return exit code and output."""
 
+    from opgen import write
+
     def invoke(*args: str | Path) -> Result:
         monkeypatch.setattr(sys, "argv", ["opgen", *map(str, args)])
+        monkeypatch.setattr(write, "CHANGED", [])  # what this run wrote, as in a fresh process
         code = 0
         try:
             cli.main()

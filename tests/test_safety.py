@@ -166,7 +166,6 @@ def test_ctrl_c_after_writing_says_what_was_written(run, tmp_path: Path, monkeyp
         real(message)
 
     monkeypatch.setattr(cli, "_say", interrupted_while_reporting)
-    monkeypatch.setattr(write, "CHANGED", [])
     root = tmp_path / "out"
     result = run("gen", RELU, "-o", root)
     assert result.code == 130

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import OpgenError
@@ -26,6 +26,7 @@ class OpInfo:
     experimental: bool
     socs: tuple[str, ...]
     from_manifest: bool
+    record: Path | None = None  # the opgen record the facts came from
 
     @property
     def rel_dir(self) -> Path:
@@ -39,7 +40,7 @@ def read_op_info(op_dir: Path) -> OpInfo:
     if not op_dir.is_dir():
         raise OpgenError("op dir not found; pass the dir `opgen gen` wrote", where=str(op_dir))
     record = find_record(op_dir)
-    info = _from_manifest(record / MANIFEST) if record is not None else _from_path(op_dir)
+    info = replace(_from_manifest(record / MANIFEST), record=record) if record is not None else _from_path(op_dir)
     if not _SNAKE.fullmatch(info.name):
         raise OpgenError(f"op name {info.name!r} is not snake_case as ops-nn dirs are", where=str(op_dir))
     return info
