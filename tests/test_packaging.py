@@ -24,3 +24,11 @@ def test_pre_commit_hook_asks_the_non_destructive_question() -> None:
     [hook] = YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     assert hook["entry"] == "opgen gen --check"  # up to date, hand edits allowed; never --force
     assert hook["language"] == "python"
+
+
+def test_version_option_prints_the_package_version(run) -> None:
+    from opgen import __version__
+
+    result = run("--version")
+    assert result.code == 0
+    assert result.out == f"opgen {__version__}\n"
