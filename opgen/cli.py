@@ -6,12 +6,15 @@ import signal
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .errors import OpgenError
 from .paths import SAMPLE_SPECS
+
+if TYPE_CHECKING:
+    from .generate import RenderedOp
 
 app = typer.Typer(
     help="Generate, check and validate CANN ops-nn operator trees from one op spec.",
@@ -72,6 +75,8 @@ def gen(
 
     from .generate import render_specs, write_ops
 
+    if strict and not check:
+        raise OpgenError("--strict goes with --check (it says how --check compares)")
     ops = render_specs(specs)
     if check:
         _check_trees(output, ops, strict=strict, record_dir=record_dir)
@@ -82,7 +87,7 @@ def gen(
              f"{escape(str(op.record_dir(record_dir)))})")
 
 
-def _check_trees(output: Path, ops: list[Any], *, strict: bool, record_dir: Path | None) -> None:
+def _check_trees(output: Path, ops: list[RenderedOp], *, strict: bool, record_dir: Path | None) -> None:
     """Exit 1 listing what is behind; with --strict, every file that differs from the render at all."""
     from rich.markup import escape
 
