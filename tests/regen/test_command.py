@@ -240,3 +240,15 @@ def test_old_in_dir_record_moves_out_even_when_nothing_else_changes(tree: Tree, 
     result = invoke(spec("relu"), "-o", root)
     assert result.exit_code == 0, result.output
     assert not (root / RELU_DIR / ".opgen").exists() and (new_place / "manifest.json").is_file()
+
+
+def test_record_of_another_output_root_is_refused(tree: Tree, spec: Spec, tmp_path: Path) -> None:
+    """One spec generated under two roots needs two record dirs: merging one root's edits against the other's
+    record would use the wrong base."""
+    tree("samples")
+    other = tmp_path / "other"
+    result = invoke(spec("gelu"), "-o", other)
+    assert result.exit_code == 2
+    assert "describes the op dir" in result.output and "--record-dir" in result.output
+    assert not other.exists()
+    assert invoke(spec("gelu"), "-o", other, "--record-dir", tmp_path / "other-records").exit_code == 0
