@@ -78,7 +78,7 @@ def main() -> None:
         tmp = Path(tmp_name)
         new = median_of(args.repeat, lambda i: [python, "-m", "opgen", "new", f"BenchNew{i}", "--schemas",
                                                 str(tmp / "s"), "-o", str(tmp / "new")], tmp)
-        rows.append(("opgen new (cold process, full tree)", new, "target <= 1.0 s"))
+        rows.append(("opgen new (cold process, full tree + record)", new, "target <= 0.6 s"))
         baseline = median_of(args.repeat, lambda i: [python, "-c", BASELINE, str(SAMPLE_OP),
                                                      str(tmp / "copy" / f"op{i}")], tmp)
         rows.append(("baseline: copy-and-rename a tree (cold process)", baseline, ""))
@@ -95,7 +95,7 @@ def main() -> None:
         except subprocess.CalledProcessError as error:
             rows.append(("opgen check (offline tiers) on one op", float("nan"), f"failed: exit {error.returncode}"))
         helper = median_of(args.repeat, lambda i: [python, "-m", "opgen", "--help"], tmp)
-        rows.append(("opgen --help", helper, "target <= 0.3 s"))
+        rows.append(("opgen --help", helper, "target <= 0.2 s"))
         shutil.rmtree(tmp / "batch", ignore_errors=True)
     width = max(len(name) for name, _, _ in rows)
     print(f"{'measure':<{width}}  {'seconds':>8}  {'x baseline':>10}  note")

@@ -6,54 +6,110 @@ import signal
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .errors import OpgenError
+from .paths import SAMPLE_SPECS
+
+if TYPE_CHECKING:
+    from .generate import RenderedOp
 
 app = typer.Typer(
     help="Generate, check and validate CANN ops-nn operator trees from one op spec.",
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
 )
 DEFAULT_ROOT = Path("generated_samples")
-DEFAULT_LIKE = Path(__file__).resolve().parent.parent / "schemas" / "gelu_grad.yaml"
+DEFAULT_LIKE = SAMPLE_SPECS / "gelu_grad.yaml"
 
 RootOption = Annotated[Path, typer.Option("--output", "-o", help="ops-nn-shaped root to write op dirs under.")]
 
 
-def _say(message: str) -> None:
-    from rich.console import Console
+RecordOption = Annotated[
+    Path | None,
+    typer.Option("--record-dir", envvar="OPGEN_RECORD_DIR",
+                 help="Keep the ops' records (for regen) here instead of .opgen/ beside each spec."),
+]
 
-    Console(highlight=False, soft_wrap=True).print(message)
+
+def _say(message: str) -> None:
+    from .console import console
+
+    console().print(message)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        print(f"opgen {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool, typer.Option("--version", help="Print opgen's version and exit.", callback=_version, is_eager=True)
+    ] = False,
+) -> None:
+    """Generate, check and validate CANN ops-nn operator trees from one op spec."""
 
 
 @app.command()
 def gen(
     specs: Annotated[list[Path], typer.Argument(help="Op spec YAML files.", show_default=False)],
     output: RootOption = DEFAULT_ROOT,
-    check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 listing files that differ.")] = False,
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="Write nothing; exit 1 when a tree is behind its spec (hand edits allowed)."),
+    ] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="With --check: every byte must equal the render (no hand edits).")
+    ] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace existing op dirs (hand edits are lost).")] = False,
+    record_dir: RecordOption = None,
 ) -> None:
-    """Render the complete ops-nn tree of each spec under the output root."""
+    """Render the complete ops-nn tree of each spec under the output root, and its record beside the spec."""
     from rich.markup import escape
 
-    from .generate import differences, render_specs
-    from .write import write_trees
+    from .generate import render_specs, write_ops
 
+    if strict and not check:
+        raise OpgenError("--strict goes with --check (it says how --check compares)")
     ops = render_specs(specs)
     if check:
-        stale = [path for op in ops for path in differences(output, op)]
-        for path in stale:
-            _say(f"[red]differs[/red] {escape(path)}")
-        if stale:
-            _say(f"{len(stale)} file(s) differ from their spec; run `opgen gen --force` or `opgen regen`")
-            raise typer.Exit(1)
-        _say(f"[green]up to date[/green]: {', '.join(op.plan.rel_dir for op in ops)}")
+        _check_trees(output, ops, strict=strict, record_dir=record_dir)
         return
-    written = write_trees(output, {op.plan.rel_dir: op.files for op in ops}, force=force)
+    written = write_ops(output, ops, force=force, record_dir=record_dir)
     for op, target in zip(ops, written, strict=True):
-        _say(f"[green]wrote[/green] {escape(str(target))} ({len(op.files)} files)")
+        _say(f"[green]wrote[/green] {escape(str(target))} ({len(op.files)} files; record: "
+             f"{escape(str(op.record_dir(record_dir)))})")
+
+
+def _check_trees(output: Path, ops: list[RenderedOp], *, strict: bool, record_dir: Path | None) -> None:
+    """Exit 1 listing what is behind; with --strict, every file that differs from the render at all."""
+    from rich.markup import escape
+
+    from .generate import differences
+    from .regen.uptodate import Finding, stale_files
+
+    findings: list[Finding] = []
+    edited = 0
+    for op in ops:
+        if strict:
+            findings += [Finding(path, "differs from the render") for path in differences(output, op)]
+        else:
+            found, edits = stale_files(output, op, record_dir)
+            findings += found
+            edited += edits
+    for finding in findings:
+        _say(f"[red]stale[/red] {escape(finding.path)}: {escape(finding.why)}")
+    if findings:
+        _say(f"{len(findings)} problem(s); nothing was written")
+        raise typer.Exit(1)
+    kept = f" ({edited} file(s) with your edits)" if edited else ""
+    _say(f"[green]up to date[/green]: {escape(', '.join(op.plan.rel_dir for op in ops))}{kept}")
 
 
 @app.command()
@@ -67,24 +123,29 @@ def new(
     schemas: Annotated[Path, typer.Option(help="Where to write the new spec.")] = Path("schemas"),
     output: RootOption = DEFAULT_ROOT,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing spec and op dir.")] = False,
+    record_dir: RecordOption = None,
 ) -> None:
-    """Start a new op: write its spec (renamed from --like) and render its tree."""
-    from .generate import render_op
+    """Start a new op: write its spec (renamed from --like) and render its tree; both or neither."""
+    from rich.markup import escape
+
+    from .generate import lock_dirs, op_replacements, render_op
     from .newop import derive_spec
     from .spec.load import LoadedSpec
-    from .write import check_target, write_trees
+    from .write import Replacement, check_target, locked, replace_all, single_file
 
     derived = derive_spec(like, op_type, category=category, experimental=experimental)
     spec_path = schemas / f"{derived.spec.snake_name}.yaml"
-    if spec_path.exists() and not force:
-        raise OpgenError(f"{spec_path} already exists; pick another op name or pass --force")
+    refusal = None if force else f"{spec_path} already exists; pick another op name or pass --force"
+    if refusal and spec_path.exists():
+        raise OpgenError(refusal)
     op = render_op(LoadedSpec(derived.spec, spec_path, derived.text))
-    check_target(output, op.plan.rel_dir, force=force)
-    schemas.mkdir(parents=True, exist_ok=True)
-    spec_path.write_text(derived.text, encoding="utf-8")
-    written = write_trees(output, {op.plan.rel_dir: op.files}, force=force)
-    _say(f"[green]wrote[/green] {spec_path}")
-    _say(f"[green]wrote[/green] {written[0]} ({len(op.files)} files)")
+    target = check_target(output, op.plan.rel_dir, force=force)
+    with locked(lock_dirs(output, [op], record_dir)):
+        spec = Replacement(spec_path, single_file(derived.text.encode()), refusal)
+        replace_all([*op_replacements(output, [op], force=force, record_dir=record_dir), spec])
+    _say(f"[green]wrote[/green] {escape(str(spec_path))}")
+    _say(f"[green]wrote[/green] {escape(str(target))} ({len(op.files)} files; record: "
+         f"{escape(str(op.record_dir(record_dir)))})")
     _say("next: edit the recipe under `compute:` and the docs, then `opgen regen` and `opgen check`")
 
 
@@ -120,22 +181,50 @@ def _register_feature_commands() -> None:
 _register_feature_commands()
 
 
-def main() -> None:
-    """Entry point: user errors print one line and exit 2, never a traceback.
+INTERRUPTED = 130  # exit code after Ctrl-C or SIGTERM, as a shell reports a SIGINT death
 
-    SIGTERM unwinds like Ctrl-C, so staged output is cleaned up and the output root stays as it was.
+
+def _interrupted(error: BaseException) -> bool:
+    """typer turns Ctrl-C into Exit(130) raised from the KeyboardInterrupt; find it in the chain."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _report_interrupt() -> None:
+    from .write import CHANGED
+
+    if CHANGED:
+        written = ", ".join(map(str, CHANGED))
+        print(f"interrupted: {written} had been written completely before; nothing else was changed",
+              file=sys.stderr)
+    else:
+        print("interrupted: nothing was changed", file=sys.stderr)
+    sys.exit(INTERRUPTED)
+
+
+def main() -> None:
+    """Entry point: user errors print one line and exit 2, never a traceback; Ctrl-C exits 130 saying what
+    was written. SIGTERM unwinds like Ctrl-C, so staged output is cleaned up and targets stay as they were.
     """
     signal.signal(signal.SIGTERM, _terminate)
     try:
         app()
     except KeyboardInterrupt:
-        print("interrupted: nothing was changed", file=sys.stderr)
-        sys.exit(130)
+        _report_interrupt()
+    except SystemExit as exit_:
+        if exit_.code == INTERRUPTED and _interrupted(exit_):
+            _report_interrupt()
+        raise
     except OpgenError as error:
-        from rich.console import Console
         from rich.markup import escape
 
-        Console(stderr=True, highlight=False).print(f"[red]error:[/red] {escape(str(error))}", soft_wrap=True)
+        from .console import console
+
+        console(stderr=True).print(f"[red]error:[/red] {escape(str(error))}")
         sys.exit(2)
     except OSError as error:
         print(f"error: {error.strerror or error}: {error.filename or ''}".rstrip(": "), file=sys.stderr)

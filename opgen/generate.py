@@ -1,21 +1,32 @@
-"""The whole flow for a set of specs: load → plan → render → record; the caller writes or compares."""
+"""The whole flow for a set of specs: load → plan → render; then write each tree with its record, or compare."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import OpgenError
 from .plan import RenderPlan, build_plan
-from .record import with_record
+from .record import record_files, record_root
 from .render import render_trees
 from .spec.load import LoadedSpec, load_spec
+from .write import Replacement, check_target, locked, replace_all, tree
 
 
 @dataclass(frozen=True)
 class RenderedOp:
     plan: RenderPlan
-    files: dict[str, bytes]  # op dir relative path -> bytes, `.opgen/` record included
+    files: dict[str, bytes]  # op dir relative path -> bytes
+    spec_path: Path
+    spec_text: str
+
+    def record_dir(self, record_dir: Path | None) -> Path:
+        """This op's record: `<record root>/<rel_dir>`."""
+        return record_root(self.spec_path, record_dir) / self.plan.rel_dir
+
+    def record(self, op_dir: Path, record: Path) -> dict[str, bytes]:
+        return record_files(self.plan, self.spec_text, self.files, op_dir=op_dir, record=record)
 
 
 def render_op(loaded: LoadedSpec) -> RenderedOp:
@@ -25,10 +36,8 @@ def render_op(loaded: LoadedSpec) -> RenderedOp:
 def render_loaded(loaded: list[LoadedSpec]) -> list[RenderedOp]:
     plans = [build_plan(item.spec, item.path.name) for item in loaded]
     trees = render_trees(plans)
-    return [
-        RenderedOp(plan, with_record(plan, item.text, tree))
-        for plan, item, tree in zip(plans, loaded, trees, strict=True)
-    ]
+    rendered = zip(plans, loaded, trees, strict=True)
+    return [RenderedOp(plan, files, item.path, item.text) for plan, item, files in rendered]
 
 
 def render_specs(paths: list[Path]) -> list[RenderedOp]:
@@ -43,8 +52,36 @@ def render_specs(paths: list[Path]) -> list[RenderedOp]:
     return render_loaded(loaded)
 
 
+def lock_dirs(root: Path, ops: Sequence[RenderedOp], record_dir: Path | None) -> list[Path]:
+    """What a run that writes these ops locks: the output root and every record root."""
+    return [root, *{record_root(op.spec_path, record_dir) for op in ops}]
+
+
+def op_replacements(root: Path, ops: Sequence[RenderedOp], *, force: bool,
+                    record_dir: Path | None) -> list[Replacement]:
+    """Each op dir and its record, as targets of one all-or-nothing write."""
+    out = []
+    for op in ops:
+        op_dir = check_target(root, op.plan.rel_dir, force=True)
+        refusal = None if force else (
+            f"{op_dir} already exists; use `opgen regen` to update it keeping your edits, or --force to replace it")
+        record = op.record_dir(record_dir)
+        out.append(Replacement(op_dir, tree(op.files), refusal))
+        out.append(Replacement(record, tree(op.record(op_dir, record))))
+    return out
+
+
+def write_ops(root: Path, ops: Sequence[RenderedOp], *, force: bool, record_dir: Path | None = None) -> list[Path]:
+    """Write every op dir and its record, all or nothing; existence is decided under the lock."""
+    for op in ops:
+        check_target(root, op.plan.rel_dir, force=force)  # fail before taking any lock
+    with locked(lock_dirs(root, ops, record_dir)):
+        replace_all(op_replacements(root, ops, force=force, record_dir=record_dir))
+    return [root / op.plan.rel_dir for op in ops]
+
+
 def differences(root: Path, op: RenderedOp) -> list[str]:
-    """Paths (relative to root) where the tree on disk differs from what the spec renders."""
+    """Paths (relative to root) where the tree on disk differs byte for byte from what the spec renders."""
     op_dir = root / op.plan.rel_dir
     found = []
     on_disk = {p.relative_to(op_dir).as_posix() for p in op_dir.rglob("*") if p.is_file()} if op_dir.is_dir() else set()

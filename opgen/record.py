@@ -1,21 +1,29 @@
-"""The `.opgen/` record kept in every generated op dir: what it was made from, and the pristine files.
+"""opgen's record of each op: what it was made from, and the pristine files `opgen regen` merges against.
 
-`opgen regen` three-way merges against the pristine copies, so they must be exactly what was rendered.
+The record lives outside the op dir (so an op dir can be copied into ops-nn as it is) and outside the output
+root: by default beside the spec, `<spec dir>/.opgen/<rel_dir>/`, or under `--record-dir DIR` as `DIR/<rel_dir>/`.
+Its manifest names the op dir it describes (relative to the record), so a record is found from the spec
+(gen, regen) or from the op dir (check, validate: see `find_record`). Older opgen kept it in `<op dir>/.opgen/`;
+`opgen regen` moves such a record out.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from .plan import RenderPlan
+if TYPE_CHECKING:
+    from .plan import RenderPlan
 
 RECORD_DIR = ".opgen"
-MANIFEST = f"{RECORD_DIR}/manifest.json"
-SPEC_COPY = f"{RECORD_DIR}/spec.yaml"
-PRISTINE = f"{RECORD_DIR}/pristine"
+RECORD_DIR_ENV = "OPGEN_RECORD_DIR"  # default for --record-dir
+MANIFEST = "manifest.json"
+SPEC_COPY = "spec.yaml"
+PRISTINE = "pristine"
 
 
 @dataclass(frozen=True)
@@ -28,13 +36,16 @@ class Manifest:
     socs: tuple[str, ...]
     spec_file: str
     files: dict[str, str]  # path in the op dir -> sha256 of the rendered bytes
+    op_dir: str | None  # the op dir, relative to the record dir; None in an old in-dir record
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Manifest:
+        op_dir = data.get("op_dir")
         return cls(
             opgen_version=str(data["opgen_version"]), op_type=str(data["op_type"]), name=str(data["name"]),
             category=str(data["category"]), experimental=bool(data["experimental"]),
             socs=tuple(data["socs"]), spec_file=str(data["spec_file"]), files=dict(data["files"]),
+            op_dir=None if op_dir is None else str(op_dir),
         )
 
 
@@ -42,16 +53,73 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def with_record(plan: RenderPlan, spec_text: str, files: dict[str, bytes]) -> dict[str, bytes]:
-    """The rendered files plus their `.opgen/` record, ready to write as one tree."""
+def record_root(spec_path: Path, record_dir: Path | None) -> Path:
+    """Where the records of a spec's ops go: `--record-dir`, else `.opgen/` beside the spec."""
+    return record_dir if record_dir is not None else spec_path.parent / RECORD_DIR
+
+
+def legacy_record(op_dir: Path) -> Path:
+    """Where opgen before 0.2 kept the record: inside the op dir."""
+    return op_dir / RECORD_DIR
+
+
+def record_files(plan: RenderPlan, spec_text: str, files: dict[str, bytes], *, op_dir: Path,
+                 record: Path) -> dict[str, bytes]:
+    """The record of one render (paths relative to the record dir)."""
     manifest = {
         "opgen_version": plan.opgen_version, "op_type": plan.op_type, "name": plan.name, "category": plan.category,
         "experimental": plan.experimental, "socs": [s.name for s in plan.socs], "spec_file": plan.spec_file,
+        "op_dir": Path(os.path.relpath(op_dir.absolute(), record.absolute())).as_posix(),
         "files": {path: sha256(data) for path, data in sorted(files.items())},
     }
-    record = {
-        MANIFEST: (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode(),
-        SPEC_COPY: spec_text.encode(),
-    }
-    record.update({f"{PRISTINE}/{path}": data for path, data in files.items()})
-    return dict(sorted({**files, **record}.items()))
+    out = {MANIFEST: (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode(), SPEC_COPY: spec_text.encode()}
+    out.update({f"{PRISTINE}/{path}": data for path, data in files.items()})
+    return dict(sorted(out.items()))
+
+
+def read_manifest(record: Path) -> Manifest | None:
+    try:
+        return Manifest.from_json(json.loads((record / MANIFEST).read_bytes()))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def describes(record: Path, op_dir: Path) -> bool:
+    """Whether the record's manifest names this op dir."""
+    manifest = read_manifest(record)
+    if manifest is None or manifest.op_dir is None:
+        return False
+    return _same_dir(record / manifest.op_dir, op_dir)
+
+
+def find_record(op_dir: Path, record_dir: Path | None = None) -> Path | None:
+    """The record of an op dir, found by the op's path: `record_dir/<rel_dir>` when given; else in
+    $OPGEN_RECORD_DIR, then, walking up from the op dir, in every `.opgen/` (and `*/.opgen/`, like
+    `schemas/.opgen/`) holding `<rel_dir>` whose manifest names this op dir; else an old in-dir record."""
+    tails = [Path(*op_dir.absolute().parts[-n:]) for n in (3, 2) if len(op_dir.absolute().parts) > n]
+    roots: list[Path] = []
+    if record_dir is not None:
+        roots.append(record_dir)
+    else:
+        if os.environ.get(RECORD_DIR_ENV):
+            roots.append(Path(os.environ[RECORD_DIR_ENV]))
+        for ancestor in op_dir.absolute().parents:
+            roots.append(ancestor / RECORD_DIR)
+            try:
+                roots.extend(sorted(child / RECORD_DIR for child in ancestor.iterdir()
+                                    if (child / RECORD_DIR).is_dir()))
+            except OSError:
+                continue
+    for root in roots:
+        for tail in tails:
+            if (root / tail / MANIFEST).is_file() and describes(root / tail, op_dir):
+                return root / tail
+    legacy = legacy_record(op_dir)
+    return legacy if (legacy / MANIFEST).is_file() and record_dir is None else None
+
+
+def _same_dir(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.normpath(a.absolute()) == os.path.normpath(b.absolute())

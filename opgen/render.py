@@ -1,15 +1,20 @@
-"""Render plans into files with copier (the `common` blueprint, then the layout's), then clang-format.
+"""Render plans into files: the `common` blueprint, then the layout's, then one clang-format run per op.
 
-copier builds a fresh Jinja environment and recompiles every template for each run; opgen renders many
-ops per process, so one environment and its compiled templates are shared across runs.
+The blueprints are copier templates (`blueprints/copier.yml`), and copier is what they are tested against
+(tests/test_render.py renders them with copier's `run_copy` and compares byte for byte). opgen renders them
+with jinja2 directly, with the settings copier.yml gives copier: importing copier (and the prompt toolkit it
+brings) costs a cold `opgen new` 0.4 s, and copier recompiles every template on every run.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import tempfile
-from functools import cached_property
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +22,13 @@ from . import __version__
 from .errors import OpgenError
 from .paths import BLUEPRINTS, CLANG_FORMAT_STYLE
 from .plan import RenderPlan
+from .write import owner_alive
 
 CPP_SUFFIXES = (".cpp", ".h")
-_ENVIRONMENTS: dict[str, Any] = {}
-_COMPILED: dict[str, Any] = {}
-_TEMPLATES: dict[str, Any] = {}
+SUFFIX = ".jinja"  # copier.yml `_templates_suffix`
+SCRATCH_PREFIX = "opgen-render-"
+# a path part `{% yield x from xs %}...{% endyield %}` (copier's yield tag) stands for one part per item of xs
+_YIELD = re.compile(r"^\{%-?\s*yield\s+(\w+)\s+from\s+(.+?)\s*-?%\}(.*)\{%-?\s*endyield\s*-?%\}$", re.S)
 
 
 def render_trees(plans: list[RenderPlan]) -> list[dict[str, bytes]]:
@@ -29,83 +36,120 @@ def render_trees(plans: list[RenderPlan]) -> list[dict[str, bytes]]:
 
     Each op's C++ is formatted by a clang-format process while Python renders the next op.
     """
-    with tempfile.TemporaryDirectory(prefix="opgen-render-", dir=_scratch_dir()) as tmp:
-        trees = []
+    scratch = _scratch_dir()
+    remove_stale_scratch(scratch)
+    with tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=scratch) as tmp:
+        trees: list[dict[str, bytes]] = []
+        formatted: list[dict[str, Path]] = []
         with CppFormatter() as formatter:
             for index, plan in enumerate(plans):
-                root = Path(tmp) / str(index)
-                for blueprint in ("common", plan.layout):
-                    _render_blueprint(blueprint, plan, root)
-                tree = {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()}
-                formatter.submit([path for rel, path in tree.items() if rel.endswith(CPP_SUFFIXES)])
-                trees.append(tree)
-        return [{rel: path.read_bytes() for rel, path in tree.items()} for tree in trees]
-
-
-def _scratch_dir() -> str | None:
-    """Render in memory-backed /dev/shm where there is one: copier writes many small files."""
-    shm = Path("/dev/shm")
-    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+                files = dict(sorted(_render_plan(plan).items()))
+                cpp = {rel: Path(tmp) / str(index) / rel for rel in files if rel.endswith(CPP_SUFFIXES)}
+                for rel, path in cpp.items():
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_bytes(files[rel])
+                formatter.submit(list(cpp.values()))
+                trees.append(files)
+                formatted.append(cpp)
+        for files, cpp in zip(trees, formatted, strict=True):
+            files.update({rel: path.read_bytes() for rel, path in cpp.items()})
+        return trees
 
 
 def render_tree(plan: RenderPlan) -> dict[str, bytes]:
     return render_trees([plan])[0]
 
 
-def _render_blueprint(blueprint: str, plan: RenderPlan, root: Path) -> None:
-    with _worker_class()(
-        src_path=str(BLUEPRINTS), dst_path=root, data={"blueprint": blueprint, "plan": plan},
-        defaults=True, overwrite=True, quiet=True, unsafe=True,
-    ) as worker:
-        worker.run_copy()
+def render_blueprint(blueprint: str, plan: RenderPlan) -> dict[str, bytes]:
+    """One blueprint's files before formatting, as copier would write them (keys: POSIX paths)."""
+    env = _environment()
+    context = {"blueprint": blueprint, "plan": plan}
+    out: dict[str, bytes] = {}
+    base = BLUEPRINTS / blueprint
+    for source in sorted(p for p in base.rglob("*") if p.is_file()):
+        rel = source.relative_to(base).as_posix()
+        if _excluded(rel):
+            continue
+        templated = rel.endswith(SUFFIX)
+        name = rel[: -len(SUFFIX)] if templated else rel
+        for target, extra in _paths(env, name.split("/"), context):
+            if templated:
+                text = env.get_template(f"{blueprint}/{rel}").render(**context, **extra)
+                out[target] = text.encode()
+            else:
+                out[target] = source.read_bytes()
+    return out
 
 
-def _worker_class() -> Any:
-    """copier's Worker with the template, the Jinja environment and compiled path templates kept between runs."""
-    from copier._jinja_ext import get_yield_context
-    from copier._main import Worker  # internal API: copier is pinned in pyproject.toml
+def _excluded(rel: str) -> bool:
+    """copier's default `_exclude` patterns."""
+    parts = rel.split("/")
+    return parts[-1] in ("copier.yml", "copier.yaml") or parts[-1].endswith((".pyc", ".pyo")) or any(
+        part in ("__pycache__", ".git", ".DS_Store", ".svn") or part.startswith("~") for part in parts)
 
-    class SharedEnvironmentWorker(Worker):
-        @cached_property
-        def template(self) -> Any:
-            key = str(self.src_path)
-            if key not in _TEMPLATES:
-                _TEMPLATES[key] = _unwrap(Worker.template)(self)
-            return _TEMPLATES[key]
 
-        @cached_property
-        def answers_relpath(self) -> Path:
-            return Path(_unwrap(Worker.answers_relpath)(self))
+def _render_plan(plan: RenderPlan) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for blueprint in ("common", plan.layout):
+        files.update(render_blueprint(blueprint, plan))
+    return files
 
-        @cached_property
-        def jinja_env(self) -> Any:
-            key = str(self.template.local_abspath)
-            if key not in _ENVIRONMENTS:
-                env = _unwrap(Worker.jinja_env)(self)
-                env.bytecode_cache = _bytecode_cache()
-                _ENVIRONMENTS[key] = env
-            return _ENVIRONMENTS[key]
 
-        def _render_string(self, string: str, extra_context: dict[str, Any] | None = None) -> str:
-            if string not in _COMPILED:
-                _COMPILED[string] = self.jinja_env.from_string(string)
-            else:  # what parsing would do: a path's yield tag is read afresh on every render
-                context = get_yield_context(self.jinja_env)
-                context.yield_name = context.yield_iterable = None
-            return str(_COMPILED[string].render(**self._render_context(), **(extra_context or {})))
+def _paths(env: Any, parts: list[str], context: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each rendered path of a templated path, with the variables its yield tags bound; a path with a part
+    that renders empty is skipped (as copier does)."""
+    if not parts:
+        yield "", {}
+        return
+    head, rest = parts[0], parts[1:]
+    match = _YIELD.match(head)
+    if match:
+        name, iterable, body = match.groups()
+        choices = [({name: item}, _render_string(env, body, {**context, name: item}))
+                   for item in env.compile_expression(iterable)(**context)]
+    else:
+        choices = [({}, _render_string(env, head, context))]
+    for bound, part in choices:
+        if not part:
+            continue
+        for tail, more in _paths(env, rest, {**context, **bound}):
+            yield (f"{part}/{tail}" if tail else part), {**bound, **more}
 
-        def _sync_git_index_executable_bit(self, dst_relpath: Path, src_mode: int) -> None:
-            """No git index to sync: opgen renders into a private temp dir (one git process per file)."""
 
-    return SharedEnvironmentWorker
+def _render_string(env: Any, text: str, context: dict[str, Any]) -> str:
+    if "{" not in text:
+        return text
+    return str(_compiled(env, text).render(**context))
+
+
+@cache
+def _compiled(env: Any, text: str) -> Any:
+    return env.from_string(text)
+
+
+# copier.yml's `_envops`; part of the bytecode cache's name, since Jinja keys cached code by template only
+ENVOPS = {"keep_trailing_newline": True, "trim_blocks": True, "lstrip_blocks": True}
+
+
+@cache
+def _environment() -> Any:
+    """copier.yml's `_envops`, a loader rooted at the blueprints (for `{% include "partials/..." %}`), and a
+    bytecode cache in the user's cache dir, so a cold `opgen` skips Jinja compilation."""
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(BLUEPRINTS)), undefined=jinja2.StrictUndefined, autoescape=False,
+        bytecode_cache=_bytecode_cache(), keep_trailing_newline=ENVOPS["keep_trailing_newline"],
+        trim_blocks=ENVOPS["trim_blocks"], lstrip_blocks=ENVOPS["lstrip_blocks"],
+    )
 
 
 def _bytecode_cache() -> Any:
-    """Compiled blueprints kept in the user's cache dir, so a cold `opgen` skips Jinja compilation."""
     from jinja2 import FileSystemBytecodeCache
 
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    directory = base / "opgen" / f"jinja-{__version__}"
+    options = "".join(str(int(value)) for _, value in sorted(ENVOPS.items()))
+    directory = base / "opgen" / f"jinja-{__version__}-{options}"
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:
@@ -113,9 +157,22 @@ def _bytecode_cache() -> Any:
     return FileSystemBytecodeCache(str(directory))
 
 
-def _unwrap(attribute: Any) -> Any:
-    """The function behind a (cached) property of copier's Worker."""
-    return getattr(attribute, "func", None) or attribute.fget
+def _scratch_dir() -> str | None:
+    """Format in memory-backed /dev/shm where there is one."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
+def remove_stale_scratch(scratch: str | None) -> None:
+    """Scratch dirs of opgen processes that were killed (SIGKILL cannot be cleaned up after) go on the next run."""
+    directory = Path(scratch or tempfile.gettempdir())
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith(SCRATCH_PREFIX) and not owner_alive(entry.name[len(SCRATCH_PREFIX):]):
+            shutil.rmtree(entry.path, ignore_errors=True)
 
 
 class CppFormatter:

@@ -1,21 +1,34 @@
-"""Put rendered trees in place all at once: every op renders into a staging dir first, and a target
-only changes by a rename, so a failure or an interrupt leaves the output root as it was."""
+"""Put new op dirs, records and specs in place all at once.
+
+Every target (a dir or a file) is built in a staging dir beside it first; a target only changes by a rename
+(or an atomic exchange with its old self), all targets under one lock, with Ctrl-C held off while they swap.
+A failure, a full disk or an interrupt therefore leaves every target as it was, and a target swapped before a
+later one failed is swapped back.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
+import fcntl
 import os
+import secrets
 import shutil
-import tempfile
-from collections.abc import Mapping
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from types import FrameType
 from typing import Any
 
 from .errors import OpgenError
 
 STAGING_PREFIX = ".opgen-staging-"
+# What this process has put in place so far; the Ctrl-C message of the CLI lists it.
+CHANGED: list[Path] = []
 
 
 def safe_relative(path: str) -> PurePosixPath:
@@ -44,40 +57,179 @@ def check_target(root: Path, rel_dir: str, *, force: bool) -> Path:
     return target
 
 
+@dataclass(frozen=True)
+class Replacement:
+    """One target and how to build its new version at a given (staging) path."""
+
+    target: Path
+    build: Callable[[Path], None]
+    refuse_existing: str | None = None  # the message when the target exists and must not be replaced
+
+
+def tree(files: Mapping[str, bytes]) -> Callable[[Path], None]:
+    """A builder writing the files (relative POSIX path -> bytes) into a new dir."""
+
+    def build(stage: Path) -> None:
+        stage.mkdir()
+        for rel, data in files.items():
+            path = stage / safe_relative(rel)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+
+    return build
+
+
+def single_file(data: bytes) -> Callable[[Path], None]:
+    def build(stage: Path) -> None:
+        stage.write_bytes(data)
+
+    return build
+
+
 def write_trees(root: Path, trees: Mapping[str, Mapping[str, bytes]], *, force: bool) -> list[Path]:
-    """Write each op dir (rel_dir -> files) under root; all staged before any is moved into place."""
-    targets = {rel: check_target(root, rel, force=force) for rel in trees}
-    root.mkdir(parents=True, exist_ok=True)
-    staged: dict[str, Path] = {}
-    try:
-        for rel, files in trees.items():
-            staged[rel] = _stage(root, files)
-        for rel, stage in staged.items():
-            _swap_in(stage, targets[rel])
-    finally:
-        for stage in staged.values():
-            shutil.rmtree(stage.parent, ignore_errors=True)
+    """Op dirs only (rel_dir -> files) under root, all or nothing, under the root's lock; no record
+    (`generate.write_ops` writes an op with its record)."""
+    with locked([root]):
+        targets = {rel: check_target(root, rel, force=force) for rel in trees}
+        replace_all([Replacement(targets[rel], tree(files)) for rel, files in trees.items()])
     return list(targets.values())
 
 
-def _stage(root: Path, files: Mapping[str, bytes]) -> Path:
-    holder = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=root))
-    stage = holder / "op"
-    stage.mkdir()
-    for rel, data in files.items():
-        path = stage / safe_relative(rel)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    return stage
+def replace_all(replacements: Sequence[Replacement]) -> None:
+    """Stage every target, then swap each into place; any failure leaves every target as it was."""
+    holders: list[Path] = []
+    made_parents: list[Path] = []
+    done = keep_holders = False
+    try:
+        for item in replacements:
+            if item.refuse_existing and os.path.lexists(item.target):
+                raise OpgenError(item.refuse_existing)
+        staged = []
+        for item in replacements:
+            made_parents.extend(_make_parents(item.target.parent))
+            remove_stale_staging(item.target.parent)
+            holder = item.target.parent / f"{STAGING_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+            holders.append(holder)  # registered before it exists: whatever happens next, it is removed
+            holder.mkdir()
+            stage = holder / item.target.name
+            item.build(stage)
+            staged.append((stage, item.target, os.path.lexists(item.target)))
+        with signals_held():
+            swapped: list[tuple[Path, Path, bool]] = []
+            try:
+                for stage, target, existed in staged:
+                    _swap(stage, target, existed)
+                    swapped.append((stage, target, existed))
+            except BaseException:
+                try:
+                    for stage, target, existed in reversed(swapped):
+                        _unswap(stage, target, existed)
+                except BaseException as undo_error:
+                    keep_holders = True
+                    kept = ", ".join(map(str, holders))
+                    raise OpgenError(f"writing failed and could not be undone; the previous versions are in {kept}"
+                                     ) from undo_error
+                raise
+            CHANGED.extend(item.target for item in replacements)
+        done = True
+    finally:
+        with signals_held():  # a Ctrl-C here would strand a staging dir beside the target
+            if not keep_holders:
+                for holder in holders:
+                    shutil.rmtree(holder, ignore_errors=True)
+            if not done:
+                for parent in reversed(made_parents):
+                    with contextlib.suppress(OSError):
+                        parent.rmdir()
 
 
-def _swap_in(stage: Path, target: Path) -> None:
-    """The new op dir takes the old one's place in one exchange; the old one stays in staging, removed after."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
+def remove_stale_staging(parent: Path) -> None:
+    """Staging dirs left by a process that was killed (SIGKILL, power loss): their owner is gone."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(parent):
+            if entry.name.startswith(STAGING_PREFIX) and not owner_alive(entry.name[len(STAGING_PREFIX):]):
+                shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def owner_alive(pid_and_rest: str) -> bool:
+    """`<pid>-...`: whether process pid still runs (a name without a pid counts as alive: not ours to judge)."""
+    pid_text = pid_and_rest.split("-", 1)[0]
+    if not pid_text.isdigit():
+        return True
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _make_parents(parent: Path) -> list[Path]:
+    """Create the missing ancestors of a new target, returning them so a failed run can take them back."""
+    missing = []
+    while not parent.exists():
+        missing.append(parent)
+        parent = parent.parent
+    for path in reversed(missing):
+        path.mkdir()
+    return list(reversed(missing))
+
+
+def _swap(stage: Path, target: Path, existed: bool) -> None:
+    if existed:
         exchange_dirs(stage, target)
     else:
-        os.replace(stage, target)
+        os.rename(stage, target)
+
+
+def _unswap(stage: Path, target: Path, existed: bool) -> None:
+    if existed:
+        exchange_dirs(stage, target)
+    else:
+        os.rename(target, stage)
+
+
+@contextlib.contextmanager
+def locked(dirs: Iterable[Path]) -> Iterator[None]:
+    """An exclusive lock on each dir (created if missing), so two opgen runs on one output root or record
+    never both decide that a target is free: the second waits, then sees what the first wrote."""
+    with contextlib.ExitStack() as stack:
+        for directory in sorted({d.absolute() for d in dirs}):  # one order everywhere: no deadlock
+            if not directory.exists():
+                directory.mkdir(parents=True)
+                stack.callback(_remove_if_empty, directory)  # runs after the unlock below
+            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+            stack.callback(os.close, fd)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+
+
+def _remove_if_empty(directory: Path) -> None:
+    """A dir made only to be locked goes again when nothing was written into it."""
+    with contextlib.suppress(OSError):
+        directory.rmdir()
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C (or SIGTERM) is delivered after the block, so it cannot split a swap."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[signal.Signals] = []
+
+    def hold(signum: int, _frame: FrameType | None) -> None:
+        caught.append(signal.Signals(signum))
+
+    previous = {sig: signal.signal(sig, hold) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for sig in caught:
+            signal.raise_signal(sig)
 
 
 _AT_FDCWD = -100
@@ -85,7 +237,7 @@ _RENAME_EXCHANGE = 2
 
 
 def exchange_dirs(a: Path, b: Path) -> None:
-    """Swap two directories atomically (Linux renameat2), else with three renames that undo themselves."""
+    """Swap two paths atomically (Linux renameat2), else with three renames that undo themselves."""
     if _renameat2 is not None:
         if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
             return

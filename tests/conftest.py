@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from opgen import cli
 
@@ -20,6 +21,15 @@ RELU = SCHEMAS / "relu_grad_v2.yaml"
 GELU = SCHEMAS / "gelu_grad.yaml"
 RELU_DIR = "activation/relu_grad_v2"
 GELU_DIR = "experimental/activation/gelu_grad"
+# Property tests: a quick profile by default (the README's test command stays short), the deep fuzz with
+# OPGEN_FUZZ=deep (what CI runs, .ci/run); OPGEN_FUZZ_EXAMPLES=N sets the count outright.
+FUZZ_PROFILES = {"fast": 25, "deep": 500}
+FUZZ = os.environ.get("OPGEN_FUZZ", "fast")
+if FUZZ not in FUZZ_PROFILES:
+    raise pytest.UsageError(f"OPGEN_FUZZ={FUZZ!r}: use one of {', '.join(FUZZ_PROFILES)}")
+for _name, _examples in FUZZ_PROFILES.items():
+    settings.register_profile(_name, max_examples=int(os.environ.get("OPGEN_FUZZ_EXAMPLES", _examples)))
+settings.load_profile(FUZZ)
 # the CANN sources of the source-dependent tests, read once: every test runs with the variables unset, so
 # only tests that ask for the `cann_src` fixture see them
 CANN_SRC = os.environ.get("OPGEN_CANN_SRC") or None
@@ -30,6 +40,14 @@ _SOURCE_TESTS = {"ran": 0, "skipped": 0}
 def _no_ambient_cann(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPGEN_CANN_SRC", raising=False)
     monkeypatch.delenv("OPGEN_CANN", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _records_apart(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A test that runs `opgen gen schemas/x.yaml` must not rewrite the committed record in schemas/.opgen:
+    every test keeps its records in a dir of its own ($OPGEN_RECORD_DIR, the default of --record-dir, where
+    check and validate also look). Tests of the default place (beside the spec) unset it."""
+    monkeypatch.setenv("OPGEN_RECORD_DIR", str(tmp_path_factory.mktemp("records")))
 
 
 @pytest.fixture
@@ -46,6 +64,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     ran, skipped = _SOURCE_TESTS["ran"], _SOURCE_TESTS["skipped"]
     where = f"OPGEN_CANN_SRC={CANN_SRC}" if CANN_SRC else "OPGEN_CANN_SRC not set"
     terminalreporter.write_line(f"CANN-source tests: {ran} ran, {skipped} skipped ({where})")
+    examples = settings.get_profile(FUZZ).max_examples
+    terminalreporter.write_line(f"property tests: OPGEN_FUZZ={FUZZ}, {examples} examples each (deep: OPGEN_FUZZ=deep)")
 
 
 @dataclass
@@ -59,8 +79,11 @@ class Result:
 def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Result]:
     """Run `opgen ARGS` through the real entry point; return exit code and output."""
 
+    from opgen import write
+
     def invoke(*args: str | Path) -> Result:
         monkeypatch.setattr(sys, "argv", ["opgen", *map(str, args)])
+        monkeypatch.setattr(write, "CHANGED", [])  # what this run wrote, as in a fresh process
         code = 0
         try:
             cli.main()
@@ -81,13 +104,46 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="session")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Both samples rendered once into a fresh root (read-only for tests)."""
-    from opgen.generate import render_specs
-    from opgen.write import write_trees
+    """Both samples rendered once into a fresh root (read-only for tests); their records are beside it
+    (`record_of(op_dir)` finds them)."""
+    from opgen.generate import render_specs, write_ops
 
-    root = tmp_path_factory.mktemp("rendered")
-    write_trees(root, {op.plan.rel_dir: op.files for op in render_specs([RELU, GELU])}, force=False)
-    return root
+    base = tmp_path_factory.mktemp("rendered")
+    write_ops(base / "out", render_specs([RELU, GELU]), force=False, record_dir=base / "specs" / ".opgen")
+    return base / "out"
+
+
+def record_of(op_dir: Path) -> Path:
+    """The record of an op dir (spec copy, manifest, pristine files), found by the op's path as check does."""
+    from opgen.record import find_record
+
+    record = find_record(op_dir)
+    assert record is not None, f"no record found for {op_dir}"
+    return record
+
+
+def spec_copy(op_dir: Path) -> Path:
+    """The spec an op dir was generated from, as its record keeps it."""
+    from opgen.record import SPEC_COPY
+
+    return record_of(op_dir) / SPEC_COPY
+
+
+def copy_record(op_dir: Path, dest_op_dir: Path, records: Path) -> Path:
+    """Give a copy of an op dir (`dest_op_dir`) a copy of the original's record under `records/<rel_dir>`,
+    naming the copy, so the copy's record is found by its path."""
+    import json
+    import os
+
+    from opgen.record import MANIFEST
+
+    source = record_of(op_dir)
+    manifest = json.loads((source / MANIFEST).read_text())
+    target = records / ("experimental" if manifest["experimental"] else "") / manifest["category"] / manifest["name"]
+    shutil.copytree(source, target)
+    manifest["op_dir"] = Path(os.path.relpath(dest_op_dir.absolute(), target.absolute())).as_posix()
+    (target / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    return target
 
 
 def copy_spec(source: Path, dest_dir: Path, edit: Callable[[str], str] | None = None) -> Path:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from conftest import GELU, GELU_DIR, RELU, RELU_DIR, SAMPLES, snapshot
+from conftest import GELU, GELU_DIR, RELU, RELU_DIR, SAMPLES, SCHEMAS, copy_spec, record_of, snapshot
 
 # Every file type of DESIGN §2, per layout (paths relative to the op dir).
 RELU_FILES = {
@@ -42,27 +43,58 @@ GELU_FILES = {
 
 
 def _generated(tree: dict[str, bytes]) -> set[str]:
-    return {path for path in tree if not path.startswith(".opgen/")}
+    return set(tree)
 
 
-def test_gen_writes_every_file_of_both_layouts(run, tmp_path: Path) -> None:
-    result = run("gen", RELU, GELU, "-o", tmp_path)
+def test_gen_writes_every_file_of_both_layouts_and_nothing_of_opgen(run, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("OPGEN_RECORD_DIR")
+    specs, out = tmp_path / "specs", tmp_path / "out"
+    specs.mkdir()
+    result = run("gen", copy_spec(RELU, specs), copy_spec(GELU, specs), "-o", out)
     assert result.code == 0, result.err
-    assert _generated(snapshot(tmp_path / RELU_DIR)) == RELU_FILES
-    assert _generated(snapshot(tmp_path / GELU_DIR)) == GELU_FILES
-    assert f"wrote {tmp_path / RELU_DIR}" in result.out
+    assert set(snapshot(out / RELU_DIR)) == RELU_FILES  # the op dir can be copied into ops-nn as it is
+    assert set(snapshot(out / GELU_DIR)) == GELU_FILES
+    assert sorted(p.name for p in out.iterdir()) == ["activation", "experimental"]  # no record in the root
+    assert f"wrote {out / RELU_DIR}" in result.out
+    assert f"record: {specs / '.opgen' / RELU_DIR}" in result.out
 
 
-def test_every_op_dir_keeps_a_record_of_spec_and_pristine_files(rendered: Path) -> None:
-    tree = snapshot(rendered / GELU_DIR)
-    assert tree[".opgen/spec.yaml"] == GELU.read_bytes()
-    for path in _generated(tree):
-        assert tree[f".opgen/pristine/{path}"] == tree[path]
+def test_every_op_keeps_a_record_beside_its_spec(run, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("OPGEN_RECORD_DIR")
+    specs, out = tmp_path / "specs", tmp_path / "out"
+    specs.mkdir()
+    assert run("gen", copy_spec(GELU, specs), "-o", out).code == 0
+    record = specs / ".opgen" / GELU_DIR
+    assert record_of(out / GELU_DIR) == record  # found by the op's path, as check and validate find it
+    assert (record / "spec.yaml").read_bytes() == GELU.read_bytes()
+    tree = snapshot(out / GELU_DIR)
+    assert snapshot(record / "pristine") == tree
+    manifest = json.loads((record / "manifest.json").read_text())
+    assert (record / manifest["op_dir"]).resolve() == (out / GELU_DIR).resolve()
+
+
+def test_record_dir_option_puts_the_record_there(run, tmp_path: Path) -> None:
+    specs, out, records = tmp_path / "specs", tmp_path / "out", tmp_path / "records"
+    specs.mkdir()
+    assert run("gen", copy_spec(RELU, specs), "-o", out, "--record-dir", records).code == 0
+    assert (records / RELU_DIR / "manifest.json").is_file()
+    assert not (specs / ".opgen").exists()
+    assert run("regen", specs / RELU.name, "-o", out, "--record-dir", records).code == 0
 
 
 def test_generated_samples_are_in_sync_with_the_specs(rendered: Path) -> None:
     assert snapshot(SAMPLES / RELU_DIR) == snapshot(rendered / RELU_DIR), "run: opgen gen --force schemas/*.yaml"
     assert snapshot(SAMPLES / GELU_DIR) == snapshot(rendered / GELU_DIR), "run: opgen gen --force schemas/*.yaml"
+
+
+def test_the_samples_record_is_committed_beside_the_schemas() -> None:
+    """generated_samples/ holds only ops-nn files; what regen needs is in schemas/.opgen/, and up to date."""
+    from opgen.generate import render_specs
+
+    assert not list(SAMPLES.rglob(".opgen"))
+    for op in render_specs([RELU, GELU]):
+        record = SCHEMAS / ".opgen" / op.plan.rel_dir
+        assert snapshot(record) == op.record(SAMPLES / op.plan.rel_dir, record), "run: opgen gen --force ..."
 
 
 def test_output_is_the_same_bytes_on_any_run_hash_seed_timezone_and_cwd(rendered: Path, tmp_path: Path) -> None:
@@ -74,18 +106,54 @@ def test_output_is_the_same_bytes_on_any_run_hash_seed_timezone_and_cwd(rendered
         assert snapshot(out) == snapshot(rendered)
 
 
-def test_check_mode_writes_nothing_and_lists_stale_files(run, tmp_path: Path) -> None:
-    assert run("gen", "--check", RELU, "-o", tmp_path).code == 1  # missing tree counts as stale
-    assert not tmp_path.joinpath(RELU_DIR).exists()
-    assert run("gen", RELU, GELU, "-o", tmp_path).code == 0
-    assert run("gen", "--check", RELU, GELU, "-o", tmp_path).code == 0
-    edited = tmp_path / RELU_DIR / "op_kernel/arch35/relu_grad_v2_dag.h"
+def test_check_mode_writes_nothing_and_allows_hand_edits(run, tmp_path: Path) -> None:
+    """The pre-commit question: is the tree up to date with its spec? Hand edits are allowed."""
+    out = tmp_path / "out"
+    spec = copy_spec(RELU, tmp_path)
+    missing = run("gen", "--check", spec, "-o", out)
+    assert missing.code == 1 and "not generated yet" in missing.out  # missing tree counts as stale
+    assert not out.exists()
+    assert run("gen", spec, "-o", out).code == 0
+    assert run("gen", "--check", spec, "-o", out).code == 0
+    edited = out / RELU_DIR / "op_kernel/arch35/relu_grad_v2_dag.h"
     edited.write_text(edited.read_text() + "// tuned\n")
     before = snapshot(tmp_path)
-    result = run("gen", "--check", RELU, GELU, "-o", tmp_path)
-    assert result.code == 1
-    assert f"{RELU_DIR}/op_kernel/arch35/relu_grad_v2_dag.h" in result.out
+    result = run("gen", "--check", spec, "-o", out)
+    assert result.code == 0, result.out
+    assert "1 file(s) with your edits" in result.out
+    strict = run("gen", "--check", "--strict", spec, "-o", out)  # committed output: every byte as rendered
+    assert strict.code == 1 and f"{RELU_DIR}/op_kernel/arch35/relu_grad_v2_dag.h" in strict.out
     assert snapshot(tmp_path) == before
+
+
+def test_check_mode_fails_when_the_spec_changed_or_a_file_is_missing(run, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    spec = copy_spec(RELU, tmp_path)
+    assert run("gen", spec, "-o", out).code == 0
+    spec.write_text(spec.read_text() + "# only a comment\n")
+    assert run("gen", "--check", spec, "-o", out).code == 0  # the render did not change
+    copy_spec(RELU, tmp_path, lambda text: text.replace("  - soc: ascend350\n    kernel: arch35_dag\n    aicore: {}\n",
+                                                          ""))
+    before = snapshot(tmp_path)
+    result = run("gen", "--check", spec, "-o", out)
+    assert result.code == 1
+    assert f"{RELU_DIR}/op_host/config/ascend350/relu_grad_v2_binary.json" in result.out
+    assert "run `opgen regen`" in result.out and "--force" not in result.out  # never the destructive advice
+    assert snapshot(tmp_path) == before
+    copy_spec(RELU, tmp_path)
+    (out / RELU_DIR / "README.md").unlink()
+    gone = run("gen", "--check", spec, "-o", out)
+    assert gone.code == 1 and f"{RELU_DIR}/README.md: missing from the tree" in gone.out
+
+
+def test_check_mode_fails_while_a_conflict_is_open(run, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    spec = copy_spec(RELU, tmp_path)
+    assert run("gen", spec, "-o", out).code == 0
+    readme = out / RELU_DIR / "README.md"
+    readme.write_text(readme.read_text() + "<<<<<<< yours\nmine\n=======\ntheirs\n>>>>>>> opgen\n")
+    result = run("gen", "--check", spec, "-o", out)
+    assert result.code == 1 and "conflict is still open" in result.out
 
 
 def test_force_replaces_an_existing_op_dir(run, tmp_path: Path) -> None:

@@ -15,7 +15,8 @@ def check(
     op_dir: Annotated[Path, typer.Argument(help="A generated (or since edited) op dir.", show_default=False)],
     spec: Annotated[
         Path | None,
-        typer.Option("--spec", metavar="SPEC", help="The op spec; default: the tree's own .opgen/spec.yaml."),
+        typer.Option("--spec", metavar="SPEC",
+                     help="The op spec; default: the spec copy in the op's record (e.g. schemas/.opgen/<op path>/)."),
     ] = None,
     cann_headers: Annotated[
         list[Path] | None,
@@ -80,5 +81,5 @@ def _error(message: str) -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    Console(stderr=True, highlight=False).print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
+    Console(stderr=True, highlight=False, emoji=False).print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
     sys.stderr.flush()

@@ -150,6 +150,13 @@ def _rows(out: str, err: str, returncode: int, item: str) -> list[CheckItem]:
     return [CheckItem(r["item"], r["status"], r["reason"], r["figures"]) for r in rows]
 
 
+def _missing(error: ModuleNotFoundError) -> str:
+    """torch is an extra (`opgen[check]`): say how to get it rather than show an import error."""
+    if error.name == "torch":
+        return "the independent reference needs PyTorch, which is not installed: pip install 'opgen[check]'"
+    return f"the tier stopped: {type(error).__name__}: {error}"
+
+
 def main(argv: list[str] | None = None) -> None:
     """The child's side of run_in_child: load the spec, run the tier, print its rows as JSON."""
     from ..plan import build_plan
@@ -169,6 +176,8 @@ def main(argv: list[str] | None = None) -> None:
             items = _golden_rows("golden (tree)", args.op_dir, loaded, plan, args.seed)
         else:
             items = numerics_tier(args.op_dir, loaded, plan, seed=args.seed, trust=Trust(args.allow_exec))
+    except ModuleNotFoundError as error:
+        items = [bad("numerics", _missing(error))]
     except Exception as error:  # reported as a failed row by the parent
         items = [bad("numerics", f"the tier stopped: {type(error).__name__}: {error}")]
     rows = [{"item": i.item, "status": i.status, "reason": i.reason, "figures": i.figures} for i in items]

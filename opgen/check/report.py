@@ -62,7 +62,7 @@ def print_table(report: CheckReport, console: Console | None = None) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    console = console or Console(highlight=False, width=None if sys.stdout.isatty() else WIDE)
+    console = console or Console(highlight=False, emoji=False, width=None if sys.stdout.isatty() else WIDE)
     table = Table(title=f"opgen check {report.op_type} ({report.layout}) — {report.op_dir}", title_justify="left",
                   show_lines=False, expand=False)
     table.add_column("tier", no_wrap=True)
@@ -77,6 +77,7 @@ def print_table(report: CheckReport, console: Console | None = None) -> None:
             table.add_row("", Text(item.item), _status(item.status), Text(detail(item)),  # Text: no markup
                           end_section=n == len(tier.items) - 1)
     console.print(table)
+    console.print(Text(f"spec: {report.spec_path}", style="dim"), soft_wrap=True)  # e.g. the record's copy
     console.print(Text(f"CANN sources: {report.sources}", style="dim"), soft_wrap=True)
     console.print(summary(report), soft_wrap=True)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..cann_sources import CannSources
 from ..errors import OpgenError
 from ..plan import RenderPlan
-from ..record import SPEC_COPY
+from ..record import SPEC_COPY, find_record
 from ..spec.load import LoadedSpec
 from .items import CheckItem, TierResult, bad
 from .trust import Trust
@@ -45,12 +45,17 @@ class CheckReport:
 
 
 def spec_path(op_dir: Path, spec: Path | None) -> Path:
-    """--spec, else the tree's own `.opgen/spec.yaml`; OpgenError when there is no op dir or no spec."""
+    """--spec, else the spec copy in the op's record (found by the op's path, `record.find_record`);
+    OpgenError when there is no op dir or no spec."""
     if not op_dir.is_dir():
         raise OpgenError("op dir not found; pass the directory of a generated op", where=str(op_dir))
-    if spec is None and not (op_dir / SPEC_COPY).is_file():
-        raise OpgenError(f"no spec: {op_dir} has no {SPEC_COPY}; pass the op's spec with --spec SPEC")
-    return spec if spec is not None else op_dir / SPEC_COPY
+    if spec is not None:
+        return spec
+    record = find_record(op_dir)
+    if record is None or not (record / SPEC_COPY).is_file():
+        raise OpgenError(f"no spec: found no opgen record for {op_dir} (looked in .opgen/ dirs beside its "
+                         "parents, e.g. schemas/.opgen/); pass the op's spec with --spec SPEC")
+    return record / SPEC_COPY
 
 
 def load_target(op_dir: Path, spec: Path | None) -> tuple[LoadedSpec, RenderPlan]:

@@ -1,15 +1,15 @@
 """Put a regen's results in place all-or-nothing, without rewriting any file that did not change.
 
-Approach: stage, then swap directories. For each op a complete copy of the new op dir is built beside it
-(same parent, so same filesystem): every file that does not change is hard-linked into the copy (same inode,
-so its bytes, mtime and identity are untouched; `shutil.copy2` if the filesystem refuses links), changed
-files are written fresh, and the new `.opgen/` record is written last. Only then is the copy swapped with
-the live dir, in one `renameat2(RENAME_EXCHANGE)` call where Linux offers it (else three renames with
-SIGINT held off). Until that swap the live tree and its record are untouched, so a failing render, an
-exception or a Ctrl-C while staging leaves everything as it was; a failure between the swaps of several
-ops swaps the earlier ones back. Writing changed files in place one by one (temp name + rename each) would
-keep the dir's inode but is not all-or-nothing: a crash halfway leaves some files new and the record old,
-and the next regen would then merge against the wrong base.
+Approach: stage, then swap (`opgen.write.replace_all`). For each op a complete copy of the new op dir is
+built beside it (same parent, so same filesystem): every file that does not change is hard-linked into the
+copy (same inode, so its bytes, mtime and identity are untouched; `shutil.copy2` if the filesystem refuses
+links), changed files are written fresh. The new record is staged beside the old record the same way. Only
+then are the copies swapped with the live dirs, in one `renameat2(RENAME_EXCHANGE)` call each where Linux
+offers it (else three renames), with SIGINT held off. Until then the live tree and its record are untouched,
+so a failing render, an exception or a Ctrl-C while staging leaves everything as it was; a failure between
+the swaps swaps the earlier ones back. Writing changed files in place one by one (temp name + rename each)
+would keep the dir's inode but is not all-or-nothing: a crash halfway leaves some files new and the record
+old, and the next regen would then merge against the wrong base.
 
 The cost: the op dir itself is a new directory afterwards (a shell sitting in it needs `cd .`), and a run
 that changes nothing must not swap at all — the caller skips those.
@@ -17,21 +17,16 @@ that changes nothing must not swap at all — the caller skips those.
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import os
 import shutil
-import signal
 import stat
-import tempfile
-import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from types import FrameType
 
-from ..errors import OpgenError
 from ..record import RECORD_DIR
-from ..write import STAGING_PREFIX, exchange_dirs, safe_relative
+from ..write import Replacement, replace_all, safe_relative
 
 
 @dataclass(frozen=True)
@@ -39,60 +34,27 @@ class TreeChange:
     op_dir: Path
     writes: Mapping[str, bytes]  # files created or replaced (`.rej` files included), by op dir relative path
     removes: frozenset[str]
-    record: Mapping[str, bytes]  # the complete new `.opgen/` tree, keys start with `.opgen/`
+    record_dir: Path
+    record: Mapping[str, bytes]  # the complete new record, by path relative to record_dir
+    op_dir_changes: bool = True  # False: only the record changes; the op dir is not touched at all
 
 
 def apply_changes(changes: Sequence[TreeChange]) -> None:
-    """Stage every op, then swap each into place; any failure leaves every op dir as it was."""
-    holders: list[Path] = []
-    made_parents: list[Path] = []
-    done = keep_holders = False
-    try:
-        staged = []
-        for change in changes:
-            made_parents.extend(_make_parents(change.op_dir.parent))
-            holder = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=change.op_dir.parent))
-            holders.append(holder)
-            stage = holder / change.op_dir.name
-            _build_stage(change, stage)
-            staged.append((stage, change.op_dir, change.op_dir.exists()))
-        with _signals_held():
-            swapped: list[tuple[Path, Path, bool]] = []
-            try:
-                for stage, op_dir, existed in staged:
-                    _swap(stage, op_dir, existed)
-                    swapped.append((stage, op_dir, existed))
-            except BaseException:
-                try:
-                    for stage, op_dir, existed in reversed(swapped):
-                        _unswap(stage, op_dir, existed)
-                except BaseException as undo_error:
-                    keep_holders = True
-                    kept = ", ".join(map(str, holders))
-                    message = f"regen failed and could not be undone; your previous trees are in {kept}"
-                    raise OpgenError(message) from undo_error
-                raise
-        done = True
-    finally:
-        with _signals_held():  # a Ctrl-C here would strand a staging dir beside the op
-            if not keep_holders:
-                for holder in holders:
-                    shutil.rmtree(holder, ignore_errors=True)
-            if not done:
-                for parent in reversed(made_parents):
-                    with contextlib.suppress(OSError):
-                        parent.rmdir()
+    """Stage every op dir and record, then swap each into place; any failure leaves everything as it was.
+
+    An op dir with an old in-dir record (`.opgen/`) is staged without it: the record moves out."""
+    replacements = []
+    for change in changes:
+        if change.op_dir_changes:
+            replacements.append(Replacement(change.op_dir, functools.partial(_build_stage, change)))
+        replacements.append(Replacement(change.record_dir, functools.partial(_build_record, change)))
+    replace_all(replacements)
 
 
-def _make_parents(parent: Path) -> list[Path]:
-    """Create the missing ancestors of a new op dir, returning them so a failed run can take them back."""
-    missing = []
-    while not parent.exists():
-        missing.append(parent)
-        parent = parent.parent
-    for path in reversed(missing):
-        path.mkdir()
-    return list(reversed(missing))
+def _build_record(change: TreeChange, stage: Path) -> None:
+    stage.mkdir()
+    for rel, data in change.record.items():
+        _write_file(stage / safe_relative(rel), data, None)
 
 
 def _build_stage(change: TreeChange, stage: Path) -> None:
@@ -125,8 +87,6 @@ def _build_stage(change: TreeChange, stage: Path) -> None:
         previous = source / safe_relative(rel)
         mode = stat.S_IMODE(previous.stat().st_mode) if previous.is_file() else None  # keep e.g. your chmod +x
         _write_file(stage / rel, data, mode)
-    for rel, data in change.record.items():
-        _write_file(stage / safe_relative(rel), data, None)
     for rel_top, st in reversed(dir_stats):  # last, so no write bumps a restored mtime or meets a read-only folder
         path = stage / rel_top
         if path.is_dir():
@@ -158,40 +118,3 @@ def _prune_emptied(stage: Path, removes: frozenset[str]) -> None:
         while parent != stage and parent.is_dir() and not any(parent.iterdir()):
             parent.rmdir()
             parent = parent.parent
-
-
-def _swap(stage: Path, op_dir: Path, existed: bool) -> None:
-    if existed:
-        exchange_dirs(stage, op_dir)
-    else:
-        os.rename(stage, op_dir)
-
-
-def _unswap(stage: Path, op_dir: Path, existed: bool) -> None:
-    if existed:
-        exchange_dirs(stage, op_dir)
-    else:
-        os.rename(op_dir, stage)
-
-
-
-
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Ctrl-C (or SIGTERM) during the swaps is delivered after them, so it cannot split one op's swap."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[signal.Signals] = []
-
-    def hold(signum: int, _frame: FrameType | None) -> None:
-        caught.append(signal.Signals(signum))
-
-    previous = {sig: signal.signal(sig, hold) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        for sig in caught:
-            signal.raise_signal(sig)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -34,29 +33,37 @@ def regen(
         ),
     ] = ConflictOption.inline,
     force: Annotated[
-        bool, typer.Option("--force", help="Merge into an op dir that has no .opgen record (differences conflict).")
+        bool, typer.Option("--force", help="Merge into an op dir that has no record (differences conflict).")
     ] = False,
+    record_dir: Annotated[
+        Path | None,
+        typer.Option("--record-dir", envvar="OPGEN_RECORD_DIR",
+                     help="Where the ops' records are (default: .opgen/ beside each spec)."),
+    ] = None,
 ) -> None:
-    """Re-render after a spec change, keeping your edits: a three-way merge against .opgen/pristine.
+    """Re-render after a spec change, keeping your edits: a three-way merge against the record's pristine files.
 
-    Exit 0: done; 1: conflicts, or a file deleted on one side and changed on the other; 2: bad input, nothing written.
+    Exit 0: done; 1: a conflict (new or still open from an earlier regen), or a file deleted on one side and
+    changed on the other; 2: bad input, nothing written.
     """
-    from rich.console import Console
     from rich.markup import escape
 
+    from ..console import console
     from ..errors import OpgenError
+    from ..write import locked
     from .report import exit_code, print_report
-    from .run import apply_regen, plan_regen
+    from .run import apply_regen, plan_regen, record_roots
 
     try:
-        plans = plan_regen(specs, output, style=conflict.value, force=force)
-        if not dry_run:
-            apply_regen(plans)
+        with locked([output, *record_roots(specs, record_dir)]):
+            plans = plan_regen(specs, output, style=conflict.value, force=force, record_dir=record_dir)
+            if not dry_run:
+                apply_regen(plans)
     except (OpgenError, OSError) as error:
         message = str(error) if isinstance(error, OpgenError) else f"{error.strerror or error}: {error.filename or ''}"
-        Console(file=sys.stderr, highlight=False, soft_wrap=True).print(f"[red]error:[/red] {escape(message)}")
+        console(stderr=True).print(f"[red]error:[/red] {escape(message)}")
         raise typer.Exit(2) from None
-    print_report(Console(highlight=False, soft_wrap=True), plans, dry_run=dry_run, diff=diff)
+    print_report(console(), plans, dry_run=dry_run, diff=diff)
     code = exit_code(plans)
     if code:
         raise typer.Exit(code)

@@ -5,11 +5,12 @@ Pure: nothing here touches the disk, so `--dry-run` shows exactly what a real ru
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
-from .merge import ConflictStyle, merge_file
+from .merge import END, START, ConflictStyle, merge_file
 
 
 class Action(str, Enum):
@@ -24,11 +25,14 @@ class Action(str, Enum):
     DELETED_KEPT = "deleted-by-you"  # you deleted it and the render did not change it: stays deleted
     DELETED_CHANGED = "deleted-changed"  # you deleted it but the spec changed it: stays deleted, flagged
     GONE = "gone"  # you deleted it and the spec dropped it too
+    UNRESOLVED = "unresolved"  # an earlier regen's conflict is still open: markers in the file, or its `.rej`
 
 
 # Outcomes the user has to look at: the exit code is 1 when any occurs. Both "modify/delete" cases count,
 # as in git: one side wanted the file, the other did not, and opgen cannot know which is right.
-ATTENTION = frozenset({Action.CONFLICT, Action.KEPT_EDITED, Action.DELETED_CHANGED})
+# A conflict an earlier regen reported stays open (exit 1) until its markers or its `.rej` are gone.
+ATTENTION = frozenset({Action.CONFLICT, Action.KEPT_EDITED, Action.DELETED_CHANGED, Action.UNRESOLVED})
+_MARKERS = (re.compile(rb"^" + re.escape(START) + rb"\r?$", re.M), re.compile(rb"^" + re.escape(END) + rb"\r?$", re.M))
 
 
 @dataclass(frozen=True)
@@ -73,8 +77,25 @@ def plan_files(
         decision = _decide(path, known.get(path), user.get(path), new.get(path), style, taken)
         if decision.reject_path:
             taken.add(decision.reject_path)
+        if decision.action is not Action.CONFLICT and _has_markers(decision.result):
+            decision = replace(decision, action=Action.UNRESOLVED)
         decisions.append(decision)
-    return decisions
+    decisions.extend(_open_rejects(set(known) | set(new), present))
+    return sorted(decisions, key=lambda d: d.path)
+
+
+def _has_markers(data: bytes | None) -> bool:
+    return data is not None and all(marker.search(data) for marker in _MARKERS)
+
+
+def _open_rejects(generated: set[str], present: Collection[str]) -> list[FileDecision]:
+    """`.rej` files beside generated files (`x.rej`, `x.1.rej`): an earlier conflict not yet settled."""
+    found = []
+    for path in sorted(present):
+        match = re.fullmatch(r"(.+?)(\.\d+)?\.rej", path)
+        if match and match.group(1) in generated:
+            found.append(FileDecision(path, Action.UNRESOLVED, None, None, None, None))
+    return found
 
 
 def _decide(

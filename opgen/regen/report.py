@@ -24,6 +24,7 @@ STYLES: dict[Action, tuple[str, str]] = {
     Action.KEPT_EDITED: ("kept-edited", "bold red"),
     Action.DELETED_KEPT: ("deleted-by-you", "yellow"),
     Action.DELETED_CHANGED: ("deleted-changed", "bold red"),
+    Action.UNRESOLVED: ("unresolved", "bold red"),
 }
 # Counted but not listed in a real run (a dtype change replaces dozens of files): --dry-run or --diff lists them.
 QUIET = frozenset({Action.REPLACE, Action.KEEP})
@@ -32,6 +33,7 @@ SUMMARY = {
     Action.REPLACE: "replaced", Action.MERGE: "merged", Action.ADD: "added", Action.REMOVE: "removed",
     Action.KEEP: "kept with your edits", Action.CONFLICT: "in conflict", Action.KEPT_EDITED: "kept (edited)",
     Action.DELETED_KEPT: "kept deleted", Action.DELETED_CHANGED: "deleted but changed by the spec",
+    Action.UNRESOLVED: "with an earlier conflict still open",
 }
 
 
@@ -61,11 +63,17 @@ def _print_op(console: Console, plan: OpRegen, *, dry_run: bool, diff: bool) -> 
     elif not plan.changes_disk:
         state = "up to date, nothing to write" if not summary else f"{summary}; nothing to write"
     else:
-        state = summary or "only the .opgen record changes"
+        state = summary or "only the record changes"
     verb = "would regen" if dry_run else "regen"
     console.print(f"[bold]{verb} {escape(plan.rel_dir)}[/bold]: {escape(state)}")
     if plan.unrecorded:
-        console.print("  [yellow]no usable .opgen record: merged against an empty base (--force)[/yellow]")
+        console.print("  [yellow]no usable record: merged against an empty base (--force)[/yellow]")
+    if plan.moved_from is not None:
+        moved = "would move" if dry_run else "moved"
+        console.print(f"  {moved} the record out of the op dir: {escape(str(plan.moved_from))} -> "
+                      f"{escape(str(plan.record_dir))}")
+    elif plan.changes_disk or plan.created:
+        console.print(f"  [dim]record: {escape(str(plan.record_dir))}[/dim]")
     if plan.created and not dry_run:
         return  # a brand-new dir: the summary line says it all
     for decision in plan.decisions:
@@ -77,15 +85,19 @@ def _print_op(console: Console, plan: OpRegen, *, dry_run: bool, diff: bool) -> 
 def _print_file(console: Console, plan: OpRegen, decision: FileDecision, *, diff: bool, full_path: bool) -> None:
     label, colour = STYLES[decision.action]
     path = f"{plan.rel_dir}/{decision.path}" if full_path else decision.path
-    note = _note(decision)
+    note = _note(plan, decision)
     tail = f"  [dim]{escape(note)}[/dim]" if note else ""
     console.print(f"  [{colour}]{label:<15}[/{colour}] {escape(path)}{tail}")
     if diff:
         _print_diff(console, plan, decision)
 
 
-def _note(decision: FileDecision) -> str:
+def _note(plan: OpRegen, decision: FileDecision) -> str:
     action = decision.action
+    if action is Action.UNRESOLVED and decision.path.endswith(".rej"):
+        return "left by an earlier regen: apply what you need, then delete it"
+    if action is Action.UNRESOLVED:
+        return "<<<<<<< markers from an earlier regen are still in the file: resolve them"
     if action is Action.CONFLICT:
         where = f"spec's side in {decision.reject_path}" if decision.reject_path else "<<<<<<< markers in the file"
         return f"{decision.conflicts} conflict(s), {where}"
@@ -94,7 +106,8 @@ def _note(decision: FileDecision) -> str:
     if action is Action.DELETED_KEPT:
         return "deleted by you, kept deleted"
     if action is Action.DELETED_CHANGED:
-        return f"deleted by you but changed by the spec: not recreated; new version in {PRISTINE}/{decision.path}"
+        new = plan.record_dir / PRISTINE / decision.path
+        return f"deleted by you but changed by the spec: not recreated; new version in {new}"
     if action is Action.KEEP:
         return "your edits, the spec did not change it"
     if action is Action.MERGE:

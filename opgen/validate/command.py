@@ -58,7 +58,7 @@ def validate(
     from .report import ConsoleProgress, input_error_json, print_preamble, print_summary, to_json
     from .stages import Stage
 
-    console = Console(file=sys.stderr if json_out else sys.stdout, soft_wrap=True, highlight=False)
+    console = Console(file=sys.stderr if json_out else sys.stdout, soft_wrap=True, highlight=False, emoji=False)
     opts = Options(
         op_dir=op_dir,
         ops_nn=ops_nn,

@@ -1,18 +1,19 @@
 """What validate needs to know about a generated op: its ops-nn name, category, experimental flag, SoCs.
 
-The generator records these in `.opgen/manifest.json`; an op dir without one (hand-copied, or made
-by an older opgen) is read from its path and `op_host/config/<soc>/` dirs instead, and we say so.
+The generator records these in the op's record (`manifest.json`, found by the op's path with
+`record.find_record`); an op dir without one (hand-copied, or made by an older opgen) is read from its path
+and `op_host/config/<soc>/` dirs instead, and we say so.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import OpgenError
-from ..record import MANIFEST
+from ..record import MANIFEST, find_record
 
 _SNAKE = re.compile(r"[a-z][a-z0-9_]*")
 
@@ -25,6 +26,7 @@ class OpInfo:
     experimental: bool
     socs: tuple[str, ...]
     from_manifest: bool
+    record: Path | None = None  # the opgen record the facts came from
 
     @property
     def rel_dir(self) -> Path:
@@ -37,8 +39,8 @@ def read_op_info(op_dir: Path) -> OpInfo:
     """Manifest first (the generator's own record), the path layout otherwise."""
     if not op_dir.is_dir():
         raise OpgenError("op dir not found; pass the dir `opgen gen` wrote", where=str(op_dir))
-    manifest = op_dir / MANIFEST
-    info = _from_manifest(manifest) if manifest.is_file() else _from_path(op_dir)
+    record = find_record(op_dir)
+    info = replace(_from_manifest(record / MANIFEST), record=record) if record is not None else _from_path(op_dir)
     if not _SNAKE.fullmatch(info.name):
         raise OpgenError(f"op name {info.name!r} is not snake_case as ops-nn dirs are", where=str(op_dir))
     return info

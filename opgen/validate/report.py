@@ -88,10 +88,12 @@ def print_preamble(console: Console, prep: Prepared) -> None:
     title = f"{op.name} ({op.op_type})" if op.op_type else op.name
     where = prep.placement.target if prep.placement else prep.checkout.root / op.rel_dir
     console.print(Text(f"validate {title} for {prep.soc} at {where}", style="bold"))
+    if op.record is not None:
+        console.print(Text(f"record: {op.record}", style="dim"))
     if not op.from_manifest:
         console.print(
             Text(
-                f"note: no .opgen/manifest.json; inferred name {op.name}, category {op.category}, "
+                f"note: no opgen record found; inferred name {op.name}, category {op.category}, "
                 f"experimental={str(op.experimental).lower()} from the path and SoCs "
                 f"{', '.join(op.socs) or '(none)'} from op_host/config/",
                 style="yellow",

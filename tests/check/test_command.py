@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from conftest import record_of, spec_copy
 from typer.testing import CliRunner, Result
 
 from opgen.check.command import check
@@ -91,7 +92,7 @@ def test_syntax_error_fails_syntax_only(tmp_path: Path) -> None:
 
 def test_changed_recipe_coefficient_fails_numerics_only(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, GELU)
-    edit(op_dir / ".opgen/spec.yaml", "r0 = muls(x2, 0.2140644488178007)", "r0 = muls(x2, 0.3140644488178007)")
+    edit(spec_copy(op_dir), "r0 = muls(x2, 0.2140644488178007)", "r0 = muls(x2, 0.3140644488178007)")
     code, tiers = run_json(op_dir)
     assert code == 1
     assert tier_statuses(tiers) == {**ALL_PASS, "numerics": "fail"}
@@ -142,7 +143,7 @@ def test_tree_code_runs_only_when_allowed_and_then_in_a_scratch_dir(
 
 def test_spec_option_checks_a_tree_without_its_record(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, RELU)
-    shutil.rmtree(op_dir / ".opgen")
+    shutil.rmtree(record_of(op_dir))
     assert run(op_dir).exit_code == 2
     result = run(op_dir, "--spec", ROOT / "schemas/relu_grad_v2.yaml")
     assert result.exit_code == 0, result.stdout
@@ -161,9 +162,9 @@ def test_bad_input_is_one_message_and_exit_2(tmp_path: Path, setup: str, message
     if setup == "missing_dir":
         op_dir = tmp_path / "nowhere"
     elif setup in ("bad_spec", "invalid_spec"):
-        (op_dir / ".opgen").mkdir()
         text = "op_type: [unclosed\n" if setup == "bad_spec" else "op_type: 3\ncategory: activation\n"
-        (op_dir / ".opgen/spec.yaml").write_text(text)
+        (tmp_path / "spec.yaml").write_text(text)
+        extra = ["--spec", str(tmp_path / "spec.yaml")]
     elif setup == "bad_headers":
         op_dir = copy_sample(tmp_path, RELU)
         extra = ["--cann-headers", str(tmp_path / "no_such_dir")]

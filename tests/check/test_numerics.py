@@ -9,6 +9,7 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import spec_copy
 
 from opgen.check.emulator import EmulationError, emulate, numpy_dtype, pack_mask, unpack_mask
 from opgen.check.numerics import (
@@ -27,6 +28,8 @@ from opgen.plan.golden import GoldenVariant
 from opgen.spec.load import load_spec
 from opgen.spec.models import ComputeSpec, OpSpec
 from opgen.spec.recipe import Step, parse_step
+
+from .trees import GELU, copy_sample
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 # GeluGrad with the guard the edge sample asks for: x clamped to [-1e4, 1e4] (both variants; the
@@ -333,3 +336,20 @@ def test_generated_sample_goldens_pass_and_match_the_emulator_bit_for_bit(name: 
                 theirs = np.asarray(kernel(*inputs, short_soc_version=soc))
                 assert theirs.dtype == mine.dtype
                 assert np.array_equal(theirs.view(np.uint8), mine.view(np.uint8)), (combo.names, soc)
+
+
+def test_missing_torch_says_which_extra_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """After a plain `pip install opgen` the numerics row names the extra, not an import error."""
+    import json
+    import sys
+
+    from opgen.check import numerics_tier
+
+    op_dir = copy_sample(tmp_path, GELU)
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if not installed: `import torch` raises
+    numerics_tier.main([str(op_dir), str(spec_copy(op_dir))])
+    [row] = json.loads(capsys.readouterr().out)
+    assert row["status"] == "fail"
+    assert row["reason"] == ("the independent reference needs PyTorch, which is not installed: "
+                             "pip install 'opgen[check]'")

@@ -8,6 +8,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from conftest import copy_record, spec_copy
+
 from opgen.check.items import CheckItem, TierResult
 from opgen.plan import RenderPlan, build_plan
 from opgen.spec.load import LoadedSpec, load_spec
@@ -20,14 +22,16 @@ SAMPLE_DIRS = (RELU, GELU)
 
 
 def copy_sample(tmp_path: Path, rel_dir: str) -> Path:
-    """The sample op dir copied under tmp_path at the same relative place (its parent dirs matter)."""
+    """The sample op dir copied under tmp_path at the same relative place (its parent dirs matter), with a
+    copy of its record in tmp_path/schemas/.opgen/ (where `opgen check` finds it by the op's path)."""
     dest = tmp_path / rel_dir
     shutil.copytree(SAMPLES / rel_dir, dest)
+    copy_record(SAMPLES / rel_dir, dest, tmp_path / "schemas" / ".opgen")
     return dest
 
 
 def loaded(op_dir: Path) -> tuple[LoadedSpec, RenderPlan]:
-    spec = load_spec(op_dir / ".opgen" / "spec.yaml")
+    spec = load_spec(spec_copy(op_dir))
     return spec, build_plan(spec.spec, spec.path.name)
 
 

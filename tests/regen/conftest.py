@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from opgen.generate import render_specs
-from opgen.write import write_trees
+from opgen.generate import render_specs, write_ops
+from opgen.record import RECORD_DIR
 
 from .support import SCHEMAS, without_ascend350, without_bf16
 
@@ -31,25 +31,32 @@ def write_spec(directory: Path, key: str, edit: Callable[[str], str] | None = No
     return path
 
 
+@pytest.fixture(autouse=True)
+def _records_beside_specs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regen tests keep records where opgen puts them by default: beside each spec (tmp/specs/.opgen)."""
+    monkeypatch.delenv("OPGEN_RECORD_DIR", raising=False)
+
+
 @pytest.fixture(scope="session")
 def templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     roots = {}
     for name, specs in TEMPLATES.items():
         base = tmp_path_factory.mktemp(name)
         paths = [write_spec(base / "specs", key, edit) for key, edit in specs]
-        ops = render_specs(paths)
-        write_trees(base / "out", {op.plan.rel_dir: op.files for op in ops}, force=False)
+        write_ops(base / "out", render_specs(paths), force=False)
         roots[name] = base / "out"
     return roots
 
 
 @pytest.fixture
 def tree(tmp_path: Path, templates: dict[str, Path]) -> Callable[[str], Path]:
-    """A private copy of a template output root."""
+    """A private copy of a template output root, and of the records beside its specs (tmp/specs/.opgen):
+    the output root and the spec dir keep their relative places, so the records still name the copies."""
 
     def copy(name: str) -> Path:
         root = tmp_path / "out"
         shutil.copytree(templates[name], root)
+        shutil.copytree(templates[name].parent / "specs" / RECORD_DIR, tmp_path / "specs" / RECORD_DIR)
         return root
 
     return copy

@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 from typer.testing import CliRunner, Result
 
+from opgen.record import PRISTINE, find_record
 from opgen.regen.command import regen
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
@@ -64,9 +65,16 @@ def assert_edits_kept(root: Path, edits: list[Edit]) -> None:
         assert edit.new in (root / edit.path).read_text(encoding="utf-8"), f"edit lost in {edit.path}"
 
 
+def record_of(op_dir: Path) -> Path:
+    """The op dir's record, found by the op's path as `opgen check` finds it."""
+    record = find_record(op_dir)
+    assert record is not None, f"no record for {op_dir}"
+    return record
+
+
 def pristine(op_dir: Path) -> dict[str, bytes]:
     """The record's pristine files: after a regen, exactly the new render."""
-    base = op_dir / ".opgen" / "pristine"
+    base = record_of(op_dir) / PRISTINE
     return {p.relative_to(base).as_posix(): p.read_bytes() for p in base.rglob("*") if p.is_file()}
 
 

@@ -33,7 +33,8 @@ def change(op: Path) -> TreeChange:
         op,
         writes={"sub/change.txt": b"new\n", "added/new.txt": b"added\n", "run.sh": b"#!/bin/sh\necho\n"},
         removes=frozenset({"gone/only.txt"}),
-        record={".opgen/manifest.json": b'{"v": 2}\n'},
+        record_dir=op.parent.parent / "records" / "cat" / "op",
+        record={"manifest.json": b'{"v": 2}\n'},
     )
 
 
@@ -49,7 +50,8 @@ def test_changed_files_written_unchanged_ones_are_the_same_files(tmp_path: Path)
     assert (op / "sub/change.txt").read_bytes() == b"new\n"
     assert (op / "added/new.txt").read_bytes() == b"added\n"
     assert not (op / "gone").exists()  # emptied by the removal: pruned
-    assert (op / ".opgen/manifest.json").read_bytes() == b'{"v": 2}\n'
+    assert not (op / ".opgen").exists()  # an old in-dir record moves out with the swap
+    assert (tmp_path / "records/cat/op/manifest.json").read_bytes() == b'{"v": 2}\n'
     assert os.readlink(op / "link") == "keep.txt"
     assert (op / "run.sh").stat().st_mode & 0o777 == 0o755  # your chmod survives a rewrite
     assert after["build"][2] == before["build"][2]  # untouched folders keep theirs
@@ -58,7 +60,7 @@ def test_changed_files_written_unchanged_ones_are_the_same_files(tmp_path: Path)
 
 def test_new_op_dir_and_its_parents_are_created(tmp_path: Path) -> None:
     op = tmp_path / "a" / "b" / "op"
-    apply_changes([TreeChange(op, {"f": b"1\n"}, frozenset(), {".opgen/manifest.json": b"{}\n"})])
+    apply_changes([TreeChange(op, {"f": b"1\n"}, frozenset(), tmp_path / "r" / "op", {"manifest.json": b"{}\n"})])
     assert (op / "f").read_bytes() == b"1\n"
     assert staging_leftovers(tmp_path) == []
 
@@ -66,7 +68,7 @@ def test_new_op_dir_and_its_parents_are_created(tmp_path: Path) -> None:
 def test_failure_takes_back_created_parents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(apply_module, "_write_file", lambda *_: (_ for _ in ()).throw(OSError(28, "full")))
     with pytest.raises(OSError):
-        apply_changes([TreeChange(tmp_path / "a" / "b" / "op", {"f": b"1\n"}, frozenset(), {})])
+        apply_changes([TreeChange(tmp_path / "a" / "b" / "op", {"f": b"1\n"}, frozenset(), tmp_path / "r" / "op", {})])
     assert list(tmp_path.iterdir()) == []
 
 
@@ -112,7 +114,7 @@ def test_fallback_swap_undoes_itself(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 def test_ctrl_c_during_the_swaps_waits_for_them() -> None:
     done = []
-    with pytest.raises(KeyboardInterrupt), apply_module._signals_held():
+    with pytest.raises(KeyboardInterrupt), write_module.signals_held():
         os.kill(os.getpid(), signal.SIGINT)
         done.append("swaps finished")
     assert done == ["swaps finished"]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 from .support import (
+    CONFLICT_BLOCK,
     GELU_DIR,
     RELU_DIR,
     Edit,
@@ -15,6 +17,7 @@ from .support import (
     dy_renamed_grad,
     invoke,
     pristine,
+    record_of,
     snapshot,
     without_ascend350,
 )
@@ -66,19 +69,20 @@ def test_dry_run_exit_code_announces_conflicts(tree: Tree, spec: Spec) -> None:
 
 def test_dir_without_record_is_refused(tree: Tree, spec: Spec) -> None:
     root = tree("samples")
-    shutil.rmtree(root / GELU_DIR / ".opgen")
+    record = record_of(root / GELU_DIR)
+    shutil.rmtree(record)
     before = snapshot(root)
 
     result = invoke(spec("gelu"), "-o", root)
 
     assert result.exit_code == 2
-    assert "has no .opgen/manifest.json record" in result.output and "--force" in result.output
+    assert f"has no record ({record / 'manifest.json'} not found" in result.output and "--force" in result.output
     assert snapshot(root) == before
 
 
 def test_damaged_record_is_refused(tree: Tree, spec: Spec) -> None:
     root = tree("samples")
-    (root / GELU_DIR / ".opgen/pristine/op_host/gelu_grad_def.cpp").write_text("// not what was rendered\n")
+    (record_of(root / GELU_DIR) / "pristine/op_host/gelu_grad_def.cpp").write_text("// not what was rendered\n")
     before = snapshot(root)
     result = invoke(spec("gelu"), "-o", root)
     assert result.exit_code == 2 and "damaged record" in result.output
@@ -88,7 +92,7 @@ def test_damaged_record_is_refused(tree: Tree, spec: Spec) -> None:
 def test_force_without_record_merges_against_nothing_and_loses_nothing(tree: Tree, spec: Spec) -> None:
     root = tree("samples")
     op = root / GELU_DIR
-    shutil.rmtree(op / ".opgen")
+    shutil.rmtree(record_of(op))
     TILING_EDIT.apply(root)
     (op / "notes.txt").write_text("mine\n")
     (op / "README.md").unlink()
@@ -105,7 +109,45 @@ def test_force_without_record_merges_against_nothing_and_loses_nothing(tree: Tre
     assert (op / "notes.txt").read_text() == "mine\n"
     assert snapshot(root)["experimental/activation/gelu_grad/op_kernel/gelu_grad.h"] == untouched
     assert_edits_kept(root, [TILING_EDIT])
-    assert invoke(spec("gelu"), "-o", root).exit_code == 0  # recorded now: plain regens from here on
+    assert invoke(spec("gelu"), "-o", root).exit_code == 1  # recorded now, but the conflict is still open
+    resolve(op / "op_host/gelu_grad_tiling.cpp")
+    assert invoke(spec("gelu"), "-o", root).exit_code == 0  # plain regens from here on
+
+
+def resolve(path: Path) -> None:
+    """Settle every conflict block the way a user keeping their side would."""
+    path.write_text(CONFLICT_BLOCK.sub(lambda m: m.group(1), path.read_text()))
+
+
+def test_open_conflict_keeps_exit_1_until_resolved(tree: Tree, spec: Spec) -> None:
+    """CI asking "does this need a human?" hears yes while <<<<<<< markers remain, not only on the first run."""
+    root = tree("samples")
+    def_cpp = root / GELU_DIR / "op_host/gelu_grad_def.cpp"
+    Edit(f"{GELU_DIR}/op_host/gelu_grad_def.cpp", 'this->Input("dy")', 'this->Input("dy") // mine').apply(root)
+    renamed = spec("gelu", dy_renamed_grad)
+    assert invoke(renamed, "-o", root).exit_code == 1
+    for extra in ((), ("--dry-run",)):
+        again = invoke(renamed, "-o", root, *extra)
+        assert again.exit_code == 1, again.output
+        assert re.search(r"unresolved\s+experimental/activation/gelu_grad/op_host/gelu_grad_def.cpp\s+<<<<<<< markers",
+                         again.output)
+    resolve(def_cpp)
+    settled = invoke(renamed, "-o", root)
+    assert settled.exit_code == 0, settled.output
+    assert "// mine" in def_cpp.read_text()
+
+
+def test_open_rej_keeps_exit_1_until_deleted(tree: Tree, spec: Spec) -> None:
+    root = tree("samples")
+    Edit(f"{GELU_DIR}/op_host/gelu_grad_def.cpp", 'this->Input("dy")', 'this->Input("dy") // mine').apply(root)
+    renamed = spec("gelu", dy_renamed_grad)
+    assert invoke(renamed, "-o", root, "--conflict", "rej").exit_code == 1
+    rej = root / GELU_DIR / "op_host/gelu_grad_def.cpp.rej"
+    assert rej.is_file()
+    again = invoke(renamed, "-o", root, "--dry-run")
+    assert again.exit_code == 1 and "unresolved" in again.output and "gelu_grad_def.cpp.rej" in again.output
+    rej.unlink()
+    assert invoke(renamed, "-o", root).exit_code == 0
 
 
 def test_missing_op_dir_is_generated(tmp_path: Path, spec: Spec) -> None:
@@ -159,3 +201,54 @@ def test_generated_path_taken_by_a_folder_is_refused(tree: Tree, spec: Spec) -> 
     (root / RELU_DIR / "op_host/config/ascend350/relu_grad_v2_binary.json").mkdir(parents=True)
     result = invoke(spec("relu"), "-o", root)
     assert result.exit_code == 2 and "not a regular file" in result.output
+
+
+def _as_old_in_dir_record(root: Path, rel_dir: str) -> Path:
+    """Turn an op's record into the layout of opgen 0.1: `<op dir>/.opgen/`, manifest without `op_dir`."""
+    op = root / rel_dir
+    record = record_of(op)
+    manifest = json.loads((record / "manifest.json").read_text())
+    del manifest["op_dir"]
+    (record / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    shutil.move(record, op / ".opgen")
+    return record
+
+
+def test_old_in_dir_record_moves_out_keeping_edits(tree: Tree, spec: Spec) -> None:
+    root = tree("samples")
+    new_place = _as_old_in_dir_record(root, GELU_DIR)
+    op = root / GELU_DIR
+    TILING_EDIT.apply(root)
+
+    result = invoke(spec("gelu", dy_renamed_grad), "-o", root)
+
+    assert result.exit_code == 0, result.output
+    assert f"moved the record out of the op dir: {op / '.opgen'} -> {new_place}" in result.output
+    assert not (op / ".opgen").exists()  # the op dir can now be copied into ops-nn as it is
+    assert record_of(op) == new_place
+    assert_edits_kept(root, [TILING_EDIT])
+    assert 'this->Input("grad")' in (op / "op_host/gelu_grad_def.cpp").read_text()
+    assert invoke(spec("gelu", dy_renamed_grad), "-o", root).exit_code == 0
+
+
+def test_old_in_dir_record_moves_out_even_when_nothing_else_changes(tree: Tree, spec: Spec) -> None:
+    root = tree("samples")
+    new_place = _as_old_in_dir_record(root, RELU_DIR)
+    dry = invoke(spec("relu"), "-o", root, "--dry-run")
+    assert dry.exit_code == 0 and "would move the record out of the op dir" in dry.output
+    assert (root / RELU_DIR / ".opgen").is_dir()
+    result = invoke(spec("relu"), "-o", root)
+    assert result.exit_code == 0, result.output
+    assert not (root / RELU_DIR / ".opgen").exists() and (new_place / "manifest.json").is_file()
+
+
+def test_record_of_another_output_root_is_refused(tree: Tree, spec: Spec, tmp_path: Path) -> None:
+    """One spec generated under two roots needs two record dirs: merging one root's edits against the other's
+    record would use the wrong base."""
+    tree("samples")
+    other = tmp_path / "other"
+    result = invoke(spec("gelu"), "-o", other)
+    assert result.exit_code == 2
+    assert "describes the op dir" in result.output and "--record-dir" in result.output
+    assert not other.exists()
+    assert invoke(spec("gelu"), "-o", other, "--record-dir", tmp_path / "other-records").exit_code == 0

@@ -20,14 +20,15 @@ def test_passing_run_prints_each_step_and_exits_0(machine: Machine) -> None:
 
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[:4] == [
+    assert lines[:5] == [
         f"validate gelu_grad (GeluGrad) for ascend910b at {placed}",
+        f"record: {op / '.opgen'}",  # where the op's facts came from (here an old in-dir record)
         f"toolkit: ASCEND_HOME_PATH={machine.cann}",
         f"log: {log}",
         "RUN  pkg         bash build.sh --pkg --experimental --soc=ascend910b --ops=gelu_grad -j4",
     ]
-    assert lines[4].startswith("PASS pkg         in ")
-    assert lines[5:] == [f"checkout: removed {placed}", "validate passed: pkg"]
+    assert lines[5].startswith("PASS pkg         in ")
+    assert lines[6:] == [f"checkout: removed {placed}", "validate passed: pkg"]
     assert "[100%] Built target everything" in log.read_text()
     assert result.stderr == ""
 
@@ -100,7 +101,7 @@ def test_op_without_manifest_is_read_from_its_path_and_configs(machine: Machine)
 
     assert result.exit_code == 0, result.output
     assert (
-        "note: no .opgen/manifest.json; inferred name gelu_grad, category activation, experimental=true "
+        "note: no opgen record found; inferred name gelu_grad, category activation, experimental=true "
         "from the path and SoCs ascend910b from op_host/config/"
     ) in result.output
     assert machine.calls() == ["--pkg --experimental --soc=ascend910b --ops=gelu_grad -j1"]
