@@ -135,7 +135,8 @@ def main() -> None:
         from rich.console import Console
         from rich.markup import escape
 
-        Console(stderr=True, highlight=False).print(f"[red]error:[/red] {escape(str(error))}", soft_wrap=True)
+        console = Console(stderr=True, highlight=False, emoji=False)  # `file:100:` is not the :100: emoji
+        console.print(f"[red]error:[/red] {escape(str(error))}", soft_wrap=True)
         sys.exit(2)
     except OSError as error:
         print(f"error: {error.strerror or error}: {error.filename or ''}".rstrip(": "), file=sys.stderr)
