@@ -24,19 +24,23 @@ PY_KEYWORDS = frozenset(keyword.kwlist)
 
 # lowercase C++ identifiers of the generated files (variables, parameters, namespaces, types), none from the spec
 CPP_NAMES = frozenset((
-    "aclRet", "aicoreSpec", "ascendcPlatform", "bfloat16_t", "bitsPerElement", "blockFormer", "blockIdx", "blockTail",
-    "broadcastShape", "buf", "coreDataNum", "coreNum", "compileInfo", "cond", "context", "count", "cout", "dType",
-    "dataType", "deviceAddr", "deviceId", "dim", "dimNum", "dims", "dimsArray", "dst", "dtypeCase", "elements",
+    "aclCreateTensor", "aclDataType", "aclDestroyTensor", "aclFinalize", "aclFormat", "aclInit", "aclnnStatus",
+    "aclOpExecutor", "aclRet", "aclrtCreateStream", "aclrtDestroyStream", "aclrtFree", "aclrtMalloc", "aclrtMemcpy",
+    "aclrtResetDevice", "aclrtSetDevice", "aclrtStream", "aclrtSynchronizeStream", "aclTensor", "aicoreSpec",
+    "ascendcPlatform", "bfloat16_t", "bitsPerElement", "blockFormer", "blockIdx", "blockTail", "broadcastShape",
+    "buf", "compileInfo", "cond", "context", "coreDataNum", "coreNum", "count", "cout", "dataType", "deviceAddr",
+    "deviceId", "dim", "dimNum", "dims", "dimsArray", "dst", "dtype", "dType", "dtypeCase", "elements",
     "elewiseBaseTiling", "endl", "executor", "expectedShape", "fe", "ge", "gert", "globalOptions", "graph", "graphId",
-    "half", "hardwareInfo", "holder", "hostData", "i", "inferShapeFunc", "inputDtypes", "inputShape", "inputTensors",
-    "int8_t", "int32_t", "int64_t", "intrinsics", "kernel", "kernel_ut", "l0op", "lastDimShape", "main", "map",
-    "maybe_unused", "message", "node", "offset", "op", "opExecutor", "ops", "optiling", "outputDesc", "outputDtype",
-    "outputDtypes", "outputShape", "path", "perCore", "pipe", "platformInfo", "platform_ascendc", "printf",
-    "progress", "promoteType", "result", "resultCast", "results", "ret", "return_expr", "schMode", "session",
-    "sessionOptions", "size", "size_t", "socInfos", "socVersion", "src", "std", "stream", "string", "strides",
-    "tensor", "testing", "tileDataNum", "tileNum", "tiling", "tilingContext", "tilingData", "tilingFunc", "tilingKey",
-    "totalNum", "ubSize", "uint1_t", "uint8_t", "uint32_t", "uint64_t", "uniqueExecutor", "usedCores", "vector",
-    "viewCopyResult", "workspace", "workspaceAddr", "workspaceHolder", "workspaceSize", "workspaces"
+    "half", "hardwareInfo", "holder", "hostData", "i", "inferShapeFunc", "inputDtypes", "inputs", "inputShape",
+    "inputTensors", "int32_t", "int64_t", "int8_t", "intrinsics", "kernel", "kernel_ut", "l0op", "lastDimShape",
+    "main", "map", "maybe_unused", "message", "name", "node", "offset", "op", "opExecutor", "ops", "optiling",
+    "outputDesc", "outputDtype", "outputDtypes", "outputs", "outputShape", "path", "perCore", "pipe",
+    "platform_ascendc", "platformInfo", "printf", "progress", "promoteType", "result", "resultCast", "results", "ret",
+    "return_expr", "sch", "schMode", "session", "sessionOptions", "shape", "size", "size_t", "socInfos", "socVersion",
+    "src", "std", "stream", "strides", "string", "tensor", "testing", "tileDataNum", "tileNum", "tiling",
+    "tilingContext", "tilingData", "tilingFunc", "tilingKey", "totalNum", "ubSize", "uint1_t", "uint32_t", "uint64_t",
+    "uint8_t", "uniqueExecutor", "usedCores", "ut", "vector", "viewCopyResult", "workspace", "workspaceAddr",
+    "workspaceHolder", "workspaces", "workspaceSize"
 ))
 # Python names of tests/assets/golden.py and gen_data.py (module names, functions, locals)
 PY_NAMES = frozenset((
