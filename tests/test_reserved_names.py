@@ -68,15 +68,24 @@ def test_every_derived_form_is_emitted(emitted: tuple[set[str], set[str], set[st
     assert any(i.startswith(reserved.DAG_VALUE_PREFIX) and i.endswith(reserved.DAG_FILL_SUFFIX) for i in cpp)
 
 
-@pytest.mark.parametrize(("spec", "rel_dir"), [(RELU, RELU_DIR), (GELU, GELU_DIR)], ids=["arch35", "classic"])
-def test_samples_emit_no_unlisted_lowercase_identifier(rendered: Path, spec: Path, rel_dir: str) -> None:
-    """A new blueprint variable must join the reserved set, or a spec name could collide with it unseen."""
+def _unlisted(op_dir: Path, spec: Path, listed: frozenset[str]) -> list[str]:
     loaded = load_spec(spec).spec
     derived = {form for t in loaded.tensors for form in reserved.cpp_forms(t.name)}
     derived |= {form for p in loaded.aclnn.inputs + loaded.aclnn.outputs for form in reserved.cpp_forms(p.name)}
-    unlisted = {
-        name for name in _cpp_identifiers(rendered / rel_dir)
+    return sorted(
+        name for name in _cpp_identifiers(op_dir)
         if name[0].islower() and not name.startswith((loaded.snake_name, f"aclnn{loaded.aclnn.api}"))
-        and not _GENERATED.match(name) and name not in reserved.CPP_KEYWORDS | reserved.CPP_NAMES | derived
-    }
-    assert sorted(unlisted) == []
+        and not _GENERATED.match(name) and name not in reserved.CPP_KEYWORDS | listed | derived
+    )
+
+
+@pytest.mark.parametrize(("spec", "rel_dir"), [(RELU, RELU_DIR), (GELU, GELU_DIR)], ids=["arch35", "classic"])
+def test_samples_emit_no_unlisted_lowercase_identifier(rendered: Path, spec: Path, rel_dir: str) -> None:
+    """A new blueprint variable must join the reserved set, or a spec name could collide with it unseen."""
+    assert _unlisted(rendered / rel_dir, spec, reserved.CPP_NAMES) == []
+
+
+def test_a_name_missing_from_the_set_is_found(rendered: Path) -> None:
+    """Injected fault: drop `workspace` and `tilingData` from the set; the scan names them."""
+    listed = reserved.CPP_NAMES - {"workspace", "tilingData"}
+    assert _unlisted(rendered / GELU_DIR, GELU, listed) == ["tilingData", "workspace"]
