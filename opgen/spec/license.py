@@ -26,7 +26,8 @@ def read_license_file(spec: OpSpec, base: Path | None) -> tuple[str | None, Spec
                                "file in that folder or below it")
     if not path.is_file():
         return None, SpecIssue(FIELD, f"{value!r} is not a file (looked for {path}); give the path of a text file, "
-                               "relative to the spec")
+                               "relative to the spec (for a copy of the spec, e.g. an op's record, pass the original "
+                               "spec with --spec)")
     raw = path.read_bytes()[: MAX_LICENSE_CHARS * 4 + 1]
     try:
         text = raw.decode("utf-8")
