@@ -142,3 +142,26 @@ def test_the_budget_check_costs_what_the_tiling_divides_ub_by() -> None:
     costed = {case.bits for _, case in platform_element_bits(spec)}
     assert costed == {case.bits for case in build_plan(spec, "fits.yaml").classic_dtype_cases}
     assert max(costed) > 32 * 40  # forty live float values, plus the queues
+
+
+def test_the_longest_accepted_names_render_a_consistent_tree(tmp_path: Path) -> None:
+    """A 64-char op type and API (64-char derived names): no #define is wrapped, and syntax and consistency pass."""
+    from opgen.check.consistency import consistency_tier
+    from opgen.check.syntax_tier import syntax_tier
+    from opgen.generate import render_specs
+    from opgen.write import write_trees
+
+    long_type, long_api = "A" + "b" * 63, "C" + "d" * 63
+    spec = copy_spec(GELU, tmp_path, _replace("op_type: GeluGrad", f"op_type: {long_type}",
+                                              "api: GeluBackward", f"api: {long_api}"))
+    [op] = render_specs([spec])
+    write_trees(tmp_path / "out", {op.plan.rel_dir: op.files}, force=False)
+    op_dir = tmp_path / "out" / op.plan.rel_dir
+    assert len(op.plan.name) == 64
+    wrapped = [(rel, line) for rel, data in op.files.items() if rel.endswith((".h", ".cpp"))
+               for line in data.decode().splitlines() if line.startswith(("#define", "#endif", "#ifndef"))
+               and ((line.endswith("\\") and long_type.lower() in line) or len(line) > 120)]
+    assert wrapped == []
+    failures = [(i.item, i.reason) for i in syntax_tier(op_dir) + consistency_tier(op_dir, op.plan)
+                if i.status == "fail"]
+    assert failures == []
