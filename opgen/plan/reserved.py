@@ -78,5 +78,6 @@ def cpp_forms(name: str) -> tuple[str, ...]:
     """Every C++ identifier the blueprints derive from one tensor or aclnn parameter name."""
     camel = lower_camel(name)
     upper = upper_camel(name)
-    forms = (name, camel, *(camel + s for s in NAME_SUFFIXES), *(p + upper for p in NAME_PREFIXES))
+    suffixed = (stem + s for stem in dict.fromkeys((name, camel)) for s in NAME_SUFFIXES)  # aclnn uses the raw name
+    forms = (name, camel, *suffixed, *(p + upper for p in NAME_PREFIXES))
     return tuple(dict.fromkeys(forms))

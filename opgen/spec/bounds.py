@@ -12,6 +12,7 @@ from .socs import SOCS
 FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
 INT64 = (-(1 << 63), (1 << 63) - 1)
 MAX_TEST_ELEMENTS = 1 << 22  # per test shape: the numerics check and the ST rows materialise every element
+MAX_TEST_ELEMENTS_TOTAL = 1 << 24
 KIB = 1024
 
 
@@ -69,9 +70,13 @@ def _recipe_constants(spec: OpSpec) -> list[SpecIssue]:
 def _test_data(spec: OpSpec) -> list[SpecIssue]:
     issues = []
     for j, shape in enumerate(spec.tests.shapes):
-        if math.prod(shape) > MAX_TEST_ELEMENTS:
+        if math.prod(shape) > MAX_TEST_ELEMENTS:  # per shape; then all shapes together
             issues.append(SpecIssue(("tests", "shapes", j), f"{math.prod(shape)} elements; a test shape has at most "
                                     f"{MAX_TEST_ELEMENTS} (the check materialises every element)"))
+    total = sum(math.prod(shape) for shape in spec.tests.shapes)
+    if total > MAX_TEST_ELEMENTS_TOTAL:
+        issues.append(SpecIssue(("tests", "shapes"), f"{total} elements in all; the test shapes together have at "
+                                f"most {MAX_TEST_ELEMENTS_TOTAL}; use fewer or smaller shapes"))
     count = spec.combination_count
     floats = sorted({d for t in spec.inputs for d in t.dtype_column(count) if DTYPES[d].is_float})
     low, high = spec.tests.value_range
