@@ -139,6 +139,15 @@ def test_hostile_text_in_every_field_never_becomes_code(source: Path) -> None:
     assert problems == {}
 
 
+def test_hostile_text_tree_passes_the_syntax_tier(tmp_path: Path) -> None:
+    from opgen.check.syntax_tier import syntax_tier
+
+    for rel, data in _render(_hostile_spec(GELU)).items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(data)
+    assert [(i.item, i.reason) for i in syntax_tier(tmp_path) if i.status == "fail"] == []
+
+
 def test_the_scan_finds_unescaped_text() -> None:
     """The scanners are not blind: raw attack text placed as a blueprint would is reported in every file type."""
     raw = "x */ int injected_a = 1; /*"
