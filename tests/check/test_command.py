@@ -162,7 +162,8 @@ def test_bad_input_is_one_message_and_exit_2(tmp_path: Path, setup: str, message
     if setup == "missing_dir":
         op_dir = tmp_path / "nowhere"
     elif setup in ("bad_spec", "invalid_spec"):
-        text = "op_type: [unclosed\n" if setup == "bad_spec" else "op_type: 3\ncategory: activation\n"
+        sample = (ROOT / "schemas/relu_grad_v2.yaml").read_text().replace("op_type: ReluGradV2", "op_type: 3")
+        text = "op_type: [unclosed\n" if setup == "bad_spec" else sample  # one problem: one line
         (tmp_path / "spec.yaml").write_text(text)
         extra = ["--spec", str(tmp_path / "spec.yaml")]
     elif setup == "bad_headers":
