@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from .. import __version__
 from ..spec.dtypes import Dtype
-from ..spec.models import AttrSpec, OpSpec, camel_to_snake
-from .aclnn import AclnnPlan, aclnn_plan
+from ..spec.models import AttrSpec, OpSpec
+from .aclnn import AclnnParts, AclnnPlan, aclnn_parts, aclnn_plan
 from .classic import ClassicKernel, classic_kernel
 from .dag import DagKernel, dag_kernel
 from .examples import ExamplePlan, example_plan
@@ -17,6 +17,7 @@ from .st_cases import st_csv
 from .tensors import DtypeCombination, TensorPlan, combinations, tensor_plans
 from .unit_tests import UtPlan, ut_plan
 
+NO_BROADCAST_REASON = " (the kernel does not broadcast)"
 SUPPORT_MARKS = {True: "\u221a", False: "\u00d7"}  # the check and cross ops-nn product tables use
 DEFAULT_LICENSE = (
     "Copyright (c) the authors of this operator.\n"
@@ -65,12 +66,15 @@ class RenderPlan:
     classic_dtype_cases: tuple[ClassicDtypeCase, ...]
     infershape_rule: str
     infershape_input: int
-    same_shape: tuple[TensorPlan, ...]
+    same_shape: tuple[TensorPlan, ...]  # the tiling requires these shapes equal
+    same_shape_reason: str  # why, when the spec did not say: the kernel cannot broadcast
     same_dtype: tuple[TensorPlan, ...]
     last_dim_checked: tuple[TensorPlan, ...]  # the tensor whose last dim must be a multiple, if any
     last_dim_multiple: int
     dtype_source: TensorPlan  # the input whose dtype and shape the outputs take
-    aclnn: AclnnPlan
+    aclnn: AclnnPlan | None
+    aclnn_parts: AclnnParts  # path parts of the aclnn files: empty strings (no file) without an aclnn API
+    disable_in_opp: bool
     golden: GoldenPlan
     st_arch: str
     st_csv: str
@@ -116,6 +120,11 @@ class RenderPlan:
     @property
     def tiling_dirs(self) -> str:
         return " ".join(f'"{s.arch}"' for s in self.socs if s.arch)
+
+    @property
+    def disable_in_opp_arg(self) -> str:
+        """add_modules_sources' DISABLE_IN_OPP argument: the op's tiling stays out of the opp package."""
+        return " DISABLE_IN_OPP TRUE" if self.disable_in_opp else ""
 
     @property
     def shape_checked(self) -> tuple[TensorPlan, ...]:
@@ -192,6 +201,10 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     rel_dir = f"{spec.category}/{name}"
     arches = [s.arch for s in socs if s.arch]
     op_api_dir = "op_api" if layout == "arch35" else "op_host/op_api"
+    aclnn = aclnn_plan(spec, by_name, combos, socs, op_api_dir) if spec.aclnn else None
+    kernel_tensors = [t for t in tensors if t.read_by_kernel]
+    same_shape = tuple(by_name[n] for n in spec.constraints.same_shape) or (
+        tuple(kernel_tensors) if len(kernel_tensors) > 1 else ())
     golden = golden_plan(name, tensors, float_compute, tuple(
         GoldenVariant(variant, tuple(s.short_version for s in socs if s.variant == variant), golden_lines(steps))
         for variant, steps in spec.compute.variants.items()
@@ -207,13 +220,14 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         classic_dtype_cases=_classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num),
         infershape_rule=spec.infershape.rule,
         infershape_input=[t.name for t in inputs].index(spec.infershape.input) if spec.infershape.input else 0,
-        same_shape=tuple(by_name[n] for n in spec.constraints.same_shape),
+        same_shape=same_shape, same_shape_reason="" if spec.constraints.same_shape else NO_BROADCAST_REASON,
         same_dtype=tuple(by_name[n] for n in spec.constraints.same_dtype),
         last_dim_checked=(by_name[rule.tensor],) if rule else (), last_dim_multiple=rule.multiple if rule else 1,
-        dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn_plan(spec, by_name, combos), golden=golden,
+        dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn, aclnn_parts=aclnn_parts(aclnn),
+        disable_in_opp=spec.disable_in_opp, golden=golden,
         st_arch=arches[0] if arches else "arch22",
         st_csv=st_csv(spec, tensors, combos),
-        ut=ut_plan(spec, layout, tensors, combos, socs, op_api_dir, f"aclnn_{camel_to_snake(spec.aclnn.api)}"),
+        ut=ut_plan(spec, layout, tensors, combos, socs),
         example=example_plan(spec, by_name, combos), op_api_dir=op_api_dir, description=spec.docs.description,
         formula=spec.docs.formula, products=tuple((p.name, SUPPORT_MARKS[p.supported]) for p in spec.docs.products),
         notes=spec.docs.notes,

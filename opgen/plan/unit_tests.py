@@ -28,10 +28,6 @@ class UtPlan:
     ir_instance_num: str
     input_shape_refs: str
     output_shape_refs: str
-    aclnn_include: str  # the aclnn header, relative to tests/ut/op_api
-    aclnn_inputs: str
-    aclnn_outputs: str
-    aclnn_null_inputs: str  # the first API input replaced by nullptr
     gen_data_inputs: tuple[tuple[str, str], ...]  # (input, NumPy expression making it)
     tiling_header: str
     compile_info_decl: str  # a UT-local compile info struct where the layout has no tiling header
@@ -50,7 +46,7 @@ class UtPlan:
 
 def ut_plan(
     spec: OpSpec, layout: str, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCombination, ...],
-    socs: tuple[SocPlan, ...], op_api_dir: str, aclnn_stem: str,
+    socs: tuple[SocPlan, ...],
 ) -> UtPlan:
     name = spec.snake_name
     shape = spec.tests.shapes[0]
@@ -59,7 +55,6 @@ def ut_plan(
         elements *= dim
     inputs = [t for t in tensors if t.role == "input"]
     outputs = [t for t in tensors if t.role == "output"]
-    api_inputs = [f"{p.name}Desc" for p in spec.aclnn.inputs]
     low, high = spec.tests.value_range
     first = combos[0]
     if layout == "arch35":
@@ -95,10 +90,6 @@ def ut_plan(
         ir_instance_num=", ".join("1" for _ in inputs),
         input_shape_refs=", ".join(f"&{t.camel}Shape" for t in inputs),
         output_shape_refs=", ".join(f"&{t.camel}Shape" for t in outputs),
-        aclnn_include=f"../../../{op_api_dir}/{aclnn_stem}.h",
-        aclnn_inputs=", ".join(api_inputs),
-        aclnn_outputs=", ".join(f"{p.name}Desc" for p in spec.aclnn.outputs),
-        aclnn_null_inputs=", ".join(["nullptr", *api_inputs[1:]]),
         gen_data_inputs=tuple(
             (t.name, "rng.integers(0, 256, size=(count + 7) // 8, dtype=np.uint8)" if t.is_mask
              else f"rng.uniform({low!r}, {high!r}, size=shape).astype(dtype)")
