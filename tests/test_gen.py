@@ -21,6 +21,7 @@ RELU_FILES = {
     "tests/ut/CMakeLists.txt", "tests/ut/op_host/CMakeLists.txt", "tests/ut/op_host/test_relu_grad_v2_infershape.cpp",
     "tests/ut/op_host/arch35/test_relu_grad_v2_tiling.cpp", "tests/ut/op_kernel/CMakeLists.txt",
     "tests/ut/op_kernel/test_relu_grad_v2_apt.cpp", "tests/ut/op_kernel/relu_grad_v2_data/gen_data.py",
+    "tests/ut/op_kernel/relu_grad_v2_data/compare_data.py",
     "README.md", "examples/test_geir_relu_grad_v2.cpp",
 }
 GELU_FILES = {
@@ -34,7 +35,8 @@ GELU_FILES = {
     "tests/st/arch22/ttk_kernel_gelu_grad_st.csv", "tests/ut/CMakeLists.txt", "tests/ut/op_host/CMakeLists.txt",
     "tests/ut/op_host/test_gelu_grad_infershape.cpp", "tests/ut/op_host/test_gelu_grad_tiling.cpp",
     "tests/ut/op_kernel/CMakeLists.txt", "tests/ut/op_kernel/test_gelu_grad.cpp",
-    "tests/ut/op_kernel/gelu_grad_data/gen_data.py", "tests/ut/op_api/CMakeLists.txt",
+    "tests/ut/op_kernel/gelu_grad_data/gen_data.py", "tests/ut/op_kernel/gelu_grad_data/compare_data.py",
+    "tests/ut/op_api/CMakeLists.txt",
     "tests/ut/op_api/test_aclnn_gelu_backward.cpp", "README.md", "docs/aclnnGeluBackward.md",
     "examples/test_aclnn_gelu_backward.cpp", "examples/test_geir_gelu_grad.cpp",
 }

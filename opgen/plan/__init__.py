@@ -12,6 +12,7 @@ from .classic import ClassicKernel, classic_kernel
 from .dag import DagKernel, dag_kernel
 from .examples import ExamplePlan, example_plan
 from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan
+from .kernel_ut import KernelUtPlan, kernel_ut_plan
 from .platforms import SocPlan, soc_plan
 from .st_cases import st_csv
 from .tensors import DtypeCombination, TensorPlan, combinations, tensor_plans
@@ -79,6 +80,7 @@ class RenderPlan:
     st_arch: str
     st_csv: str
     ut: UtPlan
+    kernel_ut: KernelUtPlan
     example: ExamplePlan
     op_api_dir: str  # op_api (arch35) or op_host/op_api (classic)
     description: str
@@ -199,6 +201,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         ])
     rule = spec.constraints.last_dim_multiple_of
     rel_dir = f"{spec.category}/{name}"
+    plan_rel_dir = f"experimental/{rel_dir}" if spec.experimental else rel_dir
     arches = [s.arch for s in socs if s.arch]
     op_api_dir = "op_api" if layout == "arch35" else "op_host/op_api"
     aclnn = aclnn_plan(spec, by_name, combos, socs, op_api_dir) if spec.aclnn else None
@@ -211,7 +214,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     ))
     return RenderPlan(
         opgen_version=__version__, op_type=spec.op_type, name=name, category=spec.category,
-        experimental=spec.experimental, rel_dir=f"experimental/{rel_dir}" if spec.experimental else rel_dir,
+        experimental=spec.experimental, rel_dir=plan_rel_dir,
         brief=spec.brief, license_lines=tuple((spec.license_header or DEFAULT_LICENSE).strip().splitlines()),
         layout=layout, namespace=f"{spec.op_type}Ns" if layout == "arch35" else f"Ns{spec.op_type}",
         guard=name.upper(), tensors=tensors, attrs=tuple(_attr(a) for a in spec.attrs), combinations=combos,
@@ -227,7 +230,8 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         disable_in_opp=spec.disable_in_opp, golden=golden,
         st_arch=arches[0] if arches else "arch22",
         st_csv=st_csv(spec, tensors, combos),
-        ut=ut_plan(spec, layout, tensors, combos, socs),
+        ut=ut_plan(spec, layout, tensors, combos),
+        kernel_ut=kernel_ut_plan(spec, layout, plan_rel_dir, tensors, combos, socs),
         example=example_plan(spec, by_name, combos), op_api_dir=op_api_dir, description=spec.docs.description,
         formula=spec.docs.formula, products=tuple((p.name, SUPPORT_MARKS[p.supported]) for p in spec.docs.products),
         notes=spec.docs.notes,
