@@ -49,7 +49,10 @@ def test_def_proto_json_and_st_agree_with_the_spec(spec_path: Path, rel: str) ->
 
     rows = read_st_csv(next(op_dir.glob(f"tests/st/*/ttk_kernel_{name}_st.csv")))
     assert {row.dtypes for row in rows} == set(_combinations(spec))
-    assert len(rows) == len(_combinations(spec)) * len(spec.tests.shapes)
+    for dtypes in _combinations(spec):  # every combination runs every test shape of the spec
+        key = dtypes[len(spec.inputs)]
+        shape_rows = {r.testcase for r in rows if r.dtypes == dtypes and r.testcase.startswith(f"{name}_{key}_0")}
+        assert len(shape_rows) >= len(spec.tests.shapes), dtypes
 
 
 def test_arch35_tpl_macros_and_tiling_dispatch_cover_the_output_dtypes() -> None:

@@ -205,6 +205,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     arches = [s.arch for s in socs if s.arch]
     op_api_dir = "op_api" if layout == "arch35" else "op_host/op_api"
     aclnn = aclnn_plan(spec, by_name, combos, socs, op_api_dir) if spec.aclnn else None
+    classic_cases = _classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num)
     kernel_tensors = [t for t in tensors if t.read_by_kernel]
     same_shape = tuple(by_name[n] for n in spec.constraints.same_shape) or (
         tuple(kernel_tensors) if len(kernel_tensors) > 1 else ())
@@ -220,7 +221,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         guard=name.upper(), tensors=tensors, attrs=tuple(_attr(a) for a in spec.attrs), combinations=combos,
         socs=socs, sch_modes=spec.tiling.sch_modes, workspace_bytes=spec.tiling.workspace_bytes,
         buffer_num=spec.tiling.buffer_num, float_compute=float_compute, dag=dag, classic=classic,
-        classic_dtype_cases=_classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num),
+        classic_dtype_cases=classic_cases,
         infershape_rule=spec.infershape.rule,
         infershape_input=[t.name for t in inputs].index(spec.infershape.input) if spec.infershape.input else 0,
         same_shape=same_shape, same_shape_reason="" if spec.constraints.same_shape else NO_BROADCAST_REASON,
@@ -229,7 +230,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn, aclnn_parts=aclnn_parts(aclnn),
         disable_in_opp=spec.disable_in_opp, golden=golden,
         st_arch=arches[0] if arches else "arch22",
-        st_csv=st_csv(spec, tensors, combos),
+        st_csv=st_csv(spec, tensors, combos, {c.dtype.name: c.bits for c in classic_cases}),
         ut=ut_plan(spec, layout, tensors, combos),
         kernel_ut=kernel_ut_plan(spec, layout, plan_rel_dir, tensors, combos, socs),
         example=example_plan(spec, by_name, combos), op_api_dir=op_api_dir, description=spec.docs.description,
