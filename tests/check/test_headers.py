@@ -12,7 +12,7 @@ import pytest
 from opgen.check.headers import first_error, headers_tier, host_files, resolve_include_dirs
 from opgen.errors import OpgenError
 
-from .trees import RELU, by_item, copy_sample
+from .trees import GELU, RELU, by_item, copy_sample
 
 # Just enough of graph/operator_reg.h for a REG_OP(...) chain to compile.
 OPERATOR_REG_STUB = """\
@@ -46,8 +46,12 @@ def test_host_files_are_def_infershape_tiling_proto_and_op_api(tmp_path: Path) -
         "op_host/arch35/relu_grad_v2_tiling_arch35.cpp": "tiling",
         "op_host/arch35/relu_grad_v2_tiling_arch35.h": "tiling",
         "op_host/relu_grad_v2_def.cpp": "proto", "op_host/relu_grad_v2_infershape.cpp": "proto",
-        "op_graph/relu_grad_v2_proto.h": "proto", "op_api/aclnn_relu_grad_v2.cpp": "op_api",
-        "op_api/aclnn_relu_grad_v2.h": "op_api", "op_api/relu_grad_v2.cpp": "op_api", "op_api/relu_grad_v2.h": "op_api",
+        "op_graph/relu_grad_v2_proto.h": "proto",  # no op_api: ReluGradV2 has no aclnn API
+    }
+    files = dict(host_files(copy_sample(tmp_path, GELU)))
+    assert {rel: role for rel, role in files.items() if role == "op_api"} == {
+        "op_host/op_api/aclnn_gelu_backward.cpp": "op_api", "op_host/op_api/aclnn_gelu_backward.h": "op_api",
+        "op_host/op_api/gelu_grad.cpp": "op_api", "op_host/op_api/gelu_grad.h": "op_api",
     }
 
 
