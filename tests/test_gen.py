@@ -10,20 +10,20 @@ from pathlib import Path
 
 from conftest import GELU, GELU_DIR, RELU, RELU_DIR, SAMPLES, SCHEMAS, copy_spec, record_of, snapshot
 
-# Every file type of DESIGN §2, per layout (paths relative to the op dir).
+# Every file type of DESIGN §2, per layout (paths relative to the op dir). ReluGradV2 has no aclnn API (as
+# upstream ops-nn): no op_api, aclnn doc, aclnn example or op_api UT.
 RELU_FILES = {
     "CMakeLists.txt", "op_graph/CMakeLists.txt", "op_graph/relu_grad_v2_proto.h", "op_host/relu_grad_v2_def.cpp",
     "op_host/relu_grad_v2_infershape.cpp", "op_host/arch35/relu_grad_v2_tiling_arch35.h",
     "op_host/arch35/relu_grad_v2_tiling_arch35.cpp", "op_host/config/ascend950/relu_grad_v2_binary.json",
     "op_host/config/ascend350/relu_grad_v2_binary.json", "op_kernel/relu_grad_v2_apt.cpp",
     "op_kernel/arch35/relu_grad_v2_dag.h", "op_kernel/arch35/relu_grad_v2_tiling_struct.h",
-    "op_api/aclnn_relu_grad_v2.h", "op_api/aclnn_relu_grad_v2.cpp", "op_api/relu_grad_v2.h", "op_api/relu_grad_v2.cpp",
     "tests/CMakeLists.txt", "tests/assets/golden.py", "tests/st/arch35/ttk_kernel_relu_grad_v2_st.csv",
     "tests/ut/CMakeLists.txt", "tests/ut/op_host/CMakeLists.txt", "tests/ut/op_host/test_relu_grad_v2_infershape.cpp",
     "tests/ut/op_host/arch35/test_relu_grad_v2_tiling.cpp", "tests/ut/op_kernel/CMakeLists.txt",
     "tests/ut/op_kernel/test_relu_grad_v2_apt.cpp", "tests/ut/op_kernel/relu_grad_v2_data/gen_data.py",
-    "tests/ut/op_api/CMakeLists.txt", "tests/ut/op_api/test_aclnn_relu_grad_v2.cpp", "README.md",
-    "docs/aclnnReluGradV2.md", "examples/test_aclnn_relu_grad_v2.cpp", "examples/test_geir_relu_grad_v2.cpp",
+    "tests/ut/op_kernel/relu_grad_v2_data/compare_data.py",
+    "README.md", "examples/test_geir_relu_grad_v2.cpp",
 }
 GELU_FILES = {
     "CMakeLists.txt", "op_host/CMakeLists.txt", "op_graph/CMakeLists.txt", "op_graph/gelu_grad_proto.h",
@@ -36,7 +36,8 @@ GELU_FILES = {
     "tests/st/arch22/ttk_kernel_gelu_grad_st.csv", "tests/ut/CMakeLists.txt", "tests/ut/op_host/CMakeLists.txt",
     "tests/ut/op_host/test_gelu_grad_infershape.cpp", "tests/ut/op_host/test_gelu_grad_tiling.cpp",
     "tests/ut/op_kernel/CMakeLists.txt", "tests/ut/op_kernel/test_gelu_grad.cpp",
-    "tests/ut/op_kernel/gelu_grad_data/gen_data.py", "tests/ut/op_api/CMakeLists.txt",
+    "tests/ut/op_kernel/gelu_grad_data/gen_data.py", "tests/ut/op_kernel/gelu_grad_data/compare_data.py",
+    "tests/ut/op_api/CMakeLists.txt",
     "tests/ut/op_api/test_aclnn_gelu_backward.cpp", "README.md", "docs/aclnnGeluBackward.md",
     "examples/test_aclnn_gelu_backward.cpp", "examples/test_geir_gelu_grad.cpp",
 }

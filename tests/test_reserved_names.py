@@ -16,6 +16,7 @@ from conftest import GELU, GELU_DIR, RELU, RELU_DIR
 
 from opgen.plan import reserved
 from opgen.spec.load import load_spec
+from opgen.spec.models import camel_to_snake
 
 _CPP_TEXT = re.compile(r'//[^\n]*|/\*.*?\*/|R"\((?:.|\n)*?\)"|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'', re.S)
 _DIRECTIVE = re.compile(r"^\s*#\s*(include|define|ifndef|endif|ifdef|if|else)\b[^\n]*", re.M)
@@ -60,7 +61,8 @@ def test_every_derived_form_is_emitted(emitted: tuple[set[str], set[str], set[st
     """Each suffix and prefix the plan claims the blueprints add is seen on some spec name."""
     cpp, *_ = emitted
     names = [t.name for s in (RELU, GELU) for t in load_spec(s).spec.tensors]
-    names += [p.name for s in (RELU, GELU) for p in load_spec(s).spec.aclnn.inputs + load_spec(s).spec.aclnn.outputs]
+    apis = [a for a in (load_spec(s).spec.aclnn for s in (RELU, GELU)) if a is not None]
+    names += [p.name for a in apis for p in a.inputs + a.outputs]
     for suffix in reserved.NAME_SUFFIXES:
         assert any(reserved.lower_camel(n) + suffix in cpp for n in names), suffix
     for prefix in reserved.NAME_PREFIXES:
@@ -71,10 +73,12 @@ def test_every_derived_form_is_emitted(emitted: tuple[set[str], set[str], set[st
 def _unlisted(op_dir: Path, spec: Path, listed: frozenset[str]) -> list[str]:
     loaded = load_spec(spec).spec
     derived = {form for t in loaded.tensors for form in reserved.cpp_forms(t.name)}
-    derived |= {form for p in loaded.aclnn.inputs + loaded.aclnn.outputs for form in reserved.cpp_forms(p.name)}
+    params = loaded.aclnn.inputs + loaded.aclnn.outputs if loaded.aclnn else ()
+    derived |= {form for p in params for form in reserved.cpp_forms(p.name)}
+    api = (f"aclnn{loaded.aclnn.api}", camel_to_snake(loaded.aclnn.api)) if loaded.aclnn else ()
     return sorted(
         name for name in _cpp_identifiers(op_dir)
-        if name[0].islower() and not name.startswith((loaded.snake_name, f"aclnn{loaded.aclnn.api}"))
+        if name[0].islower() and not name.startswith((loaded.snake_name, *api))
         and not _GENERATED.match(name) and name not in reserved.CPP_KEYWORDS | listed | derived
     )
 

@@ -77,7 +77,7 @@ CASES: dict[str, tuple[Path, Edit, str]] = {
                                          "- a_1 = abs(gradients)\n      - a1 = abs(a_1)\n"
                                          "      - backprops = select(mask, a1, 0)"),
                           r"compute\.variants\.default\[1\]: 'a1' and 'a_1' .* both become `OpCalcA1`"),
-    **{f"aclnn {n}": (RELU, _replace("{name: out, tensor: backprops}", f"{{name: {n}, tensor: backprops}}"),
+    **{f"aclnn {n}": (GELU, _replace("{name: gradInput, tensor: z}", f"{{name: {n}, tensor: z}}"),
                       rf"aclnn\.outputs\[0\]\.name: '{n}' becomes `{n}`.*rename the API parameter")
        for n in ("executor", "workspaceSize")},
     "recipe value np": (GELU, _replace("- xl = maxs(x,", "- np = maxs(x,", "mins(xl,", "mins(np,"),

@@ -192,7 +192,9 @@ def proto_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
         if lacking:
             problems.append(f"{src.rel}:{p.line}: {tensor.name} TensorType lacks {', '.join(lacking)} "
                             f"that {files.def_cpp}:{tensor.line} lists")
-    note = f"; {', '.join(groups)}: TensorType group, not compared" if groups else ""
+    classes = [f"{t.name}: {t.group}" for t in proto if t.group and t.dtypes is not None]
+    note = f"; {', '.join(groups)}: unknown TensorType group, not compared" if groups else ""
+    note += f"; compared as ge's {', '.join(classes)}" if classes else ""
     return verdict(label, problems, f"{len(proto)} tensors{note}")
 
 

@@ -27,7 +27,7 @@ HOST_DIRS = ("op_host", "op_graph", "op_api")
 BASE_FLAGS = ("-std=c++17", "-fsyntax-only", "-fno-diagnostics-color", "-fmax-errors=10",
               "-Dgoogle=ascend_private", "-DLOG_CPP", '-DOP_SUBMOD_NAME="OPS_NN"')
 ROLE_FLAGS = {
-    "op_api": (),
+    "op_api": ("-DACLNN_LOG_FMT_CHECK", "-DOP_LOG_LIBOPAPI_ONLY"),  # as func.cmake compiles ${OPHOST_NAME}_opapi_obj
     "proto": ('-DOPS_UTILS_LOG_SUB_MOD_NAME="OP_PROTO"', "-DDISABLE_COMPILE_V1"),
     "tiling": ('-DOPS_UTILS_LOG_SUB_MOD_NAME="OP_TILING"', "-DDISABLE_COMPILE_V1"),
 }

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..spec.dtypes import DTYPES
+from ..spec.dtypes import DTYPES, PROTO_TYPE_CLASSES
 
 _GE_TO_NAME = {d.ge: d.name for d in DTYPES.values()}
 _C_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
@@ -188,8 +188,9 @@ _PROTO_TENSOR = re.compile(
 class ProtoTensor:
     role: str
     name: str
-    dtypes: frozenset[str] | None  # None: a TensorType:: group such as ALL(), not a list
+    dtypes: frozenset[str] | None  # None: a TensorType:: group opgen does not know
     line: int
+    group: str | None = None  # the named class (RealNumberType, ...) when the proto uses one
 
 
 def read_proto(src: Source) -> list[ProtoTensor]:
@@ -197,8 +198,13 @@ def read_proto(src: Source) -> list[ProtoTensor]:
     for m in _PROTO_TENSOR.finditer(src.code):
         role = "output" if "OUTPUT" in m.group(1) else "input"
         body = m.group(3)
-        dtypes = frozenset(ge_name(t) for t in re.findall(r"DT_\w+", body)) if body.lstrip().startswith("(") else None
-        found.append(ProtoTensor(role, m.group(2), dtypes, src.line(m.start())))
+        group = None if body.lstrip().startswith("(") else body.strip(":() \t\n")
+        if group is None:
+            dtypes: frozenset[str] | None = frozenset(ge_name(t) for t in re.findall(r"DT_\w+", body))
+        else:
+            known = PROTO_TYPE_CLASSES.get(group)
+            dtypes = None if known is None else frozenset(ge_name(t) for t in known)
+        found.append(ProtoTensor(role, m.group(2), dtypes, src.line(m.start()), group))
     return found
 
 

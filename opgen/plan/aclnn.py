@@ -6,18 +6,37 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..spec.models import OpSpec, camel_to_snake
+from .aclnn_ut import AclnnUtCase, aclnn_ut_cases, ut_params
+from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
+
+SHARED_MAX_DIMS = (8, "MAX_SUPPORT_DIMS_NUMS")  # ops-nn common/inc/op_api/op_api_def_nn.h
+RETURN_CODES = (
+    ("ACLNN_SUCCESS", 0, "Success."),
+    ("ACLNN_ERR_PARAM_NULLPTR", 161001, "A tensor argument is a null pointer."),
+    ("ACLNN_ERR_PARAM_INVALID", 161002, "A dtype, format or shape is not supported (see the tables and constraints)."),
+)
+
+
+@dataclass(frozen=True)
+class AclnnParts:
+    """Path parts of the files only an op with an aclnn API has; an empty part makes copier skip the file."""
+
+    op_api: str  # the op_api folder (wrapper, l0 op, their UT)
+    docs: str
+    example: str  # examples/test_aclnn_<api>.cpp
+
+
+def aclnn_parts(aclnn: AclnnPlan | None) -> AclnnParts:
+    if aclnn is None:
+        return AclnnParts("", "", "")
+    return AclnnParts("op_api", "docs", f"test_{aclnn.file_stem}.cpp")
 
 
 @dataclass(frozen=True)
 class AclnnParamPlan:
     name: str
     tensor: TensorPlan
-
-    @property
-    def ut_desc_suffix(self) -> str:
-        """Data inputs of the aclnn UT get values; masks and outputs only a shape."""
-        return ".ValueRange(-1, 1)" if self.tensor.role == "input" and not self.tensor.is_mask else ""
 
 
 @dataclass(frozen=True)
@@ -39,6 +58,24 @@ class AclnnPlan:
     finish: tuple[str, ...]  # statements from the l0 result to the user's output
     mask_lists: tuple[tuple[str, str], ...]  # (list name, op::DataType enumerators) of mask inputs
     uses_broadcast: bool
+    name_constant: str  # the API name for the structured error logs
+    max_dims: str  # the rank limit: ops-nn's shared constant, or a local one
+    max_dims_decl: str  # the local constant's declaration, "" with the shared one
+    return_codes: tuple[tuple[str, int, str], ...]  # what GetWorkspaceSize returns, and why
+    ut_include: str  # the wrapper header, relative to tests/ut/op_api
+    ut_cases: tuple[AclnnUtCase, ...]
+
+    @property
+    def ut_class(self) -> str:
+        return f"l2_{self.file_stem.removeprefix('aclnn_')}_test"
+
+    @property
+    def uses_name_constant(self) -> bool:
+        return any(self.name_constant in line for line in self.dtype_checks + self.shape_checks)
+
+    @property
+    def ut_uses_soc(self) -> bool:
+        return any(c.soc_enum for c in self.ut_cases)
 
     @property
     def params_text(self) -> str:
@@ -57,8 +94,13 @@ class AclnnPlan:
         return ", ".join(p.name for p in self.outputs)
 
 
-def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[DtypeCombination, ...]) -> AclnnPlan:
+def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[DtypeCombination, ...],
+               socs: tuple[SocPlan, ...], op_api_dir: str) -> AclnnPlan:
     a = spec.aclnn
+    assert a is not None
+    name_constant = f"ACLNN_{camel_to_snake(a.api).upper()}_NAME"
+    rank = spec.constraints.max_rank
+    max_dims = SHARED_MAX_DIMS[1] if rank == SHARED_MAX_DIMS[0] else f"{camel_to_snake(a.api).upper()}_MAX_DIMS"
     inputs = tuple(AclnnParamPlan(p.name, by_name[p.tensor]) for p in a.inputs)
     outputs = tuple(AclnnParamPlan(p.name, by_name[p.tensor]) for p in a.outputs)
     data = [p for p in inputs if not p.tensor.is_mask]
@@ -72,13 +114,18 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
                                 f"{ret});")
     if a.promotion:
         dtype_checks.append(_promote_expr(data, "promoteType"))
-        dtype_checks.append(f"OP_CHECK(CheckType(promoteType, DTYPE_SUPPORT_LIST), OP_LOGE(ACLNN_ERR_PARAM_INVALID, "
-                            f"\"the promoted dtype of the inputs is not supported.\"), {ret});")
+        names = ", ".join(p.name for p in data)
+        dtype_strings = ' + ", " + '.join(
+            f"std::string(op::ToString({p.name}->GetDataType()).GetString())" for p in data)
+        dtype_checks.append(
+            f"OP_CHECK(CheckType(promoteType, DTYPE_SUPPORT_LIST), OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON("
+            f"{name_constant}, \"{names}\", {dtype_strings}, "
+            f"\"the dtype the inputs promote to is not supported\"), {ret});")
         dtype_checks.append(f"OP_CHECK_RESULT_DTYPE_CAST_FAILED(promoteType, {out}->GetDataType(), {ret});")
     else:
         dtype_checks.extend(f"OP_CHECK_DTYPE_NOT_SAME({p.name}, {out}, {ret});" for p in data)
 
-    shape_checks = [f"OP_CHECK_MAX_DIM({p.name}, ACLNN_MAX_DIMS, {ret});" for p in inputs + outputs]
+    shape_checks = [f"OP_CHECK_MAX_DIM({p.name}, {max_dims}, {ret});" for p in inputs + outputs]
     if a.broadcast and len(data) > 1:
         shape_checks.append("op::Shape broadcastShape;")
         shape_checks.append(f"OP_CHECK_BROADCAST_AND_INFER_SHAPE({data[0].name}, {data[1].name}, broadcastShape, "
@@ -95,7 +142,9 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         shape_checks.extend([
             f"size_t dimNum = {param}->GetViewShape().GetDimNum();",
             f"if (dimNum == 0 || {param}->GetViewShape().GetDim(dimNum - 1) % {rule.multiple} != 0) {{",
-            f"OP_LOGE(ACLNN_ERR_PARAM_INVALID, \"the last dim of {param} must be a multiple of {rule.multiple}.\");",
+            f"OP_LOGE_FOR_INVALID_SHAPE_WITH_REASON({name_constant}, \"{param}\", "
+            f"op::ToString({param}->GetViewShape()).GetString(), "
+            f"\"the last dimension of {param} must be a multiple of {rule.multiple}\");",
             "return false;",
             "}",
         ])
@@ -130,7 +179,9 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     finish += [f"auto viewCopyResult = l0op::ViewCopy({result}, {out}, opExecutor);",
                "CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
 
-    includes = ["aclnn_kernels/contiguous.h", "aclnn_kernels/common/op_error_check.h"]
+    includes = ["aclnn_kernels/contiguous.h", "aclnn_kernels/common/op_error_check.h", "log/log.h"]
+    if max_dims == SHARED_MAX_DIMS[1]:
+        includes.append("op_api/op_api_def_nn.h")
     if a.promotion:
         includes.append("aclnn_kernels/cast.h")
     if a.broadcast:
@@ -139,17 +190,21 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     return AclnnPlan(
         api=a.api, function=f"aclnn{a.api}", file_stem=f"aclnn_{camel_to_snake(a.api)}", inputs=inputs,
         outputs=outputs, support_dtypes=tuple(dict.fromkeys(f"op::DataType::{c.key.ge}" for c in combos)),
-        max_rank=spec.constraints.max_rank, includes=tuple(includes), null_checks=tuple(
+        max_rank=rank, includes=tuple(includes), null_checks=tuple(
             f"OP_CHECK_NULL({p.name}, {ret});" for p in inputs + outputs),
         dtype_checks=tuple(dtype_checks), shape_checks=tuple(shape_checks),
         empty_condition=" || ".join(f"{p.name}->IsEmpty()" for p in inputs), prepare=tuple(prepare),
         l0_args=l0_args, finish=tuple(finish),
-        mask_lists=tuple(
+        mask_lists=tuple(  # the dtypes the kernel registers (the def), not the wider proto
             (f"MASK_DTYPE_SUPPORT_LIST_{p.name.upper()}",
-             ", ".join(f"op::DataType::{d.ge}" for d in p.tensor.proto_dtypes))
+             ", ".join(dict.fromkeys(f"op::DataType::{d.ge}" for d in p.tensor.dtypes)))
             for p in inputs if p.tensor.is_mask
         ),
-        uses_broadcast=a.broadcast and len(data) > 1,
+        uses_broadcast=a.broadcast and len(data) > 1, name_constant=name_constant, max_dims=max_dims,
+        max_dims_decl="" if max_dims == SHARED_MAX_DIMS[1] else f"static constexpr size_t {max_dims} = {rank};",
+        return_codes=RETURN_CODES, ut_include=f"../../../{op_api_dir}/aclnn_{camel_to_snake(a.api)}.h",
+        ut_cases=aclnn_ut_cases(spec, ut_params([(p.name, p.tensor) for p in inputs]),
+                                ut_params([(p.name, p.tensor) for p in outputs]), combos, socs),
     )
 
 

@@ -42,7 +42,8 @@ class ExamplePlan:
 
 def example_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[DtypeCombination, ...]) -> ExamplePlan:
     combo = next((c for c in combos if c.key.name == "float32"), combos[0])
-    params = [(p.name, by_name[p.tensor]) for p in spec.aclnn.inputs + spec.aclnn.outputs]
+    api = spec.aclnn.inputs + spec.aclnn.outputs if spec.aclnn else ()
+    params = [(p.name, by_name[p.tensor]) for p in api]
     return ExamplePlan(
         dtype=combo.key.name, shape=", ".join(map(str, spec.tests.shapes[0])),
         tensors=tuple(_example_tensor(name, tensor, combo) for name, tensor in params),

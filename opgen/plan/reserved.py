@@ -46,7 +46,7 @@ CPP_NAMES = frozenset((
 PY_NAMES = frozenset((
     "np", "numpy", "ml_dtypes", "importlib", "sys", "spec", "module", "golden", "load_golden", "numpy_dtype",
     "gen_data", "rng", "dtype", "dtype_name", "count", "inputs", "shape", "seed", "variant", "out_dtype", "outputs",
-    "cdt", "kwargs", "packed", "bits", "_unpack_mask", "_VARIANTS", "__golden__", "Path", "GOLDEN", "DTYPES", "int",
+    "cdt", "kwargs", "packed", "bits", "_unpack_mask", "_VARIANTS", "__golden__", "Path", "GOLDEN_REL", "DTYPES", "int",
     "tuple", "len", "print", "getattr", "all"
 ))
 # op types the blueprints already use in the op's namespaces (ops, l0op, ge): `class OpDef : public OpDef`

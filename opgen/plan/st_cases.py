@@ -1,11 +1,27 @@
-"""ST cases for the ops-test-kit CSV: one row per dtype combination and test shape."""
+"""ST cases for the ops-test-kit CSV, computed once here and printed as the CSV text.
+
+Rows, per dtype combination: the spec's test shapes; the 5-D and 6-D shapes upstream's ST lists carry;
+edge values (NaN, ±inf, -0.0, the dtype's smallest subnormal, mixed into the range as the kit spells it:
+`(low, high, nan, -0.0, inf)`, and each alone), integer limits for integer dtypes; and per SoC a shape large
+enough to split over every vector core with at least two UB tiles each (`soc_series` names the SoC).
+The golden is run on every row by `opgen check` (numerics tier), so its behaviour on the edge rows is
+checked against the independent reference.
+"""
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from ..spec.models import OpSpec
+from ..spec.socs import SOCS
 from .tensors import DtypeCombination, TensorPlan
 
 ST_COLUMNS = (
@@ -14,33 +30,108 @@ ST_COLUMNS = (
     "output_formats", "input_data_ranges", "precision_tolerances", "absolute_precision", "soc_series",
 )
 INT_RANGE = 100
+HIGH_RANKS = ((3, 5, 7, 4, 16), (2, 3, 5, 3, 2, 24))  # 5-D and 6-D, as upstream's ST rows
+TILES_PER_CORE = 2
+SPAN_COLUMNS = 1000  # last dim of the multi-core rows: a multiple of 8, not of a tile, so tails remain
+SUBNORMAL = {"float32": 1.0e-45, "float16": 6.0e-08, "bfloat16": 1.0e-40}  # rounds to the smallest subnormal
+_NAMES = {"nan": math.nan, "inf": math.inf}
 
 
-def st_csv(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCombination, ...]) -> str:
-    """The whole CSV text; values are Python literals as the test kit reads them."""
+@dataclass(frozen=True)
+class StRow:
+    name: str
+    combo: DtypeCombination
+    shape: tuple[int, ...]
+    ranges: tuple[tuple[float, ...], ...]  # per input: (low, high, special values...)
+    soc_series: str = ""
+
+
+def st_csv(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCombination, ...],
+           bits_per_element: dict[str, int]) -> str:
+    """The whole CSV text; values are Python literals as the test kit reads them (nan and inf by name).
+
+    `bits_per_element`: UB bits one element takes per output dtype in the classic tiling (empty: arch35).
+    """
+    inputs = [t for t in tensors if t.role == "input"]
+    outputs = [t for t in tensors if t.role == "output"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(ST_COLUMNS)
+    for row in st_rows(spec, tensors, combos, bits_per_element):
+        k = row.combo.index
+        tolerance = spec.golden.tolerances[row.combo.key.name]
+        shapes_in = tuple(row.shape for _ in inputs)
+        shapes_out = tuple(row.shape for _ in outputs)
+        writer.writerow([
+            row.name, spec.snake_name, repr(tuple(t.dtypes[k].name for t in inputs)), repr(shapes_in),
+            repr(shapes_out), repr(tuple(t.formats[k] for t in inputs)), repr(tuple(t.formats[k] for t in outputs)),
+            "{}", repr(shapes_in), repr(tuple(t.dtypes[k].name for t in outputs)), repr(shapes_out),
+            repr(tuple(t.formats[k] for t in inputs)), repr(tuple(t.formats[k] for t in outputs)),
+            repr(row.ranges), repr(tuple((tolerance.rtol, tolerance.rtol) for _ in outputs)), repr(tolerance.atol),
+            row.soc_series,
+        ])
+    return buffer.getvalue()
+
+
+def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCombination, ...],
+            bits_per_element: dict[str, int]) -> list[StRow]:
     inputs = [t for t in tensors if t.role == "input"]
-    outputs = [t for t in tensors if t.role == "output"]
+    rule = spec.constraints.last_dim_multiple_of
+    multiple = rule.multiple if rule else 1
+    rows: list[StRow] = []
     for combo in combos:
         key = combo.key.name
-        tolerance = spec.golden.tolerances[key]
-        for j, shape in enumerate(spec.tests.shapes):
-            shapes_in = tuple(tuple(shape) for _ in inputs)
-            shapes_out = tuple(tuple(shape) for _ in outputs)
-            ranges = tuple(_data_range(spec, t, combo.index) for t in inputs)
-            writer.writerow([
-                f"{spec.snake_name}_{key}_{j:03d}", spec.snake_name,
-                repr(tuple(t.dtypes[combo.index].name for t in inputs)), repr(shapes_in), repr(shapes_out),
-                repr(tuple(t.formats[combo.index] for t in inputs)),
-                repr(tuple(t.formats[combo.index] for t in outputs)), "{}", repr(shapes_in),
-                repr(tuple(t.dtypes[combo.index].name for t in outputs)), repr(shapes_out),
-                repr(tuple(t.formats[combo.index] for t in inputs)),
-                repr(tuple(t.formats[combo.index] for t in outputs)), repr(ranges),
-                repr(tuple((tolerance.rtol, tolerance.rtol) for _ in outputs)), repr(tolerance.atol), "",
-            ])
-    return buffer.getvalue()
+        plain = tuple(_data_range(spec, t, combo.index) for t in inputs)
+        shapes = [tuple(s) for s in spec.tests.shapes]
+        shapes += [_fit(s, multiple) for s in HIGH_RANKS if len(s) <= spec.constraints.max_rank]
+        rows += [StRow(f"{spec.snake_name}_{key}_{j:03d}", combo, s, plain) for j, s in enumerate(shapes)]
+        edge_shape = _fit((4, 64), multiple)
+        for label, values in _edge_sets(key, spec.tests.value_range):
+            ranges = tuple(values if _is_data(t, combo) else plain[i] for i, t in enumerate(inputs))
+            rows.append(StRow(f"{spec.snake_name}_{key}_edge_{label}", combo, edge_shape, ranges))
+    for platform in spec.platforms:
+        soc = SOCS[platform.soc]
+        combo = combos[0]
+        tile = _tile_elements(soc.ub_bytes, tensors, combo, bits_per_element.get(combo.key.name))
+        elements = soc.vector_cores * TILES_PER_CORE * tile
+        columns = _fit((SPAN_COLUMNS,), multiple)[0]
+        shape = (-(-elements // columns) + 1, columns)
+        cores = f"{soc.vector_cores}_core{'s' if soc.vector_cores > 1 else ''}"
+        rows.append(StRow(f"{spec.snake_name}_{combo.key.name}_{soc.name}_{cores}", combo, shape,
+                          tuple(_data_range(spec, t, combo.index) for t in inputs),
+                          repr((soc.short_version,))))
+    return rows
+
+
+def _is_data(t: TensorPlan, combo: DtypeCombination) -> bool:
+    return not t.is_mask and t.dtypes[combo.index].name != "bool"
+
+
+def _edge_sets(dtype: str, value_range: tuple[float, float]) -> list[tuple[str, tuple[float, ...]]]:
+    """(label, range with specials) rows for one dtype: floats get NaN/inf/-0.0/subnormal, integers their limits."""
+    if dtype in SUBNORMAL:
+        low, high = value_range
+        tiny = SUBNORMAL[dtype]
+        return [("mixed", (low, high, math.nan, -0.0, math.inf, -math.inf, tiny)), ("nan", (math.nan, math.nan)),
+                ("pos_inf", (math.inf, math.inf)), ("neg_inf", (-math.inf, -math.inf)), ("neg_zero", (-0.0, -0.0)),
+                ("subnormal", (tiny, tiny))]
+    if dtype.startswith(("int", "uint")):
+        info = np.iinfo(np.dtype(dtype))
+        return [("limits", (int(info.min), int(info.max)))]
+    return []
+
+
+def _tile_elements(ub_bytes: int, tensors: tuple[TensorPlan, ...], combo: DtypeCombination,
+                   bits: int | None) -> int:
+    """Elements of one UB tile: the classic tiling's own formula, or (arch35) at most UB over one buffer per
+    tensor the kernel moves, an upper bound, so the row has at least TILES_PER_CORE tiles per core."""
+    if bits is None:
+        return ub_bytes * 8 // sum(t.dtypes[combo.index].size_bits for t in tensors if t.read_by_kernel)
+    return ub_bytes * 8 // bits // 256 * 256
+
+
+def _fit(shape: Sequence[int], multiple: int) -> tuple[int, ...]:
+    return (*shape[:-1], -(-shape[-1] // multiple) * multiple)
 
 
 def _data_range(spec: OpSpec, tensor: TensorPlan, k: int) -> tuple[float, float]:
@@ -51,3 +142,24 @@ def _data_range(spec: OpSpec, tensor: TensorPlan, k: int) -> tuple[float, float]
         return spec.tests.value_range
     low = 0 if dtype.name.startswith("uint") else -INT_RANGE
     return (low, INT_RANGE)
+
+
+def read_st_value(text: str) -> Any:
+    """A cell of the ST CSV as the test kit reads it: a Python literal in which `nan` and `inf` are names."""
+    tree = ast.parse(text.strip(), mode="eval")
+
+    def value(node: ast.AST) -> Any:
+        if isinstance(node, ast.Name) and node.id in _NAMES:
+            return _NAMES[node.id]
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            operand = value(node.operand)
+            return -operand if isinstance(node.op, ast.USub) else operand
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return tuple(value(e) for e in node.elts)
+        if isinstance(node, ast.Dict):
+            return {value(k): value(v) for k, v in zip(node.keys, node.values, strict=True) if k is not None}
+        if isinstance(node, ast.Constant):
+            return node.value
+        raise ValueError(f"not a literal: {ast.unparse(node)}")
+
+    return value(tree.body)

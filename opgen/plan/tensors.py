@@ -20,7 +20,8 @@ class TensorPlan:
     index: int  # position among the op's inputs or outputs
     dtypes: tuple[Dtype, ...]  # one per combination
     formats: tuple[str, ...]
-    proto_dtypes: tuple[Dtype, ...]
+    proto_dtypes: tuple[Dtype, ...]  # the proto's list when it names no class
+    proto_class: str | None  # a named ge::TensorType class (RealNumberType, ...) the proto uses instead
     doc: SpecText
     camel: str  # lowerCamel for C++ variables
     macro: str  # DTYPE_<NAME> the build defines for classic kernels
@@ -86,7 +87,14 @@ class TensorPlan:
 
     @property
     def proto_type_list(self) -> str:
-        return ", ".join(d.ge for d in self.proto_dtypes)
+        """The proto's dtypes as the doxygen block names them."""
+        return self.proto_class or ", ".join(d.ge for d in self.proto_dtypes)
+
+    @property
+    def proto_tensor_type(self) -> str:
+        if self.proto_class:
+            return f"TensorType::{self.proto_class}()"
+        return f"TensorType({{{self.proto_type_list}}})"
 
     @property
     def is_bits(self) -> bool:
@@ -121,12 +129,14 @@ def tensor_plans(spec: OpSpec, recipe_args: set[str]) -> tuple[TensorPlan, ...]:
 
 def _tensor(t: TensorSpec, role: str, index: int, count: int, key: tuple[str, ...], read: bool) -> TensorPlan:
     column = t.dtype_column(count)
-    proto = t.proto_dtypes or tuple(dict.fromkeys(column))
+    proto_class = t.proto_dtypes if isinstance(t.proto_dtypes, str) else None
+    proto = column if proto_class else t.proto_dtypes or tuple(dict.fromkeys(column))
     dag_type = "T" if column == key else DTYPES[column[0]].kernel
     camel = lower_camel(t.name)
     return TensorPlan(
         name=t.name, role=role, index=index, dtypes=tuple(DTYPES[d] for d in column),
-        formats=t.format_column(count), proto_dtypes=tuple(DTYPES[d] for d in proto), doc=SpecText(t.doc),
+        formats=t.format_column(count), proto_dtypes=tuple(DTYPES[d] for d in dict.fromkeys(proto)),
+        proto_class=proto_class, doc=SpecText(t.doc),
         camel=camel, macro=f"DTYPE_{t.name.upper()}", type_param=f"TYPE_{t.name.upper()}", dag_type=dag_type,
         is_mask=role == "input" and set(column) <= MASK_DTYPES and "uint1" in column, read_by_kernel=read,
         optional=t.param_type == "optional",

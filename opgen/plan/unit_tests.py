@@ -1,14 +1,11 @@
-"""What the generated gtest/UT files print: shapes, cases, kernel UT setup, aclnn descriptors."""
+"""What the generated op_host gtest files print: shapes and tiling cases (kernel and aclnn UT: their own modules)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..spec.models import OpSpec
-from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
-
-UT_WORKSPACE_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -23,61 +20,30 @@ class TilingCase:
 @dataclass(frozen=True)
 class UtPlan:
     shape: tuple[int, ...]
-    kernel_socs: tuple[SocPlan, ...]  # SoCs with a kernel-UT name (AddOpTestCase)
-    kernel_flags: str  # -DDTYPE_<T>=<type> of the first combination
     ir_instance_num: str
     input_shape_refs: str
     output_shape_refs: str
-    aclnn_include: str  # the aclnn header, relative to tests/ut/op_api
-    aclnn_inputs: str
-    aclnn_outputs: str
-    aclnn_null_inputs: str  # the first API input replaced by nullptr
-    gen_data_inputs: tuple[tuple[str, str], ...]  # (input, NumPy expression making it)
     tiling_header: str
     compile_info_decl: str  # a UT-local compile info struct where the layout has no tiling header
     compile_info_type: str
     tiling_input_shapes: str
     tiling_output_shapes: str
     tiling_cases: tuple[TilingCase, ...]
-    kernel_source: str
-    tiling_struct: str
-    tiling_fields: tuple[tuple[str, str], ...]
-    kernel_setup: tuple[str, ...]
-    kernel_call: str
-    workspace_bytes: int
-    buffers: tuple[tuple[str, str], ...]  # (kernel argument, byte size expression)
 
 
 def ut_plan(
     spec: OpSpec, layout: str, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCombination, ...],
-    socs: tuple[SocPlan, ...], op_api_dir: str, aclnn_stem: str,
 ) -> UtPlan:
     name = spec.snake_name
     shape = spec.tests.shapes[0]
-    elements = 1
-    for dim in shape:
-        elements *= dim
     inputs = [t for t in tensors if t.role == "input"]
     outputs = [t for t in tensors if t.role == "output"]
-    api_inputs = [f"{p.name}Desc" for p in spec.aclnn.inputs]
-    low, high = spec.tests.value_range
-    first = combos[0]
     if layout == "arch35":
         tiling_header = f"../../../../op_host/arch35/{name}_tiling_arch35.h"
         compile_info = ("", f"optiling::{spec.op_type}CompileInfo")
-        kernel = (f"../../../op_kernel/{name}_apt.cpp", "EleBaseTilingDataV2", f"::{name}<0, {first.key.tpl}>")
-        whole = ("dim0", "ubFormer", "blockFormer", "ubTailOfFormerBlock", "ubTailOfTailBlock", "elemNum")
-        ones = ("coreNum", "blockNum", "ubLoopOfFormerBlock", "ubLoopOfTailBlock")
-        fields = (*((f, str(elements)) for f in whole), *((f, "1") for f in ones), ("scheMode", "0"))
-        setup: tuple[str, ...] = ("AscendC::SetKernelMode(KernelMode::AIV_MODE);",)
     else:
         tiling_header = "register/op_impl_registry.h"
         compile_info = (f"struct {spec.op_type}UtCompileInfo {{}};", f"{spec.op_type}UtCompileInfo")
-        kernel = (f"../../../op_kernel/{name}.cpp", f"{spec.op_type}TilingData", f"::{name}")
-        fields = (("totalNum", str(elements)), ("blockFormer", str(elements)), ("blockTail", str(elements)),
-                  ("tileDataNum", "256"))
-        setup = (f"ICPU_SET_TILING_KEY({spec.platforms[0].tiling_key});",
-                 "AscendC::SetKernelMode(KernelMode::AIV_MODE);")
     cases = [
         TilingCase(f"tiling_{c.key.name}", ", ".join(map(str, shape)),
                    ", ".join(f"ge::{t.dtypes[c.index].ge}" for t in inputs),
@@ -90,27 +56,11 @@ def ut_plan(
         cases.append(TilingCase(f"tiling_last_dim_not_multiple_of_{rule.multiple}", ", ".join(map(str, bad)),
                                 cases[0].inputs, cases[0].outputs, "GRAPH_FAILED"))
     return UtPlan(
-        shape=shape, kernel_socs=tuple(s for s in socs if s.kernel_ut_soc),
-        kernel_flags=" ".join(f"-D{t.macro}={t.dtypes[0].kernel}" for t in tensors),
-        ir_instance_num=", ".join("1" for _ in inputs),
+        shape=shape, ir_instance_num=", ".join("1" for _ in inputs),
         input_shape_refs=", ".join(f"&{t.camel}Shape" for t in inputs),
         output_shape_refs=", ".join(f"&{t.camel}Shape" for t in outputs),
-        aclnn_include=f"../../../{op_api_dir}/{aclnn_stem}.h",
-        aclnn_inputs=", ".join(api_inputs),
-        aclnn_outputs=", ".join(f"{p.name}Desc" for p in spec.aclnn.outputs),
-        aclnn_null_inputs=", ".join(["nullptr", *api_inputs[1:]]),
-        gen_data_inputs=tuple(
-            (t.name, "rng.integers(0, 256, size=(count + 7) // 8, dtype=np.uint8)" if t.is_mask
-             else f"rng.uniform({low!r}, {high!r}, size=shape).astype(dtype)")
-            for t in inputs
-        ),
         tiling_header=tiling_header, compile_info_decl=compile_info[0], compile_info_type=compile_info[1],
         tiling_input_shapes=", ".join("&shape" for _ in inputs),
         tiling_output_shapes=", ".join("&shape" for _ in outputs),
-        tiling_cases=tuple(cases), kernel_source=kernel[0], tiling_struct=kernel[1], kernel_call=kernel[2],
-        tiling_fields=fields, kernel_setup=setup, workspace_bytes=max(spec.tiling.workspace_bytes, UT_WORKSPACE_BYTES),
-        buffers=tuple(
-            (t.camel, f"({elements} + 7) / 8" if t.is_bits else f"{elements} * sizeof({t.dtypes[0].kernel})")
-            for t in tensors
-        ),
+        tiling_cases=tuple(cases),
     )

@@ -53,3 +53,33 @@ def canonical_dtype(name: str) -> str:
         known = ", ".join(sorted(DTYPES))
         raise ValueError(f"unknown dtype {name!r}; use one of: {known} (aliases: fp16, bf16, fp32)")
     return key
+
+
+def _ge(*names: str) -> frozenset[str]:
+    return frozenset(f"DT_{n}" for n in names)
+
+
+# The named ge::TensorType classes of metadef's graph/types.h a proto may use instead of a list, by the
+# ge::DataType enumerators each admits (DT_DOUBLE, complex and quantized types included though opgen's
+# kernels never take them).
+PROTO_TYPE_CLASSES: dict[str, frozenset[str]] = {
+    "RealNumberType": _ge("DOUBLE", "FLOAT", "FLOAT16", "INT16", "INT32", "INT64", "INT8", "UINT16", "UINT32",
+                          "UINT64", "UINT8", "BF16"),
+    "NumberType": _ge("COMPLEX128", "COMPLEX64", "DOUBLE", "FLOAT", "FLOAT16", "INT16", "INT32", "INT64", "INT8",
+                      "QINT32", "QINT8", "QUINT8", "UINT16", "UINT32", "UINT64", "UINT8", "BF16", "COMPLEX32"),
+    "BasicType": _ge("COMPLEX128", "COMPLEX64", "DOUBLE", "FLOAT", "FLOAT16", "INT16", "INT32", "INT64", "INT8",
+                     "QINT16", "QINT32", "QINT8", "QUINT16", "QUINT8", "UINT16", "UINT32", "UINT64", "UINT8",
+                     "BF16", "COMPLEX32"),
+    "OrdinaryType": _ge("BOOL", "COMPLEX128", "COMPLEX64", "DOUBLE", "FLOAT", "FLOAT16", "INT16", "INT32", "INT64",
+                        "INT8", "UINT16", "UINT32", "UINT64", "UINT8", "BF16", "COMPLEX32"),
+    "FloatingDataType": _ge("DOUBLE", "FLOAT", "FLOAT16"),
+    "IntegerDataType": _ge("INT16", "INT32", "INT64", "INT8", "UINT16", "UINT32", "UINT64", "UINT8"),
+    "SignedDataType": _ge("INT16", "INT32", "INT64", "INT8"),
+    "UnsignedDataType": _ge("UINT16", "UINT32", "UINT64", "UINT8"),
+    "IndexNumberType": _ge("INT32", "INT64"),
+    "UnaryDataType": _ge("COMPLEX128", "COMPLEX64", "DOUBLE", "FLOAT", "FLOAT16", "BF16", "COMPLEX32"),
+    "FLOAT": _ge("FLOAT", "FLOAT16", "BF16"),
+    "ALL": _ge("BOOL", "COMPLEX128", "COMPLEX64", "DOUBLE", "FLOAT", "FLOAT16", "INT16", "INT32", "INT64", "INT8",
+               "QINT16", "QINT32", "QINT8", "QUINT16", "QUINT8", "RESOURCE", "STRING", "UINT16", "UINT32",
+               "UINT64", "UINT8", "BF16", "COMPLEX32"),
+}

@@ -19,7 +19,7 @@ from pydantic import (
     WithJsonSchema,
 )
 
-from .dtypes import DTYPES, canonical_dtype
+from .dtypes import DTYPES, PROTO_TYPE_CLASSES, canonical_dtype
 from .recipe import Step, parse_step
 from .socs import SOCS
 
@@ -81,6 +81,13 @@ SocName = Literal["ascend910b", "ascend910_93", "ascend310p", "ascend310b", "asc
 assert set(SocName.__args__) == set(SOCS)  # type: ignore[attr-defined]
 
 
+ProtoTypeClass = Literal[
+    "RealNumberType", "NumberType", "BasicType", "OrdinaryType", "FloatingDataType", "IntegerDataType",
+    "SignedDataType", "UnsignedDataType", "IndexNumberType", "UnaryDataType", "FLOAT", "ALL",
+]
+assert set(ProtoTypeClass.__args__) == set(PROTO_TYPE_CLASSES)  # type: ignore[attr-defined]
+
+
 class Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
 
@@ -94,8 +101,9 @@ class TensorSpec(Model):
     )
     formats: tuple[Literal["ND"], ...] | Literal["ND"] = "ND"
     param_type: Literal["required", "optional"] = "required"
-    proto_dtypes: tuple[DtypeName, ...] | None = Field(
-        None, description="dtypes the graph proto admits (a superset of dtypes); default: dtypes"
+    proto_dtypes: tuple[DtypeName, ...] | ProtoTypeClass | None = Field(
+        None, description="dtypes the graph proto admits (a superset of dtypes): a list, or a named ge::TensorType "
+        "class such as RealNumberType; default: dtypes"
     )
     doc: str = ""
 
@@ -223,6 +231,8 @@ class OpSpec(Model):
     name: SnakeName | None = Field(None, description="snake_case dir and file name; default derived from op_type")
     category: SnakeName
     experimental: bool = False
+    disable_in_opp: bool = Field(False, description="CMake DISABLE_IN_OPP TRUE: the op also exists as a legacy "
+                                 "built-in, so its tiling stays out of the opp package (as ops-nn's relu_grad_v2)")
     brief: str
     license_header: str | None = Field(
         None, max_length=MAX_LICENSE_CHARS, description="header text put atop every file; default: opgen's"
@@ -242,7 +252,8 @@ class OpSpec(Model):
     infershape: InferShapeSpec
     tiling: TilingSpec = TilingSpec()
     compute: ComputeSpec
-    aclnn: AclnnSpec
+    aclnn: AclnnSpec | None = Field(None, description="the op's own aclnn API (op_api wrapper, l0 op, doc, example, "
+                                     "UT); absent: no aclnn API, as ops-nn ships none for many graph-only ops")
     golden: GoldenSpec
     tests: TestsSpec
     docs: DocsSpec

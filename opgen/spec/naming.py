@@ -61,7 +61,7 @@ def _op_names(spec: OpSpec) -> list[SpecIssue]:
     if spec.op_type in OP_TYPE_NAMES:
         issues.append(SpecIssue(("op_type",), f"{spec.op_type!r} is a class or function the generated code already "
                                 "uses in the op's namespaces; pick another op_type"))
-    api_stem = camel_to_snake(spec.aclnn.api)
+    api_stem = camel_to_snake(spec.aclnn.api) if spec.aclnn else ""
     if len(api_stem) > MAX_NAME_LENGTH:
         issues.append(SpecIssue(("aclnn", "api"), f"the file stem aclnn_{api_stem} is too long ({len(api_stem)} chars "
                                 f"after aclnn_, at most {MAX_NAME_LENGTH}); shorten the API name"))
@@ -94,6 +94,8 @@ def _tensor_names(spec: OpSpec) -> list[SpecIssue]:
 
 
 def _aclnn_names(spec: OpSpec) -> list[SpecIssue]:
+    if spec.aclnn is None:
+        return []
     named = [(("aclnn", role, j, "name"), p.name, cpp_forms(p.name))
              for role, params in (("inputs", spec.aclnn.inputs), ("outputs", spec.aclnn.outputs))
              for j, p in enumerate(params)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .bounds import number_issues, ub_issues
-from .dtypes import MASK_DTYPES
+from .dtypes import DTYPES, MASK_DTYPES, PROTO_TYPE_CLASSES
 from .issues import SpecIssue
 from .models import OpSpec
 from .naming import name_issues
@@ -51,11 +51,14 @@ def _dtypes(spec: OpSpec) -> list[SpecIssue]:
         if isinstance(tensor.formats, tuple) and len(tensor.formats) != count:
             issues.append(SpecIssue((role, i, "formats"), f"has {len(tensor.formats)} formats for {count} "
                                     "combinations; give one per combination, or a single format"))
-        if tensor.proto_dtypes is not None:
-            missing = sorted(set(tensor.dtype_column(count)) - set(tensor.proto_dtypes))
-            if missing:
-                issues.append(SpecIssue((role, i, "proto_dtypes"), f"lacks {', '.join(missing)} that dtypes "
-                                        "lists; the proto must admit every supported dtype"))
+        if isinstance(tensor.proto_dtypes, str):
+            admitted = PROTO_TYPE_CLASSES[tensor.proto_dtypes]
+            missing = sorted(d for d in set(tensor.dtype_column(count)) if DTYPES[d].ge not in admitted)
+        else:
+            missing = sorted(set(tensor.dtype_column(count)) - set(tensor.proto_dtypes or tensor.dtype_column(count)))
+        if missing:
+            issues.append(SpecIssue((role, i, "proto_dtypes"), f"lacks {', '.join(missing)} that dtypes "
+                                    "lists; the proto must admit every supported dtype"))
     if issues:
         return issues
     columns = list(zip(*(t.dtype_column(count) for t in spec.tensors), strict=True))
@@ -193,6 +196,8 @@ def _variant(spec: OpSpec, variant: str, steps: tuple[Step, ...], masks: set[str
 
 def _aclnn(spec: OpSpec) -> list[SpecIssue]:
     a = spec.aclnn
+    if a is None:
+        return []
     inputs = [t.name for t in spec.inputs]
     outputs = [t.name for t in spec.outputs]
     issues = []

@@ -14,17 +14,18 @@ class Soc:
     kernel_ut_soc: str | None  # SoC name AddOpTestCase takes
     short_version: str  # what platform info reports, used in UT and golden kwargs
     npu_arch: int  # __NPU_ARCH__ of its AI core (asc-devkit platform_ascendc.cpp)
-    ub_bytes: int  # TOTAL_UB_SIZE for that __NPU_ARCH__ (asc-devkit kernel_utils_constants.h)
+    vector_cores: int  # AIV cores (runtime's platform_config ini: vector_core_cnt, ai_core_cnt on 310P)
+    ub_bytes: int  # unified buffer per core: ub_size of the platform ini, TOTAL_UB_SIZE of asc-devkit
 
 
 SOCS: dict[str, Soc] = {
     s.name: s
     for s in (
-        Soc("ascend910b", "arch22", "ascend910b1", "Ascend910B", 2201, 192 * KIB),
-        Soc("ascend910_93", "arch22", "ascend910_9391", "Ascend910_93", 2201, 192 * KIB),
-        Soc("ascend310p", "arch22", "ascend310p1", "Ascend310P", 2002, 256 * KIB),
-        Soc("ascend310b", None, None, "Ascend310B", 3002, 248 * KIB),
-        Soc("ascend950", "arch35", "ascend950pr_9599", "Ascend950", 3510, 248 * KIB),
-        Soc("ascend350", "arch35", None, "Ascend350", 3510, 248 * KIB),
+        Soc("ascend910b", "arch22", "ascend910b1", "Ascend910B", 2201, 48, 192 * KIB),
+        Soc("ascend910_93", "arch22", "ascend910_9391", "Ascend910_93", 2201, 48, 192 * KIB),
+        Soc("ascend310p", "arch22", "ascend310p1", "Ascend310P", 2002, 10, 256 * KIB),
+        Soc("ascend310b", None, None, "Ascend310B", 3002, 1, 248 * KIB),
+        Soc("ascend950", "arch35", "ascend950pr_9599", "Ascend950", 3510, 72, 248 * KIB),
+        Soc("ascend350", "arch35", None, "Ascend350", 3510, 32, 248 * KIB),
     )
 }

@@ -64,7 +64,7 @@ EDITS = [
      "inputs (dyy, x, y), the def (dy, x, y)"),
     (GELU, "tests/st/arch22/ttk_kernel_gelu_grad_st.csv", "\"('float16', 'float16', 'float16')\",\"((16, 33)",
      "\"('float16', 'float32', 'float16')\",\"((16, 33)", "ST CSV dtypes ⊆ def (ttk_kernel_gelu_grad_st.csv)",
-     ":6 (gelu_grad_float16_001): (float16, float32, float16 -> float16) is not a def combination"),
+     ":14 (gelu_grad_float16_001): (float16, float32, float16 -> float16) is not a def combination"),
     (GELU, "op_kernel/gelu_grad.cpp", "GM_ADDR dy, GM_ADDR x,", "GM_ADDR x, GM_ADDR dy,",
      "kernel entry arguments == def order", "gelu_grad(x, dy, y, z, workspace, tiling), expected (dy, x, y, z"),
     (GELU, "op_host/gelu_grad_tiling.cpp", "{ge::DT_BF16, ", "{ge::DT_INT8, ", "tiling dtype dispatch == def",

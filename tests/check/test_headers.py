@@ -12,7 +12,7 @@ import pytest
 from opgen.check.headers import first_error, headers_tier, host_files, resolve_include_dirs
 from opgen.errors import OpgenError
 
-from .trees import RELU, by_item, copy_sample
+from .trees import GELU, RELU, by_item, copy_sample
 
 # Just enough of graph/operator_reg.h for a REG_OP(...) chain to compile.
 OPERATOR_REG_STUB = """\
@@ -20,7 +20,10 @@ OPERATOR_REG_STUB = """\
 #include <initializer_list>
 namespace ge {
 enum DataType { DT_FLOAT, DT_FLOAT16, DT_BF16, DT_INT8, DT_INT32, DT_UINT8, DT_UINT1 };
-struct TensorType { TensorType(std::initializer_list<DataType>) {} };
+struct TensorType {
+    TensorType(std::initializer_list<DataType>) {}
+    static TensorType RealNumberType() { return {DT_FLOAT}; }
+};
 struct OpReg {
     OpReg& Input(const char*, TensorType) { return *this; }
     OpReg& Output(const char*, TensorType) { return *this; }
@@ -46,8 +49,12 @@ def test_host_files_are_def_infershape_tiling_proto_and_op_api(tmp_path: Path) -
         "op_host/arch35/relu_grad_v2_tiling_arch35.cpp": "tiling",
         "op_host/arch35/relu_grad_v2_tiling_arch35.h": "tiling",
         "op_host/relu_grad_v2_def.cpp": "proto", "op_host/relu_grad_v2_infershape.cpp": "proto",
-        "op_graph/relu_grad_v2_proto.h": "proto", "op_api/aclnn_relu_grad_v2.cpp": "op_api",
-        "op_api/aclnn_relu_grad_v2.h": "op_api", "op_api/relu_grad_v2.cpp": "op_api", "op_api/relu_grad_v2.h": "op_api",
+        "op_graph/relu_grad_v2_proto.h": "proto",  # no op_api: ReluGradV2 has no aclnn API
+    }
+    files = dict(host_files(copy_sample(tmp_path, GELU)))
+    assert {rel: role for rel, role in files.items() if role == "op_api"} == {
+        "op_host/op_api/aclnn_gelu_backward.cpp": "op_api", "op_host/op_api/aclnn_gelu_backward.h": "op_api",
+        "op_host/op_api/gelu_grad.cpp": "op_api", "op_host/op_api/gelu_grad.h": "op_api",
     }
 
 
@@ -58,7 +65,7 @@ def test_compiles_against_the_given_dirs_and_reports_the_first_error(tmp_path: P
     (stubs / "graph").mkdir(parents=True)
     (stubs / "graph" / "operator_reg.h").write_text(OPERATOR_REG_STUB)
     items = headers_tier(op_dir, [stubs])
-    assert len(items) == 9
+    assert len(items) == len(host_files(op_dir)) == 5
     assert by_item(items, "op_graph/relu_grad_v2_proto.h (proto)").status == "pass"
     failed = by_item(items, "op_host/relu_grad_v2_def.cpp (proto)")
     assert failed.status == "fail"

@@ -262,7 +262,9 @@ def _golden(tmp_path: Path, text: str) -> Path:
 def test_golden_file_in_ttk_form_passes_every_st_case_and_soc(tmp_path: Path) -> None:
     spec, plan = _sample("relu_grad_v2")
     results = check_golden_file(_golden(tmp_path, RELU_GOLDEN.format(order="little", cast="")), spec, plan)
-    assert len(results) == 6 * len(spec.tests.shapes) * len(plan.socs)
+    st_rows = len(plan.st_csv.splitlines()) - 1  # every ST row (shapes, edge values, multi-core), every SoC
+    assert st_rows > 6 * len(spec.tests.shapes)
+    assert len(results) == st_rows * len(plan.socs)
     assert [r.reason for r in _failing(results)] == []
     assert {r.socs for r in results} == {("Ascend950",), ("Ascend350",)}
 
@@ -270,7 +272,9 @@ def test_golden_file_in_ttk_form_passes_every_st_case_and_soc(tmp_path: Path) ->
 def test_golden_file_with_msb_first_masks_fails_per_case(tmp_path: Path) -> None:
     spec, plan = _sample("relu_grad_v2")
     results = check_golden_file(_golden(tmp_path, RELU_GOLDEN.format(order="big", cast="")), spec, plan)
-    assert results and all(not r.passed for r in results)
+    # where every gradient is NaN or -0.0 a swapped mask changes nothing the tolerance rule sees
+    blind = ("_edge_nan", "_edge_neg_zero")
+    assert results and all(not r.passed for r in results if not r.sample.endswith(blind))
     assert "st:relu_grad_v2_float16_000" in {r.sample for r in results}
     assert "mask=" in results[0].reason
 
@@ -303,7 +307,7 @@ def test_gelu_golden_file_picks_its_variant_by_soc(tmp_path: Path, gelu: tuple[O
         '__golden__ = {"kernel": {"gelu_grad": "gelu_grad_golden"}}\n'
     )
     results = check_golden_file(_golden(tmp_path, text), spec, plan)
-    assert len(results) == 3 * len(spec.tests.shapes) * 2
+    assert len(results) == (len(plan.st_csv.splitlines()) - 1) * len(plan.socs)
     assert [r.reason for r in _failing(results)] == []
 
 

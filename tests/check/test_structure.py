@@ -75,7 +75,7 @@ NAME_EDITS = [
      "tests/assets/golden.py:"),
     (GELU, "tests/st/arch22/ttk_kernel_gelu_grad_st.csv", "gelu_grad_float16_001,gelu_grad,",
      "gelu_grad_float16_001,gelu_grd,", "ST CSV op_name (ttk_kernel_gelu_grad_st.csv)",
-     "tests/st/arch22/ttk_kernel_gelu_grad_st.csv:6: op_name is 'gelu_grd'"),
+     "tests/st/arch22/ttk_kernel_gelu_grad_st.csv:14: op_name is 'gelu_grd'"),
 ]
 
 

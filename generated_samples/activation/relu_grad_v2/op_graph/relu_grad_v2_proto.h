@@ -19,18 +19,18 @@ namespace ge {
  *
  * @par Inputs:
  * @li gradients: The backpropagated gradients of the corresponding Relu operation.
- *     Format ND; types DT_BF16, DT_FLOAT16, DT_FLOAT, DT_INT8, DT_INT32, DT_UINT8.
+ *     Format ND; types RealNumberType.
  * @li mask: The bit mask ReluV2 produced, one bit per element, LSB first.
  *     Format ND; types DT_UINT8, DT_UINT1.
  *
  * @par Outputs:
  * @li backprops: gradients where the mask bit is 1, else 0.
- *     Format ND; types DT_BF16, DT_FLOAT16, DT_FLOAT, DT_INT8, DT_INT32, DT_UINT8.
+ *     Format ND; types RealNumberType.
  */
 REG_OP(ReluGradV2)
-    .INPUT(gradients, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT, DT_INT8, DT_INT32, DT_UINT8}))
+    .INPUT(gradients, TensorType::RealNumberType())
     .INPUT(mask, TensorType({DT_UINT8, DT_UINT1}))
-    .OUTPUT(backprops, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT, DT_INT8, DT_INT32, DT_UINT8}))
+    .OUTPUT(backprops, TensorType::RealNumberType())
     .OP_END_FACTORY_REG(ReluGradV2)
 
 } // namespace ge

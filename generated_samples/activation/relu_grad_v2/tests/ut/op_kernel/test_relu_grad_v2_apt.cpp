@@ -27,8 +27,14 @@ protected:
     }
 };
 
-TEST_F(relu_grad_v2_test, relu_grad_v2_bfloat16)
+// bfloat16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
+// output
+TEST_F(relu_grad_v2_test, relu_grad_v2_bfloat16_1_core)
 {
+    ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/relu_grad_v2/tests/ut/op_kernel/relu_grad_v2_data",
+                                                "relu_grad_v2_data"));
+    ASSERT_TRUE(kernel_ut::RunGenData("./relu_grad_v2_data", {"'(47, 40,)'", "bfloat16", "Ascend950"}));
+
     size_t gradientsBytes = 1880 * sizeof(bfloat16_t);
     uint8_t* gradients = (uint8_t*)AscendC::GmAlloc(gradientsBytes);
     size_t maskBytes = (1880 + 7) / 8;
@@ -37,25 +43,21 @@ TEST_F(relu_grad_v2_test, relu_grad_v2_bfloat16)
     uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
     uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
-
-    kernel_ut::SetupTestEnvironment("activation/relu_grad_v2/tests/ut/op_kernel/relu_grad_v2_data",
-                                    "relu_grad_v2_data");
-    kernel_ut::RunGenData("./relu_grad_v2_data", {"'(47, 40,)'", "bfloat16"});
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/relu_grad_v2_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
     ReadFile(path + "/relu_grad_v2_data/input_mask.bin", maskBytes, mask, maskBytes);
 
     auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
     tilingData->dim0 = 1880;
-    tilingData->ubFormer = 1880;
+    tilingData->coreNum = 1;
+    tilingData->blockNum = 1;
     tilingData->blockFormer = 1880;
+    tilingData->ubFormer = 1880;
+    tilingData->ubLoopOfFormerBlock = 1;
+    tilingData->ubLoopOfTailBlock = 1;
     tilingData->ubTailOfFormerBlock = 1880;
     tilingData->ubTailOfTailBlock = 1880;
     tilingData->elemNum = 1880;
-    tilingData->coreNum = 1;
-    tilingData->blockNum = 1;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR mask, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
@@ -69,4 +71,287 @@ TEST_F(relu_grad_v2_test, relu_grad_v2_bfloat16)
     AscendC::GmFree(backprops);
     AscendC::GmFree(workspace);
     AscendC::GmFree(tiling);
+    EXPECT_TRUE(kernel_ut::RunCompareData("./relu_grad_v2_data", {"bfloat16"}));
+}
+
+// float16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
+// output
+TEST_F(relu_grad_v2_test, relu_grad_v2_float16_1_core)
+{
+    ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/relu_grad_v2/tests/ut/op_kernel/relu_grad_v2_data",
+                                                "relu_grad_v2_data"));
+    ASSERT_TRUE(kernel_ut::RunGenData("./relu_grad_v2_data", {"'(47, 40,)'", "float16", "Ascend950"}));
+
+    size_t gradientsBytes = 1880 * sizeof(half);
+    uint8_t* gradients = (uint8_t*)AscendC::GmAlloc(gradientsBytes);
+    size_t maskBytes = (1880 + 7) / 8;
+    uint8_t* mask = (uint8_t*)AscendC::GmAlloc(maskBytes);
+    size_t backpropsBytes = 1880 * sizeof(half);
+    uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
+    uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    string path = kernel_ut::GetTestWorkDir();
+    ReadFile(path + "/relu_grad_v2_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
+    ReadFile(path + "/relu_grad_v2_data/input_mask.bin", maskBytes, mask, maskBytes);
+
+    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
+    tilingData->dim0 = 1880;
+    tilingData->coreNum = 1;
+    tilingData->blockNum = 1;
+    tilingData->blockFormer = 1880;
+    tilingData->ubFormer = 1880;
+    tilingData->ubLoopOfFormerBlock = 1;
+    tilingData->ubLoopOfTailBlock = 1;
+    tilingData->ubTailOfFormerBlock = 1880;
+    tilingData->ubTailOfTailBlock = 1880;
+    tilingData->elemNum = 1880;
+    tilingData->scheMode = 0;
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    auto kernel = [](GM_ADDR gradients, GM_ADDR mask, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
+        ::relu_grad_v2<0, TPL_FP16>(gradients, mask, backprops, workspace, tiling);
+    };
+    ICPU_RUN_KF(kernel, 1, gradients, mask, backprops, workspace, tiling);
+    WriteFile(path + "/relu_grad_v2_data/output_backprops.bin", backprops, backpropsBytes);
+
+    AscendC::GmFree(gradients);
+    AscendC::GmFree(mask);
+    AscendC::GmFree(backprops);
+    AscendC::GmFree(workspace);
+    AscendC::GmFree(tiling);
+    EXPECT_TRUE(kernel_ut::RunCompareData("./relu_grad_v2_data", {"float16"}));
+}
+
+// float32, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
+// output
+TEST_F(relu_grad_v2_test, relu_grad_v2_float32_1_core)
+{
+    ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/relu_grad_v2/tests/ut/op_kernel/relu_grad_v2_data",
+                                                "relu_grad_v2_data"));
+    ASSERT_TRUE(kernel_ut::RunGenData("./relu_grad_v2_data", {"'(47, 40,)'", "float32", "Ascend950"}));
+
+    size_t gradientsBytes = 1880 * sizeof(float);
+    uint8_t* gradients = (uint8_t*)AscendC::GmAlloc(gradientsBytes);
+    size_t maskBytes = (1880 + 7) / 8;
+    uint8_t* mask = (uint8_t*)AscendC::GmAlloc(maskBytes);
+    size_t backpropsBytes = 1880 * sizeof(float);
+    uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
+    uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    string path = kernel_ut::GetTestWorkDir();
+    ReadFile(path + "/relu_grad_v2_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
+    ReadFile(path + "/relu_grad_v2_data/input_mask.bin", maskBytes, mask, maskBytes);
+
+    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
+    tilingData->dim0 = 1880;
+    tilingData->coreNum = 1;
+    tilingData->blockNum = 1;
+    tilingData->blockFormer = 1880;
+    tilingData->ubFormer = 1880;
+    tilingData->ubLoopOfFormerBlock = 1;
+    tilingData->ubLoopOfTailBlock = 1;
+    tilingData->ubTailOfFormerBlock = 1880;
+    tilingData->ubTailOfTailBlock = 1880;
+    tilingData->elemNum = 1880;
+    tilingData->scheMode = 0;
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    auto kernel = [](GM_ADDR gradients, GM_ADDR mask, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
+        ::relu_grad_v2<0, TPL_FP32>(gradients, mask, backprops, workspace, tiling);
+    };
+    ICPU_RUN_KF(kernel, 1, gradients, mask, backprops, workspace, tiling);
+    WriteFile(path + "/relu_grad_v2_data/output_backprops.bin", backprops, backpropsBytes);
+
+    AscendC::GmFree(gradients);
+    AscendC::GmFree(mask);
+    AscendC::GmFree(backprops);
+    AscendC::GmFree(workspace);
+    AscendC::GmFree(tiling);
+    EXPECT_TRUE(kernel_ut::RunCompareData("./relu_grad_v2_data", {"float32"}));
+}
+
+// int8, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
+// output
+TEST_F(relu_grad_v2_test, relu_grad_v2_int8_1_core)
+{
+    ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/relu_grad_v2/tests/ut/op_kernel/relu_grad_v2_data",
+                                                "relu_grad_v2_data"));
+    ASSERT_TRUE(kernel_ut::RunGenData("./relu_grad_v2_data", {"'(47, 40,)'", "int8", "Ascend950"}));
+
+    size_t gradientsBytes = 1880 * sizeof(int8_t);
+    uint8_t* gradients = (uint8_t*)AscendC::GmAlloc(gradientsBytes);
+    size_t maskBytes = (1880 + 7) / 8;
+    uint8_t* mask = (uint8_t*)AscendC::GmAlloc(maskBytes);
+    size_t backpropsBytes = 1880 * sizeof(int8_t);
+    uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
+    uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    string path = kernel_ut::GetTestWorkDir();
+    ReadFile(path + "/relu_grad_v2_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
+    ReadFile(path + "/relu_grad_v2_data/input_mask.bin", maskBytes, mask, maskBytes);
+
+    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
+    tilingData->dim0 = 1880;
+    tilingData->coreNum = 1;
+    tilingData->blockNum = 1;
+    tilingData->blockFormer = 1880;
+    tilingData->ubFormer = 1880;
+    tilingData->ubLoopOfFormerBlock = 1;
+    tilingData->ubLoopOfTailBlock = 1;
+    tilingData->ubTailOfFormerBlock = 1880;
+    tilingData->ubTailOfTailBlock = 1880;
+    tilingData->elemNum = 1880;
+    tilingData->scheMode = 0;
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    auto kernel = [](GM_ADDR gradients, GM_ADDR mask, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
+        ::relu_grad_v2<0, TPL_INT8>(gradients, mask, backprops, workspace, tiling);
+    };
+    ICPU_RUN_KF(kernel, 1, gradients, mask, backprops, workspace, tiling);
+    WriteFile(path + "/relu_grad_v2_data/output_backprops.bin", backprops, backpropsBytes);
+
+    AscendC::GmFree(gradients);
+    AscendC::GmFree(mask);
+    AscendC::GmFree(backprops);
+    AscendC::GmFree(workspace);
+    AscendC::GmFree(tiling);
+    EXPECT_TRUE(kernel_ut::RunCompareData("./relu_grad_v2_data", {"int8"}));
+}
+
+// int32, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
+// output
+TEST_F(relu_grad_v2_test, relu_grad_v2_int32_1_core)
+{
+    ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/relu_grad_v2/tests/ut/op_kernel/relu_grad_v2_data",
+                                                "relu_grad_v2_data"));
+    ASSERT_TRUE(kernel_ut::RunGenData("./relu_grad_v2_data", {"'(47, 40,)'", "int32", "Ascend950"}));
+
+    size_t gradientsBytes = 1880 * sizeof(int32_t);
+    uint8_t* gradients = (uint8_t*)AscendC::GmAlloc(gradientsBytes);
+    size_t maskBytes = (1880 + 7) / 8;
+    uint8_t* mask = (uint8_t*)AscendC::GmAlloc(maskBytes);
+    size_t backpropsBytes = 1880 * sizeof(int32_t);
+    uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
+    uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    string path = kernel_ut::GetTestWorkDir();
+    ReadFile(path + "/relu_grad_v2_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
+    ReadFile(path + "/relu_grad_v2_data/input_mask.bin", maskBytes, mask, maskBytes);
+
+    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
+    tilingData->dim0 = 1880;
+    tilingData->coreNum = 1;
+    tilingData->blockNum = 1;
+    tilingData->blockFormer = 1880;
+    tilingData->ubFormer = 1880;
+    tilingData->ubLoopOfFormerBlock = 1;
+    tilingData->ubLoopOfTailBlock = 1;
+    tilingData->ubTailOfFormerBlock = 1880;
+    tilingData->ubTailOfTailBlock = 1880;
+    tilingData->elemNum = 1880;
+    tilingData->scheMode = 0;
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    auto kernel = [](GM_ADDR gradients, GM_ADDR mask, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
+        ::relu_grad_v2<0, TPL_INT32>(gradients, mask, backprops, workspace, tiling);
+    };
+    ICPU_RUN_KF(kernel, 1, gradients, mask, backprops, workspace, tiling);
+    WriteFile(path + "/relu_grad_v2_data/output_backprops.bin", backprops, backpropsBytes);
+
+    AscendC::GmFree(gradients);
+    AscendC::GmFree(mask);
+    AscendC::GmFree(backprops);
+    AscendC::GmFree(workspace);
+    AscendC::GmFree(tiling);
+    EXPECT_TRUE(kernel_ut::RunCompareData("./relu_grad_v2_data", {"int32"}));
+}
+
+// uint8, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
+// output
+TEST_F(relu_grad_v2_test, relu_grad_v2_uint8_1_core)
+{
+    ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/relu_grad_v2/tests/ut/op_kernel/relu_grad_v2_data",
+                                                "relu_grad_v2_data"));
+    ASSERT_TRUE(kernel_ut::RunGenData("./relu_grad_v2_data", {"'(47, 40,)'", "uint8", "Ascend950"}));
+
+    size_t gradientsBytes = 1880 * sizeof(uint8_t);
+    uint8_t* gradients = (uint8_t*)AscendC::GmAlloc(gradientsBytes);
+    size_t maskBytes = (1880 + 7) / 8;
+    uint8_t* mask = (uint8_t*)AscendC::GmAlloc(maskBytes);
+    size_t backpropsBytes = 1880 * sizeof(uint8_t);
+    uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
+    uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    string path = kernel_ut::GetTestWorkDir();
+    ReadFile(path + "/relu_grad_v2_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
+    ReadFile(path + "/relu_grad_v2_data/input_mask.bin", maskBytes, mask, maskBytes);
+
+    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
+    tilingData->dim0 = 1880;
+    tilingData->coreNum = 1;
+    tilingData->blockNum = 1;
+    tilingData->blockFormer = 1880;
+    tilingData->ubFormer = 1880;
+    tilingData->ubLoopOfFormerBlock = 1;
+    tilingData->ubLoopOfTailBlock = 1;
+    tilingData->ubTailOfFormerBlock = 1880;
+    tilingData->ubTailOfTailBlock = 1880;
+    tilingData->elemNum = 1880;
+    tilingData->scheMode = 0;
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    auto kernel = [](GM_ADDR gradients, GM_ADDR mask, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
+        ::relu_grad_v2<0, TPL_UINT8>(gradients, mask, backprops, workspace, tiling);
+    };
+    ICPU_RUN_KF(kernel, 1, gradients, mask, backprops, workspace, tiling);
+    WriteFile(path + "/relu_grad_v2_data/output_backprops.bin", backprops, backpropsBytes);
+
+    AscendC::GmFree(gradients);
+    AscendC::GmFree(mask);
+    AscendC::GmFree(backprops);
+    AscendC::GmFree(workspace);
+    AscendC::GmFree(tiling);
+    EXPECT_TRUE(kernel_ut::RunCompareData("./relu_grad_v2_data", {"uint8"}));
+}
+
+// bfloat16, 2 core(s), 2 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
+// output
+TEST_F(relu_grad_v2_test, relu_grad_v2_bfloat16_2_cores)
+{
+    ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/relu_grad_v2/tests/ut/op_kernel/relu_grad_v2_data",
+                                                "relu_grad_v2_data"));
+    ASSERT_TRUE(kernel_ut::RunGenData("./relu_grad_v2_data", {"'(47, 40,)'", "bfloat16", "Ascend950"}));
+
+    size_t gradientsBytes = 1880 * sizeof(bfloat16_t);
+    uint8_t* gradients = (uint8_t*)AscendC::GmAlloc(gradientsBytes);
+    size_t maskBytes = (1880 + 7) / 8;
+    uint8_t* mask = (uint8_t*)AscendC::GmAlloc(maskBytes);
+    size_t backpropsBytes = 1880 * sizeof(bfloat16_t);
+    uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
+    uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    string path = kernel_ut::GetTestWorkDir();
+    ReadFile(path + "/relu_grad_v2_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
+    ReadFile(path + "/relu_grad_v2_data/input_mask.bin", maskBytes, mask, maskBytes);
+
+    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
+    tilingData->dim0 = 1880;
+    tilingData->coreNum = 2;
+    tilingData->blockNum = 2;
+    tilingData->blockFormer = 1024;
+    tilingData->ubFormer = 512;
+    tilingData->ubLoopOfFormerBlock = 2;
+    tilingData->ubLoopOfTailBlock = 2;
+    tilingData->ubTailOfFormerBlock = 512;
+    tilingData->ubTailOfTailBlock = 344;
+    tilingData->elemNum = 512;
+    tilingData->scheMode = 0;
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    auto kernel = [](GM_ADDR gradients, GM_ADDR mask, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
+        ::relu_grad_v2<0, TPL_BF16>(gradients, mask, backprops, workspace, tiling);
+    };
+    ICPU_RUN_KF(kernel, 2, gradients, mask, backprops, workspace, tiling);
+    WriteFile(path + "/relu_grad_v2_data/output_backprops.bin", backprops, backpropsBytes);
+
+    AscendC::GmFree(gradients);
+    AscendC::GmFree(mask);
+    AscendC::GmFree(backprops);
+    AscendC::GmFree(workspace);
+    AscendC::GmFree(tiling);
+    EXPECT_TRUE(kernel_ut::RunCompareData("./relu_grad_v2_data", {"bfloat16"}));
 }

@@ -27,8 +27,14 @@ protected:
     }
 };
 
-TEST_F(gelu_grad_test, gelu_grad_float32)
+// float32 with ascend910b's math (tiling key 0), 1 core(s), 4 tile(s) per core; gen_data.py writes the inputs and the
+// golden, compare_data.py checks the output
+TEST_F(gelu_grad_test, gelu_grad_float32_ascend910b_1_core)
 {
+    ASSERT_TRUE(kernel_ut::SetupTestEnvironment("experimental/activation/gelu_grad/tests/ut/op_kernel/gelu_grad_data",
+                                                "gelu_grad_data"));
+    ASSERT_TRUE(kernel_ut::RunGenData("./gelu_grad_data", {"'(1024,)'", "float32", "Ascend910B"}));
+
     size_t dyBytes = 1024 * sizeof(float);
     uint8_t* dy = (uint8_t*)AscendC::GmAlloc(dyBytes);
     size_t xBytes = 1024 * sizeof(float);
@@ -39,10 +45,6 @@ TEST_F(gelu_grad_test, gelu_grad_float32)
     uint8_t* z = (uint8_t*)AscendC::GmAlloc(zBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
     uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(GeluGradTilingData));
-
-    kernel_ut::SetupTestEnvironment("experimental/activation/gelu_grad/tests/ut/op_kernel/gelu_grad_data",
-                                    "gelu_grad_data");
-    kernel_ut::RunGenData("./gelu_grad_data", {"'(1024,)'", "float32"});
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/gelu_grad_data/input_dy.bin", dyBytes, dy, dyBytes);
     ReadFile(path + "/gelu_grad_data/input_x.bin", xBytes, x, xBytes);
@@ -67,4 +69,140 @@ TEST_F(gelu_grad_test, gelu_grad_float32)
     AscendC::GmFree(z);
     AscendC::GmFree(workspace);
     AscendC::GmFree(tiling);
+    EXPECT_TRUE(kernel_ut::RunCompareData("./gelu_grad_data", {"float32"}));
+}
+
+// float32 with ascend910b's math (tiling key 0), 2 core(s), 2 tile(s) per core; gen_data.py writes the inputs and the
+// golden, compare_data.py checks the output
+TEST_F(gelu_grad_test, gelu_grad_float32_ascend910b_2_cores)
+{
+    ASSERT_TRUE(kernel_ut::SetupTestEnvironment("experimental/activation/gelu_grad/tests/ut/op_kernel/gelu_grad_data",
+                                                "gelu_grad_data"));
+    ASSERT_TRUE(kernel_ut::RunGenData("./gelu_grad_data", {"'(1024,)'", "float32", "Ascend910B"}));
+
+    size_t dyBytes = 1024 * sizeof(float);
+    uint8_t* dy = (uint8_t*)AscendC::GmAlloc(dyBytes);
+    size_t xBytes = 1024 * sizeof(float);
+    uint8_t* x = (uint8_t*)AscendC::GmAlloc(xBytes);
+    size_t yBytes = 1024 * sizeof(float);
+    uint8_t* y = (uint8_t*)AscendC::GmAlloc(yBytes);
+    size_t zBytes = 1024 * sizeof(float);
+    uint8_t* z = (uint8_t*)AscendC::GmAlloc(zBytes);
+    uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(GeluGradTilingData));
+    string path = kernel_ut::GetTestWorkDir();
+    ReadFile(path + "/gelu_grad_data/input_dy.bin", dyBytes, dy, dyBytes);
+    ReadFile(path + "/gelu_grad_data/input_x.bin", xBytes, x, xBytes);
+    ReadFile(path + "/gelu_grad_data/input_y.bin", yBytes, y, yBytes);
+
+    auto* tilingData = reinterpret_cast<GeluGradTilingData*>(tiling);
+    tilingData->totalNum = 1024;
+    tilingData->blockFormer = 512;
+    tilingData->blockTail = 512;
+    tilingData->tileDataNum = 256;
+    ICPU_SET_TILING_KEY(0);
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    auto kernel = [](GM_ADDR dy, GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
+        ::gelu_grad(dy, x, y, z, workspace, tiling);
+    };
+    ICPU_RUN_KF(kernel, 2, dy, x, y, z, workspace, tiling);
+    WriteFile(path + "/gelu_grad_data/output_z.bin", z, zBytes);
+
+    AscendC::GmFree(dy);
+    AscendC::GmFree(x);
+    AscendC::GmFree(y);
+    AscendC::GmFree(z);
+    AscendC::GmFree(workspace);
+    AscendC::GmFree(tiling);
+    EXPECT_TRUE(kernel_ut::RunCompareData("./gelu_grad_data", {"float32"}));
+}
+
+// float32 with ascend310b's math (tiling key 1), 1 core(s), 4 tile(s) per core; gen_data.py writes the inputs and the
+// golden, compare_data.py checks the output
+TEST_F(gelu_grad_test, gelu_grad_float32_ascend310b_1_core)
+{
+    ASSERT_TRUE(kernel_ut::SetupTestEnvironment("experimental/activation/gelu_grad/tests/ut/op_kernel/gelu_grad_data",
+                                                "gelu_grad_data"));
+    ASSERT_TRUE(kernel_ut::RunGenData("./gelu_grad_data", {"'(1024,)'", "float32", "Ascend310B"}));
+
+    size_t dyBytes = 1024 * sizeof(float);
+    uint8_t* dy = (uint8_t*)AscendC::GmAlloc(dyBytes);
+    size_t xBytes = 1024 * sizeof(float);
+    uint8_t* x = (uint8_t*)AscendC::GmAlloc(xBytes);
+    size_t yBytes = 1024 * sizeof(float);
+    uint8_t* y = (uint8_t*)AscendC::GmAlloc(yBytes);
+    size_t zBytes = 1024 * sizeof(float);
+    uint8_t* z = (uint8_t*)AscendC::GmAlloc(zBytes);
+    uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(GeluGradTilingData));
+    string path = kernel_ut::GetTestWorkDir();
+    ReadFile(path + "/gelu_grad_data/input_dy.bin", dyBytes, dy, dyBytes);
+    ReadFile(path + "/gelu_grad_data/input_x.bin", xBytes, x, xBytes);
+    ReadFile(path + "/gelu_grad_data/input_y.bin", yBytes, y, yBytes);
+
+    auto* tilingData = reinterpret_cast<GeluGradTilingData*>(tiling);
+    tilingData->totalNum = 1024;
+    tilingData->blockFormer = 1024;
+    tilingData->blockTail = 1024;
+    tilingData->tileDataNum = 256;
+    ICPU_SET_TILING_KEY(1);
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    auto kernel = [](GM_ADDR dy, GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
+        ::gelu_grad(dy, x, y, z, workspace, tiling);
+    };
+    ICPU_RUN_KF(kernel, 1, dy, x, y, z, workspace, tiling);
+    WriteFile(path + "/gelu_grad_data/output_z.bin", z, zBytes);
+
+    AscendC::GmFree(dy);
+    AscendC::GmFree(x);
+    AscendC::GmFree(y);
+    AscendC::GmFree(z);
+    AscendC::GmFree(workspace);
+    AscendC::GmFree(tiling);
+    EXPECT_TRUE(kernel_ut::RunCompareData("./gelu_grad_data", {"float32"}));
+}
+
+// float32 with ascend310b's math (tiling key 1), 2 core(s), 2 tile(s) per core; gen_data.py writes the inputs and the
+// golden, compare_data.py checks the output
+TEST_F(gelu_grad_test, gelu_grad_float32_ascend310b_2_cores)
+{
+    ASSERT_TRUE(kernel_ut::SetupTestEnvironment("experimental/activation/gelu_grad/tests/ut/op_kernel/gelu_grad_data",
+                                                "gelu_grad_data"));
+    ASSERT_TRUE(kernel_ut::RunGenData("./gelu_grad_data", {"'(1024,)'", "float32", "Ascend310B"}));
+
+    size_t dyBytes = 1024 * sizeof(float);
+    uint8_t* dy = (uint8_t*)AscendC::GmAlloc(dyBytes);
+    size_t xBytes = 1024 * sizeof(float);
+    uint8_t* x = (uint8_t*)AscendC::GmAlloc(xBytes);
+    size_t yBytes = 1024 * sizeof(float);
+    uint8_t* y = (uint8_t*)AscendC::GmAlloc(yBytes);
+    size_t zBytes = 1024 * sizeof(float);
+    uint8_t* z = (uint8_t*)AscendC::GmAlloc(zBytes);
+    uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(GeluGradTilingData));
+    string path = kernel_ut::GetTestWorkDir();
+    ReadFile(path + "/gelu_grad_data/input_dy.bin", dyBytes, dy, dyBytes);
+    ReadFile(path + "/gelu_grad_data/input_x.bin", xBytes, x, xBytes);
+    ReadFile(path + "/gelu_grad_data/input_y.bin", yBytes, y, yBytes);
+
+    auto* tilingData = reinterpret_cast<GeluGradTilingData*>(tiling);
+    tilingData->totalNum = 1024;
+    tilingData->blockFormer = 512;
+    tilingData->blockTail = 512;
+    tilingData->tileDataNum = 256;
+    ICPU_SET_TILING_KEY(1);
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    auto kernel = [](GM_ADDR dy, GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
+        ::gelu_grad(dy, x, y, z, workspace, tiling);
+    };
+    ICPU_RUN_KF(kernel, 2, dy, x, y, z, workspace, tiling);
+    WriteFile(path + "/gelu_grad_data/output_z.bin", z, zBytes);
+
+    AscendC::GmFree(dy);
+    AscendC::GmFree(x);
+    AscendC::GmFree(y);
+    AscendC::GmFree(z);
+    AscendC::GmFree(workspace);
+    AscendC::GmFree(tiling);
+    EXPECT_TRUE(kernel_ut::RunCompareData("./gelu_grad_data", {"float32"}));
 }

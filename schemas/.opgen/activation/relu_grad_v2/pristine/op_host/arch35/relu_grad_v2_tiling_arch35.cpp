@@ -9,6 +9,7 @@
  * \brief arch35 tiling of ReluGradV2: dtype checks, elementwise split, TPL tiling key
  */
 #include "relu_grad_v2_tiling_arch35.h"
+#include "graph/utils/type_utils.h"
 #include "log/log.h"
 #include "platform/platform_info.h"
 #include "register/op_impl_registry.h"
@@ -28,14 +29,22 @@ ge::graphStatus ReluGradV2Tiling::CheckDtypes()
     outputDtype = outputDesc->GetDataType();
     auto gradientsDesc = tilingContext->GetInputDesc(0);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, gradientsDesc);
-    OP_CHECK_IF(gradientsDesc->GetDataType() != outputDtype,
-                OP_LOGE(tilingContext->GetNodeName(), "the dtype of gradients must equal the output's"),
-                return ge::GRAPH_FAILED);
+    OP_CHECK_IF(
+        gradientsDesc->GetDataType() != outputDtype,
+        OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "gradients, backprops",
+                                               ge::TypeUtils::DataTypeToSerialString(gradientsDesc->GetDataType()) +
+                                                   ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
+                                               "The dtypes of gradients and backprops must be the same"),
+        return ge::GRAPH_FAILED);
     auto backpropsDesc = tilingContext->GetOutputDesc(0);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, backpropsDesc);
-    OP_CHECK_IF(backpropsDesc->GetDataType() != outputDtype,
-                OP_LOGE(tilingContext->GetNodeName(), "the dtype of backprops must equal the output's"),
-                return ge::GRAPH_FAILED);
+    OP_CHECK_IF(
+        backpropsDesc->GetDataType() != outputDtype,
+        OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "backprops, backprops",
+                                               ge::TypeUtils::DataTypeToSerialString(backpropsDesc->GetDataType()) +
+                                                   ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
+                                               "The dtypes of backprops and backprops must be the same"),
+        return ge::GRAPH_FAILED);
     return ge::GRAPH_SUCCESS;
 }
 
@@ -48,15 +57,23 @@ ge::graphStatus ReluGradV2Tiling::CheckShapes()
     auto backpropsShape = tilingContext->GetOutputShape(0);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, backpropsShape);
     OP_CHECK_IF(maskShape->GetStorageShape() != gradientsShape->GetStorageShape(),
-                OP_LOGE(tilingContext->GetNodeName(), "mask and gradients must have the same shape"),
+                OP_LOGE_FOR_INVALID_SHAPES_WITH_REASON(tilingContext->GetNodeName(), "gradients, mask",
+                                                       Ops::Base::ToString(gradientsShape->GetStorageShape()) + ", " +
+                                                           Ops::Base::ToString(maskShape->GetStorageShape()),
+                                                       "The shapes of gradients and mask must be the same"),
                 return ge::GRAPH_FAILED);
     OP_CHECK_IF(backpropsShape->GetStorageShape() != gradientsShape->GetStorageShape(),
-                OP_LOGE(tilingContext->GetNodeName(), "backprops and gradients must have the same shape"),
+                OP_LOGE_FOR_INVALID_SHAPES_WITH_REASON(tilingContext->GetNodeName(), "gradients, backprops",
+                                                       Ops::Base::ToString(gradientsShape->GetStorageShape()) + ", " +
+                                                           Ops::Base::ToString(backpropsShape->GetStorageShape()),
+                                                       "The shapes of gradients and backprops must be the same"),
                 return ge::GRAPH_FAILED);
     const gert::Shape& lastDimShape = gradientsShape->GetStorageShape();
     size_t dimNum = lastDimShape.GetDimNum();
     OP_CHECK_IF(dimNum < 1 || lastDimShape.GetDim(dimNum - 1) % 8 != 0,
-                OP_LOGE(tilingContext->GetNodeName(), "the last dim of gradients must be a multiple of 8"),
+                OP_LOGE_FOR_INVALID_SHAPE_WITH_REASON(tilingContext->GetNodeName(), "gradients",
+                                                      Ops::Base::ToString(lastDimShape),
+                                                      "The last dimension of gradients must be a multiple of 8"),
                 return ge::GRAPH_FAILED);
     return ge::GRAPH_SUCCESS;
 }
@@ -91,8 +108,9 @@ ge::graphStatus ReluGradV2Tiling::RunTiling()
         dType = TPL_UINT8;
         result = elewiseBaseTiling.DoTiling<ReluGradV2Dag<uint8_t>::OpDag>(*tiling);
     } else {
-        OP_LOGE(tilingContext->GetNodeName(),
-                "unsupported output dtype, expected one of DT_BF16, DT_FLOAT16, DT_FLOAT, DT_INT8, DT_INT32, DT_UINT8");
+        OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "backprops",
+                                  ge::TypeUtils::DataTypeToSerialString(outputDtype),
+                                  "DT_BF16, DT_FLOAT16, DT_FLOAT, DT_INT8, DT_INT32, DT_UINT8");
         return ge::GRAPH_FAILED;
     }
     OP_CHECK_IF(result != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),

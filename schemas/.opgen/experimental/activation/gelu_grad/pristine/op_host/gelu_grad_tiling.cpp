@@ -8,6 +8,7 @@
  * \file gelu_grad_tiling.cpp
  * \brief tiling of GeluGrad: core split, UB tile size, tiling key per SoC
  */
+#include "graph/utils/type_utils.h"
 #include "log/log.h"
 #include "platform/platform_info.h"
 #include "register/op_impl_registry.h"
@@ -57,22 +58,54 @@ ge::graphStatus GeluGradTiling::CheckDtypes()
     auto dyDesc = tilingContext->GetInputDesc(0);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, dyDesc);
     OP_CHECK_IF(dyDesc->GetDataType() != outputDtype,
-                OP_LOGE(tilingContext->GetNodeName(), "the dtype of dy must equal the output's"),
+                OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "dy, z",
+                                                       ge::TypeUtils::DataTypeToSerialString(dyDesc->GetDataType()) +
+                                                           ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
+                                                       "The dtypes of dy and z must be the same"),
                 return ge::GRAPH_FAILED);
     auto xDesc = tilingContext->GetInputDesc(1);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, xDesc);
     OP_CHECK_IF(xDesc->GetDataType() != outputDtype,
-                OP_LOGE(tilingContext->GetNodeName(), "the dtype of x must equal the output's"),
+                OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "x, z",
+                                                       ge::TypeUtils::DataTypeToSerialString(xDesc->GetDataType()) +
+                                                           ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
+                                                       "The dtypes of x and z must be the same"),
                 return ge::GRAPH_FAILED);
     auto zDesc = tilingContext->GetOutputDesc(0);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, zDesc);
     OP_CHECK_IF(zDesc->GetDataType() != outputDtype,
-                OP_LOGE(tilingContext->GetNodeName(), "the dtype of z must equal the output's"),
+                OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "z, z",
+                                                       ge::TypeUtils::DataTypeToSerialString(zDesc->GetDataType()) +
+                                                           ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
+                                                       "The dtypes of z and z must be the same"),
                 return ge::GRAPH_FAILED);
     return ge::GRAPH_SUCCESS;
 }
 
-ge::graphStatus GeluGradTiling::CheckShapes() { return ge::GRAPH_SUCCESS; }
+ge::graphStatus GeluGradTiling::CheckShapes()
+{
+    auto dyShape = tilingContext->GetInputShape(0);
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, dyShape);
+    auto xShape = tilingContext->GetInputShape(1);
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, xShape);
+    auto zShape = tilingContext->GetOutputShape(0);
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, zShape);
+    OP_CHECK_IF(
+        xShape->GetStorageShape() != dyShape->GetStorageShape(),
+        OP_LOGE_FOR_INVALID_SHAPES_WITH_REASON(
+            tilingContext->GetNodeName(), "dy, x",
+            Ops::Base::ToString(dyShape->GetStorageShape()) + ", " + Ops::Base::ToString(xShape->GetStorageShape()),
+            "The shapes of dy and x must be the same (the kernel does not broadcast)"),
+        return ge::GRAPH_FAILED);
+    OP_CHECK_IF(
+        zShape->GetStorageShape() != dyShape->GetStorageShape(),
+        OP_LOGE_FOR_INVALID_SHAPES_WITH_REASON(
+            tilingContext->GetNodeName(), "dy, z",
+            Ops::Base::ToString(dyShape->GetStorageShape()) + ", " + Ops::Base::ToString(zShape->GetStorageShape()),
+            "The shapes of dy and z must be the same (the kernel does not broadcast)"),
+        return ge::GRAPH_FAILED);
+    return ge::GRAPH_SUCCESS;
+}
 
 ge::graphStatus GeluGradTiling::SelectTilingKey(platform_ascendc::SocVersion socVersion)
 {
@@ -100,10 +133,11 @@ ge::graphStatus GeluGradTiling::RunTiling()
             bitsPerElement = dtypeCase.bitsPerElement;
         }
     }
-    OP_CHECK_IF(bitsPerElement == 0,
-                OP_LOGE(tilingContext->GetNodeName(),
-                        "unsupported output dtype, expected one of DT_FLOAT, DT_FLOAT16, DT_BF16"),
-                return ge::GRAPH_FAILED);
+    OP_CHECK_IF(
+        bitsPerElement == 0,
+        OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "z", ge::TypeUtils::DataTypeToSerialString(outputDtype),
+                                  "DT_FLOAT, DT_FLOAT16, DT_BF16"),
+        return ge::GRAPH_FAILED);
 
     fe::PlatFormInfos* platformInfo = tilingContext->GetPlatformInfo();
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, platformInfo);

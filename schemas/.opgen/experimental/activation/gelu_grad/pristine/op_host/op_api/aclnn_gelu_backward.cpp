@@ -12,6 +12,8 @@
 #include "gelu_grad.h"
 #include "aclnn_kernels/contiguous.h"
 #include "aclnn_kernels/common/op_error_check.h"
+#include "log/log.h"
+#include "op_api/op_api_def_nn.h"
 #include "aclnn_kernels/cast.h"
 #include "level0/broadcast_to.h"
 #include "opdev/common_types.h"
@@ -26,7 +28,7 @@ using namespace op;
 
 static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
                                                                        op::DataType::DT_BF16};
-static constexpr size_t ACLNN_MAX_DIMS = 8;
+static constexpr const char* ACLNN_GELU_BACKWARD_NAME = "aclnnGeluBackward";
 
 static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
 {
@@ -41,17 +43,22 @@ static bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* self, 
     OP_CHECK_DTYPE_NOT_SUPPORT(gradOutput, DTYPE_SUPPORT_LIST, return false);
     OP_CHECK_DTYPE_NOT_SUPPORT(self, DTYPE_SUPPORT_LIST, return false);
     auto promoteType = op::PromoteType(gradOutput->GetDataType(), self->GetDataType());
-    OP_CHECK(CheckType(promoteType, DTYPE_SUPPORT_LIST),
-             OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of the inputs is not supported."), return false);
+    OP_CHECK(
+        CheckType(promoteType, DTYPE_SUPPORT_LIST),
+        OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(ACLNN_GELU_BACKWARD_NAME, "gradOutput, self",
+                                               std::string(op::ToString(gradOutput->GetDataType()).GetString()) + ", " +
+                                                   std::string(op::ToString(self->GetDataType()).GetString()),
+                                               "the dtype the inputs promote to is not supported"),
+        return false);
     OP_CHECK_RESULT_DTYPE_CAST_FAILED(promoteType, gradInput->GetDataType(), return false);
     return true;
 }
 
 static bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
 {
-    OP_CHECK_MAX_DIM(gradOutput, ACLNN_MAX_DIMS, return false);
-    OP_CHECK_MAX_DIM(self, ACLNN_MAX_DIMS, return false);
-    OP_CHECK_MAX_DIM(gradInput, ACLNN_MAX_DIMS, return false);
+    OP_CHECK_MAX_DIM(gradOutput, MAX_SUPPORT_DIMS_NUMS, return false);
+    OP_CHECK_MAX_DIM(self, MAX_SUPPORT_DIMS_NUMS, return false);
+    OP_CHECK_MAX_DIM(gradInput, MAX_SUPPORT_DIMS_NUMS, return false);
     op::Shape broadcastShape;
     OP_CHECK_BROADCAST_AND_INFER_SHAPE(gradOutput, self, broadcastShape, return false);
     OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE(gradInput, broadcastShape, return false);

@@ -1,0 +1,145 @@
+"""The kernel UT (`tests/ut/op_kernel`): cases, their tiling data, and the data scripts' facts.
+
+ops-nn's kernel UT copies `<op>_data/` from the checkout into the test's working dir and runs
+`python3 gen_data.py ...` and `python3 compare_data.py ...` there (kernel_ut::SetupTestEnvironment,
+RunGenData, RunCompareData); a script exiting non-zero fails the case. So gen_data.py looks for the golden
+where that copy can find it (OPS_NN_ROOT, the checkout above the working dir, the op dir beside the
+script) and exits 2 naming every place it looked; compare_data.py compares with the spec's tolerance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..spec.models import OpSpec
+from .platforms import SocPlan
+from .tensors import DtypeCombination, TensorPlan
+
+UT_WORKSPACE_BYTES = 16 * 1024 * 1024
+TILE = 256  # elements per UB tile in the multi-tile cases: a multiple of every alignment the kernels need
+MULTI_CORES = 2
+
+
+@dataclass(frozen=True)
+class KernelUtCase:
+    name: str
+    why: str
+    dtype: str  # the first output's dtype, as gen_data.py and compare_data.py take it
+    soc_version: str  # the golden variant (short SoC version)
+    shape_arg: str  # gen_data.py's shape argument, shell-quoted
+    elements: int
+    block_dim: int
+    tiling_fields: tuple[tuple[str, int], ...]
+    setup: tuple[str, ...]  # statements before ICPU_RUN_KF (tiling key, kernel mode)
+    kernel_call: str  # the entry the lambda calls
+    buffers: tuple[tuple[str, str], ...]  # (kernel argument, byte size expression)
+
+
+@dataclass(frozen=True)
+class KernelUtPlan:
+    socs: tuple[SocPlan, ...]  # SoCs with a kernel-UT name (AddOpTestCase)
+    flags: str  # -DDTYPE_<T>=<type> of the first combination
+    kernel_source: str
+    tiling_struct: str
+    data_dir: str  # the data dir relative to the ops-nn root, as SetupTestEnvironment takes it
+    golden_rel: str  # tests/assets/golden.py relative to the ops-nn root
+    workspace_bytes: int
+    gen_data_inputs: tuple[tuple[str, str], ...]  # (input, NumPy expression making it)
+    outputs: tuple[str, ...]
+    tolerances: tuple[tuple[str, float, float], ...]  # (dtype, rtol, atol) compare_data.py applies
+    cases: tuple[KernelUtCase, ...]
+
+    @property
+    def outputs_literal(self) -> str:
+        """The output names as a Python list literal for the data scripts."""
+        return repr(list(self.outputs))
+
+
+def kernel_ut_plan(
+    spec: OpSpec, layout: str, rel_dir: str, tensors: tuple[TensorPlan, ...],
+    combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
+) -> KernelUtPlan:
+    name = spec.snake_name
+    shape = spec.tests.shapes[0]
+    elements = 1
+    for dim in shape:
+        elements *= dim
+    inputs = [t for t in tensors if t.role == "input"]
+    low, high = spec.tests.value_range
+    if layout == "arch35":
+        source, struct = f"../../../op_kernel/{name}_apt.cpp", "EleBaseTilingDataV2"
+        cases = [_arch35_case(name, c, socs[0], shape, elements, 1, tensors) for c in combos]
+        cases.append(_arch35_case(name, combos[0], socs[0], shape, elements, MULTI_CORES, tensors))
+    else:
+        source, struct = f"../../../op_kernel/{name}.cpp", f"{spec.op_type}TilingData"
+        cases = [_classic_case(name, combos[0], soc, shape, elements, cores, tensors)
+                 for soc in socs for cores in (1, MULTI_CORES)]
+    return KernelUtPlan(
+        socs=tuple(s for s in socs if s.kernel_ut_soc),
+        flags=" ".join(f"-D{t.macro}={t.dtypes[0].kernel}" for t in tensors),
+        kernel_source=source, tiling_struct=struct, data_dir=f"{rel_dir}/tests/ut/op_kernel/{name}_data",
+        golden_rel=f"{rel_dir}/tests/assets/golden.py",
+        workspace_bytes=max(spec.tiling.workspace_bytes, UT_WORKSPACE_BYTES),
+        gen_data_inputs=tuple(
+            (t.name, "rng.integers(0, 256, size=(count + 7) // 8, dtype=np.uint8)" if t.is_mask
+             else f"rng.uniform({low!r}, {high!r}, size=shape).astype(dtype)")
+            for t in inputs
+        ),
+        outputs=tuple(t.name for t in tensors if t.role == "output"),
+        tolerances=tuple((d, tol.rtol, tol.atol) for d, tol in spec.golden.tolerances.items()),
+        cases=tuple(cases),
+    )
+
+
+def _split(elements: int, cores: int) -> tuple[int, int, int]:
+    """(per-core elements of all but the last core, last core's elements, cores used), tile aligned."""
+    if cores == 1:
+        return elements, elements, 1
+    per_core = -(-elements // cores)
+    former = -(-per_core // TILE) * TILE
+    used = -(-elements // former)
+    return former, elements - (used - 1) * former, used
+
+
+def _buffers(tensors: tuple[TensorPlan, ...], elements: int, combo: DtypeCombination) -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (t.camel, f"({elements} + 7) / 8" if t.is_bits else f"{elements} * sizeof({t.dtypes[combo.index].kernel})")
+        for t in tensors
+    )
+
+
+def _shape_arg(shape: tuple[int, ...]) -> str:
+    return "'(" + ", ".join(map(str, shape)) + ",)'"
+
+
+def _arch35_case(name: str, combo: DtypeCombination, soc: SocPlan, shape: tuple[int, ...], elements: int,
+                 cores: int, tensors: tuple[TensorPlan, ...]) -> KernelUtCase:
+    former, tail, used = _split(elements, cores)
+    ub = TILE * 2 if cores > 1 else elements  # several UB loops per core when split
+    loops = (-(-former // ub), -(-tail // ub))
+    fields = (("dim0", elements), ("coreNum", used), ("blockNum", used), ("blockFormer", former),
+              ("ubFormer", ub), ("ubLoopOfFormerBlock", loops[0]), ("ubLoopOfTailBlock", loops[1]),
+              ("ubTailOfFormerBlock", former - (loops[0] - 1) * ub), ("ubTailOfTailBlock", tail - (loops[1] - 1) * ub),
+              ("elemNum", ub), ("scheMode", 0))
+    label = f"{used}_cores" if used > 1 else "1_core"
+    return KernelUtCase(
+        f"{name}_{combo.key.name}_{label}", f"{combo.key.name}, {used} core(s), {loops[0]} UB loop(s) per core",
+        combo.key.name, soc.short_version, _shape_arg(shape), elements, used, fields,
+        ("AscendC::SetKernelMode(KernelMode::AIV_MODE);",), f"::{name}<0, {combo.key.tpl}>",
+        _buffers(tensors, elements, combo),
+    )
+
+
+def _classic_case(name: str, combo: DtypeCombination, soc: SocPlan, shape: tuple[int, ...], elements: int,
+                  cores: int, tensors: tuple[TensorPlan, ...]) -> KernelUtCase:
+    former, tail, used = _split(elements, cores)
+    tile = TILE if cores > 1 else min(elements, TILE)
+    fields = (("totalNum", elements), ("blockFormer", former), ("blockTail", tail), ("tileDataNum", tile))
+    return KernelUtCase(
+        f"{name}_{combo.key.name}_{soc.name}_{used}_core{'s' if used > 1 else ''}",
+        f"{combo.key.name} with {soc.name}'s math (tiling key {soc.tiling_key}), {used} core(s), "
+        f"{-(-former // tile)} tile(s) per core",
+        combo.key.name, soc.short_version, _shape_arg(shape), elements, used, fields,
+        (f"ICPU_SET_TILING_KEY({soc.tiling_key});", "AscendC::SetKernelMode(KernelMode::AIV_MODE);"), f"::{name}",
+        _buffers(tensors, elements, combo),
+    )
