@@ -10,6 +10,7 @@ existing op dir and rename names in paths and contents), also as a fresh process
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import statistics
@@ -73,6 +74,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     python = sys.executable
+    load_before = os.getloadavg()[0]
     rows: list[tuple[str, float, str]] = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -101,6 +103,9 @@ def main() -> None:
     print(f"{'measure':<{width}}  {'seconds':>8}  {'x baseline':>10}  note")
     for name, seconds, note in rows:
         print(f"{name:<{width}}  {seconds:8.3f}  {seconds / baseline:10.2f}  {note}")
+    # figures from a busy machine are slow: say how busy it was
+    print(f"load average (1 min) before / after: {load_before:.1f} / {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":
