@@ -44,7 +44,7 @@ def derive_spec(like: Path, op_type: str, *, category: str | None, experimental:
     buffer = io.StringIO()
     yaml.dump(data, buffer)
     new_text = buffer.getvalue()
-    return DerivedSpec(parse_spec(new_text, f"spec derived from {like}"), new_text)
+    return DerivedSpec(parse_spec(new_text, f"spec derived from {like}", base=like.parent), new_text)
 
 
 def _rename(text: str, spec: OpSpec, op_type: str) -> str:

@@ -20,7 +20,11 @@ def _bad(run, tmp_path: Path, text_edit, source: Path = GELU) -> tuple[str, int]
     assert "Traceback" not in result.err + result.out
     assert snapshot(out) == before
     message = result.err.strip()
-    assert message.startswith("error:") and len(message.splitlines()) == 1, message
+    first, *more = message.splitlines()
+    assert first.startswith("error:"), message
+    if more:  # several problems: a summary, then one `file:line: field: message` line each
+        assert re.search(r"\d+ problems in this spec", first), message
+        assert all(re.match(r"^\S+\.yaml:\d+: \S+: ", line) for line in more), message
     return message, result.code
 
 

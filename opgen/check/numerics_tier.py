@@ -1,6 +1,9 @@
 """Numerics tier: the spec's recipe (every variant, dtype combination) and the tree's golden.py against the
 independent reference, via numerics.py; one row per variant, combination and sample kind with max abs/rel/ULP.
 
+The tree's golden.py is tree code: by default the golden rows come from opgen's own render of the spec, and
+the tree's copy runs only with --allow-exec (see trust.py).
+
 `opgen check` runs this tier in a child interpreter (`python -m opgen.check.numerics_tier`): importing torch
 takes seconds of GIL-bound work, which then overlaps the other tiers instead of slowing them.
 """
@@ -12,38 +15,74 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import OpgenError
 from ..plan import RenderPlan
-from ..spec.models import OpSpec
-from .items import CheckItem, bad, skipped, verdict
+from ..spec.load import LoadedSpec
+from .items import CheckItem, bad, ok, skipped, verdict
+from .trust import ALLOW_EXEC_FLAG, Trust, run_tree_code
 
 if TYPE_CHECKING:
     from .numerics import NumericsResult
 
 TIER = "numerics"
 GOLDEN = "tests/assets/golden.py"
+CHILD_TIMEOUT = 600.0
+NO_EXEC = Trust()
 
 
-def numerics_tier(op_dir: Path, spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[CheckItem]:
-    from .numerics import check_golden_file, check_numerics
+def numerics_tier(op_dir: Path, loaded: LoadedSpec, plan: RenderPlan, *, seed: int = 0,
+                  trust: Trust = NO_EXEC) -> list[CheckItem]:
+    """The recipe rows, the rows of opgen's own render of golden.py, and what became of the tree's copy.
 
+    The tree's golden.py is imported only with --allow-exec, in a child with a scratch cwd (`trust.py`);
+    otherwise the render from the spec is what runs, and a tree copy that differs from it is SKIPPED."""
+    from ..generate import render_op
+    from .numerics import check_numerics
+
+    spec = loaded.spec
     items = _grouped("recipe", check_numerics(spec, plan, seed=seed), plan)
     if not items:
         return [skipped("recipe and golden", f"no independent reference {spec.golden.reference!r} to compare with")]
-    golden = op_dir / GOLDEN
-    if not golden.is_file():
-        return [*items, skipped("golden", f"{GOLDEN} missing (see structure)")]
+    rendered = render_op(loaded).files[GOLDEN]
+    with tempfile.TemporaryDirectory(prefix="opgen-golden-") as scratch:
+        ours = Path(scratch) / "golden.py"
+        ours.write_bytes(rendered)
+        items += _golden_rows("golden (spec render)", ours, loaded, plan, seed)
+    tree = op_dir / GOLDEN
+    if not tree.is_file():
+        return [*items, skipped("golden (tree)", f"{GOLDEN} missing (see structure)")]
+    if tree.read_bytes() == rendered:
+        return [*items, ok("golden (tree)", f"{GOLDEN} is byte-identical to the spec's render checked above")]
+    if not trust.allow_exec:
+        return [*items, skipped("golden (tree)", f"{GOLDEN} differs from the spec's render; "
+                                                 + trust.refusal(GOLDEN))]
+    return items + _tree_golden_rows(tree, loaded.path, seed)
+
+
+def _golden_rows(kind: str, golden: Path, loaded: LoadedSpec, plan: RenderPlan, seed: int) -> list[CheckItem]:
+    from .numerics import check_golden_file
+
     try:
-        results = check_golden_file(golden, spec, plan, seed=seed)
+        results = check_golden_file(golden, loaded.spec, plan, seed=seed)
     except OpgenError as error:
-        return [*items, bad("golden", str(error))]
+        return [bad(kind, str(error))]
     except Exception as error:  # user-editable code that fails to import must not crash the check
-        return [*items, bad("golden", f"{GOLDEN} cannot be run: {type(error).__name__}: {error}")]
-    return items + _grouped("golden", results, plan)
+        return [bad(kind, f"{GOLDEN} cannot be run: {type(error).__name__}: {error}")]
+    return _grouped(kind, results, plan)
+
+
+def _tree_golden_rows(golden: Path, spec_path: Path, seed: int) -> list[CheckItem]:
+    """The tree's own golden.py, run as tree code (the user passed --allow-exec)."""
+    command = [*_child_command(), "--golden", str(golden.resolve()), str(spec_path.resolve()), "--seed", str(seed)]
+    run = run_tree_code(command, timeout=CHILD_TIMEOUT, env=_child_env())
+    if run.timed_out:
+        return [bad("golden (tree)", f"the tree's {GOLDEN} took more than {CHILD_TIMEOUT:.0f} s")]
+    return _rows(run.stdout, run.stderr, run.returncode, "golden (tree)")
 
 
 def _grouped(kind: str, results: Iterable[NumericsResult], plan: RenderPlan) -> list[CheckItem]:
@@ -74,16 +113,24 @@ def _grouped(kind: str, results: Iterable[NumericsResult], plan: RenderPlan) -> 
     return items
 
 
-def start_child(op_dir: Path, spec_path: Path, *, seed: int = 0) -> subprocess.Popen[str]:
-    """Start this tier in a fresh interpreter (see the module doc); collect its rows with `collect_child`."""
+def _child_command() -> list[str]:
+    return [sys.executable, "-B", "-m", "opgen.check.numerics_tier"]
+
+
+def _child_env() -> dict[str, str]:
     package_root = str(Path(__file__).resolve().parents[2])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
-    command = [sys.executable, "-B", "-m", "opgen.check.numerics_tier", str(op_dir), str(spec_path), "--seed",
-               str(seed)]
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
 
 
-def collect_child(child: subprocess.Popen[str], *, timeout: float = 600.0) -> list[CheckItem]:
+def start_child(op_dir: Path, spec_path: Path, *, seed: int = 0, trust: Trust = NO_EXEC) -> subprocess.Popen[str]:
+    """Start this tier in a fresh interpreter (see the module doc); collect its rows with `collect_child`."""
+    command = [*_child_command(), str(op_dir), str(spec_path), "--seed", str(seed)]
+    if trust.allow_exec:
+        command.append(ALLOW_EXEC_FLAG)
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_child_env())
+
+
+def collect_child(child: subprocess.Popen[str], *, timeout: float = CHILD_TIMEOUT) -> list[CheckItem]:
     """The child's rows, or one failed row saying how it died."""
     try:
         out, err = child.communicate(timeout=timeout)
@@ -91,11 +138,15 @@ def collect_child(child: subprocess.Popen[str], *, timeout: float = 600.0) -> li
         child.kill()
         child.communicate()
         return [bad("numerics", f"the numerics check took more than {timeout:.0f} s")]
+    return _rows(out, err, child.returncode, "numerics")
+
+
+def _rows(out: str, err: str, returncode: int, item: str) -> list[CheckItem]:
     try:
         rows: list[dict[str, Any]] = json.loads(out)
     except ValueError:
         tail = (err.strip().splitlines() or ["no output"])[-1]
-        return [bad("numerics", f"the numerics check stopped (exit {child.returncode}): {tail}")]
+        return [bad(item, f"the check stopped (exit {returncode}): {tail}")]
     return [CheckItem(r["item"], r["status"], r["reason"], r["figures"]) for r in rows]
 
 
@@ -112,13 +163,19 @@ def main(argv: list[str] | None = None) -> None:
     from ..spec.load import load_spec
 
     parser = argparse.ArgumentParser(prog="python -m opgen.check.numerics_tier")
-    parser.add_argument("op_dir", type=Path)
+    parser.add_argument("op_dir", type=Path, help="the op dir, or with --golden the golden.py to run")
     parser.add_argument("spec", type=Path)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(ALLOW_EXEC_FLAG, dest="allow_exec", action="store_true")
+    parser.add_argument("--golden", action="store_true", help="run only this golden.py (tree code)")
     args = parser.parse_args(argv)
     try:
         loaded = load_spec(args.spec)
-        items = numerics_tier(args.op_dir, loaded.spec, build_plan(loaded.spec, loaded.path.name), seed=args.seed)
+        plan = build_plan(loaded.spec, loaded.path.name)
+        if args.golden:
+            items = _golden_rows("golden (tree)", args.op_dir, loaded, plan, args.seed)
+        else:
+            items = numerics_tier(args.op_dir, loaded, plan, seed=args.seed, trust=Trust(args.allow_exec))
     except ModuleNotFoundError as error:
         items = [bad("numerics", _missing(error))]
     except Exception as error:  # reported as a failed row by the parent

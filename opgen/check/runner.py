@@ -76,7 +76,7 @@ def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Pa
     start = time.perf_counter()
     path = spec_path(op_dir, spec)
     # the numerics child (torch: the slowest tier) starts before anything else; it reloads the spec itself
-    child = start_child(op_dir.resolve(), path.resolve(), seed=seed) if "numerics" in tiers else None
+    child = start_child(op_dir.resolve(), path.resolve(), seed=seed, trust=trust) if "numerics" in tiers else None
     try:
         loaded, plan = load_target(op_dir, spec)
     except BaseException:
@@ -87,7 +87,7 @@ def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Pa
     op_dir = op_dir.resolve()  # absolute before any thread starts: nothing may depend on the cwd
     jobs: dict[str, Callable[[], list[CheckItem]]] = {
         "structure": lambda: _structure(op_dir, loaded, plan),
-        "syntax": lambda: _syntax(op_dir),
+        "syntax": lambda: _syntax(op_dir, trust),
         "consistency": lambda: _consistency(op_dir, plan),
         "numerics": lambda: collect_child(child) if child is not None else [],
         "headers": lambda: _headers(op_dir, include_dirs, sources),
@@ -116,10 +116,10 @@ def _structure(op_dir: Path, loaded: LoadedSpec, plan: RenderPlan) -> list[Check
     return structure_tier(op_dir, loaded, plan)
 
 
-def _syntax(op_dir: Path) -> list[CheckItem]:
+def _syntax(op_dir: Path, trust: Trust) -> list[CheckItem]:
     from .syntax_tier import syntax_tier
 
-    return syntax_tier(op_dir)
+    return syntax_tier(op_dir, trust)
 
 
 def _consistency(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:

@@ -27,6 +27,9 @@ import tree_sitter_cmake
 import tree_sitter_cpp
 from tree_sitter import Language, Node, Parser
 
+from .trust import Trust, run_tree_code
+
+NO_EXEC = Trust()
 CANN_MACROS = Path(__file__).with_name("cann_macros.h")
 
 _INCLUDE = re.compile(r"^\s*#\s*(?:include|include_next|import)\b\s*[<\"]?([^>\"\s]*)")
@@ -267,7 +270,8 @@ def json_errors(path: Path) -> list[SyntaxFinding]:
 
 # ---------------------------------------------------------------- Python
 
-# Runs in a child interpreter (-I -B: isolated, and no __pycache__ left in the tree).
+# Tree code: runs only with --allow-exec, in a child interpreter (-I -B: isolated, no __pycache__ left in the
+# tree) whose cwd is a scratch dir.
 _GOLDEN_PROBE = """
 import importlib.util, json, sys
 spec = importlib.util.spec_from_file_location("opgen_golden_probe", sys.argv[1])
@@ -289,8 +293,10 @@ print(json.dumps(problems))
 """
 
 
-def python_errors(path: Path, *, golden: bool | None = None, timeout: float = 120.0) -> list[SyntaxFinding]:
-    """`path` compiles; a golden.py (or `golden=True`) also imports and has a valid ``__golden__``."""
+def python_errors(path: Path, *, golden: bool | None = None, timeout: float = 120.0,
+                  trust: Trust = NO_EXEC) -> list[SyntaxFinding]:
+    """`path` compiles; a golden.py (or `golden=True`) also has a valid ``__golden__``: read from its source by
+    default, and with --allow-exec also imported (tree code) in a child with a scratch cwd."""
     source = path.read_bytes()
     try:
         compile(source, str(path), "exec", dont_inherit=True)
@@ -298,17 +304,43 @@ def python_errors(path: Path, *, golden: bool | None = None, timeout: float = 12
         return [SyntaxFinding(path, error.lineno or 1, f"invalid Python: {error.msg}")]
     if not (golden if golden is not None else path.name == "golden.py"):
         return []
-    command = [sys.executable, "-I", "-B", "-c", _GOLDEN_PROBE, str(path.resolve())]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=path.resolve().anchor)
-    except subprocess.TimeoutExpired:
+    static = [SyntaxFinding(path, line, problem) for line, problem in golden_table_problems(source)]
+    if static or not trust.allow_exec:
+        return static
+    run = run_tree_code([sys.executable, "-I", "-B", "-c", _GOLDEN_PROBE, str(path.resolve())], timeout=timeout)
+    if run.timed_out:
         return [SyntaxFinding(path, 1, f"importing took more than {timeout:.0f}s")]
     try:
-        problems = json.loads(done.stdout.strip().splitlines()[-1])
+        problems = json.loads(run.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
-        tail = done.stderr.strip().splitlines()[-1:] or ["no output"]
+        tail = run.stderr.strip().splitlines()[-1:] or ["no output"]
         return [SyntaxFinding(path, 1, f"import probe failed: {tail[0]}")]
     return [SyntaxFinding(path, _golden_line(source), str(problem)) for problem in problems]
+
+
+def golden_table_problems(source: bytes) -> list[tuple[int, str]]:
+    """(line, problem) of golden.py's ``__golden__`` read without running it: a dict literal of dict literals
+    whose values name functions defined at the module's top level."""
+    tree = ast.parse(source)
+    functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    line = _golden_line(source)
+    tables = [node.value for node in tree.body if isinstance(node, ast.Assign)
+              and any(isinstance(t, ast.Name) and t.id == "__golden__" for t in node.targets)]
+    if not tables or not isinstance(tables[-1], ast.Dict) or not tables[-1].keys:
+        return [(line, "no non-empty dict literal `__golden__`")]
+    problems = []
+    for key, entries in zip(tables[-1].keys, tables[-1].values, strict=True):
+        kind = key.value if isinstance(key, ast.Constant) else "?"
+        if not isinstance(entries, ast.Dict):
+            problems.append((line, f"__golden__[{kind!r}] is not a dict literal"))
+            continue
+        for name, function in zip(entries.keys, entries.values, strict=True):
+            target = function.value if isinstance(function, ast.Constant) else None
+            if not isinstance(target, str) or target not in functions:
+                label = name.value if isinstance(name, ast.Constant) else "?"
+                problems.append((line, f"__golden__[{kind!r}][{label!r}] names {target!r}, "
+                                       "not a function defined at the module's top level"))
+    return problems
 
 
 def _golden_line(source: bytes) -> int:

@@ -10,6 +10,7 @@ from pathlib import Path
 from ..plan.st_cases import ST_COLUMNS
 from ..record import RECORD_DIR
 from .items import CheckItem, bad, ok, skipped
+from .trust import Trust
 
 TIER = "syntax"
 SHOWN = 5  # findings quoted per failing file
@@ -31,14 +32,14 @@ def kind_of(rel: str) -> str | None:
     return None
 
 
-def syntax_tier(op_dir: Path) -> list[CheckItem]:
+def syntax_tier(op_dir: Path, trust: Trust | None = None) -> list[CheckItem]:
     from . import syntax
 
     checkers: dict[str, Callable[[Path], list[syntax.SyntaxFinding]]] = {
         "C/C++": syntax.cpp_syntax_errors,
         "JSON": syntax.json_errors,
         "CSV": lambda p: syntax.csv_errors(p, ST_COLUMNS if "tests/st" in p.as_posix() else ()),
-        "Python": syntax.python_errors,
+        "Python": lambda p: syntax.python_errors(p, trust=trust or syntax.NO_EXEC),
         "CMake": syntax.cmake_errors,
     }
     files: dict[str, list[str]] = {k: [] for k in KINDS}

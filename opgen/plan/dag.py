@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ..spec.recipe import Step
 from .ops import SPELLINGS
+from .reserved import DAG_FILL_SUFFIX, DAG_VALUE_PREFIX, upper_camel
 from .tensors import TensorPlan
 
 
@@ -23,10 +24,6 @@ class DagKernel:
     lines: tuple[DagLine, ...]
     outputs: tuple[str, ...]  # aliases of the CopyOut nodes, in output order
     init_args: tuple[str, ...]  # kernel arguments the scheduler's Init takes: read inputs, then outputs
-
-
-def _camel(name: str) -> str:
-    return "".join(part.capitalize() for part in name.split("_"))
 
 
 def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tuple[Step, ...]) -> DagKernel:
@@ -52,11 +49,11 @@ def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tupl
         return consts[value]
 
     for step in steps:
-        alias = f"OpCalc{_camel(step.out)}"
+        alias = f"{DAG_VALUE_PREFIX}{upper_camel(step.out)}"
         vec = SPELLINGS[step.op].vec
         if step.op == "select":
             mask, src, scalar = step.args
-            dup = f"{alias}Fill"
+            dup = f"{alias}{DAG_FILL_SUFFIX}"
             lines.append(DagLine(dup, f"Bind<Vec::Duplicate<{compute_type}>, {const(float(scalar))}>", ""))
             expr = (f"Bind<Vec::Select<uint8_t, {compute_type}, VSEL_TENSOR_TENSOR_MODE>, {nodes[str(mask)]}, "
                     f"{nodes[str(src)]}, {dup}>")

@@ -7,9 +7,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..spec.dtypes import DTYPES, Dtype
+from ..spec.dtypes import DTYPES, MASK_DTYPES, Dtype
 from ..spec.models import OpSpec, TensorSpec
-from ..spec.semantics import MASK_DTYPES
+from .reserved import lower_camel
+from .text import SpecText
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,7 @@ class TensorPlan:
     dtypes: tuple[Dtype, ...]  # one per combination
     formats: tuple[str, ...]
     proto_dtypes: tuple[Dtype, ...]
-    doc: str
+    doc: SpecText
     camel: str  # lowerCamel for C++ variables
     macro: str  # DTYPE_<NAME> the build defines for classic kernels
     type_param: str  # TYPE_<NAME> template parameter of the classic kernel class
@@ -122,19 +123,14 @@ def _tensor(t: TensorSpec, role: str, index: int, count: int, key: tuple[str, ..
     column = t.dtype_column(count)
     proto = t.proto_dtypes or tuple(dict.fromkeys(column))
     dag_type = "T" if column == key else DTYPES[column[0]].kernel
-    camel = _lower_camel(t.name)
+    camel = lower_camel(t.name)
     return TensorPlan(
         name=t.name, role=role, index=index, dtypes=tuple(DTYPES[d] for d in column),
-        formats=t.format_column(count), proto_dtypes=tuple(DTYPES[d] for d in proto), doc=t.doc,
+        formats=t.format_column(count), proto_dtypes=tuple(DTYPES[d] for d in proto), doc=SpecText(t.doc),
         camel=camel, macro=f"DTYPE_{t.name.upper()}", type_param=f"TYPE_{t.name.upper()}", dag_type=dag_type,
         is_mask=role == "input" and set(column) <= MASK_DTYPES and "uint1" in column, read_by_kernel=read,
         optional=t.param_type == "optional",
     )
-
-
-def _lower_camel(snake: str) -> str:
-    head, *rest = snake.split("_")
-    return head + "".join(part.capitalize() for part in rest)
 
 
 def combinations(spec: OpSpec, tensors: tuple[TensorPlan, ...]) -> tuple[DtypeCombination, ...]:

@@ -40,6 +40,7 @@ _TABLE = (
     Dtype("uint1", "DT_UINT1", "uint1_t", "TPL_UINT1", 13, 1, False, "ACL_UINT1", "uint8_t"),
 )
 
+MASK_DTYPES = frozenset({"uint1", "bool", "uint8"})  # dtypes a select mask input may have
 DTYPES: dict[str, Dtype] = {d.name: d for d in _TABLE}
 ALIASES: dict[str, str] = {"fp16": "float16", "half": "float16", "bf16": "bfloat16", "fp32": "float32",
                            "float": "float32"}

@@ -12,9 +12,11 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
-from ..errors import OpgenError
+from ..errors import OpgenError, spec_error
+from .issues import SpecIssue
+from .license import read_license_file
 from .models import OpSpec
-from .semantics import SpecIssue, check_semantics
+from .semantics import check_semantics
 
 MAX_SPEC_BYTES = 1 << 20
 MAX_DEPTH = 32
@@ -41,26 +43,48 @@ def load_spec(path: Path) -> LoadedSpec:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise OpgenError(f"spec is not UTF-8 text (byte {exc.start})", where=str(path)) from None
-    return LoadedSpec(parse_spec(text, str(path)), path, text)
+    return LoadedSpec(parse_spec(text, str(path), base=path.parent), path, text)
 
 
-def parse_spec(text: str, where: str) -> OpSpec:
-    """Validate spec text; every problem becomes an OpgenError naming `where:line` and the field."""
+def parse_spec(text: str, where: str, base: Path | None = None) -> OpSpec:
+    """Validate spec text; all its problems at once, each naming `where:line` and the field.
+
+    `base` is the spec's folder: `license_header_file` is read from inside it, and the loaded spec's
+    `license_header` then holds that file's text.
+    """
     data = _read_yaml(text, where)
     try:
         spec = OpSpec.model_validate(data)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        loc = _data_loc(data, tuple(error["loc"]))
-        raise OpgenError(_describe(error, loc), where=_where(where, data, loc)) from None
-    issues = check_semantics(spec)
+        problems = [(loc, _describe(error, loc)) for loc, error in _distinct_errors(data, exc)]
+        raise _problems(where, data, problems) from None
+    issues: list[SpecIssue] = check_semantics(spec)
+    header = None
+    if spec.license_header_file is not None:
+        header, issue = read_license_file(spec, base)
+        issues += [issue] if issue else []
     if issues:
-        first: SpecIssue = issues[0]
-        more = f" ({len(issues) - 1} more problem(s) after this one)" if len(issues) > 1 else ""
-        raise OpgenError(
-            f"{_dotted(first.loc)}: {first.message}{more}", where=_where(where, data, _data_loc(data, first.loc))
-        )
-    return spec
+        raise _problems(where, data, [(_data_loc(data, i.loc), f"{_dotted(i.loc)}: {i.message}") for i in issues])
+    return spec.model_copy(update={"license_header": header}) if header is not None else spec
+
+
+def _distinct_errors(data: Any, exc: ValidationError) -> Iterator[tuple[Loc, Any]]:
+    """One pydantic error per field: a value failing every member of a union reports once, for the first."""
+    seen: set[Loc] = set()
+    for error in exc.errors():
+        loc = tuple(error["loc"])
+        tag = next((k for k, part in enumerate(loc) if isinstance(part, str) and _is_pydantic_tag(part)), None)
+        key = loc[:tag] if tag is not None else loc
+        if key not in seen:
+            seen.add(key)
+            yield _data_loc(data, loc), error
+
+
+def _problems(where: str, data: Any, found: list[tuple[Loc, str]]) -> OpgenError:
+    """Problems ordered by line, each as an OpgenError at `where:line`."""
+    located = [(list(_lines(data, loc))[-1:] or [0], k, OpgenError(message, where=_where(where, data, loc)))
+               for k, (loc, message) in enumerate(found)]
+    return spec_error(where, [error for *_, error in sorted(located, key=lambda item: (item[0], item[1]))])
 
 
 def _read_yaml(text: str, where: str) -> Any:

@@ -3,25 +3,23 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
+from .bounds import number_issues, ub_issues
+from .dtypes import MASK_DTYPES
+from .issues import SpecIssue
 from .models import OpSpec
+from .naming import name_issues
 from .recipe import Step
 from .socs import SOCS
-
-MASK_DTYPES = {"uint1", "bool", "uint8"}
-
-
-@dataclass(frozen=True)
-class SpecIssue:
-    loc: tuple[str | int, ...]
-    message: str
 
 
 def check_semantics(spec: OpSpec) -> list[SpecIssue]:
     issues: list[SpecIssue] = []
-    for rule in (_names, _dtypes, _platforms, _constraints, _infershape, _recipe, _aclnn, _golden, _tests):
+    for rule in (_names, name_issues, _dtypes, _platforms, _constraints, _infershape, _recipe, _aclnn, _golden,
+                 _tests, number_issues):
         issues.extend(rule(spec))
+    if not issues:  # the UB budget is costed from the plan's buffers: only for an otherwise sound spec
+        issues.extend(ub_issues(spec))
     return issues
 
 

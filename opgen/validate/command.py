@@ -36,6 +36,14 @@ def validate(
     cann: Annotated[
         Path | None, typer.Option("--cann", help="CANN install dir whose set_env.sh to source.", show_default=False)
     ] = None,
+    cann_src: Annotated[
+        Path | None,
+        typer.Option("--cann-src", metavar="DIR", help="Open CANN sources for the check stage's source tiers "
+                     "(default: $OPGEN_CANN_SRC).", show_default=False),
+    ] = None,
+    allow_exec: Annotated[
+        bool, typer.Option("--allow-exec", help="Let the check stage run code from the op dir (see opgen check).")
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print a machine-readable report on stdout.")] = False,
     jobs: Annotated[
         int | None, typer.Option("-j", "--jobs", min=1, help="Build threads; default: all CPUs.", show_default=False)
@@ -60,6 +68,8 @@ def validate(
         force=force,
         cann=cann,
         jobs=jobs or os.cpu_count() or 1,
+        cann_src=cann_src,
+        allow_exec=allow_exec,
     )
     try:
         prep = prepare(opts)

@@ -7,7 +7,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TextIO
@@ -81,10 +81,10 @@ def _stop_group(proc: subprocess.Popen[str]) -> None:
             proc.wait()
 
 
-def check_argv(op_dir: Path) -> list[str]:
-    return [sys.executable, "-m", "opgen", "check", str(op_dir)]
+def check_argv(op_dir: Path, options: Sequence[str] = ()) -> list[str]:
+    return [sys.executable, "-m", "opgen", "check", str(op_dir), *options]
 
 
-def run_opgen_check(op_dir: Path, log: Log, on_line: OnLine) -> int:
-    """`opgen check OP_DIR` as a subprocess: its exit code is the check stage's verdict."""
-    return run_logged(check_argv(op_dir), None, log, on_line)
+def run_opgen_check(op_dir: Path, options: Sequence[str], log: Log, on_line: OnLine) -> int:
+    """`opgen check OP_DIR [options]` as a subprocess: its exit code is the check stage's verdict."""
+    return run_logged(check_argv(op_dir, options), None, log, on_line)

@@ -71,8 +71,9 @@ def test_json_report_has_tiers_items_and_figures(tmp_path: Path) -> None:
     rows = tiers["numerics"]["items"]
     labels = [r["item"] for r in rows]
     assert "recipe ascend910b (Ascend910B) float32, float32, float32 -> float32 [random]" in labels
-    assert "golden ascend310b (Ascend310B) bfloat16, bfloat16, bfloat16 -> bfloat16 [st]" in labels
-    assert all({"max_abs", "max_rel", "max_ulp"} <= r["figures"].keys() for r in rows)
+    assert "golden (spec render) ascend310b (Ascend310B) bfloat16, bfloat16, bfloat16 -> bfloat16 [st]" in labels
+    assert "golden (tree)" in labels  # byte-identical to the render: nothing of the tree had to run
+    assert all({"max_abs", "max_rel", "max_ulp"} <= r["figures"].keys() for r in rows if r["item"] != "golden (tree)")
     assert all(set(t["counts"]) == {"pass", "fail", "skip"} for t in data["tiers"])
 
 
@@ -96,18 +97,48 @@ def test_changed_recipe_coefficient_fails_numerics_only(tmp_path: Path) -> None:
     assert code == 1
     assert tier_statuses(tiers) == {**ALL_PASS, "numerics": "fail"}
     failed = failing_items(tiers["numerics"])
-    assert failed and all(str(i["item"]).startswith("recipe ascend910b (Ascend910B)") for i in failed)
+    # the recipe, and the golden opgen renders from that recipe, both fail, on the edited variant only
+    assert failed and all(str(i["item"]).startswith(("recipe ascend910b (Ascend910B)",
+                                                     "golden (spec render) ascend910b (Ascend910B)")) for i in failed)
     assert "break |got - expected|" in str(failed[0]["reason"])
+
+
+def test_an_edited_golden_is_not_run_without_allow_exec(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, GELU)
+    edit(op_dir / "tests/assets/golden.py", "cdt(0.2140644488178007)", "cdt(0.3140644488178007)")
+    code, tiers = run_json(op_dir)
+    assert code == 0
+    [row] = [i for i in tiers["numerics"]["items"] if i["item"] == "golden (tree)"]
+    assert row["status"] == "skip"
+    assert "differs from the spec's render" in row["reason"] and "--allow-exec" in row["reason"]
 
 
 def test_golden_that_disagrees_fails_numerics_golden_only(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, GELU)
     edit(op_dir / "tests/assets/golden.py", "cdt(0.2140644488178007)", "cdt(0.3140644488178007)")
-    code, tiers = run_json(op_dir)
+    code, tiers = run_json(op_dir, "--allow-exec")
     assert code == 1
     assert tier_statuses(tiers) == {**ALL_PASS, "numerics": "fail"}
     failed = failing_items(tiers["numerics"])
-    assert failed and all(str(i["item"]).startswith("golden ascend910b (Ascend910B)") for i in failed)
+    assert failed and all(str(i["item"]).startswith("golden (tree) ascend910b (Ascend910B)") for i in failed)
+
+
+def test_tree_code_runs_only_when_allowed_and_then_in_a_scratch_dir(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    op_dir = copy_sample(tmp_path, RELU)
+    marker = tmp_path / "ran.txt"
+    golden = op_dir / "tests/assets/golden.py"
+    payload = f"import os\nopen({str(marker)!r}, 'a').write(os.getcwd() + '\\n')\nopen('left.txt', 'w')\n"
+    golden.write_text(payload + golden.read_text())
+    work = tmp_path / "cwd"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    code, _ = run_json(op_dir)
+    assert code == 0 and not marker.exists()
+    run_json(op_dir, "--allow-exec")
+    cwds = marker.read_text().splitlines()
+    assert cwds and all(Path(c) != work and not Path(c).exists() for c in cwds)  # scratch dirs, removed after
+    assert list(work.iterdir()) == [] and not (op_dir / "tests/assets/left.txt").exists()
 
 
 def test_spec_option_checks_a_tree_without_its_record(tmp_path: Path) -> None:
@@ -131,7 +162,8 @@ def test_bad_input_is_one_message_and_exit_2(tmp_path: Path, setup: str, message
     if setup == "missing_dir":
         op_dir = tmp_path / "nowhere"
     elif setup in ("bad_spec", "invalid_spec"):
-        text = "op_type: [unclosed\n" if setup == "bad_spec" else "op_type: 3\ncategory: activation\n"
+        sample = (ROOT / "schemas/relu_grad_v2.yaml").read_text().replace("op_type: ReluGradV2", "op_type: 3")
+        text = "op_type: [unclosed\n" if setup == "bad_spec" else sample  # one problem: one line
         (tmp_path / "spec.yaml").write_text(text)
         extra = ["--spec", str(tmp_path / "spec.yaml")]
     elif setup == "bad_headers":
@@ -163,10 +195,10 @@ def test_golden_that_cannot_be_imported_is_reported(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, RELU)
     golden = op_dir / "tests/assets/golden.py"
     golden.write_text('raise RuntimeError("boom")\n' + golden.read_text())
-    code, tiers = run_json(op_dir)
+    code, tiers = run_json(op_dir, "--allow-exec")
     assert code == 1
     [item] = failing_items(tiers["numerics"])
-    assert item["item"] == "golden"
+    assert item["item"] == "golden (tree)"
     assert "RuntimeError: boom" in str(item["reason"])
 
 

@@ -20,6 +20,7 @@ from opgen.check.syntax import (
     json_errors,
     python_errors,
 )
+from opgen.check.trust import Trust
 
 needs_cpp = pytest.mark.skipif(
     not any(shutil.which(name) for name in ("gcc", "cc", "clang", "cpp")), reason="no C preprocessor"
@@ -655,9 +656,26 @@ def test_golden_names_a_missing_function(tmp_path: Path) -> None:
 def test_golden_without_table_or_failing_import(tmp_path: Path) -> None:
     [missing] = python_errors(write(tmp_path, "a/golden.py", "def f():\n    return 1\n"))
     assert "__golden__" in missing.message
-    [broken] = python_errors(write(tmp_path, "b/golden.py", "import no_such_module_opgen\n__golden__ = {}\n"))
-    assert "import failed" in broken.message
-    assert "no_such_module_opgen" in broken.message
+    table = '__golden__ = {"kernel": {"foo": "f"}}\n'
+    broken = write(tmp_path, "b/golden.py", "import no_such_module_opgen\ndef f():\n    return 1\n" + table)
+    assert python_errors(broken) == []  # read, not run: its imports are not tried
+    [failed] = python_errors(broken, trust=Trust(allow_exec=True))
+    assert "import failed" in failed.message
+    assert "no_such_module_opgen" in failed.message
+
+
+def test_golden_is_imported_only_with_allow_exec_and_then_in_a_scratch_dir(tmp_path: Path) -> None:
+    marker = tmp_path / "ran.txt"
+    source = f"import os\nopen({str(marker)!r}, 'w').write(os.getcwd())\n" + textwrap.dedent(GOLDEN)
+    path = write(tmp_path, "tests/assets/golden.py", source)
+    assert python_errors(path) == [] and not marker.exists()
+    assert python_errors(path, trust=Trust(allow_exec=True)) == []
+    assert marker.read_text() != str(path.parent) and not Path(marker.read_text()).exists()
+
+
+def test_golden_table_must_name_top_level_functions(tmp_path: Path) -> None:
+    [finding] = python_errors(write(tmp_path, "golden.py", 'f = print\n__golden__ = {"kernel": {"foo": "f"}}\n'))
+    assert "'f', not a function defined at the module's top level" in finding.message
 
 
 def test_python_golden_flag_overrides_the_name(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ import json
 import os
 import platform
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -160,9 +160,9 @@ def check_codes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Stub `opgen check` (written elsewhere); append a non-zero code to make it fail."""
     codes: list[int] = []
 
-    def fake_check(op_dir: Path, log: runner.Log, on_line: Callable[[str], None]) -> int:
-        log.write(f"opgen check {op_dir}")
-        on_line(f"opgen check {op_dir}")
+    def fake_check(op_dir: Path, options: Sequence[str], log: runner.Log, on_line: Callable[[str], None]) -> int:
+        log.write(f"opgen check {op_dir} {' '.join(options)}".rstrip())
+        on_line(f"opgen check {op_dir} {' '.join(options)}".rstrip())
         return codes[0] if codes else 0
 
     monkeypatch.setattr(runner, "run_opgen_check", fake_check)

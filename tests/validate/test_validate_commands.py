@@ -147,3 +147,14 @@ def test_jobs_default_to_all_cpus(machine: Machine) -> None:
 
 def test_check_stage_runs_opgen_check_on_the_op_dir(tmp_path: Path) -> None:
     assert runner.check_argv(tmp_path) == [sys.executable, "-m", "opgen", "check", str(tmp_path)]
+
+
+def test_check_stage_gets_the_same_sources_and_trust(machine: Machine, tmp_path: Path) -> None:
+    op = machine.make_op(experimental=True, socs=("ascend910b",))
+    src = tmp_path / "cann_src"
+    src.mkdir()
+
+    result = machine.invoke(op, "--ops-nn", machine.ops_nn, "--stage", "check", "--cann-src", src, "--allow-exec")
+
+    assert result.exit_code == 0, result.output
+    assert f"-m opgen check {op} --cann-src {src} --allow-exec" in result.output
