@@ -10,7 +10,9 @@ existing op dir and rename names in paths and contents), also as a fresh process
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -38,14 +40,20 @@ for path in sorted(dst.rglob("*"), reverse=True):
 """
 
 
-def timed(command: list[str], cwd: Path) -> float:
+def timed(command: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall seconds, and CPU seconds (user + system, its children included): on a busy machine the CPU
+    figure stays close to what the command costs on an idle one, the wall figure does not."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, cwd=cwd, check=True, capture_output=True)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def median_of(repeat: int, make_command, cwd: Path) -> float:  # type: ignore[no-untyped-def]
-    return statistics.median(timed(make_command(i), cwd) for i in range(repeat))
+def median_of(repeat: int, make_command, cwd: Path) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    runs = [timed(make_command(i), cwd) for i in range(repeat)]
+    return statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
 
 
 def batch_specs(target: Path) -> list[Path]:
@@ -73,7 +81,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     python = sys.executable
-    rows: list[tuple[str, float, str]] = []
+    load_before = os.getloadavg()[0]
+    rows: list[tuple[str, tuple[float, float], str]] = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         new = median_of(args.repeat, lambda i: [python, "-m", "opgen", "new", f"BenchNew{i}", "--schemas",
@@ -83,7 +92,8 @@ def main() -> None:
                                                      str(tmp / "copy" / f"op{i}")], tmp)
         rows.append(("baseline: copy-and-rename a tree (cold process)", baseline, ""))
         specs = batch_specs(tmp)
-        batch = timed([python, "-m", "opgen", "gen", *map(str, specs), "-o", str(tmp / "batch")], tmp) / BATCH
+        wall, cpu = timed([python, "-m", "opgen", "gen", *map(str, specs), "-o", str(tmp / "batch")], tmp)
+        batch = (wall / BATCH, cpu / BATCH)
         rows.append((f"opgen gen of {BATCH} specs in one process, per op", batch, "target <= 0.10 s"))
         check = median_of(args.repeat, lambda i: [python, "-m", "opgen", "gen", "--check",
                                                   str(SCHEMAS / "relu_grad_v2.yaml"), str(SCHEMAS / "gelu_grad.yaml"),
@@ -93,14 +103,19 @@ def main() -> None:
             op_check = median_of(args.repeat, lambda i: [python, "-m", "opgen", "check", str(SAMPLE_OP)], tmp)
             rows.append(("opgen check (offline tiers) on one op", op_check, "target <= 5 s"))
         except subprocess.CalledProcessError as error:
-            rows.append(("opgen check (offline tiers) on one op", float("nan"), f"failed: exit {error.returncode}"))
+            nan = float("nan")
+            rows.append(("opgen check (offline tiers) on one op", (nan, nan), f"failed: exit {error.returncode}"))
         helper = median_of(args.repeat, lambda i: [python, "-m", "opgen", "--help"], tmp)
         rows.append(("opgen --help", helper, "target <= 0.2 s"))
         shutil.rmtree(tmp / "batch", ignore_errors=True)
     width = max(len(name) for name, _, _ in rows)
-    print(f"{'measure':<{width}}  {'seconds':>8}  {'x baseline':>10}  note")
-    for name, seconds, note in rows:
-        print(f"{name:<{width}}  {seconds:8.3f}  {seconds / baseline:10.2f}  {note}")
+    print(f"{'measure':<{width}}  {'seconds':>8}  {'x baseline':>10}  {'cpu s':>7}  {'x baseline':>10}  note")
+    for name, (wall, cpu), note in rows:
+        ratios = f"{wall / baseline[0]:10.2f}  {cpu:7.3f}  {cpu / baseline[1]:10.2f}"
+        print(f"{name:<{width}}  {wall:8.3f}  {ratios}  {note}")
+    # figures from a busy machine are slow: say how busy it was
+    print(f"load average (1 min) before / after: {load_before:.1f} / {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":

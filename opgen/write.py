@@ -196,9 +196,8 @@ def locked(dirs: Iterable[Path]) -> Iterator[None]:
     never both decide that a target is free: the second waits, then sees what the first wrote."""
     with contextlib.ExitStack() as stack:
         for directory in sorted({d.absolute() for d in dirs}):  # one order everywhere: no deadlock
-            if not directory.exists():
-                directory.mkdir(parents=True)
-                stack.callback(_remove_if_empty, directory)  # runs after the unlock below
+            for made in _make_parents(directory / "lock"):
+                stack.callback(_remove_if_empty, made)  # runs after the unlock below, deepest first
             fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
             stack.callback(os.close, fd)
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -206,7 +205,7 @@ def locked(dirs: Iterable[Path]) -> Iterator[None]:
 
 
 def _remove_if_empty(directory: Path) -> None:
-    """A dir made only to be locked goes again when nothing was written into it."""
+    """A dir made only to be locked goes again when nothing was written into it (nor into a dir below)."""
     with contextlib.suppress(OSError):
         directory.rmdir()
 

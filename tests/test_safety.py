@@ -148,8 +148,7 @@ def test_new_writes_spec_and_tree_both_or_neither(run, tmp_path: Path, monkeypat
             result = run(*args)
         assert result.code == 2, result.err
         assert "disk full" in result.err
-        assert not (schemas / "swish_grad.yaml").exists()
-        assert not (out / "experimental/activation/swish_grad").exists()
+        assert not schemas.exists() and not out.exists()  # not even the dirs made to hold them
     retry = run(*args)  # nothing was left in the way
     assert retry.code == 0, retry.err
     assert (schemas / "swish_grad.yaml").is_file() and (out / "experimental/activation/swish_grad").is_dir()
@@ -182,3 +181,29 @@ def test_error_text_is_printed_as_typed(run, tmp_path: Path, name: str) -> None:
     result = run("gen", missing, "-o", tmp_path / "out")
     assert result.code == 2
     assert result.err == f"error: {missing}: spec file not found; pass the path of an op spec YAML (see schemas/)\n"
+
+
+def test_sigkill_leftovers_are_removed_by_the_next_run(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A gen killed with SIGKILL while formatting, and one killed while staging: the next gen cleans up."""
+    root, scratch = tmp_path / "out", tmp_path / "scratch"
+    scratch.mkdir()
+    spec = copy_spec(RELU, tmp_path)
+    stalls = {
+        "formatting": "r.CppFormatter.submit = lambda self, paths: stall()\n",
+        "staging": "real = g.tree\ng.tree = lambda files: (lambda stage: (real(files)(stage), stall()))\n",
+    }
+    for where, patch in stalls.items():
+        script = (
+            "import sys, time, opgen.render as r, opgen.generate as g\n"
+            "def stall():\n    print('stalled', flush=True)\n    time.sleep(60)\n"
+            f"{patch}r._scratch_dir = lambda: {str(scratch)!r}\n"
+            f"from opgen.cli import main\nsys.argv = ['opgen', 'gen', {str(spec)!r}, '-o', {str(root)!r}]\nmain()\n"
+        )
+        killed = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+        assert killed.stdout is not None and killed.stdout.readline().strip() == "stalled", where
+        killed.kill()
+        killed.wait()
+        assert _leftovers(scratch, root), f"a kill while {where} leaves something (else this test proves nothing)"
+    monkeypatch.setattr(render, "_scratch_dir", lambda: str(scratch))
+    assert run("gen", spec, "-o", root).code == 0
+    assert _leftovers(scratch, root) == []
