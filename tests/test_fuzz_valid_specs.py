@@ -28,12 +28,17 @@ INT_SAFE_OPS = ["add", "sub", "mul", "max", "min", "adds", "muls", "maxs", "mins
 BINARY = {"add", "sub", "mul", "div", "max", "min"}
 WITH_SCALAR = {"adds", "muls", "maxs", "mins"}
 NAMES = ["dy", "x", "feat", "grad", "scale"]
-constants = st.sampled_from([-2.0, -0.5, 0.0, 0.25, 1.0, 1.5957691216057308, 3.0])
+CONSTANTS = [-2.0, -0.5, 0.0, 0.25, 1.0, 1.5957691216057308, 3.0]
 
 
 @st.composite
-def recipes(draw: st.DrawFn, inputs: list[str], ops: list[str], output: str, mask: str | None) -> list[str]:
-    """A chain of steps: each value feeds the next, binary ops also read an earlier value."""
+def recipes(draw: st.DrawFn, inputs: list[str], ops: list[str], output: str, mask: str | None,
+            unsigned: bool = False) -> list[str]:
+    """A chain of steps: each value feeds the next, binary ops also read an earlier value.
+
+    Constants fit the compute dtype: an unsigned native dtype takes no negative one.
+    """
+    constants = st.sampled_from([c for c in CONSTANTS if c >= 0 or not unsigned])
     values = list(inputs)
     current = draw(st.sampled_from(inputs))
     steps = []
@@ -74,7 +79,8 @@ def valid_specs(draw: st.DrawFn) -> str:
     ]
     ops = INT_SAFE_OPS if native else FLOAT_OPS
     compute = {"dtype": "native" if native else "float32",
-               "variants": {v: draw(recipes(names, ops, "z", mask)) for v in variants}}
+               "variants": {v: draw(recipes(names, ops, "z", mask, native and any(k.startswith("uint") for k in keys)))
+                            for v in variants}}
     read = {a.strip() for steps in compute["variants"].values() for s in steps
             for a in s.split("(", 1)[1].rstrip(")").split(",")}
     api_inputs = [{"name": f"in{i}", "tensor": t["name"]} for i, t in enumerate(inputs)]

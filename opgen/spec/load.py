@@ -81,10 +81,12 @@ def _distinct_errors(data: Any, exc: ValidationError) -> Iterator[tuple[Loc, Any
 
 
 def _problems(where: str, data: Any, found: list[tuple[Loc, str]]) -> OpgenError:
-    """Problems ordered by line, each as an OpgenError at `where:line`."""
-    located = [(list(_lines(data, loc))[-1:] or [0], k, OpgenError(message, where=_where(where, data, loc)))
-               for k, (loc, message) in enumerate(found)]
-    return spec_error(where, [error for *_, error in sorted(located, key=lambda item: (item[0], item[1]))])
+    """Problems ordered by line (then as found), each as an OpgenError at `where:line`."""
+    def line(loc: Loc) -> int:
+        return ([0, *_lines(data, loc)])[-1]
+
+    ordered = sorted(enumerate(found), key=lambda item: (line(item[1][0]), item[0]))
+    return spec_error(where, [OpgenError(message, where=_where(where, data, loc)) for _, (loc, message) in ordered])
 
 
 def _read_yaml(text: str, where: str) -> Any:
