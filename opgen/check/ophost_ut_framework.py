@@ -16,6 +16,7 @@ interrupted first build resumes; the finished tree is renamed to `<key>/` and ne
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import re
 import shutil
@@ -27,14 +28,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cann_sources import CannSources, cache_root, stage_dir
+from ..cann_sources import CannSources, cache_root
 from ..errors import OpgenError
 
 REPOS = ("metadef", "ge", "runtime", "opbase", "asc-devkit", "libboundscheck", "googletest", "ops-nn", "json")
 COMPILE_TIMEOUT = 900.0
+FRAMEWORK_LAYOUT = "2"  # bump when the archives or their members change
 DEFINES = ("-DLOG_CPP", '-DOP_SUBMOD_NAME="OPS_NN"', "-DOS_TYPE=0", "-DFMK_SUPPORT_DUMP",
            "-DNO_METADEF_ABI_COMPATIABLE", "-D_GLIBCXX_USE_CXX11_ABI=1")
 CXX_FLAGS = ("-std=c++17", "-O0", "-fPIC", "-w", "-fno-diagnostics-color", "-fexceptions")
+TILING_EXECUTOR = "tiling_case_executor.cpp"  # built per SoC: it bakes BUILD_SOC_VERSION in
 ALIAS_HEADER = "opgen_ascend_private.h"
 # CANN names its private protobuf copy `ascend_private`; the system's lives in `google`
 ALIAS_TEXT = ("#pragma once\n#ifdef __cplusplus\nnamespace google {}\n"
@@ -111,7 +114,10 @@ class Framework:
 
 
 def framework_dir(sources: CannSources) -> Path:
-    return cache_root() / "ophost-ut" / sources.content_key(*REPOS)
+    """Keyed by the sources' content and by what the builder compiles them with."""
+    recipe = "\0".join((FRAMEWORK_LAYOUT, *DEFINES, *CXX_FLAGS, ALIAS_TEXT, DLOG_TEXT, TILING_EXECUTOR))
+    builder = hashlib.sha256(recipe.encode()).hexdigest()[:8]
+    return cache_root() / "ophost-ut" / f"{sources.content_key(*REPOS)}-{builder}"
 
 
 def include_dirs(sources: CannSources, generated: Path) -> list[Path]:
@@ -127,7 +133,7 @@ def include_dirs(sources: CannSources, generated: Path) -> list[Path]:
         ge / "graph_metadef/third_party/transformer/src", ge / "inc/graph_metadef/graph",
         ge / "inc/graph_metadef/common", ge / "inc/graph_metadef/external/graph", ge / "inc",
         rt / "src/platform", rt / "pkg_inc/mmpa", rt / "pkg_inc/mmpa/sub_inc", rt / "pkg_inc/base",
-        rt / "include/external/acl", rt / "src/dfx/error_manager",
+        rt / "include/external/acl", rt / "src/dfx/error_manager", rt / "include/dfx/base", rt / "pkg_inc/platform",
         r / "asc-devkit/include/utils/tiling/platform",
         r / "googletest/googletest/include",
         r / "ops-nn/tests/ut/common",
@@ -143,7 +149,7 @@ def units(sources: CannSources, generated: Path) -> dict[str, list[Unit]]:
     graph_sources = [p for name in graph_lists
                      for p in cmake_list(ge_graph / "CMakeLists.txt", name,
                                          {"GE_METADEF_DIR": r / "ge/graph_metadef"}, ge_graph)]
-    ut_common = sorted((r / "ops-nn/tests/ut/common").glob("*.cpp"))
+    ut_common = sorted(p for p in (r / "ops-nn/tests/ut/common").glob("*.cpp") if p.name != TILING_EXECUTOR)
     return {
         "ut_common": [Unit(p, ("-fno-access-control",)) for p in ut_common],
         "op_common": [Unit(p) for p in sorted((r / "opbase/src/op_common").rglob("*.cpp"))],
@@ -192,7 +198,7 @@ def _framework(sources: CannSources, root: Path, seconds: float) -> Framework:
     generated = root / "generated"
     archives = tuple(root / "lib" / f"lib{name}.a" for name in units(sources, generated) if name != "ut_common")
     return Framework(root, (root / "lib/libut_common.a", *archives), (root / "lib/test_op_host_main.o",),
-                     tuple(include_dirs(sources, generated)), framework_flags(root))
+                     tuple(include_dirs(sources, generated)), framework_flags(root), seconds)
 
 
 def framework_flags(root: Path) -> tuple[str, ...]:
@@ -266,10 +272,7 @@ def _compile(archive: str, unit: Unit, work: Path, flags: Sequence[str], dirs: S
     if obj.is_file():
         return obj
     obj.parent.mkdir(parents=True, exist_ok=True)
-    if unit.source.suffix == ".c":
-        command = [cc, "-O0", "-fPIC", "-w", *DEFINES, *dirs]
-    else:
-        command = [compiler, *flags, *dirs]
+    command = [cc, "-O0", "-fPIC", "-w", *DEFINES, *dirs] if unit.source.suffix == ".c" else [compiler, *flags, *dirs]
     part = obj.with_suffix(f".part{os.getpid()}")
     try:
         _run(["nice", "-n", "10", *command, *unit.flags, "-c", str(unit.source), "-o", str(part)],

@@ -1,0 +1,214 @@
+"""ut tier: the op's generated UTs against ops-nn's own UT framework, built from the open CANN sources.
+
+op_host UTs (infershape + tiling): ops-nn builds one executable per compute unit (`build.sh -u --ophost
+--soc=X`); so does this tier. Per SoC it compiles the op's host sources (def, infershape, tiling, plus the
+SoC's tiling dir such as `op_host/arch35`), the UTs under `tests/ut/op_host` (plus the same sub-dir), and
+ops-nn's `tiling_case_executor.cpp` with that SoC baked in, links them against the cached framework
+(`ophost_ut_framework`) and, only with `--allow-exec`, runs the executable through `run_tree_code`.
+op_api UTs compile with `-fsyntax-only` against `tests/ut/op_api/op_api_ut_common`; kernel UTs are not
+built here (they need the kernel tier's CPU stand-ins).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..cann_sources import CannSources, enable_hint
+from ..errors import OpgenError
+from ..plan import RenderPlan
+from ..spec.socs import SOCS
+from .headers import first_error
+from .items import CheckItem, bad, ok, skipped
+from .ophost_ut_framework import TILING_EXECUTOR, Framework, build_framework
+from .trust import Trust, run_tree_code
+
+TIER = "ut"
+TIMEOUT = 600.0
+RUN_TIMEOUT = 300.0
+_FAILURE_AT = re.compile(r"^(?P<where>[^\s:]+):(?P<line>\d+)(?:: Failure)?", re.M)
+_EXECUTOR_SOC = re.compile(r'\{"(ascend\w+|kirin\w+|mc\d+)",\s*"')
+
+
+@dataclass(frozen=True)
+class Source:
+    rel: str  # relative to the op dir
+    flags: tuple[str, ...]
+
+
+def ut_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, trust: Trust,
+            *, jobs: int = 2) -> list[CheckItem]:
+    if sources is None:
+        return [skipped("op_host UTs", enable_hint(TIER))]
+    if sources.kind == "toolkit":
+        return [skipped("op_host UTs", "the ut tier builds from the open sources (--cann-src); a toolkit's "
+                                       "prebuilt libraries are not linked here")]
+    missing = sources.missing("ut")
+    if missing:
+        return [skipped("op_host UTs", "missing CANN sources: " + "; ".join(missing))]
+    for tool in ("g++", "gcc", "ar", "protoc"):
+        if shutil.which(tool) is None:
+            return [skipped("op_host UTs", f"{tool} not found on PATH (Debian: apt-get install g++ "
+                                           "protobuf-compiler libprotobuf-dev)")]
+    op_dir = op_dir.resolve()
+    try:
+        framework = build_framework(sources, jobs=jobs)
+    except OpgenError as error:
+        return [bad("op_host UT framework", str(error))]
+    how = f"built in {framework.seconds:.0f}s" if framework.seconds else "cached"
+    items = [ok("op_host UT framework", f"{how} at {framework.root}", seconds=round(framework.seconds, 1))]
+    executor_source = sources.repo("ops-nn") / "tests/ut/common" / TILING_EXECUTOR
+    executor_socs = set(_EXECUTOR_SOC.findall(executor_source.read_text(encoding="utf-8", errors="replace")))
+    with tempfile.TemporaryDirectory(prefix="opgen-ut-") as scratch:
+        work = Path(scratch)
+        for soc in plan.socs:
+            if soc.name not in executor_socs:
+                items.append(skipped(f"op_host UTs ({soc.name})", f"ops-nn's {TILING_EXECUTOR} knows no "
+                                                                 f"{soc.name}: no platform to run its tiling on"))
+                continue
+            items += _ophost_for_soc(op_dir, soc.name, framework, executor_source, work / soc.name, trust, jobs)
+        items += _op_api_syntax(op_dir, sources, framework, jobs)
+    items.append(skipped("kernel UTs", "not built by the ut tier: they need tikicpulib or the kernel tier's "
+                                       "CPU stand-ins (see the kernel tier)"))
+    return items
+
+
+def ophost_sources(op_dir: Path, tiling_dir: str | None) -> tuple[list[Source], list[Source]]:
+    """(host sources, UT sources) ops-nn compiles into the op_host UT of a compute unit with `tiling_dir`."""
+    host_dirs = [op_dir / "op_host", *([op_dir / "op_host" / tiling_dir] if tiling_dir else [])]
+    ut_root = op_dir / "tests/ut/op_host"
+    ut_dirs = [ut_root, *([ut_root / tiling_dir] if tiling_dir else [])]
+    host = []
+    for folder in host_dirs:
+        for path in sorted(folder.glob("*.cpp")):
+            role = "OP_TILING" if "tiling" in path.name else "OP_PROTO"
+            host.append(Source(path.relative_to(op_dir).as_posix(),
+                               (f'-DOPS_UTILS_LOG_SUB_MOD_NAME="{role}"', "-DDISABLE_COMPILE_V1")))
+    tests = [Source(p.relative_to(op_dir).as_posix(), ("-fno-access-control",))
+             for folder in ut_dirs for pattern in ("test_*_tiling.cpp", "test_*_infershape.cpp")
+             for p in sorted(folder.glob(pattern))]
+    return host, tests
+
+
+def _ophost_for_soc(op_dir: Path, soc: str, framework: Framework, executor_source: Path, work: Path,
+                    trust: Trust, jobs: int) -> list[CheckItem]:
+    work.mkdir(parents=True)
+    host, tests = ophost_sources(op_dir, SOCS[soc].arch)
+    if not tests:
+        return [skipped(f"op_host UTs ({soc})", "no tests/ut/op_host/test_*_{tiling,infershape}.cpp")]
+    own = [op_dir / "op_host", op_dir / "op_graph", op_dir, op_dir.parent]
+    base = [*framework.flags, *(f"-I{d}" for d in (*own, *framework.include_dirs))]
+    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+        results = list(pool.map(lambda s: _compile(op_dir, s, base, work), [*host, *tests]))
+    items = [ok(f"{s.rel} compiles ({soc})") if error is None else bad(f"{s.rel} compiles ({soc})", error)
+             for s, (_, error) in zip([*host, *tests], results, strict=True)]
+    executor = work / "tiling_case_executor.o"
+    error = _gxx(["g++", *base, f"-DBUILD_SOC_VERSION={soc}", "-fno-access-control", "-c",
+                  str(executor_source), "-o", str(executor)], None)
+    if error is not None:
+        items.append(bad(f"{TILING_EXECUTOR} ({soc})", error))
+    if any(i.status == "fail" for i in items):
+        items.append(skipped(f"op_host UTs run ({soc})", "not linked: a source above did not compile"))
+        return items
+    exe = work / f"ophost_ut_{soc}"
+    objects = [str(obj) for obj, _ in results if obj is not None]
+    link = ["g++", "-o", str(exe), *map(str, framework.whole_objects), *objects, str(executor),
+            "-Wl,--start-group", *map(str, framework.archives), "-Wl,--end-group",
+            "-lprotobuf", "-lpthread", "-ldl"]
+    linked = _gxx(link, op_dir)
+    if linked is not None:
+        items.append(bad(f"op_host UT link ({soc})", linked))
+        return items
+    items.append(ok(f"op_host UT link ({soc})", f"{len(objects)} op objects against the framework"))
+    if not trust.allow_exec:
+        items.append(skipped(f"op_host UTs run ({soc})", trust.refusal(f"the op_host UT executable ({soc})")))
+        return items
+    items.append(_run(exe, op_dir, soc, work))
+    return items
+
+
+def _compile(op_dir: Path, source: Source, base: Sequence[str], work: Path) -> tuple[Path | None, str | None]:
+    out = work / (source.rel.replace("/", "__") + ".o")
+    error = _gxx(["g++", *base, *source.flags, "-c", str(op_dir / source.rel), "-o", str(out)], op_dir)
+    return (out, None) if error is None else (None, error)
+
+
+def _gxx(command: Sequence[str], op_dir: Path | None) -> str | None:
+    """None when the compiler succeeded, else its first error (op-relative `file:line: message`)."""
+    try:
+        done = subprocess.run(["nice", "-n", "10", *command], capture_output=True, text=True, errors="replace",
+                              timeout=TIMEOUT, check=False, env={**os.environ, "LC_ALL": "C"})
+    except subprocess.TimeoutExpired:
+        return f"g++ took more than {TIMEOUT:.0f}s"
+    if done.returncode == 0:
+        return None
+    output = done.stderr.replace(" -Werror", "")
+    if op_dir is None:
+        return first_error(output, Path("/nonexistent"))
+    undefined = re.search(r"undefined reference to [`'](?P<symbol>[^']+)'", output)
+    if undefined:
+        return f"undefined reference to {undefined.group('symbol')}"
+    return first_error(output, op_dir)
+
+
+def _run(exe: Path, op_dir: Path, soc: str, work: Path) -> CheckItem:
+    report = work / "gtest.json"
+    done = run_tree_code([str(exe), f"--gtest_output=json:{report}"], timeout=RUN_TIMEOUT)
+    label = f"op_host UTs run ({soc})"
+    if done.timed_out:
+        return bad(label, f"the UT executable ran longer than {RUN_TIMEOUT:.0f}s")
+    if not report.is_file():
+        tail = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
+        return bad(label, f"the UT executable ended (exit {done.returncode}) before reporting: {tail}")
+    results = json.loads(report.read_text(encoding="utf-8"))
+    total = int(results.get("tests", 0))
+    failed = int(results.get("failures", 0))
+    problems = [_failure(case, suite["name"], op_dir) for suite in results.get("testsuites", [])
+                for case in suite.get("testsuite", []) if case.get("failures")]
+    figures = {"tests": total, "passed": total - failed, "failed": failed}
+    if problems or done.returncode != 0:
+        return bad(label, "; ".join(problems) or f"exit code {done.returncode}", **figures)
+    if total == 0:
+        return bad(label, "the executable ran no test", **figures)
+    return ok(label, f"{total} tests passed", **figures)
+
+
+def _failure(case: dict[str, object], suite: str, op_dir: Path) -> str:
+    failures = case.get("failures")
+    text = str(failures[0].get("failure", "")) if isinstance(failures, list) and failures else ""
+    where = _FAILURE_AT.search(text)
+    message = " ".join(line.strip() for line in text.splitlines()[1:4] if line.strip())
+    if where is None:
+        return f"{suite}.{case.get('name')}: {message or 'failed'}"
+    path = os.path.abspath(where.group("where"))
+    base = str(op_dir) + os.sep
+    rel = path[len(base):] if path.startswith(base) else where.group("where")
+    return f"{rel}:{where.group('line')}: {suite}.{case.get('name')}: {message}"
+
+
+def _op_api_syntax(op_dir: Path, sources: CannSources, framework: Framework, jobs: int) -> list[CheckItem]:
+    files = sorted((op_dir / "tests/ut/op_api").glob("test_*.cpp"))
+    if not files:
+        return [skipped("op_api UTs", "no tests/ut/op_api/test_*.cpp")]
+    common = sources.repo("ops-nn") / "tests/ut/op_api"
+    dirs = [op_dir / "tests/ut/op_api", op_dir, op_dir.parent, common, common / "op_api_ut_common",
+            *sources.host_include_dirs(op_api=True), *framework.include_dirs]
+    base = ["g++", "-std=c++17", "-fsyntax-only", "-fno-diagnostics-color", "-fmax-errors=10",
+            "-Dgoogle=ascend_private", "-DLOG_CPP", *(f"-I{d}" for d in dirs)]
+    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+        errors = list(pool.map(lambda f: _gxx([*base, str(f)], op_dir), files))
+    items = []
+    for path, error in zip(files, errors, strict=True):
+        label = f"{path.relative_to(op_dir).as_posix()} compiles (op_api, -fsyntax-only)"
+        items.append(ok(label) if error is None else bad(label, error))
+    items.append(skipped("op_api UTs run", "not run: they link opbase's nnopbase runtime and ops-nn's "
+                                           "op_api_ut_common stubs, which this tier does not build"))
+    return items
