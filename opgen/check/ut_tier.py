@@ -121,7 +121,12 @@ def _ophost_for_soc(op_dir: Path, soc: str, framework: Framework, executor_sourc
     exe = work / f"ophost_ut_{soc}"
     objects = [str(obj) for obj, _ in results if obj is not None]
     link = ["g++", "-o", str(exe), *map(str, framework.whole_objects), *objects, str(executor),
-            "-Wl,--start-group", *map(str, framework.archives), "-Wl,--end-group",
+            # metadef and graph each carry AscendString/TypeUtils (two shared libraries upstream, where the
+            # first loaded wins); as archives the first definition wins the same way
+            "-Wl,--allow-multiple-definition",
+            # whole archives: graph and error-manager functions are referenced weakly, which never pulls a
+            # member out of an archive (shared libraries upstream resolve them at load time)
+            "-Wl,--whole-archive", *map(str, framework.archives), "-Wl,--no-whole-archive",
             "-lprotobuf", "-lpthread", "-ldl"]
     linked = _gxx(link, op_dir)
     if linked is not None:
@@ -153,9 +158,10 @@ def _gxx(command: Sequence[str], op_dir: Path | None) -> str | None:
     output = done.stderr.replace(" -Werror", "")
     if op_dir is None:
         return first_error(output, Path("/nonexistent"))
-    undefined = re.search(r"undefined reference to [`'](?P<symbol>[^']+)'", output)
-    if undefined:
-        return f"undefined reference to {undefined.group('symbol')}"
+    linker = [line.split(": ", 1)[-1] for line in output.splitlines()
+              if "undefined reference" in line or "multiple definition" in line]
+    if linker:
+        return f"{linker[0]} [{len(linker)} linker errors in all]"
     return first_error(output, op_dir)
 
 
@@ -199,7 +205,7 @@ def _op_api_syntax(op_dir: Path, sources: CannSources, framework: Framework, job
     if not files:
         return [skipped("op_api UTs", "no tests/ut/op_api/test_*.cpp")]
     common = sources.repo("ops-nn") / "tests/ut/op_api"
-    dirs = [op_dir / "tests/ut/op_api", op_dir, op_dir.parent, common, common / "op_api_ut_common",
+    dirs = [op_dir / "tests/ut/op_api", op_dir, op_dir.parent, common, common / "op_api_ut_common/inc", common / "op_api_ut_common",
             *sources.host_include_dirs(op_api=True), *framework.include_dirs]
     base = ["g++", "-std=c++17", "-fsyntax-only", "-fno-diagnostics-color", "-fmax-errors=10",
             "-Dgoogle=ascend_private", "-DLOG_CPP", *(f"-I{d}" for d in dirs)]
