@@ -12,6 +12,7 @@ from .classic import ClassicKernel, classic_kernel
 from .dag import DagKernel, dag_kernel
 from .examples import ExamplePlan, example_plan
 from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan
+from .ophost_tests import OphostUtPlan, ophost_ut_plan
 from .platforms import SocPlan, soc_plan
 from .st_cases import st_csv
 from .tensors import DtypeCombination, TensorPlan, combinations, tensor_plans
@@ -75,6 +76,7 @@ class RenderPlan:
     st_arch: str
     st_csv: str
     ut: UtPlan
+    ophost_ut: OphostUtPlan
     example: ExamplePlan
     op_api_dir: str  # op_api (arch35) or op_host/op_api (classic)
     description: str
@@ -189,6 +191,8 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
             (p.tiling_key or 0, p.soc, spec.compute.variants[p.compute_variant]) for p in spec.platforms
         ])
     rule = spec.constraints.last_dim_multiple_of
+    dtype_cases = _classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num)
+    source_input = [t.name for t in inputs].index(spec.infershape.input) if spec.infershape.input else 0
     rel_dir = f"{spec.category}/{name}"
     arches = [s.arch for s in socs if s.arch]
     op_api_dir = "op_api" if layout == "arch35" else "op_host/op_api"
@@ -204,9 +208,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         guard=name.upper(), tensors=tensors, attrs=tuple(_attr(a) for a in spec.attrs), combinations=combos,
         socs=socs, sch_modes=spec.tiling.sch_modes, workspace_bytes=spec.tiling.workspace_bytes,
         buffer_num=spec.tiling.buffer_num, float_compute=float_compute, dag=dag, classic=classic,
-        classic_dtype_cases=_classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num),
-        infershape_rule=spec.infershape.rule,
-        infershape_input=[t.name for t in inputs].index(spec.infershape.input) if spec.infershape.input else 0,
+        classic_dtype_cases=dtype_cases, infershape_rule=spec.infershape.rule, infershape_input=source_input,
         same_shape=tuple(by_name[n] for n in spec.constraints.same_shape),
         same_dtype=tuple(by_name[n] for n in spec.constraints.same_dtype),
         last_dim_checked=(by_name[rule.tensor],) if rule else (), last_dim_multiple=rule.multiple if rule else 1,
@@ -214,6 +216,8 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         st_arch=arches[0] if arches else "arch22",
         st_csv=st_csv(spec, tensors, combos),
         ut=ut_plan(spec, layout, tensors, combos, socs, op_api_dir, f"aclnn_{camel_to_snake(spec.aclnn.api)}"),
+        ophost_ut=ophost_ut_plan(spec, layout, tensors, combos, socs, tuple(c.bits for c in dtype_cases),
+                                 source_input),
         example=example_plan(spec, by_name, combos), op_api_dir=op_api_dir, description=spec.docs.description,
         formula=spec.docs.formula, products=tuple((p.name, SUPPORT_MARKS[p.supported]) for p in spec.docs.products),
         notes=spec.docs.notes,

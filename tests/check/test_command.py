@@ -46,7 +46,8 @@ def failing_items(tier: dict[str, object]) -> list[dict[str, object]]:
     return [i for i in items if i["status"] == "fail"]
 
 
-ALL_PASS = {"structure": "pass", "syntax": "pass", "consistency": "pass", "numerics": "pass", "headers": "skip", "ut": "skip"}
+ALL_PASS = {"structure": "pass", "syntax": "pass", "consistency": "pass", "numerics": "pass", "headers": "skip",
+            "ut": "skip"}
 
 
 @pytest.mark.parametrize("rel_dir", SAMPLE_DIRS)
