@@ -67,16 +67,16 @@ def ut_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, trust: 
     items = [ok("op_host UT framework", f"{how} at {framework.root}", seconds=round(framework.seconds, 1))]
     executor_source = sources.repo("ops-nn") / "tests/ut/common" / TILING_EXECUTOR
     executor_socs = set(_EXECUTOR_SOC.findall(executor_source.read_text(encoding="utf-8", errors="replace")))
+    runnable = [soc.name for soc in plan.socs if soc.name in executor_socs]
+    items += [skipped(f"op_host UTs ({soc.name})", f"ops-nn's {TILING_EXECUTOR} knows no {soc.name}: no "
+                                                   "platform to run its tiling on")
+              for soc in plan.socs if soc.name not in executor_socs]
     with tempfile.TemporaryDirectory(prefix="opgen-ut-") as scratch:
-        work = Path(scratch)
-        for soc in plan.socs:
-            if soc.name not in executor_socs:
-                items.append(skipped(f"op_host UTs ({soc.name})", f"ops-nn's {TILING_EXECUTOR} knows no "
-                                                                 f"{soc.name}: no platform to run its tiling on"))
-                continue
-            others = [t.suite for t in plan.ophost_ut.tiling_suites if t.soc != soc.name]
-            items += _ophost_for_soc(op_dir, soc.name, others, framework, executor_source, work / soc.name, trust,
-                                     jobs)
+        build = _OphostBuild(op_dir, framework, executor_source, Path(scratch), jobs)
+        items += build.compile_all(runnable)
+        for soc in runnable:
+            others = [t.suite for t in plan.ophost_ut.tiling_suites if t.soc != soc]
+            items += build.link_and_run(soc, others, trust)
         items += _op_api_syntax(op_dir, sources, framework, jobs)
     items.append(skipped("kernel UTs", "not built by the ut tier: they need tikicpulib or the kernel tier's "
                                        "CPU stand-ins (see the kernel tier)"))
@@ -100,54 +100,65 @@ def ophost_sources(op_dir: Path, tiling_dir: str | None) -> tuple[list[Source], 
     return host, tests
 
 
-def _ophost_for_soc(op_dir: Path, soc: str, other_suites: Sequence[str], framework: Framework,
-                    executor_source: Path, work: Path, trust: Trust, jobs: int) -> list[CheckItem]:
-    """Compile, link and (trusted) run one SoC's executable; the tiling suites of the op's other SoCs are
-    filtered out, as their expectations are for another platform."""
-    work.mkdir(parents=True)
-    host, tests = ophost_sources(op_dir, SOCS[soc].arch)
-    if not tests:
-        return [skipped(f"op_host UTs ({soc})", "no tests/ut/op_host/test_*_{tiling,infershape}.cpp")]
-    own = [op_dir / "op_host", op_dir / "op_graph", op_dir, op_dir.parent]
-    base = [*framework.flags, *(f"-I{d}" for d in (*own, *framework.include_dirs))]
-    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
-        results = list(pool.map(lambda s: _compile(op_dir, s, base, work), [*host, *tests]))
-    items = [ok(f"{s.rel} compiles ({soc})") if error is None else bad(f"{s.rel} compiles ({soc})", error)
-             for s, (_, error) in zip([*host, *tests], results, strict=True)]
-    executor = work / "tiling_case_executor.o"
-    error = _gxx(["g++", *base, f"-DBUILD_SOC_VERSION={soc}", "-fno-access-control", "-c",
-                  str(executor_source), "-o", str(executor)], None)
-    if error is not None:
-        items.append(bad(f"{TILING_EXECUTOR} ({soc})", error))
-    if any(i.status == "fail" for i in items):
-        items.append(skipped(f"op_host UTs run ({soc})", "not linked: a source above did not compile"))
-        return items
-    exe = work / f"ophost_ut_{soc}"
-    objects = [str(obj) for obj, _ in results if obj is not None]
-    link = ["g++", "-o", str(exe), *map(str, framework.whole_objects), *objects, str(executor),
-            # metadef and graph each carry AscendString/TypeUtils (two shared libraries upstream, where the
-            # first loaded wins); as archives the first definition wins the same way
-            "-Wl,--allow-multiple-definition",
-            # whole archives: graph and error-manager functions are referenced weakly, which never pulls a
-            # member out of an archive (shared libraries upstream resolve them at load time)
-            "-Wl,--whole-archive", *map(str, framework.archives), "-Wl,--no-whole-archive",
-            "-lprotobuf", "-lpthread", "-ldl"]
-    linked = _gxx(link, op_dir)
-    if linked is not None:
-        items.append(bad(f"op_host UT link ({soc})", linked))
-        return items
-    items.append(ok(f"op_host UT link ({soc})", f"{len(objects)} op objects against the framework"))
-    if not trust.allow_exec:
-        items.append(skipped(f"op_host UTs run ({soc})", trust.refusal(f"the op_host UT executable ({soc})")))
-        return items
-    items.append(_run(exe, op_dir, soc, other_suites, work))
-    return items
+class _OphostBuild:
+    """One op's op_host UT build: every source compiled once (host and UT objects do not depend on the SoC),
+    ops-nn's tiling executor once per SoC, then one executable per SoC."""
 
+    def __init__(self, op_dir: Path, framework: Framework, executor_source: Path, work: Path, jobs: int) -> None:
+        self.op_dir, self.framework, self.executor_source, self.work, self.jobs = (
+            op_dir, framework, executor_source, work, jobs)
+        own = [op_dir / "op_host", op_dir / "op_graph", op_dir, op_dir.parent]
+        self.base = [*framework.flags, *(f"-I{d}" for d in (*own, *framework.include_dirs))]
+        self.objects: dict[str, Path | None] = {}
 
-def _compile(op_dir: Path, source: Source, base: Sequence[str], work: Path) -> tuple[Path | None, str | None]:
-    out = work / (source.rel.replace("/", "__") + ".o")
-    error = _gxx(["g++", *base, *source.flags, "-c", str(op_dir / source.rel), "-o", str(out)], op_dir)
-    return (out, None) if error is None else (None, error)
+    def compile_all(self, socs: Sequence[str]) -> list[CheckItem]:
+        sources = {s.rel: s for soc in socs for group in ophost_sources(self.op_dir, SOCS[soc].arch) for s in group}
+        jobs: list[tuple[str, list[str]]] = [
+            (rel, [*self.base, *s.flags, "-c", str(self.op_dir / rel)]) for rel, s in sources.items()]
+        jobs += [(f"{TILING_EXECUTOR}@{soc}", [*self.base, f"-DBUILD_SOC_VERSION={soc}", "-fno-access-control",
+                                               "-c", str(self.executor_source)]) for soc in socs]
+        with ThreadPoolExecutor(max_workers=max(self.jobs, 1)) as pool:
+            errors = list(pool.map(lambda job: self._compile(*job), jobs))
+        items = []
+        for (key, _), error in zip(jobs, errors, strict=True):
+            label = f"{key.replace('@', ' (')})" if "@" in key else key
+            items.append(ok(f"{label} compiles") if error is None else bad(f"{label} compiles", error))
+        return items
+
+    def _compile(self, key: str, command: list[str]) -> str | None:
+        out = self.work / (key.replace("/", "__") + ".o")
+        error = _gxx(["g++", *command, "-o", str(out)], None if "@" in key else self.op_dir)
+        self.objects[key] = out if error is None else None
+        return error
+
+    def link_and_run(self, soc: str, other_suites: Sequence[str], trust: Trust) -> list[CheckItem]:
+        """Link (and, trusted, run) one SoC's executable; the op's other SoCs' tiling suites are filtered
+        out, as their expectations are for another platform."""
+        host, tests = ophost_sources(self.op_dir, SOCS[soc].arch)
+        if not tests:
+            return [skipped(f"op_host UTs ({soc})", "no tests/ut/op_host/test_*_{tiling,infershape}.cpp")]
+        wanted = [s.rel for s in (*host, *tests)] + [f"{TILING_EXECUTOR}@{soc}"]
+        objects = [self.objects.get(key) for key in wanted]
+        if any(obj is None for obj in objects):
+            return [skipped(f"op_host UTs run ({soc})", "not linked: a source above did not compile")]
+        exe = self.work / f"ophost_ut_{soc}"
+        link = ["g++", "-o", str(exe), *map(str, self.framework.whole_objects), *map(str, objects),
+                # metadef and graph each carry AscendString/TypeUtils (two shared libraries upstream, where
+                # the first loaded wins); as archives the first definition wins the same way
+                "-Wl,--allow-multiple-definition",
+                # whole archives: graph and error-manager functions are referenced weakly, which never pulls
+                # a member out of an archive (shared libraries upstream resolve them at load time)
+                "-Wl,--whole-archive", *map(str, self.framework.archives), "-Wl,--no-whole-archive",
+                "-lprotobuf", "-lpthread", "-ldl"]
+        linked = _gxx(link, self.op_dir)
+        if linked is not None:
+            return [bad(f"op_host UT link ({soc})", linked)]
+        items = [ok(f"op_host UT link ({soc})", f"{len(objects) - 1} op and UT objects against the framework")]
+        if not trust.allow_exec:
+            items.append(skipped(f"op_host UTs run ({soc})", trust.refusal(f"the op_host UT executable ({soc})")))
+        else:
+            items.append(_run(exe, self.op_dir, soc, other_suites, self.work))
+        return items
 
 
 def _gxx(command: Sequence[str], op_dir: Path | None) -> str | None:
