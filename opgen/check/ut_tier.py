@@ -206,16 +206,28 @@ def _run(exe: Path, op_dir: Path, soc: str, other_suites: Sequence[str], work: P
 
 
 def _failure(case: dict[str, object], suite: str, op_dir: Path) -> str:
+    """`file:line: Suite.case: message`: where the failed assertion is when it is in the op's UT, else the
+    line of the op's test case (ExecuteTestCase asserts inside ops-nn's executor) with the assertion's place."""
     failures = case.get("failures")
     text = str(failures[0].get("failure", "")) if isinstance(failures, list) and failures else ""
+    message = " ".join(line.strip() for line in text.splitlines()[1:] if line.strip())[:400]
     where = _FAILURE_AT.search(text)
-    message = " ".join(line.strip() for line in text.splitlines()[1:4] if line.strip())
-    if where is None:
-        return f"{suite}.{case.get('name')}: {message or 'failed'}"
-    path = os.path.abspath(where.group("where"))
-    base = str(op_dir) + os.sep
-    rel = path[len(base):] if path.startswith(base) else where.group("where")
-    return f"{rel}:{where.group('line')}: {suite}.{case.get('name')}: {message}"
+    name = f"{suite}.{case.get('name')}"
+    if where is not None and _inside(where.group("where"), op_dir):
+        return f"{_relative(where.group('where'), op_dir)}:{where.group('line')}: {name}: {message}"
+    asserted = f" (at {Path(where.group('where')).name}:{where.group('line')})" if where is not None else ""
+    if isinstance(case.get("file"), str) and case.get("line"):
+        return f"{_relative(str(case['file']), op_dir)}:{case['line']}: {name}: {message}{asserted}"
+    return f"{name}: {message or 'failed'}{asserted}"
+
+
+def _inside(path: str, op_dir: Path) -> bool:
+    return os.path.abspath(path).startswith(str(op_dir) + os.sep)
+
+
+def _relative(path: str, op_dir: Path) -> str:
+    full = os.path.abspath(path)
+    return full[len(str(op_dir)) + 1:] if _inside(path, op_dir) else path
 
 
 def _op_api_syntax(op_dir: Path, sources: CannSources, framework: Framework, jobs: int) -> list[CheckItem]:
