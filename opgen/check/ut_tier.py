@@ -199,7 +199,8 @@ def _run(exe: Path, op_dir: Path, soc: str, other_suites: Sequence[str], work: P
                 for case in suite.get("testsuite", []) if case.get("failures")]
     figures = {"tests": total, "passed": total - failed, "failed": failed}
     if problems or done.returncode != 0:
-        return bad(label, "; ".join(problems) or f"exit code {done.returncode}", **figures)
+        shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+        return bad(label, shown or f"exit code {done.returncode}", **figures)
     if total == 0:
         return bad(label, "the executable ran no test", **figures)
     return ok(label, f"{total} tests passed", **figures)

@@ -178,7 +178,10 @@ def _arch35_cases(spec: OpSpec, inputs: list[TensorPlan], outputs: list[TensorPl
     """opbase ElewiseTiling's core split (it depends on the element count, the core count and the DAG's
     narrowest dtype); the UB split also depends on the DAG's live-buffer count, which atvoss derives at
     compile time and is not computed here (the UT checks its invariants instead)."""
-    sch_index = spec.tiling.sch_modes.index(ELEWISE_SCHEDULE_MODE)
+    # ElewiseBaseTiling always sets schMode 1; a spec without it gets an expected key the tiling cannot
+    # produce (it returns INVALID_TILING_KEY), so the UT fails as the kernel could not be selected
+    modes = spec.tiling.sch_modes
+    sch_index = modes.index(ELEWISE_SCHEDULE_MODE) if ELEWISE_SCHEDULE_MODE in modes else 0
     sch_bits = max(1, max(spec.tiling.sch_modes).bit_length())
     cases = []
     for combo in combos:
@@ -203,10 +206,10 @@ def _failing_cases(spec: OpSpec, inputs: list[TensorPlan], outputs: list[TensorP
     first = combos[0]
     shape = spec.tests.shapes[0]
     known = {t.dtypes[c.index].ge for c in combos for t in (*inputs, *outputs)}
-    foreign = next(d for d in ("DT_DOUBLE", "DT_INT64", "DT_COMPLEX64") if d not in known)
+    foreign = [d for d in ("DT_DOUBLE", "DT_INT64", "DT_COMPLEX64", "DT_STRING") if d not in known][:1]
     cases = [
-        TilingCase("tiling_unsupported_dtype", tuple(TensorCase(_dims(shape), foreign) for _ in inputs),
-                   tuple(TensorCase(_dims(shape), foreign) for _ in outputs), "GRAPH_FAILED"),
+        *(TilingCase("tiling_unsupported_dtype", tuple(TensorCase(_dims(shape), d) for _ in inputs),
+                     tuple(TensorCase(_dims(shape), d) for _ in outputs), "GRAPH_FAILED") for d in foreign),
         TilingCase("tiling_empty_tensor", _descs(inputs, first, (0, shape[-1])),
                    _descs(outputs, first, (0, shape[-1])), "GRAPH_FAILED"),
     ]
