@@ -1,10 +1,11 @@
 """ut tier: the op's generated UTs against ops-nn's own UT framework, built from the open CANN sources.
 
 op_host UTs (infershape + tiling): ops-nn builds one executable per compute unit (`build.sh -u --ophost
---soc=X`); so does this tier. Per SoC it compiles the op's host sources (def, infershape, tiling, plus the
-SoC's tiling dir such as `op_host/arch35`), the UTs under `tests/ut/op_host` (plus the same sub-dir), and
-ops-nn's `tiling_case_executor.cpp` with that SoC baked in, links them against the cached framework
-(`ophost_ut_framework`) and, only with `--allow-exec`, runs the executable through `run_tree_code`.
+--soc=X`); so does this tier. It compiles the op's host sources (def, infershape, tiling, plus each SoC's
+tiling dir such as `op_host/arch35`) and the UTs under `tests/ut/op_host` (plus the same sub-dirs) once, and
+ops-nn's `tiling_case_executor.cpp` once per SoC with that SoC baked in; per SoC it links them against the
+cached framework (`ophost_ut_framework`) and, only with `--allow-exec`, runs the executable through
+`run_tree_code`.
 op_api UTs compile with `-fsyntax-only` against `tests/ut/op_api/op_api_ut_common`; kernel UTs are not
 built here (they need the kernel tier's CPU stand-ins).
 """
