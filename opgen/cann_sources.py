@@ -55,7 +55,8 @@ Use = Literal["headers", "kernel", "ut"]
 NEEDS: dict[Use, tuple[str, ...]] = {
     "headers": ("ops-nn", "ops-math", "metadef", "ge", "opbase", "runtime", "asc-devkit", "libboundscheck", "json"),
     "kernel": ("ops-nn", "opbase", "runtime", "asc-devkit", "asc-tools", "libboundscheck"),
-    "ut": tuple(REPOSITORIES),
+    "ut": ("ops-nn", "ops-math", "metadef", "ge", "opbase", "runtime", "asc-devkit", "libboundscheck", "json",
+           "googletest"),
 }
 KERNEL_TILING_SCRIPT = "impl/adv_api/cmake/scripts/gen_kernel_tiling_data_def.py"
 

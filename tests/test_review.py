@@ -14,20 +14,11 @@ from conftest import CANN_SRC, GELU, GELU_DIR, RELU, RELU_DIR, SAMPLES
 from opgen.plan import build_plan
 from opgen.spec.load import load_spec
 
-OP_HOST_OWNER = ("the op_host UT blueprints are the ut-tier engineer's (issue 11): they call GetPlatFormInfos "
-                 "without test_cube_util.h and pre-fill the infershape output; strict, so the fix shows as XPASS")
 
-
-def _ut_files() -> list[tuple[str, str]]:
-    return [(rel, p.relative_to(SAMPLES / rel).as_posix()) for rel in (RELU_DIR, GELU_DIR)
-            for p in sorted((SAMPLES / rel / "tests" / "ut").rglob("*.cpp"))]
-
-
-def _marked(rel: str, path: str, known: str) -> pytest.param:  # type: ignore[valid-type]
-    """An op_host UT whose name holds `known` carries the finding issue 11 reported: expected to fail."""
-    owned = path.startswith("tests/ut/op_host/") and known in path
-    return pytest.param(rel, path, marks=pytest.mark.xfail(owned, reason=OP_HOST_OWNER, strict=True),
-                        id=f"{rel.rsplit('/', 1)[-1]}:{path}")
+def _ut_files() -> list[pytest.param]:  # type: ignore[valid-type]
+    return [pytest.param(rel, p.relative_to(SAMPLES / rel).as_posix(),
+                         id=f"{rel.rsplit('/', 1)[-1]}:{p.relative_to(SAMPLES / rel).as_posix()}")
+            for rel in (RELU_DIR, GELU_DIR) for p in sorted((SAMPLES / rel / "tests" / "ut").rglob("*.cpp"))]
 
 
 @pytest.fixture(scope="module")
@@ -42,13 +33,13 @@ def test_committed_framework_index_is_the_frameworks_own(cann_src: Path) -> None
     assert review.framework_index(cann_src / "ops-nn") == review.load_index()
 
 
-@pytest.mark.parametrize(("rel", "path"), [_marked(*f, "tiling") for f in _ut_files()])
+@pytest.mark.parametrize(("rel", "path"), _ut_files())
 def test_ut_sources_include_what_they_call(rel: str, path: str, framework: dict[str, dict[str, list[str]]]) -> None:
     code = (SAMPLES / rel / path).read_text(encoding="utf-8")
     assert [str(f) for f in review.undeclared_calls(path, code, framework)] == []
 
 
-@pytest.mark.parametrize(("rel", "path"), [_marked(*f, "infershape") for f in _ut_files()])
+@pytest.mark.parametrize(("rel", "path"), _ut_files())
 def test_no_assertion_compares_a_value_with_itself_or_with_what_the_test_wrote(rel: str, path: str) -> None:
     code = (SAMPLES / rel / path).read_text(encoding="utf-8")
     assert [str(f) for f in review.self_comparisons(path, code)] == []

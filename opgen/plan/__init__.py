@@ -14,11 +14,11 @@ from .dag import DagKernel, dag_kernel
 from .examples import ExamplePlan, example_plan
 from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan
 from .kernel_ut import KernelUtPlan, kernel_ut_plan
+from .ophost_tests import OphostUtPlan, ophost_ut_plan
 from .platforms import SocPlan, soc_plan
 from .st_cases import st_csv
 from .tensors import DtypeCombination, TensorPlan, combinations, tensor_plans
 from .text import LicenseHeader, SpecText
-from .unit_tests import UtPlan, ut_plan
 
 NO_BROADCAST_REASON = " (the kernel does not broadcast)"
 SUPPORT_MARKS = {True: "\u221a", False: "\u00d7"}  # the check and cross ops-nn product tables use
@@ -73,8 +73,8 @@ class RenderPlan:
     golden: GoldenPlan
     st_arch: str
     st_csv: str
-    ut: UtPlan
     kernel_ut: KernelUtPlan
+    ophost_ut: OphostUtPlan
     example: ExamplePlan
     op_api_dir: str  # op_api (arch35) or op_host/op_api (classic)
     description: SpecText
@@ -193,6 +193,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
             (p.tiling_key or 0, p.soc, spec.compute.variants[p.compute_variant]) for p in spec.platforms
         ])
     rule = spec.constraints.last_dim_multiple_of
+    source_input = [t.name for t in inputs].index(spec.infershape.input) if spec.infershape.input else 0
     rel_dir = f"{spec.category}/{name}"
     plan_rel_dir = f"experimental/{rel_dir}" if spec.experimental else rel_dir
     arches = [s.arch for s in socs if s.arch]
@@ -216,7 +217,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         buffer_num=spec.tiling.buffer_num, tile_align=TILE_ALIGN, float_compute=float_compute, dag=dag, classic=classic,
         classic_dtype_cases=classic_cases,
         infershape_rule=spec.infershape.rule,
-        infershape_input=[t.name for t in inputs].index(spec.infershape.input) if spec.infershape.input else 0,
+        infershape_input=source_input,
         same_shape=same_shape, same_shape_reason="" if spec.constraints.same_shape else NO_BROADCAST_REASON,
         same_dtype=tuple(by_name[n] for n in spec.constraints.same_dtype),
         last_dim_checked=(by_name[rule.tensor],) if rule else (), last_dim_multiple=rule.multiple if rule else 1,
@@ -224,7 +225,8 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         disable_in_opp=spec.disable_in_opp, golden=golden,
         st_arch=arches[0] if arches else "arch22",
         st_csv=st_csv(spec, tensors, combos, {c.dtype.name: c.bits for c in classic_cases}),
-        ut=ut_plan(spec, layout, tensors, combos),
+        ophost_ut=ophost_ut_plan(spec, layout, tensors, combos, socs, tuple(c.bits for c in classic_cases),
+                                 source_input),
         kernel_ut=kernel_ut_plan(spec, layout, plan_rel_dir, tensors, combos, socs),
         example=example_plan(spec, by_name, combos), op_api_dir=op_api_dir, description=SpecText(spec.docs.description),
         formula=SpecText(spec.docs.formula),

@@ -26,21 +26,20 @@ PY_KEYWORDS = frozenset(keyword.kwlist)
 CPP_NAMES = frozenset((
     "aclCreateTensor", "aclDataType", "aclDestroyTensor", "aclFinalize", "aclFormat", "aclInit", "aclnnStatus",
     "aclOpExecutor", "aclRet", "aclrtCreateStream", "aclrtDestroyStream", "aclrtFree", "aclrtMalloc", "aclrtMemcpy",
-    "aclrtResetDevice", "aclrtSetDevice", "aclrtStream", "aclrtSynchronizeStream", "aclTensor", "aicoreSpec",
-    "ascendcPlatform", "bfloat16_t", "bitsPerElement", "blockFormer", "blockIdx", "blockTail", "broadcastShape",
-    "buf", "compileInfo", "cond", "context", "coreDataNum", "coreNum", "count", "cout", "dataType", "deviceAddr",
-    "deviceId", "dim", "dimNum", "dims", "dimsArray", "dst", "dtype", "dType", "dtypeCase", "elements",
-    "elewiseBaseTiling", "endl", "executor", "expectedShape", "fe", "ge", "gert", "globalOptions", "graph", "graphId",
-    "half", "hardwareInfo", "holder", "hostData", "i", "inferShapeFunc", "inputDtypes", "inputs", "inputShape",
-    "inputTensors", "int32_t", "int64_t", "int8_t", "intrinsics", "kernel", "kernel_ut", "l0op", "lastDimShape",
-    "main", "map", "maybe_unused", "message", "name", "node", "offset", "op", "opExecutor", "ops", "optiling",
-    "outputDesc", "outputDtype", "outputDtypes", "outputs", "outputShape", "path", "perCore", "pipe",
-    "platform_ascendc", "platformInfo", "printf", "progress", "promoteType", "result", "resultCast", "results", "ret",
-    "return_expr", "sch", "schMode", "session", "sessionOptions", "shape", "size", "size_t", "socInfos", "socVersion",
-    "src", "std", "stream", "strides", "string", "tensor", "testing", "tileDataNum", "tileNum", "tiling",
-    "tilingContext", "tilingData", "tilingFunc", "tilingKey", "totalNum", "ubSize", "uint1_t", "uint32_t", "uint64_t",
-    "uint8_t", "uniqueExecutor", "usedCores", "ut", "vector", "viewCopyResult", "workspace", "workspaceAddr",
-    "workspaceHolder", "workspaces", "workspaceSize"
+    "aclrtResetDevice", "aclrtSetDevice", "aclrtStream", "aclrtSynchronizeStream", "aclTensor", "ascendcPlatform",
+    "bfloat16_t", "bitsPerElement", "blockFormer", "blockIdx", "blockTail", "broadcastShape", "buf", "compileInfo",
+    "cond", "context", "coreDataNum", "coreNum", "count", "cout", "dataType", "deviceAddr", "deviceId", "dim",
+    "dimNum", "dims", "dimsArray", "dst", "dType", "dtype", "dtypeCase", "elements", "elewiseBaseTiling", "endl",
+    "executor", "expectOutputShape", "fe", "ge", "gert", "globalOptions", "graph", "graphId", "half", "hostData",
+    "i", "infershapeContextPara", "inputs", "inputShape", "inputTensors", "int32_t", "int64_t", "int8_t", "kernel",
+    "kernel_ut", "l0op", "lastDimShape", "main", "maybe_unused", "message", "name", "node", "offset", "op",
+    "opExecutor", "ops", "optiling", "outputDesc", "outputDtype", "outputs", "outputShape", "path", "perCore",
+    "pipe", "platform_ascendc", "platformInfo", "printf", "progress", "promoteType", "result", "resultCast",
+    "results", "ret", "return_expr", "sch", "schMode", "session", "sessionOptions", "shape", "size", "size_t",
+    "socVersion", "src", "std", "stream", "strides", "string", "tensor", "testing", "tileDataNum", "tileNum",
+    "tiling", "tilingContext", "tilingContextPara", "tilingData", "tilingInfo", "tilingKey", "totalNum", "ubSize",
+    "uint1_t", "uint32_t", "uint64_t", "uint8_t", "uniqueExecutor", "usedCores", "ut", "viewCopyResult",
+    "workspace", "workspaceAddr", "workspaces", "workspaceSize"
 ))
 # Python names of tests/assets/golden.py and gen_data.py (module names, functions, locals)
 PY_NAMES = frozenset((

@@ -5,152 +5,156 @@
  */
 
 #include <iostream>
+#include <vector>
 #include <gtest/gtest.h>
-#include "infershape_test_util.h"
-#include "register/op_impl_registry.h"
-#include "kernel_run_context_facker.h"
-#include "log/log.h"
+#include "infershape_case_executor.h"
 
-class ReluGradV2InferShapeTest : public testing::Test {
+class ReluGradV2Infershape : public testing::Test {
 protected:
-    static void SetUpTestCase() { std::cout << "ReluGradV2InferShapeTest SetUp" << std::endl; }
-    static void TearDownTestCase() { std::cout << "ReluGradV2InferShapeTest TearDown" << std::endl; }
+    static void SetUpTestCase() { std::cout << "ReluGradV2Infershape SetUp" << std::endl; }
+    static void TearDownTestCase() { std::cout << "ReluGradV2Infershape TearDown" << std::endl; }
 };
 
-TEST_F(ReluGradV2InferShapeTest, infershape_bfloat16)
+TEST_F(ReluGradV2Infershape, infershape_static_bfloat16)
 {
-    auto inferShapeFunc = gert::OpImplRegistry::GetInstance().GetOpImpl("ReluGradV2")->infer_shape;
-    ASSERT_NE(inferShapeFunc, nullptr);
-    gert::Shape gradientsShape = {47, 40};
-    gert::Shape maskShape = {47, 40};
-    gert::Shape backpropsShape = {47, 40};
-    gert::Shape expectedShape = {47, 40};
-
-    auto holder = gert::InferShapeContextFaker()
-                      .NodeIoNum(2, 1)
-                      .IrInstanceNum({1, 1})
-                      .InputShapes({&gradientsShape, &maskShape})
-                      .OutputShapes({&backpropsShape})
-                      .NodeInputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeInputTd(1, ge::DT_UINT1, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeOutputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .Build();
-
-    ASSERT_EQ(inferShapeFunc(holder.GetContext<gert::InferShapeContext>()), ge::GRAPH_SUCCESS);
-    EXPECT_EQ(backpropsShape, expectedShape);
+    gert::InfershapeContextPara infershapeContextPara("ReluGradV2",
+                                                      {
+                                                          {{{47, 40}, {47, 40}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                          {{{47, 40}, {47, 40}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {47, 40},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
 }
 
-TEST_F(ReluGradV2InferShapeTest, infershape_float16)
+TEST_F(ReluGradV2Infershape, infershape_static_float16)
 {
-    auto inferShapeFunc = gert::OpImplRegistry::GetInstance().GetOpImpl("ReluGradV2")->infer_shape;
-    ASSERT_NE(inferShapeFunc, nullptr);
-    gert::Shape gradientsShape = {47, 40};
-    gert::Shape maskShape = {47, 40};
-    gert::Shape backpropsShape = {47, 40};
-    gert::Shape expectedShape = {47, 40};
-
-    auto holder = gert::InferShapeContextFaker()
-                      .NodeIoNum(2, 1)
-                      .IrInstanceNum({1, 1})
-                      .InputShapes({&gradientsShape, &maskShape})
-                      .OutputShapes({&backpropsShape})
-                      .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeInputTd(1, ge::DT_UINT1, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeOutputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .Build();
-
-    ASSERT_EQ(inferShapeFunc(holder.GetContext<gert::InferShapeContext>()), ge::GRAPH_SUCCESS);
-    EXPECT_EQ(backpropsShape, expectedShape);
+    gert::InfershapeContextPara infershapeContextPara("ReluGradV2",
+                                                      {
+                                                          {{{47, 40}, {47, 40}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                          {{{47, 40}, {47, 40}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {47, 40},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
 }
 
-TEST_F(ReluGradV2InferShapeTest, infershape_float32)
+TEST_F(ReluGradV2Infershape, infershape_static_float32)
 {
-    auto inferShapeFunc = gert::OpImplRegistry::GetInstance().GetOpImpl("ReluGradV2")->infer_shape;
-    ASSERT_NE(inferShapeFunc, nullptr);
-    gert::Shape gradientsShape = {47, 40};
-    gert::Shape maskShape = {47, 40};
-    gert::Shape backpropsShape = {47, 40};
-    gert::Shape expectedShape = {47, 40};
-
-    auto holder = gert::InferShapeContextFaker()
-                      .NodeIoNum(2, 1)
-                      .IrInstanceNum({1, 1})
-                      .InputShapes({&gradientsShape, &maskShape})
-                      .OutputShapes({&backpropsShape})
-                      .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeInputTd(1, ge::DT_UINT1, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .Build();
-
-    ASSERT_EQ(inferShapeFunc(holder.GetContext<gert::InferShapeContext>()), ge::GRAPH_SUCCESS);
-    EXPECT_EQ(backpropsShape, expectedShape);
+    gert::InfershapeContextPara infershapeContextPara("ReluGradV2",
+                                                      {
+                                                          {{{47, 40}, {47, 40}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                          {{{47, 40}, {47, 40}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {47, 40},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
 }
 
-TEST_F(ReluGradV2InferShapeTest, infershape_int8)
+TEST_F(ReluGradV2Infershape, infershape_static_int8)
 {
-    auto inferShapeFunc = gert::OpImplRegistry::GetInstance().GetOpImpl("ReluGradV2")->infer_shape;
-    ASSERT_NE(inferShapeFunc, nullptr);
-    gert::Shape gradientsShape = {47, 40};
-    gert::Shape maskShape = {47, 40};
-    gert::Shape backpropsShape = {47, 40};
-    gert::Shape expectedShape = {47, 40};
-
-    auto holder = gert::InferShapeContextFaker()
-                      .NodeIoNum(2, 1)
-                      .IrInstanceNum({1, 1})
-                      .InputShapes({&gradientsShape, &maskShape})
-                      .OutputShapes({&backpropsShape})
-                      .NodeInputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeInputTd(1, ge::DT_UINT1, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeOutputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .Build();
-
-    ASSERT_EQ(inferShapeFunc(holder.GetContext<gert::InferShapeContext>()), ge::GRAPH_SUCCESS);
-    EXPECT_EQ(backpropsShape, expectedShape);
+    gert::InfershapeContextPara infershapeContextPara("ReluGradV2",
+                                                      {
+                                                          {{{47, 40}, {47, 40}}, ge::DT_INT8, ge::FORMAT_ND},
+                                                          {{{47, 40}, {47, 40}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_INT8, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {47, 40},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
 }
 
-TEST_F(ReluGradV2InferShapeTest, infershape_int32)
+TEST_F(ReluGradV2Infershape, infershape_static_int32)
 {
-    auto inferShapeFunc = gert::OpImplRegistry::GetInstance().GetOpImpl("ReluGradV2")->infer_shape;
-    ASSERT_NE(inferShapeFunc, nullptr);
-    gert::Shape gradientsShape = {47, 40};
-    gert::Shape maskShape = {47, 40};
-    gert::Shape backpropsShape = {47, 40};
-    gert::Shape expectedShape = {47, 40};
-
-    auto holder = gert::InferShapeContextFaker()
-                      .NodeIoNum(2, 1)
-                      .IrInstanceNum({1, 1})
-                      .InputShapes({&gradientsShape, &maskShape})
-                      .OutputShapes({&backpropsShape})
-                      .NodeInputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeInputTd(1, ge::DT_UINT1, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeOutputTd(0, ge::DT_INT32, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .Build();
-
-    ASSERT_EQ(inferShapeFunc(holder.GetContext<gert::InferShapeContext>()), ge::GRAPH_SUCCESS);
-    EXPECT_EQ(backpropsShape, expectedShape);
+    gert::InfershapeContextPara infershapeContextPara("ReluGradV2",
+                                                      {
+                                                          {{{47, 40}, {47, 40}}, ge::DT_INT32, ge::FORMAT_ND},
+                                                          {{{47, 40}, {47, 40}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_INT32, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {47, 40},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
 }
 
-TEST_F(ReluGradV2InferShapeTest, infershape_uint8)
+TEST_F(ReluGradV2Infershape, infershape_static_uint8)
 {
-    auto inferShapeFunc = gert::OpImplRegistry::GetInstance().GetOpImpl("ReluGradV2")->infer_shape;
-    ASSERT_NE(inferShapeFunc, nullptr);
-    gert::Shape gradientsShape = {47, 40};
-    gert::Shape maskShape = {47, 40};
-    gert::Shape backpropsShape = {47, 40};
-    gert::Shape expectedShape = {47, 40};
+    gert::InfershapeContextPara infershapeContextPara("ReluGradV2",
+                                                      {
+                                                          {{{47, 40}, {47, 40}}, ge::DT_UINT8, ge::FORMAT_ND},
+                                                          {{{47, 40}, {47, 40}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_UINT8, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {47, 40},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
 
-    auto holder = gert::InferShapeContextFaker()
-                      .NodeIoNum(2, 1)
-                      .IrInstanceNum({1, 1})
-                      .InputShapes({&gradientsShape, &maskShape})
-                      .OutputShapes({&backpropsShape})
-                      .NodeInputTd(0, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeInputTd(1, ge::DT_UINT1, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeOutputTd(0, ge::DT_UINT8, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .Build();
+TEST_F(ReluGradV2Infershape, infershape_dynamic_dims)
+{
+    gert::InfershapeContextPara infershapeContextPara("ReluGradV2",
+                                                      {
+                                                          {{{-1, 40}, {-1, 40}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                          {{{-1, 40}, {-1, 40}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {-1, 40},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
 
-    ASSERT_EQ(inferShapeFunc(holder.GetContext<gert::InferShapeContext>()), ge::GRAPH_SUCCESS);
-    EXPECT_EQ(backpropsShape, expectedShape);
+TEST_F(ReluGradV2Infershape, infershape_unknown_rank)
+{
+    gert::InfershapeContextPara infershapeContextPara("ReluGradV2",
+                                                      {
+                                                          {{{-2}, {-2}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                          {{{-2}, {-2}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {-2},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(ReluGradV2Infershape, infershape_empty)
+{
+    gert::InfershapeContextPara infershapeContextPara("ReluGradV2",
+                                                      {
+                                                          {{{0, 40}, {0, 40}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                          {{{0, 40}, {0, 40}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {0, 40},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
 }

@@ -5,101 +5,415 @@
  */
 
 #include <iostream>
-#include <map>
-#include <string>
+#include <vector>
 #include <gtest/gtest.h>
-#include "log/log.h"
-#include "kernel_run_context_facker.h"
-#include "exe_graph/runtime/storage_shape.h"
-#include "platform/platform_infos_def.h"
-#include "ut_op_util.h"
+#include "tiling_case_executor.h"
+#include "atvoss/elewise/elewise_tiling.h"
 #include "../../../../op_host/arch35/relu_grad_v2_tiling_arch35.h"
 
-using namespace std;
+// The UB split of ElewiseTiling depends on the DAG's live-buffer count, which atvoss derives at compile
+// time; these are the relations every split must keep.
+static void ExpectUbSplitConsistent(const Ops::Base::EleBaseTilingDataV2& tiling)
+{
+    ASSERT_GT(tiling.ubFormer, 0);
+    EXPECT_EQ(tiling.ubFormer % 256, 0);
+    EXPECT_EQ(tiling.elemNum, tiling.ubFormer);
+    EXPECT_EQ(tiling.ubLoopOfFormerBlock, (tiling.blockFormer + tiling.ubFormer - 1) / tiling.ubFormer);
+    EXPECT_EQ(tiling.ubTailOfFormerBlock, tiling.blockFormer - (tiling.ubLoopOfFormerBlock - 1) * tiling.ubFormer);
+    int64_t blockTail = tiling.dim0 - (tiling.blockNum - 1) * tiling.blockFormer;
+    EXPECT_EQ(tiling.ubLoopOfTailBlock, (blockTail + tiling.ubFormer - 1) / tiling.ubFormer);
+    EXPECT_EQ(tiling.ubTailOfTailBlock, blockTail - (tiling.ubLoopOfTailBlock - 1) * tiling.ubFormer);
+}
 
-class ReluGradV2TilingTest : public testing::Test {
+class ReluGradV2TilingAscend950 : public testing::Test {
 protected:
-    static void SetUpTestCase() { cout << "ReluGradV2TilingTest SetUp" << endl; }
-    static void TearDownTestCase() { cout << "ReluGradV2TilingTest TearDown" << endl; }
+    static void SetUpTestCase() { std::cout << "ReluGradV2TilingAscend950 SetUp" << std::endl; }
+    static void TearDownTestCase() { std::cout << "ReluGradV2TilingAscend950 TearDown" << std::endl; }
 };
 
-static ge::graphStatus RunTiling(const gert::StorageShape& shape, const vector<ge::DataType>& inputDtypes,
-                                 const vector<ge::DataType>& outputDtypes)
+TEST_F(ReluGradV2TilingAscend950, tiling_bfloat16_test_shape)
 {
-    string hardwareInfo = R"({"hardware_info": {"UB_SIZE": 245760, "CORE_NUM": 64, "socVersion": "Ascend950"}})";
-    map<string, string> socInfos;
-    map<string, string> aicoreSpec;
-    map<string, string> intrinsics;
-    map<string, string> socVersion;
-    GetPlatFormInfos(hardwareInfo.c_str(), socInfos, aicoreSpec, intrinsics, socVersion);
-    fe::PlatFormInfos platformInfo;
-    platformInfo.Init();
-    optiling::ReluGradV2CompileInfo compileInfo{};
-
-    auto tilingData = gert::TilingData::CreateCap(4096);
-    auto workspaceHolder = gert::ContinuousVector::Create<size_t>(4096);
-    auto workspace = reinterpret_cast<gert::ContinuousVector*>(workspaceHolder.get());
-    auto holder = gert::TilingContextFaker()
-                      .SetOpType("ReluGradV2")
-                      .NodeIoNum(2, 1)
-                      .IrInstanceNum({1, 1})
-                      .InputShapes({&shape, &shape})
-                      .OutputShapes({&shape})
-                      .CompileInfo(&compileInfo)
-                      .PlatformInfo(reinterpret_cast<char*>(&platformInfo))
-                      .NodeInputTd(0, inputDtypes[0], ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeInputTd(1, inputDtypes[1], ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeOutputTd(0, outputDtypes[0], ge::FORMAT_ND, ge::FORMAT_ND)
-                      .TilingData(tilingData.get())
-                      .Workspace(workspace)
-                      .Build();
-    gert::TilingContext* context = holder.GetContext<gert::TilingContext>();
-    context->GetPlatformInfo()->SetPlatformRes("SoCInfo", socInfos);
-    context->GetPlatformInfo()->SetPlatformRes("AICoreSpec", aicoreSpec);
-    context->GetPlatformInfo()->SetCoreNumByCoreType("AICore");
-    context->GetPlatformInfo()->SetPlatformRes("AICoreintrinsicDtypeMap", intrinsics);
-    auto tilingFunc = gert::OpImplRegistry::GetInstance().GetOpImpl("ReluGradV2")->tiling;
-    return tilingFunc(context);
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{47, 40}, {47, 40}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1880);
+    EXPECT_EQ(tiling.coreNum, 1);
+    EXPECT_EQ(tiling.blockFormer, 2048);
+    EXPECT_EQ(tiling.blockNum, 1);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling);
 }
 
-TEST_F(ReluGradV2TilingTest, tiling_bfloat16)
+TEST_F(ReluGradV2TilingAscend950, tiling_bfloat16_all_cores)
 {
-    gert::StorageShape shape = {{47, 40}, {47, 40}};
-    EXPECT_EQ(RunTiling(shape, {ge::DT_BF16, ge::DT_UINT1}, {ge::DT_BF16}), ge::GRAPH_SUCCESS);
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 64U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1048576);
+    EXPECT_EQ(tiling.coreNum, 64);
+    EXPECT_EQ(tiling.blockFormer, 16384);
+    EXPECT_EQ(tiling.blockNum, 64);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling);
 }
 
-TEST_F(ReluGradV2TilingTest, tiling_float16)
+TEST_F(ReluGradV2TilingAscend950, tiling_float16_test_shape)
 {
-    gert::StorageShape shape = {{47, 40}, {47, 40}};
-    EXPECT_EQ(RunTiling(shape, {ge::DT_FLOAT16, ge::DT_UINT1}, {ge::DT_FLOAT16}), ge::GRAPH_SUCCESS);
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{47, 40}, {47, 40}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 3, EMPTY_EXPECT_TILING_DATA, {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1880);
+    EXPECT_EQ(tiling.coreNum, 1);
+    EXPECT_EQ(tiling.blockFormer, 2048);
+    EXPECT_EQ(tiling.blockNum, 1);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling);
 }
 
-TEST_F(ReluGradV2TilingTest, tiling_float32)
+TEST_F(ReluGradV2TilingAscend950, tiling_float16_all_cores)
 {
-    gert::StorageShape shape = {{47, 40}, {47, 40}};
-    EXPECT_EQ(RunTiling(shape, {ge::DT_FLOAT, ge::DT_UINT1}, {ge::DT_FLOAT}), ge::GRAPH_SUCCESS);
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 3, EMPTY_EXPECT_TILING_DATA, {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 64U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1048576);
+    EXPECT_EQ(tiling.coreNum, 64);
+    EXPECT_EQ(tiling.blockFormer, 16384);
+    EXPECT_EQ(tiling.blockNum, 64);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling);
 }
 
-TEST_F(ReluGradV2TilingTest, tiling_int8)
+TEST_F(ReluGradV2TilingAscend950, tiling_float32_test_shape)
 {
-    gert::StorageShape shape = {{47, 40}, {47, 40}};
-    EXPECT_EQ(RunTiling(shape, {ge::DT_INT8, ge::DT_UINT1}, {ge::DT_INT8}), ge::GRAPH_SUCCESS);
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{47, 40}, {47, 40}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 7, EMPTY_EXPECT_TILING_DATA, {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1880);
+    EXPECT_EQ(tiling.coreNum, 1);
+    EXPECT_EQ(tiling.blockFormer, 2048);
+    EXPECT_EQ(tiling.blockNum, 1);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling);
 }
 
-TEST_F(ReluGradV2TilingTest, tiling_int32)
+TEST_F(ReluGradV2TilingAscend950, tiling_float32_all_cores)
 {
-    gert::StorageShape shape = {{47, 40}, {47, 40}};
-    EXPECT_EQ(RunTiling(shape, {ge::DT_INT32, ge::DT_UINT1}, {ge::DT_INT32}), ge::GRAPH_SUCCESS);
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 7, EMPTY_EXPECT_TILING_DATA, {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 64U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1048576);
+    EXPECT_EQ(tiling.coreNum, 64);
+    EXPECT_EQ(tiling.blockFormer, 16384);
+    EXPECT_EQ(tiling.blockNum, 64);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling);
 }
 
-TEST_F(ReluGradV2TilingTest, tiling_uint8)
+TEST_F(ReluGradV2TilingAscend950, tiling_int8_test_shape)
 {
-    gert::StorageShape shape = {{47, 40}, {47, 40}};
-    EXPECT_EQ(RunTiling(shape, {ge::DT_UINT8, ge::DT_UINT1}, {ge::DT_UINT8}), ge::GRAPH_SUCCESS);
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_INT8, ge::FORMAT_ND},
+                                                  {{{47, 40}, {47, 40}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_INT8, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 9, EMPTY_EXPECT_TILING_DATA, {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1880);
+    EXPECT_EQ(tiling.coreNum, 1);
+    EXPECT_EQ(tiling.blockFormer, 2048);
+    EXPECT_EQ(tiling.blockNum, 1);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling);
 }
 
-TEST_F(ReluGradV2TilingTest, tiling_last_dim_not_multiple_of_8)
+TEST_F(ReluGradV2TilingAscend950, tiling_int8_all_cores)
 {
-    gert::StorageShape shape = {{47, 41}, {47, 41}};
-    EXPECT_EQ(RunTiling(shape, {ge::DT_BF16, ge::DT_UINT1}, {ge::DT_BF16}), ge::GRAPH_FAILED);
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_INT8, ge::FORMAT_ND},
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_INT8, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 9, EMPTY_EXPECT_TILING_DATA, {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 64U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1048576);
+    EXPECT_EQ(tiling.coreNum, 64);
+    EXPECT_EQ(tiling.blockFormer, 16384);
+    EXPECT_EQ(tiling.blockNum, 64);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling);
+}
+
+TEST_F(ReluGradV2TilingAscend950, tiling_int32_test_shape)
+{
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_INT32, ge::FORMAT_ND},
+                                                  {{{47, 40}, {47, 40}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_INT32, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 13, EMPTY_EXPECT_TILING_DATA, {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1880);
+    EXPECT_EQ(tiling.coreNum, 1);
+    EXPECT_EQ(tiling.blockFormer, 2048);
+    EXPECT_EQ(tiling.blockNum, 1);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling);
+}
+
+TEST_F(ReluGradV2TilingAscend950, tiling_int32_all_cores)
+{
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_INT32, ge::FORMAT_ND},
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_INT32, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 13, EMPTY_EXPECT_TILING_DATA, {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 64U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1048576);
+    EXPECT_EQ(tiling.coreNum, 64);
+    EXPECT_EQ(tiling.blockFormer, 16384);
+    EXPECT_EQ(tiling.blockNum, 64);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling);
+}
+
+TEST_F(ReluGradV2TilingAscend950, tiling_uint8_test_shape)
+{
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_UINT8, ge::FORMAT_ND},
+                                                  {{{47, 40}, {47, 40}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_UINT8, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 11, EMPTY_EXPECT_TILING_DATA, {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1880);
+    EXPECT_EQ(tiling.coreNum, 1);
+    EXPECT_EQ(tiling.blockFormer, 2048);
+    EXPECT_EQ(tiling.blockNum, 1);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling);
+}
+
+TEST_F(ReluGradV2TilingAscend950, tiling_uint8_all_cores)
+{
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_UINT8, ge::FORMAT_ND},
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_UINT8, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 11, EMPTY_EXPECT_TILING_DATA, {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 64U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1048576);
+    EXPECT_EQ(tiling.coreNum, 64);
+    EXPECT_EQ(tiling.blockFormer, 16384);
+    EXPECT_EQ(tiling.blockNum, 64);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling);
+}
+
+TEST_F(ReluGradV2TilingAscend950, tiling_unsupported_dtype)
+{
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_DOUBLE, ge::FORMAT_ND},
+                                                  {{{47, 40}, {47, 40}}, ge::DT_DOUBLE, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_DOUBLE, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
+TEST_F(ReluGradV2TilingAscend950, tiling_empty_tensor)
+{
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{0, 40}, {0, 40}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{0, 40}, {0, 40}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{0, 40}, {0, 40}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
+TEST_F(ReluGradV2TilingAscend950, tiling_mixed_dtypes)
+{
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{47, 40}, {47, 40}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
+TEST_F(ReluGradV2TilingAscend950, tiling_last_dim_not_multiple_of_8)
+{
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{47, 41}, {47, 41}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{47, 41}, {47, 41}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{47, 41}, {47, 41}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
+TEST_F(ReluGradV2TilingAscend950, tiling_mask_shape_mismatch)
+{
+    optiling::ReluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("ReluGradV2",
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{47, 80}, {47, 80}}, ge::DT_UINT1, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{47, 40}, {47, 40}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
 }

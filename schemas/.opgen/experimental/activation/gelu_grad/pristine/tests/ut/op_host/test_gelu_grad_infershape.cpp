@@ -5,89 +5,131 @@
  */
 
 #include <iostream>
+#include <vector>
 #include <gtest/gtest.h>
-#include "infershape_test_util.h"
-#include "register/op_impl_registry.h"
-#include "kernel_run_context_facker.h"
-#include "log/log.h"
+#include "infershape_case_executor.h"
 
-class GeluGradInferShapeTest : public testing::Test {
+class GeluGradInfershape : public testing::Test {
 protected:
-    static void SetUpTestCase() { std::cout << "GeluGradInferShapeTest SetUp" << std::endl; }
-    static void TearDownTestCase() { std::cout << "GeluGradInferShapeTest TearDown" << std::endl; }
+    static void SetUpTestCase() { std::cout << "GeluGradInfershape SetUp" << std::endl; }
+    static void TearDownTestCase() { std::cout << "GeluGradInfershape TearDown" << std::endl; }
 };
 
-TEST_F(GeluGradInferShapeTest, infershape_float32)
+TEST_F(GeluGradInfershape, infershape_static_float32)
 {
-    auto inferShapeFunc = gert::OpImplRegistry::GetInstance().GetOpImpl("GeluGrad")->infer_shape;
-    ASSERT_NE(inferShapeFunc, nullptr);
-    gert::Shape dyShape = {1024};
-    gert::Shape xShape = {1024};
-    gert::Shape yShape = {1024};
-    gert::Shape zShape = {1024};
-    gert::Shape expectedShape = {1024};
-
-    auto holder = gert::InferShapeContextFaker()
-                      .NodeIoNum(3, 1)
-                      .IrInstanceNum({1, 1, 1})
-                      .InputShapes({&dyShape, &xShape, &yShape})
-                      .OutputShapes({&zShape})
-                      .NodeInputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeInputTd(1, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeInputTd(2, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeOutputTd(0, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .Build();
-
-    ASSERT_EQ(inferShapeFunc(holder.GetContext<gert::InferShapeContext>()), ge::GRAPH_SUCCESS);
-    EXPECT_EQ(zShape, expectedShape);
+    gert::InfershapeContextPara infershapeContextPara("GeluGrad",
+                                                      {
+                                                          {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                          {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                          {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
 }
 
-TEST_F(GeluGradInferShapeTest, infershape_float16)
+TEST_F(GeluGradInfershape, infershape_static_float16)
 {
-    auto inferShapeFunc = gert::OpImplRegistry::GetInstance().GetOpImpl("GeluGrad")->infer_shape;
-    ASSERT_NE(inferShapeFunc, nullptr);
-    gert::Shape dyShape = {1024};
-    gert::Shape xShape = {1024};
-    gert::Shape yShape = {1024};
-    gert::Shape zShape = {1024};
-    gert::Shape expectedShape = {1024};
-
-    auto holder = gert::InferShapeContextFaker()
-                      .NodeIoNum(3, 1)
-                      .IrInstanceNum({1, 1, 1})
-                      .InputShapes({&dyShape, &xShape, &yShape})
-                      .OutputShapes({&zShape})
-                      .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeInputTd(1, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeInputTd(2, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeOutputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .Build();
-
-    ASSERT_EQ(inferShapeFunc(holder.GetContext<gert::InferShapeContext>()), ge::GRAPH_SUCCESS);
-    EXPECT_EQ(zShape, expectedShape);
+    gert::InfershapeContextPara infershapeContextPara("GeluGrad",
+                                                      {
+                                                          {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                          {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                          {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
 }
 
-TEST_F(GeluGradInferShapeTest, infershape_bfloat16)
+TEST_F(GeluGradInfershape, infershape_static_bfloat16)
 {
-    auto inferShapeFunc = gert::OpImplRegistry::GetInstance().GetOpImpl("GeluGrad")->infer_shape;
-    ASSERT_NE(inferShapeFunc, nullptr);
-    gert::Shape dyShape = {1024};
-    gert::Shape xShape = {1024};
-    gert::Shape yShape = {1024};
-    gert::Shape zShape = {1024};
-    gert::Shape expectedShape = {1024};
+    gert::InfershapeContextPara infershapeContextPara("GeluGrad",
+                                                      {
+                                                          {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                          {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                          {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
 
-    auto holder = gert::InferShapeContextFaker()
-                      .NodeIoNum(3, 1)
-                      .IrInstanceNum({1, 1, 1})
-                      .InputShapes({&dyShape, &xShape, &yShape})
-                      .OutputShapes({&zShape})
-                      .NodeInputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeInputTd(1, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeInputTd(2, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeOutputTd(0, ge::DT_BF16, ge::FORMAT_ND, ge::FORMAT_ND)
-                      .Build();
+TEST_F(GeluGradInfershape, infershape_dynamic_dims)
+{
+    gert::InfershapeContextPara infershapeContextPara("GeluGrad",
+                                                      {
+                                                          {{{-1, 1024}, {-1, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                          {{{-1, 1024}, {-1, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                          {{{-1, 1024}, {-1, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {-1, 1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
 
-    ASSERT_EQ(inferShapeFunc(holder.GetContext<gert::InferShapeContext>()), ge::GRAPH_SUCCESS);
-    EXPECT_EQ(zShape, expectedShape);
+TEST_F(GeluGradInfershape, infershape_unknown_rank)
+{
+    gert::InfershapeContextPara infershapeContextPara("GeluGrad",
+                                                      {
+                                                          {{{-2}, {-2}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                          {{{-2}, {-2}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                          {{{-2}, {-2}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {-2},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(GeluGradInfershape, infershape_empty)
+{
+    gert::InfershapeContextPara infershapeContextPara("GeluGrad",
+                                                      {
+                                                          {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                          {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                          {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {0, 1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(GeluGradInfershape, infershape_broadcast_input)
+{
+    gert::InfershapeContextPara infershapeContextPara("GeluGrad",
+                                                      {
+                                                          {{{1, 1024}, {1, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                          {{{4, 1024}, {4, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                          {{{4, 1024}, {4, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {4, 1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
 }

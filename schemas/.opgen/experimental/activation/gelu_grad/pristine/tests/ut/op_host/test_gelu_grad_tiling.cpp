@@ -5,79 +5,348 @@
  */
 
 #include <iostream>
-#include <map>
-#include <string>
+#include <vector>
 #include <gtest/gtest.h>
-#include "log/log.h"
-#include "kernel_run_context_facker.h"
-#include "exe_graph/runtime/storage_shape.h"
-#include "platform/platform_infos_def.h"
-#include "ut_op_util.h"
-#include "register/op_impl_registry.h"
+#include "tiling_case_executor.h"
 
-using namespace std;
+namespace {
 struct GeluGradUtCompileInfo {};
+} // namespace
 
-class GeluGradTilingTest : public testing::Test {
+// One suite per SoC: ops-nn builds an op_host UT per compute unit, and the tiling sees that SoC's platform.
+
+class GeluGradTilingAscend910b : public testing::Test {
 protected:
-    static void SetUpTestCase() { cout << "GeluGradTilingTest SetUp" << endl; }
-    static void TearDownTestCase() { cout << "GeluGradTilingTest TearDown" << endl; }
+    static void SetUpTestCase() { std::cout << "GeluGradTilingAscend910b SetUp" << std::endl; }
+    static void TearDownTestCase() { std::cout << "GeluGradTilingAscend910b TearDown" << std::endl; }
 };
 
-static ge::graphStatus RunTiling(const gert::StorageShape& shape, const vector<ge::DataType>& inputDtypes,
-                                 const vector<ge::DataType>& outputDtypes)
+TEST_F(GeluGradTilingAscend910b, tiling_float32_test_shape)
 {
-    string hardwareInfo = R"({"hardware_info": {"UB_SIZE": 245760, "CORE_NUM": 64, "socVersion": "Ascend910B"}})";
-    map<string, string> socInfos;
-    map<string, string> aicoreSpec;
-    map<string, string> intrinsics;
-    map<string, string> socVersion;
-    GetPlatFormInfos(hardwareInfo.c_str(), socInfos, aicoreSpec, intrinsics, socVersion);
-    fe::PlatFormInfos platformInfo;
-    platformInfo.Init();
-    GeluGradUtCompileInfo compileInfo{};
-
-    auto tilingData = gert::TilingData::CreateCap(4096);
-    auto workspaceHolder = gert::ContinuousVector::Create<size_t>(4096);
-    auto workspace = reinterpret_cast<gert::ContinuousVector*>(workspaceHolder.get());
-    auto holder = gert::TilingContextFaker()
-                      .SetOpType("GeluGrad")
-                      .NodeIoNum(3, 1)
-                      .IrInstanceNum({1, 1, 1})
-                      .InputShapes({&shape, &shape, &shape})
-                      .OutputShapes({&shape})
-                      .CompileInfo(&compileInfo)
-                      .PlatformInfo(reinterpret_cast<char*>(&platformInfo))
-                      .NodeInputTd(0, inputDtypes[0], ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeInputTd(1, inputDtypes[1], ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeInputTd(2, inputDtypes[2], ge::FORMAT_ND, ge::FORMAT_ND)
-                      .NodeOutputTd(0, outputDtypes[0], ge::FORMAT_ND, ge::FORMAT_ND)
-                      .TilingData(tilingData.get())
-                      .Workspace(workspace)
-                      .Build();
-    gert::TilingContext* context = holder.GetContext<gert::TilingContext>();
-    context->GetPlatformInfo()->SetPlatformRes("SoCInfo", socInfos);
-    context->GetPlatformInfo()->SetPlatformRes("AICoreSpec", aicoreSpec);
-    context->GetPlatformInfo()->SetCoreNumByCoreType("AICore");
-    context->GetPlatformInfo()->SetPlatformRes("AICoreintrinsicDtypeMap", intrinsics);
-    auto tilingFunc = gert::OpImplRegistry::GetInstance().GetOpImpl("GeluGrad")->tiling;
-    return tilingFunc(context);
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 48, 196608);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 3584 ", {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 4U);
 }
 
-TEST_F(GeluGradTilingTest, tiling_float32)
+TEST_F(GeluGradTilingAscend910b, tiling_float32_all_cores)
 {
-    gert::StorageShape shape = {{1024}, {1024}};
-    EXPECT_EQ(RunTiling(shape, {ge::DT_FLOAT, ge::DT_FLOAT, ge::DT_FLOAT}, {ge::DT_FLOAT}), ge::GRAPH_SUCCESS);
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{768, 1024}, {768, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{768, 1024}, {768, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{768, 1024}, {768, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{768, 1024}, {768, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 48, 196608);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 3584 ", {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 48U);
 }
 
-TEST_F(GeluGradTilingTest, tiling_float16)
+TEST_F(GeluGradTilingAscend910b, tiling_float16_test_shape)
 {
-    gert::StorageShape shape = {{1024}, {1024}};
-    EXPECT_EQ(RunTiling(shape, {ge::DT_FLOAT16, ge::DT_FLOAT16, ge::DT_FLOAT16}, {ge::DT_FLOAT16}), ge::GRAPH_SUCCESS);
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 48, 196608);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 4864 ", {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 4U);
 }
 
-TEST_F(GeluGradTilingTest, tiling_bfloat16)
+TEST_F(GeluGradTilingAscend910b, tiling_float16_all_cores)
 {
-    gert::StorageShape shape = {{1024}, {1024}};
-    EXPECT_EQ(RunTiling(shape, {ge::DT_BF16, ge::DT_BF16, ge::DT_BF16}, {ge::DT_BF16}), ge::GRAPH_SUCCESS);
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{768, 1024}, {768, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{768, 1024}, {768, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{768, 1024}, {768, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{768, 1024}, {768, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 48, 196608);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 4864 ", {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 48U);
+}
+
+TEST_F(GeluGradTilingAscend910b, tiling_bfloat16_test_shape)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 48, 196608);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 4864 ", {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 4U);
+}
+
+TEST_F(GeluGradTilingAscend910b, tiling_bfloat16_all_cores)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{768, 1024}, {768, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{768, 1024}, {768, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{768, 1024}, {768, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{768, 1024}, {768, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 48, 196608);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 4864 ", {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 48U);
+}
+
+TEST_F(GeluGradTilingAscend910b, tiling_unsupported_dtype)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_DOUBLE, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_DOUBLE, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_DOUBLE, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_DOUBLE, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 48, 196608);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
+TEST_F(GeluGradTilingAscend910b, tiling_empty_tensor)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 48, 196608);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
+TEST_F(GeluGradTilingAscend910b, tiling_mixed_dtypes)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 48, 196608);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
+class GeluGradTilingAscend310b : public testing::Test {
+protected:
+    static void SetUpTestCase() { std::cout << "GeluGradTilingAscend310b SetUp" << std::endl; }
+    static void TearDownTestCase() { std::cout << "GeluGradTilingAscend310b TearDown" << std::endl; }
+};
+
+TEST_F(GeluGradTilingAscend310b, tiling_float32_test_shape)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 1024 1024 4864 ", {4294967295});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+}
+
+TEST_F(GeluGradTilingAscend310b, tiling_float32_all_cores)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "16384 16384 16384 4864 ", {4294967295});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+}
+
+TEST_F(GeluGradTilingAscend310b, tiling_float16_test_shape)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 1024 1024 6400 ", {4294967295});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+}
+
+TEST_F(GeluGradTilingAscend310b, tiling_float16_all_cores)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "16384 16384 16384 6400 ", {4294967295});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+}
+
+TEST_F(GeluGradTilingAscend310b, tiling_bfloat16_test_shape)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 1024 1024 6400 ", {4294967295});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+}
+
+TEST_F(GeluGradTilingAscend310b, tiling_bfloat16_all_cores)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "16384 16384 16384 6400 ", {4294967295});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+}
+
+TEST_F(GeluGradTilingAscend310b, tiling_unsupported_dtype)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_DOUBLE, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_DOUBLE, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_DOUBLE, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_DOUBLE, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
+TEST_F(GeluGradTilingAscend310b, tiling_empty_tensor)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
+TEST_F(GeluGradTilingAscend310b, tiling_mixed_dtypes)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
 }

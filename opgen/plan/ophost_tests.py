@@ -1,0 +1,260 @@
+"""The op_host UTs (infershape + tiling) in ops-nn's own framework, with every expected value computed here.
+
+Tiling cases run through ops-nn's `ExecuteTestCase` (tests/ut/common/tiling_case_executor.h), whose platform
+is the SoC the UT executable was built for (`BUILD_SOC_VERSION`), with the core count and UB size a case
+passes. Expected values come from the same formulas the generated tiling uses: the classic tiling's core split
+and tile size, and, for arch35, opbase's `ElewiseTiling` (atvoss elewise) plus the TPL tiling-key encoding
+(`FastEncodeTilingKeyDirect`). What arch35 cannot be computed here is said where it is asserted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from ..spec.models import OpSpec
+from .platforms import SocPlan
+from .tensors import DtypeCombination, TensorPlan
+
+CLASSIC_TILE_ALIGN = 256  # elements; the classic tiling aligns core shares and UB tiles to it
+LOCAL_RESERVED_UB = 256  # PlatformAscendC takes it off Ascend910B's UB (kfc buffers)
+ELEWISE_MIN_BITS_PER_CORE = 32768  # opbase ElewiseTiling: at least 4 KiB per core
+ELEWISE_CACHE_LINE = 512  # elements; opbase ElewiseTiling aligns a core's share to it
+ELEWISE_SCHEDULE_MODE = 1  # ElewiseBaseTiling::GetScheMode (DEFAULT_SCHEMODE)
+LIB_WORKSPACE_BY_ARCH = {"2201": 16 << 20, "3510": 16 << 20}  # PlatformAscendC::GetLibApiWorkSpaceSize
+LIB_WORKSPACE_DEFAULT = 2 << 20
+LIB_WORKSPACE_NO_ARCH = (1 << 32) - 1  # GetLibApiWorkSpaceSize's -1 as uint32, when NpuArch is unset
+
+
+@dataclass(frozen=True)
+class UtPlatform:
+    """What a UT case gives the tiling for one SoC: vector cores and UB bytes (as ops-nn's UTs use), and the
+    NpuArch ops-nn's tiling_case_executor sets for it ("" when its table has none)."""
+
+    core_num: int
+    ub_size: int
+    npu_arch: str
+
+
+UT_PLATFORMS = {
+    "ascend910b": UtPlatform(48, 196608, "2201"),
+    "ascend910_93": UtPlatform(48, 196608, "2201"),
+    "ascend310p": UtPlatform(8, 262144, "2002"),
+    "ascend310b": UtPlatform(1, 262144, ""),
+    "ascend950": UtPlatform(64, 245760, "3510"),
+}
+
+
+@dataclass(frozen=True)
+class TensorCase:
+    shape: str  # C++ initializer of the dims
+    dtype: str  # ge::DataType enumerator
+
+
+@dataclass(frozen=True)
+class InfershapeCase:
+    name: str
+    inputs: tuple[TensorCase, ...]
+    outputs: tuple[str, ...]  # dtypes; the executor starts every output with an empty shape
+    expect: str  # GRAPH_SUCCESS | GRAPH_FAILED
+    output_shapes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TilingCase:
+    name: str
+    inputs: tuple[TensorCase, ...]
+    outputs: tuple[TensorCase, ...]
+    expect: str
+    tiling_key: int = 0
+    block_dim: int = 0
+    tiling_data: str = ""  # ExecuteTestCase's text of the tiling data (int64 words), "" where not computed
+    fields: tuple[tuple[str, int], ...] = ()  # arch35: EleBaseTilingDataV2 fields computed here
+    workspaces: str = ""
+
+    @property
+    def succeeds(self) -> bool:
+        return self.expect == "GRAPH_SUCCESS"
+
+
+@dataclass(frozen=True)
+class TilingSuite:
+    soc: str
+    suite: str  # gtest suite name; the ut tier runs a SoC's executable with only its own suite
+    core_num: int
+    ub_size: int
+    cases: tuple[TilingCase, ...]
+
+
+@dataclass(frozen=True)
+class OphostUtPlan:
+    infershape_suite: str
+    infershape_cases: tuple[InfershapeCase, ...]
+    tiling_suites: tuple[TilingSuite, ...]
+    untested_socs: tuple[str, ...]  # SoCs without UT platform facts: no tiling suite
+    tiling_header: str  # arch35: the tiling header (compile info, tiling struct); classic: none
+    compile_info: str  # the compile info the tiling gets (classic: a UT-local empty one; the tiling reads none)
+    ub_align: int  # arch35: ElewiseTiling's ubFormer alignment (elements) for the min dtype
+
+
+def ophost_ut_plan(spec: OpSpec, layout: str, tensors: tuple[TensorPlan, ...],
+                   combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
+                   classic_bits: tuple[int, ...], source_input: int) -> OphostUtPlan:
+    inputs = [t for t in tensors if t.role == "input"]
+    outputs = [t for t in tensors if t.role == "output"]
+    min_bits = min(_kernel_bits(t, c) for c in combos for t in tensors)
+    suites = []
+    for soc in socs:
+        platform = UT_PLATFORMS.get(soc.name)
+        if platform is None:
+            continue
+        if layout == "arch35":
+            cases = _arch35_cases(spec, inputs, outputs, combos, platform, min_bits)
+        else:
+            cases = _classic_cases(spec, soc, inputs, outputs, combos, platform, classic_bits)
+        cases += _failing_cases(spec, inputs, outputs, combos)
+        suites.append(TilingSuite(soc.name, f"{spec.op_type}Tiling{_camel(soc.name)}", platform.core_num,
+                                  platform.ub_size, tuple(cases)))
+    arch35 = layout == "arch35"
+    return OphostUtPlan(
+        infershape_suite=f"{spec.op_type}Infershape",
+        infershape_cases=_infershape_cases(spec, inputs, outputs, combos, source_input),
+        tiling_suites=tuple(suites),
+        untested_socs=tuple(s.name for s in socs if s.name not in UT_PLATFORMS),
+        tiling_header=f"../../../../op_host/arch35/{spec.snake_name}_tiling_arch35.h" if arch35 else "",
+        compile_info=f"optiling::{spec.op_type}CompileInfo" if arch35 else f"{spec.op_type}UtCompileInfo",
+        ub_align=256 * 8 // min_bits,
+    )
+
+
+def _infershape_cases(spec: OpSpec, inputs: list[TensorPlan], outputs: list[TensorPlan],
+                      combos: tuple[DtypeCombination, ...], source: int) -> tuple[InfershapeCase, ...]:
+    """The output takes the shape of input `source` (InferShape4Elewise copies input 0): static per dtype
+    combination, then dynamic (-1), unknown rank (-2), empty and, where the spec lets inputs broadcast, a
+    broadcast input. No scalar case: the executor's outputs start as scalar shapes, so it could not fail."""
+    shape = spec.tests.shapes[0]
+    last = shape[-1]
+    variants: list[tuple[str, DtypeCombination, tuple[int, ...], tuple[int, ...] | None]] = [
+        (f"static_{c.key.name}", c, shape, None) for c in combos]
+    first = combos[0]
+    variants += [("dynamic_dims", first, (-1, last), None), ("unknown_rank", first, (-2,), None),
+                 ("empty", first, (0, last), None)]
+    if spec.constraints.broadcast:
+        variants.append(("broadcast_input", first, (4, last), (1, last)))
+    broadcast = {t.index for t in inputs if t.name in spec.constraints.broadcast and t.index != source}
+    cases = []
+    for name, combo, dims, other in variants:
+        ins = tuple(TensorCase(_dims(other if other is not None and t.index in broadcast else dims),
+                               t.dtypes[combo.index].ge) for t in inputs)
+        cases.append(InfershapeCase(f"infershape_{name}", ins, tuple(t.dtypes[combo.index].ge for t in outputs),
+                                    "GRAPH_SUCCESS", tuple(_dims(dims) for _ in outputs)))
+    return tuple(cases)
+
+
+def _classic_cases(spec: OpSpec, soc: SocPlan, inputs: list[TensorPlan], outputs: list[TensorPlan],
+                   combos: tuple[DtypeCombination, ...], platform: UtPlatform,
+                   classic_bits: tuple[int, ...]) -> list[TilingCase]:
+    """The classic tiling: an aligned share per core, a UB tile from the per-dtype bits per element."""
+    ub = platform.ub_size - (LOCAL_RESERVED_UB if soc.name == "ascend910b" else 0)
+    lib = (LIB_WORKSPACE_BY_ARCH.get(platform.npu_arch, LIB_WORKSPACE_DEFAULT) if platform.npu_arch
+           else LIB_WORKSPACE_NO_ARCH)
+    cases = []
+    for combo in combos:
+        for label, shape in _tiling_shapes(spec, platform):
+            total = prod(shape)
+            tile = ub * 8 // classic_bits[combo.index] // CLASSIC_TILE_ALIGN * CLASSIC_TILE_ALIGN
+            former = _ceil_div(_ceil_div(total, platform.core_num), CLASSIC_TILE_ALIGN) * CLASSIC_TILE_ALIGN
+            used = _ceil_div(total, former)
+            words = (total, former, total - (used - 1) * former, tile)
+            cases.append(TilingCase(
+                f"tiling_{combo.key.name}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
+                "GRAPH_SUCCESS", soc.tiling_key or 0, used, "".join(f"{w} " for w in words), (),
+                f"{lib + spec.tiling.workspace_bytes}"))
+    return cases
+
+
+def _arch35_cases(spec: OpSpec, inputs: list[TensorPlan], outputs: list[TensorPlan],
+                  combos: tuple[DtypeCombination, ...], platform: UtPlatform, min_bits: int) -> list[TilingCase]:
+    """opbase ElewiseTiling's core split (it depends on the element count, the core count and the DAG's
+    narrowest dtype); the UB split also depends on the DAG's live-buffer count, which atvoss derives at
+    compile time and is not computed here (the UT checks its invariants instead)."""
+    # ElewiseBaseTiling always sets schMode 1; a spec without it gets an expected key the tiling cannot
+    # produce (it returns INVALID_TILING_KEY), so the UT fails as the kernel could not be selected
+    modes = spec.tiling.sch_modes
+    sch_index = modes.index(ELEWISE_SCHEDULE_MODE) if ELEWISE_SCHEDULE_MODE in modes else 0
+    sch_bits = max(1, max(spec.tiling.sch_modes).bit_length())
+    cases = []
+    for combo in combos:
+        for label, shape in _tiling_shapes(spec, platform):
+            dim0 = prod(shape)
+            cores = min(_ceil_div(dim0 * min_bits, ELEWISE_MIN_BITS_PER_CORE), platform.core_num)
+            former = _ceil_div(_ceil_div(dim0, cores), ELEWISE_CACHE_LINE) * ELEWISE_CACHE_LINE
+            blocks = _ceil_div(dim0, former)
+            fields = (("dim0", dim0), ("coreNum", cores), ("blockFormer", former), ("blockNum", blocks),
+                      ("scheMode", ELEWISE_SCHEDULE_MODE))
+            cases.append(TilingCase(
+                f"tiling_{combo.key.name}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
+                "GRAPH_SUCCESS", sch_index | combo.key.tpl_code << sch_bits, blocks, "", fields,
+                f"{spec.tiling.workspace_bytes}"))
+    return cases
+
+
+def _failing_cases(spec: OpSpec, inputs: list[TensorPlan], outputs: list[TensorPlan],
+                   combos: tuple[DtypeCombination, ...]) -> list[TilingCase]:
+    """Inputs the tiling must refuse: a dtype no combination has, mixed dtypes, an empty tensor, and the
+    shapes the spec's constraints forbid."""
+    first = combos[0]
+    shape = spec.tests.shapes[0]
+    known = {t.dtypes[c.index].ge for c in combos for t in (*inputs, *outputs)}
+    foreign = [d for d in ("DT_DOUBLE", "DT_INT64", "DT_COMPLEX64", "DT_STRING") if d not in known][:1]
+    cases = [
+        *(TilingCase("tiling_unsupported_dtype", tuple(TensorCase(_dims(shape), d) for _ in inputs),
+                     tuple(TensorCase(_dims(shape), d) for _ in outputs), "GRAPH_FAILED") for d in foreign),
+        TilingCase("tiling_empty_tensor", _descs(inputs, first, (0, shape[-1])),
+                   _descs(outputs, first, (0, shape[-1])), "GRAPH_FAILED"),
+    ]
+    other = next((c for c in combos if c.key.ge != first.key.ge), None)
+    same = [t for t in inputs if t.name in spec.constraints.same_dtype]
+    if other is not None and same:
+        mixed = tuple(TensorCase(_dims(shape), (other if t is same[0] else first).dtypes[t.index].ge)
+                      for t in inputs)
+        cases.append(TilingCase("tiling_mixed_dtypes", mixed, _descs(outputs, first, shape), "GRAPH_FAILED"))
+    rule = spec.constraints.last_dim_multiple_of
+    if rule is not None:
+        bad = (*shape[:-1], shape[-1] + 1)
+        cases.append(TilingCase(f"tiling_last_dim_not_multiple_of_{rule.multiple}", _descs(inputs, first, bad),
+                                _descs(outputs, first, bad), "GRAPH_FAILED"))
+    if len(spec.constraints.same_shape) > 1:
+        odd = spec.constraints.same_shape[1]
+        wider = (*shape[:-1], shape[-1] * 2)
+        ins = tuple(TensorCase(_dims(wider if t.name == odd else shape), t.dtypes[first.index].ge) for t in inputs)
+        cases.append(TilingCase(f"tiling_{odd}_shape_mismatch", ins, _descs(outputs, first, shape), "GRAPH_FAILED"))
+    return cases
+
+
+def _tiling_shapes(spec: OpSpec, platform: UtPlatform) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The spec's first test shape, and one large enough to need every core and several UB tiles."""
+    shape = spec.tests.shapes[0]
+    rows = platform.core_num * 16
+    return (("test_shape", shape), ("all_cores", (rows, *shape[1:-1], max(shape[-1], 1024))))
+
+
+def _descs(tensors: list[TensorPlan], combo: DtypeCombination, shape: tuple[int, ...]) -> tuple[TensorCase, ...]:
+    return tuple(TensorCase(_dims(shape), t.dtypes[combo.index].ge) for t in tensors)
+
+
+def _kernel_bits(tensor: TensorPlan, combo: DtypeCombination) -> int:
+    """Bits one element takes where the kernel holds it: a bit mask is copied in as bytes."""
+    return max(8, tensor.dtypes[combo.index].size_bits)
+
+
+def _ceil_div(value: int, divisor: int) -> int:
+    return -(-value // divisor)
+
+
+def _dims(shape: tuple[int, ...]) -> str:
+    return ", ".join(map(str, shape))
+
+
+def _camel(soc: str) -> str:
+    return "".join(part.capitalize() for part in soc.split("_"))

@@ -1,0 +1,98 @@
+"""The ut tier: the generated op_host UTs built against ops-nn's framework from the open sources, and run.
+
+The framework build (minutes, once per sources content) is shared: the first test that needs it builds it
+into the user's cache, every later one finds it there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from opgen.cann_sources import resolve_sources
+from opgen.check.items import CheckItem
+from opgen.check.runner import run_checks
+from opgen.check.trust import Trust
+from opgen.check.ut_tier import ut_tier
+
+from .trees import SAMPLE_DIRS, by_item, copy_sample, edit, failing, loaded
+
+TRUSTED = Trust(allow_exec=True)
+RELU_DIR, GELU_DIR = SAMPLE_DIRS
+
+
+def ut_items(op_dir: Path, cann_src: Path, trust: Trust = TRUSTED) -> list[CheckItem]:
+    _, plan = loaded(op_dir)
+    return ut_tier(op_dir, plan, resolve_sources(cann_src), trust)
+
+
+def test_without_sources_the_tier_is_skipped_with_the_command_that_enables_it(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, GELU_DIR)
+    report = run_checks(op_dir, tiers=("ut",))
+    [tier] = report.tiers
+    assert tier.status == "skip" and "OPGEN_CANN_SRC" in tier.items[0].reason and "ut tier" in tier.items[0].reason
+
+
+@pytest.mark.parametrize("rel_dir", [RELU_DIR, GELU_DIR])
+def test_ut_tier_passes_the_samples_with_their_op_host_uts_run(tmp_path: Path, rel_dir: str,
+                                                               cann_src: Path) -> None:
+    op_dir = copy_sample(tmp_path, rel_dir)
+    report = run_checks(op_dir, tiers=("ut",), sources=resolve_sources(cann_src), trust=TRUSTED)
+    [tier] = report.tiers
+    assert tier.status == "pass", failing(tier.items)
+    runs = [i for i in tier.items if i.item.startswith("op_host UTs run")]
+    _, plan = loaded(op_dir)
+    assert {r.item for r in runs} == {f"op_host UTs run ({s.soc})" for s in plan.ophost_ut.tiling_suites}
+    for run in runs:
+        soc = run.item.split("(")[1].rstrip(")")
+        [suite] = [s for s in plan.ophost_ut.tiling_suites if s.soc == soc]
+        expected = len(plan.ophost_ut.infershape_cases) + len(suite.cases)
+        assert run.figures == {"tests": expected, "passed": expected, "failed": 0}
+
+
+def test_without_allow_exec_the_uts_compile_and_link_but_do_not_run(tmp_path: Path, cann_src: Path) -> None:
+    items = ut_items(copy_sample(tmp_path, RELU_DIR), cann_src, Trust())
+    assert by_item(items, "tests/ut/op_host/arch35/test_relu_grad_v2_tiling.cpp compiles").status == "pass"
+    assert by_item(items, "op_host UT link (ascend950)").status == "pass"
+    run = by_item(items, "op_host UTs run (ascend950)")
+    assert run.status == "skip" and "--allow-exec" in run.reason
+
+
+def test_a_call_to_an_undeclared_helper_fails_the_ut_at_its_line(tmp_path: Path, cann_src: Path) -> None:
+    op_dir = copy_sample(tmp_path, GELU_DIR)
+    ut = op_dir / "tests/ut/op_host/test_gelu_grad_infershape.cpp"
+    lines = ut.read_text().splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if "ExecuteTestCase(" in text)
+    lines.insert(line - 1, "    MakeGeluGradShapes();")
+    ut.write_text("\n".join(lines) + "\n")
+    items = ut_items(op_dir, cann_src, Trust())
+    failed = by_item(items, "tests/ut/op_host/test_gelu_grad_infershape.cpp compiles")
+    assert failed.status == "fail"
+    assert failed.reason.startswith(f"tests/ut/op_host/test_gelu_grad_infershape.cpp:{line}:")
+    assert "MakeGeluGradShapes" in failed.reason
+    assert by_item(items, "op_host UTs run (ascend910b)").reason == "not linked: a source above did not compile"
+
+
+def test_a_tiling_field_change_fails_the_tiling_ut_that_expects_the_plans_values(tmp_path: Path,
+                                                                                 cann_src: Path) -> None:
+    op_dir = copy_sample(tmp_path, GELU_DIR)
+    edit(op_dir / "op_host/gelu_grad_tiling.cpp", "TILE_ALIGN = 256;", "TILE_ALIGN = 512;")
+    items = ut_items(op_dir, cann_src)
+    run = by_item(items, "op_host UTs run (ascend910b)")
+    assert run.status == "fail" and run.figures["failed"] > 0
+    assert "tests/ut/op_host/test_gelu_grad_tiling.cpp:" in run.reason
+    assert "GeluGradTilingAscend910b.tiling_float32_test_shape" in run.reason
+
+
+def test_a_tiling_key_change_fails_the_arch35_tiling_ut(tmp_path: Path, cann_src: Path) -> None:
+    op_dir = copy_sample(tmp_path, RELU_DIR)
+    edit(op_dir / "op_host/arch35/relu_grad_v2_tiling_arch35.cpp", "GET_TPL_TILING_KEY(tiling->scheMode, dType)",
+         "GET_TPL_TILING_KEY(0, dType)")
+    run = by_item(ut_items(op_dir, cann_src), "op_host UTs run (ascend950)")
+    assert run.status == "fail"
+    assert "tests/ut/op_host/arch35/test_relu_grad_v2_tiling.cpp:" in run.reason
+    assert "ReluGradV2TilingAscend950.tiling_" in run.reason
+    _, plan = loaded(op_dir)
+    [suite] = plan.ophost_ut.tiling_suites
+    assert run.figures["failed"] == sum(1 for c in suite.cases if c.succeeds)
