@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import OpgenError
 from ..plan import RenderPlan
 from ..spec.models import OpSpec
-from .items import CheckItem, bad, skipped, verdict
+from ..spec.reference import NO_REFERENCE, resolve_reference
+from .items import CheckItem, bad, ok, skipped, verdict
 
 if TYPE_CHECKING:
     from .numerics import NumericsResult
@@ -31,9 +32,12 @@ GOLDEN = "tests/assets/golden.py"
 def numerics_tier(op_dir: Path, spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[CheckItem]:
     from .numerics import check_golden_file, check_numerics
 
-    items = _grouped("recipe", check_numerics(spec, plan, seed=seed), plan)
-    if not items:
-        return [skipped("recipe and golden", f"no independent reference {spec.golden.reference!r} to compare with")]
+    resolved = resolve_reference(spec)
+    if resolved is None:
+        return [bad("reference", f"{NO_REFERENCE}: give golden.reference a forward function (forward, wrt, grad) "
+                    "or a direct formula, e.g. {forward: 'x * sigmoid(x)', wrt: x, grad: dy}")]
+    notes = [ok("reference", resolved.migrated)] if resolved.migrated else []
+    items = notes + _grouped("recipe", check_numerics(spec, plan, seed=seed), plan)
     golden = op_dir / GOLDEN
     if not golden.is_file():
         return [*items, skipped("golden", f"{GOLDEN} missing (see structure)")]

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from .models import OpSpec
 from .recipe import Step
+from .reference import reference_problems
 from .socs import SOCS
 
 MASK_DTYPES = {"uint1", "bool", "uint8"}
@@ -222,11 +223,12 @@ def _aclnn(spec: OpSpec) -> list[SpecIssue]:
 
 
 def _golden(spec: OpSpec) -> list[SpecIssue]:
+    issues = [SpecIssue(loc, message) for loc, message in reference_problems(spec)]
     needed = set(spec.outputs[0].dtype_column(spec.combination_count))
     missing = sorted(needed - set(spec.golden.tolerances))
     if missing:
-        return [SpecIssue(("golden", "tolerances"), f"add a tolerance for {', '.join(missing)}")]
-    return []
+        issues.append(SpecIssue(("golden", "tolerances"), f"add a tolerance for {', '.join(missing)}"))
+    return issues
 
 
 def _tests(spec: OpSpec) -> list[SpecIssue]:
