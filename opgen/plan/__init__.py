@@ -11,7 +11,8 @@ from .aclnn import AclnnPlan, aclnn_plan
 from .classic import ClassicKernel, classic_kernel
 from .dag import DagKernel, dag_kernel
 from .examples import ExamplePlan, example_plan
-from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan
+from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan, mask_values
+from .lowering import lower
 from .platforms import SocPlan, soc_plan
 from .st_cases import st_csv
 from .tensors import DtypeCombination, TensorPlan, combinations, tensor_plans
@@ -181,20 +182,22 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     combos = combinations(spec, tensors)
     float_compute = spec.compute.dtype == "float32"
     socs = tuple(soc_plan(spec, p, combos) for p in spec.platforms)
+    lowered = {name: lower(steps, layout) for name, steps in spec.compute.variants.items()}
     dag = classic = None
     if layout == "arch35":
-        dag = dag_kernel(tensors, float_compute, spec.compute.variants[spec.platforms[0].compute_variant])
+        dag = dag_kernel(tensors, float_compute, lowered[spec.platforms[0].compute_variant])
     else:
         classic = classic_kernel(tensors, float_compute, [
-            (p.tiling_key or 0, p.soc, spec.compute.variants[p.compute_variant]) for p in spec.platforms
+            (p.tiling_key or 0, p.soc, lowered[p.compute_variant]) for p in spec.platforms
         ])
     rule = spec.constraints.last_dim_multiple_of
     rel_dir = f"{spec.category}/{name}"
     arches = [s.arch for s in socs if s.arch]
     op_api_dir = "op_api" if layout == "arch35" else "op_host/op_api"
     golden = golden_plan(name, tensors, float_compute, tuple(
-        GoldenVariant(variant, tuple(s.short_version for s in socs if s.variant == variant), golden_lines(steps))
-        for variant, steps in spec.compute.variants.items()
+        GoldenVariant(variant, tuple(s.short_version for s in socs if s.variant == variant), golden_lines(steps),
+                      mask_values(steps))
+        for variant, steps in lowered.items()
     ))
     return RenderPlan(
         opgen_version=__version__, op_type=spec.op_type, name=name, category=spec.category,
@@ -232,7 +235,7 @@ def _classic_dtype_cases(
     for combo in combos:
         value_bits = 32 if kernel.value_type == "float" else combo.key.size_bits
         queued = sum(combo.dtypes[i].size_bits for i in moved)
-        cases.append(ClassicDtypeCase(combo.key, buffer_num * queued + kernel.calc_buffer_count * value_bits))
+        cases.append(ClassicDtypeCase(combo.key, buffer_num * queued + kernel.scratch_bits(value_bits)))
     return tuple(cases)
 
 

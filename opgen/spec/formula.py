@@ -105,7 +105,7 @@ def evaluate(formula: Formula, env: Mapping[str, Any], lib: Lib,
 
     def walk(node: ast.expr) -> Any:
         match node:
-            case ast.Constant(value=value):
+            case ast.Constant(value=int() | float() as value):
                 return lib["const"](float(value))
             case ast.Name(id=name) if name in CONSTANTS:
                 return lib["const"](CONSTANTS[name])

@@ -75,8 +75,8 @@ def reference_problems(spec: OpSpec) -> list[tuple[tuple[str, ...], str]]:
         for field in ("wrt", "grad"):
             value = getattr(ref, field)
             if value is None:
-                problems.append(((*loc, field), f"forward needs {field}: the input "
-                                 f"{'the gradient is taken for' if field == 'wrt' else 'holding the incoming gradient'}"))
+                role = "the gradient is taken for" if field == "wrt" else "holding the incoming gradient"
+                problems.append(((*loc, field), f"forward needs {field}: the input {role}"))
             elif value not in inputs:
                 problems.append(((*loc, field), f"{value!r} is not an input; inputs: {', '.join(sorted(inputs))}"))
         if ref.grad is not None and ref.grad == ref.wrt:

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from .models import OpSpec
-from .recipe import Step
+from .recipe import OPS, Step
 from .reference import reference_problems
 from .socs import SOCS
 
@@ -165,6 +165,7 @@ def _recipe(spec: OpSpec) -> list[SpecIssue]:
 
 def _variant(spec: OpSpec, variant: str, steps: tuple[Step, ...], masks: set[str]) -> list[SpecIssue]:
     inputs = {t.name for t in spec.inputs}
+    dtypes = {t.name: t.dtype_column(spec.combination_count)[0] for t in spec.inputs}
     outputs = [t.name for t in spec.outputs]
     defined: set[str] = set(inputs)
     uses: Counter[str] = Counter()
@@ -178,8 +179,16 @@ def _variant(spec: OpSpec, variant: str, steps: tuple[Step, ...], masks: set[str
         for position, arg in enumerate(step.tensor_args):
             if arg in masks and not (step.op == "select" and position == 0):
                 issues.append(SpecIssue(loc, f"{step}: mask {arg!r} can only be the first argument of select"))
-        if step.op == "select" and step.tensor_args[0] not in inputs:
-            issues.append(SpecIssue(loc, f"{step}: the mask of select must be an op input"))
+        mask = step.tensor_args[0] if step.op == "select" else None
+        if mask is not None and mask in defined and mask not in masks:
+            kind = f"a {dtypes[mask]} input" if mask in dtypes else "a computed value"
+            issues.append(SpecIssue(loc, f"{step}: select's mask {mask!r} is {kind}, not a mask; select takes a "
+                                    f"uint1 mask input or a comparison (gt ge lt le eq ne), e.g. "
+                                    f"`m = gt({mask}, 0.0)` then `select(m, ...)`"))
+        if OPS[step.op].gives_mask:
+            masks = masks | {step.out}
+            if step.out in outputs:
+                issues.append(SpecIssue(loc, f"{step}: output {step.out!r} cannot be a mask; select with it"))
         if step.out in defined:
             issues.append(SpecIssue(loc, f"{step}: {step.out!r} is already defined; give each value a new name"))
         defined.add(step.out)

@@ -1,0 +1,84 @@
+"""Recipe ops a kernel family has no single call for, rewritten as the steps it has.
+
+classic (AscendC): tanh, sigmoid, erf and sign are adv_api calls (with a shared temp buffer); neg, log1p and
+softplus become basic steps. arch35 (atvoss Vec::): only erf is a node; the others become basic steps, sign
+by comparisons and selects. The golden and the emulator run the lowered steps, as the kernel does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..spec.recipe import Step
+
+NATIVE: dict[str, frozenset[str]] = {
+    "classic": frozenset({"tanh", "sigmoid", "erf", "sign"}),
+    "arch35": frozenset({"erf"}),
+}
+Fresh = Callable[[str], str]
+
+
+def lower(steps: tuple[Step, ...], layout: str) -> tuple[Step, ...]:
+    """The steps with every op the layout lacks expanded; each temp a fresh name (`<out>_<part>`)."""
+    taken = {s.out for s in steps} | {a for s in steps for a in s.tensor_args}
+
+    def fresh(hint: str) -> str:
+        name = hint
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        return name
+
+    lowered: list[Step] = []
+    for step in steps:
+        if step.op in _EXPANSIONS and step.op not in NATIVE[layout]:
+            lowered.extend(_EXPANSIONS[step.op](step, fresh))
+        else:
+            lowered.append(step)
+    return tuple(lowered)
+
+
+def _neg(step: Step, fresh: Fresh) -> list[Step]:
+    return [Step(step.out, "muls", (step.args[0], -1.0))]
+
+
+def _log1p(step: Step, fresh: Fresh) -> list[Step]:
+    one_plus = fresh(f"{step.out}_1p")
+    return [Step(one_plus, "adds", (step.args[0], 1.0)), Step(step.out, "log", (one_plus,))]
+
+
+def _softplus(step: Step, fresh: Fresh) -> list[Step]:
+    """relu(a) + log(1 + exp(-|a|)): no overflow for large a."""
+    a = step.args[0]
+    pos, mag, neg, exp, one_plus, log = (fresh(f"{step.out}_{p}") for p in ("pos", "abs", "neg", "exp", "1p", "log"))
+    return [Step(pos, "relu", (a,)), Step(mag, "abs", (a,)), Step(neg, "muls", (mag, -1.0)), Step(exp, "exp", (neg,)),
+            Step(one_plus, "adds", (exp, 1.0)), Step(log, "log", (one_plus,)), Step(step.out, "add", (pos, log))]
+
+
+def _tanh(step: Step, fresh: Fresh) -> list[Step]:
+    """1 - 2 / (exp(2a) + 1): exp overflowing gives 1, underflowing -1."""
+    twice, exp, one_plus, inv, scaled = (fresh(f"{step.out}_{p}") for p in ("2x", "exp", "1p", "inv", "m2"))
+    return [Step(twice, "muls", (step.args[0], 2.0)), Step(exp, "exp", (twice,)), Step(one_plus, "adds", (exp, 1.0)),
+            Step(inv, "reciprocal", (one_plus,)), Step(scaled, "muls", (inv, -2.0)),
+            Step(step.out, "adds", (scaled, 1.0))]
+
+
+def _sigmoid(step: Step, fresh: Fresh) -> list[Step]:
+    """1 / (1 + exp(-a))."""
+    neg, exp, one_plus = (fresh(f"{step.out}_{p}") for p in ("neg", "exp", "1p"))
+    return [Step(neg, "muls", (step.args[0], -1.0)), Step(exp, "exp", (neg,)), Step(one_plus, "adds", (exp, 1.0)),
+            Step(step.out, "reciprocal", (one_plus,))]
+
+
+def _sign(step: Step, fresh: Fresh) -> list[Step]:
+    """a > 0 ? 1 : (a < 0 ? -1 : a): zeros and NaN pass through as they are."""
+    a = step.args[0]
+    pos, neg, one, minus, low = (fresh(f"{step.out}_{p}") for p in ("gt0", "lt0", "one", "m1", "lo"))
+    return [Step(pos, "gt", (a, 0.0)), Step(neg, "lt", (a, 0.0)), Step(one, "fill", (1.0,)),
+            Step(minus, "fill", (-1.0,)), Step(low, "select", (neg, minus, a)),
+            Step(step.out, "select", (pos, one, low))]
+
+
+_EXPANSIONS: dict[str, Callable[[Step, Fresh], list[Step]]] = {
+    "neg": _neg, "log1p": _log1p, "softplus": _softplus, "tanh": _tanh, "sigmoid": _sigmoid, "sign": _sign,
+}
