@@ -6,6 +6,13 @@ Besides the outputs, the reference bounds its own float64 error, to first order:
 formula adds a rounding of its value, and the derivative of the result by that rounding says what it does
 to the result (the same autograd, one level deeper). The bound matters only where float64 itself cannot
 resolve the value, e.g. 1 + tanh(u) for u near -20 times a gradient of 3.4e38.
+
+It also marks the elements where no value is right, so they are counted undefined rather than compared:
+- an infinite incoming gradient times a derivative that is 0 in the float32 compute dtype (below its
+  smallest normal): 0 * inf;
+- a comparison of the formula decided by less than float32's rounding (alpha * x + beta against 1 at
+  x = 3 for alpha = 0.16666666): the kernel's float32 may land on either side. Exact ties (x == 0 against
+  0) are compared: `>` against `>=` must show.
 """
 
 from __future__ import annotations
@@ -25,15 +32,17 @@ from .emulator import unpack_mask
 
 Array = npt.NDArray[Any]
 UNIT_ROUNDOFF = 2.0**-53
+COMPUTE_TINY = 2.0**-126  # float32's smallest normal: below it a kernel's derivative may flush to 0
+COMPARISON_BAND = 2.0**-22  # relative: four float32 roundings
 
 
 @dataclass(frozen=True)
 class Reference:
     """`fn(inputs)` (all op inputs, def order, masks packed) returns one array per output (float64 on the
-    broadcast shape) and the bound of its own absolute error per element."""
+    broadcast shape), the bound of its own absolute error per element and the undefined elements."""
 
     reads: tuple[int, ...]  # the inputs the formula reads: a NaN in them must come out as NaN
-    fn: Callable[[Sequence[Array]], tuple[tuple[Array, ...], Array]]
+    fn: Callable[[Sequence[Array]], tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]]
     resolved: ResolvedReference
 
 
@@ -44,16 +53,16 @@ def build_reference(spec: OpSpec, plan: RenderPlan) -> Reference | None:
         return None
     names = [t.name for t in plan.inputs]
     read = set(resolved.formula.names) | ({resolved.grad} if resolved.grad else set())
-    attrs = {a.name: float(a.default) for a in spec.attrs}
+    attrs = {a.name: float(np.float32(a.default)) if a.type == "float" else float(a.default) for a in spec.attrs}
 
-    def fn(inputs: Sequence[Array]) -> tuple[tuple[Array, ...], Array]:
+    def fn(inputs: Sequence[Array]) -> tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]:
         return _evaluate(resolved, plan, inputs, attrs)
 
     return Reference(tuple(i for i, n in enumerate(names) if n in read), fn, resolved)
 
 
 def _evaluate(resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Array],
-              attrs: dict[str, float]) -> tuple[tuple[Array, ...], Array]:
+              attrs: dict[str, float]) -> tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]:
     import torch  # slow to import; only the numerics tier needs it
 
     plain = [np.shape(a) for a, t in zip(inputs, plan.inputs, strict=True) if not t.is_mask]
@@ -72,24 +81,51 @@ def _evaluate(resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Ar
         roundings.append((delta, value.detach()))
         return value + delta
 
-    result = evaluate(resolved.formula, env, _torch_lib(torch), rounded) + torch.zeros(shape, dtype=torch.float64)
-    if resolved.wrt is not None and resolved.grad is not None:
-        # elementwise, so the derivative is the gradient for ones; times grad afterwards, as the math says:
-        # autograd's own grad * partial, path by path, would make an infinite grad times a zero path NaN
+    near = torch.zeros(shape, dtype=torch.bool)
+
+    def compared(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+        def compare(a: Any, b: Any) -> Any:
+            nonlocal near
+            a, b = a.detach(), b.detach()
+            gap = (a - b).abs()
+            near = near | ((a != b) & gap.isfinite() & (gap <= COMPARISON_BAND * torch.maximum(a.abs(), b.abs())))
+            return op(a, b)
+        return compare
+
+    lib = _torch_lib(torch)
+    lib.update({name: compared(lib[name]) for name in ("gt", "ge", "lt", "le", "eq", "ne")})
+    result = evaluate(resolved.formula, env, lib, rounded) + torch.zeros(shape, dtype=torch.float64)
+    undefined = near
+    torch_values = None
+    if resolved.wrt is not None and resolved.grad is not None and not result.requires_grad:
+        result = torch.zeros(shape, dtype=torch.float64)  # forward does not depend on wrt at all
+    elif resolved.wrt is not None and resolved.grad is not None:
+        grad = env[resolved.grad].detach()
+        # torch's own backward (grad pushed through every path: a select's dead branch gives 0 even for a
+        # NaN grad, as torch's builtin backwards do) ...
+        (pushed,) = torch.autograd.grad(result, env[resolved.wrt], grad_outputs=grad, retain_graph=True,
+                                        allow_unused=True)
+        # ... and the derivative (elementwise: the gradient for ones) times grad, as the math says; where
+        # an infinite grad meets a zero path, the first is NaN and the second right
         (slope,) = torch.autograd.grad(result, env[resolved.wrt], grad_outputs=torch.ones(shape, dtype=torch.float64),
                                        create_graph=True, allow_unused=True)
         derivative = slope if slope is not None else torch.zeros(shape, dtype=torch.float64)
-        result = rounded(derivative * env[resolved.grad].detach())
+        tiny = derivative.detach().abs() < COMPUTE_TINY
+        result = rounded(derivative * grad)
+        if pushed is not None:
+            torch_values = torch.where(pushed.isnan() & ~result.isnan(), result.detach(), pushed.detach())
+        # a derivative float32 cannot hold (it flushes to 0) times a grad that makes it count: 0 or the product
+        undefined = undefined | (tiny & (grad.isinf() | (result.detach().abs() >= COMPUTE_TINY)))
     bound = torch.zeros(shape, dtype=torch.float64)
     if result.requires_grad and roundings:
         slopes = torch.autograd.grad(result.sum(), [d for d, _ in roundings], allow_unused=True)
         for slope, (_, value) in zip(slopes, roundings, strict=True):
             if slope is not None:
                 bound = bound + torch.nan_to_num(slope.detach().abs() * value.abs(), nan=0.0)
-    out = result.detach()
+    out = torch_values if torch_values is not None else result.detach()
     # each step's rounding (first order) and as many again for the backward pass's own steps
     error = UNIT_ROUNDOFF * (2.0 * bound + (len(roundings) + 1) * torch.nan_to_num(out.abs(), nan=0.0))
-    return (out.numpy().copy(),), error.numpy().copy()
+    return (out.numpy().copy(),), error.numpy().copy(), undefined.numpy().copy()
 
 
 def _torch_lib(torch: Any) -> dict[str, Callable[..., Any]]:

@@ -43,24 +43,36 @@ def _neg(step: Step, fresh: Fresh) -> list[Step]:
 
 
 def _log1p(step: Step, fresh: Fresh) -> list[Step]:
-    one_plus = fresh(f"{step.out}_1p")
-    return [Step(one_plus, "adds", (step.args[0], 1.0)), Step(step.out, "log", (one_plus,))]
+    """log(w) * a / (w - 1) with w = 1 + a (exact where w - 1 is, Goldberg's trick), a where w == 1 and plain
+    log(w) from w >= 2**24 on (the factor is 1 there; a = inf would make it inf / inf)."""
+    a = step.args[0]
+    w, log, d, q, p, exact, p1, small = (fresh(f"{step.out}_{n}") for n in
+                                         ("w", "log", "d", "q", "p", "exact", "p1", "small"))
+    return [Step(w, "adds", (a, 1.0)), Step(log, "log", (w,)), Step(d, "adds", (w, -1.0)), Step(q, "div", (a, d)),
+            Step(p, "mul", (log, q)), Step(exact, "eq", (d, 0.0)), Step(p1, "select", (exact, a, p)),
+            Step(small, "lt", (w, 16777216.0)), Step(step.out, "select", (small, p1, log))]
 
 
 def _softplus(step: Step, fresh: Fresh) -> list[Step]:
-    """relu(a) + log(1 + exp(-|a|)): no overflow for large a."""
+    """relu(a) + log1p(exp(-|a|)): no overflow for large a, no cancellation for very negative a."""
     a = step.args[0]
-    pos, mag, neg, exp, one_plus, log = (fresh(f"{step.out}_{p}") for p in ("pos", "abs", "neg", "exp", "1p", "log"))
+    pos, mag, neg, exp, log = (fresh(f"{step.out}_{p}") for p in ("pos", "abs", "neg", "exp", "log"))
     return [Step(pos, "relu", (a,)), Step(mag, "abs", (a,)), Step(neg, "muls", (mag, -1.0)), Step(exp, "exp", (neg,)),
-            Step(one_plus, "adds", (exp, 1.0)), Step(log, "log", (one_plus,)), Step(step.out, "add", (pos, log))]
+            *_log1p(Step(log, "log1p", (exp,)), fresh), Step(step.out, "add", (pos, log))]
 
 
 def _tanh(step: Step, fresh: Fresh) -> list[Step]:
-    """1 - 2 / (exp(2a) + 1): exp overflowing gives 1, underflowing -1."""
-    twice, exp, one_plus, inv, scaled = (fresh(f"{step.out}_{p}") for p in ("2x", "exp", "1p", "inv", "m2"))
-    return [Step(twice, "muls", (step.args[0], 2.0)), Step(exp, "exp", (twice,)), Step(one_plus, "adds", (exp, 1.0)),
-            Step(inv, "reciprocal", (one_plus,)), Step(scaled, "muls", (inv, -2.0)),
-            Step(step.out, "adds", (scaled, 1.0))]
+    """1 - 2 / (exp(2a) + 1) (exp overflowing gives 1, underflowing -1); below |a| = 1/16, where that loses
+    digits to cancellation, a * (1 - a**2 / 3)."""
+    a = step.args[0]
+    parts = ("2x", "exp", "1p", "inv", "m2", "far", "abs", "near", "sq", "t3", "f", "taylor")
+    twice, exp, one_plus, inv, scaled, far, mag, near, sq, third, factor, taylor = (
+        fresh(f"{step.out}_{p}") for p in parts)
+    return [Step(twice, "muls", (a, 2.0)), Step(exp, "exp", (twice,)), Step(one_plus, "adds", (exp, 1.0)),
+            Step(inv, "reciprocal", (one_plus,)), Step(scaled, "muls", (inv, -2.0)), Step(far, "adds", (scaled, 1.0)),
+            Step(mag, "abs", (a,)), Step(near, "lt", (mag, 0.0625)), Step(sq, "mul", (a, a)),
+            Step(third, "muls", (sq, -1.0 / 3.0)), Step(factor, "adds", (third, 1.0)), Step(taylor, "mul", (a, factor)),
+            Step(step.out, "select", (near, taylor, far))]
 
 
 def _sigmoid(step: Step, fresh: Fresh) -> list[Step]:

@@ -100,6 +100,10 @@ class TensorSpec(Model):
     proto_dtypes: tuple[DtypeName, ...] | None = Field(
         None, description="dtypes the graph proto admits (a superset of dtypes); default: dtypes"
     )
+    domain: tuple[float, float] | None = Field(
+        None, description="[low, high]: the values the op is defined for, e.g. [0, 1] for a sigmoid's output; "
+        "the numerics check draws this input from it and tries no edge values outside it (NaN still)"
+    )
     doc: str = ""
 
     def dtype_column(self, count: int) -> tuple[str, ...]:

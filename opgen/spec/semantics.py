@@ -54,6 +54,8 @@ def _dtypes(spec: OpSpec) -> list[SpecIssue]:
         if isinstance(tensor.formats, tuple) and len(tensor.formats) != count:
             issues.append(SpecIssue((role, i, "formats"), f"has {len(tensor.formats)} formats for {count} "
                                     "combinations; give one per combination, or a single format"))
+        if tensor.domain is not None and not tensor.domain[0] < tensor.domain[1]:
+            issues.append(SpecIssue((role, i, "domain"), "needs [low, high] with low < high"))
         if tensor.proto_dtypes is not None:
             missing = sorted(set(tensor.dtype_column(count)) - set(tensor.proto_dtypes))
             if missing:
