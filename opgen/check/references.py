@@ -124,7 +124,7 @@ def _evaluate(resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Ar
                 bound = bound + torch.nan_to_num(slope.detach().abs() * value.abs(), nan=0.0)
     out = torch_values if torch_values is not None else result.detach()
     # each step's rounding (first order) and as many again for the backward pass's own steps
-    error = UNIT_ROUNDOFF * (2.0 * bound + (len(roundings) + 1) * torch.nan_to_num(out.abs(), nan=0.0))
+    error = UNIT_ROUNDOFF * (2.0 * bound + len(roundings) * torch.nan_to_num(out.abs(), nan=0.0))
     return (out.numpy().copy(),), error.numpy().copy(), undefined.numpy().copy()
 
 

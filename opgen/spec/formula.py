@@ -82,6 +82,8 @@ def _allowed(node: ast.AST) -> None:
             if len(args) != FUNCTIONS[name]:
                 raise ValueError(f"{name}() takes {FUNCTIONS[name]} argument(s), got {len(args)}")
             return
+        case ast.Call(func=ast.Name(id=name)) if name in FUNCTIONS:
+            raise ValueError(f"{name}() takes positional arguments only, not keywords")
         case ast.Call(func=ast.Name(id=name)):
             raise ValueError(f"unknown function {name!r}; formulas may use {', '.join(sorted(FUNCTIONS))}")
         case ast.operator() | ast.unaryop() | ast.cmpop() | ast.expr_context():
