@@ -83,11 +83,11 @@ def _sigmoid(step: Step, fresh: Fresh) -> list[Step]:
 
 
 def _sign(step: Step, fresh: Fresh) -> list[Step]:
-    """a > 0 ? 1 : (a < 0 ? -1 : a): zeros and NaN pass through as they are."""
+    """a > 0 ? 1 : (a < 0 ? -1 : 0): NaN and -0 give 0, as AscendC's Sign and torch.sign do."""
     a = step.args[0]
     pos, neg, one, minus, low = (fresh(f"{step.out}_{p}") for p in ("gt0", "lt0", "one", "m1", "lo"))
     return [Step(pos, "gt", (a, 0.0)), Step(neg, "lt", (a, 0.0)), Step(one, "fill", (1.0,)),
-            Step(minus, "fill", (-1.0,)), Step(low, "select", (neg, minus, a)),
+            Step(minus, "fill", (-1.0,)), Step(low, "select", (neg, minus, 0.0)),
             Step(step.out, "select", (pos, one, low))]
 
 

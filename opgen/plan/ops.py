@@ -43,7 +43,8 @@ SPELLINGS: dict[str, OpSpelling] = {
     # adv_api (classic only; factors from the host Get<Op>TmpBufferFactorSize / Get<Op>MaxMinTmpSize)
     "tanh": OpSpelling("Tanh", "", "np.tanh({0})", (1, 4)),
     "sigmoid": OpSpelling("Sigmoid", "", "np.reciprocal(np.add(np.exp(np.negative({0})), {0}.dtype.type(1)))", (1, 1)),
-    "sign": OpSpelling("Sign", "", "np.sign({0})", (3, 3)),
+    "sign": OpSpelling("Sign", "", "np.where(np.greater({0}, 0), {0}.dtype.type(1), np.where(np.less({0}, 0), "
+                       "{0}.dtype.type(-1), {0}.dtype.type(0)))", (3, 3)),  # NaN -> 0, as AscendC and torch
     "erf": OpSpelling("Erf", "Erf", "np.vectorize(math.erf, otypes=[{0}.dtype])({0})", (3, 8)),
     **{op: OpSpelling("Compare", "Compare", f"{numpy}({{0}}, {{1}})") for op, (_, _, numpy) in COMPARE_MODES.items()},
 }

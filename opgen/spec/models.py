@@ -77,7 +77,7 @@ RecipeStep = Annotated[
     Step,
     PlainValidator(_step),
     PlainSerializer(str),
-    WithJsonSchema({"type": "string", "pattern": r"^\s*\w+\s*=\s*[a-z_]+\(.*\)\s*$"}),
+    WithJsonSchema({"type": "string", "pattern": r"^\s*\w+\s*=\s*[a-z_][a-z0-9_]*\(.*\)\s*$"}),
 ]
 FormulaText = Annotated[str, AfterValidator(_formula)]
 SocName = Literal["ascend910b", "ascend910_93", "ascend310p", "ascend310b", "ascend950", "ascend350"]

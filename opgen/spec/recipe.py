@@ -38,7 +38,7 @@ OPS: dict[str, OpSignature] = {
     "reciprocal": OpSignature(("tensor",), "1 / a"),
     "relu": OpSignature(("tensor",), "max(a, 0)"),
     "neg": OpSignature(("tensor",), "-a (muls by -1: exact)"),
-    "sign": OpSignature(("tensor",), "-1, 0 or 1 as a is negative, zero or positive (NaN stays NaN)"),
+    "sign": OpSignature(("tensor",), "-1, 0 or 1 as a is negative, zero or positive (NaN gives 0, as torch)"),
     "tanh": OpSignature(("tensor",), "hyperbolic tangent of a"),
     "sigmoid": OpSignature(("tensor",), "1 / (1 + e ** -a)"),
     "erf": OpSignature(("tensor",), "the error function of a"),
@@ -52,7 +52,7 @@ OPS: dict[str, OpSignature] = {
                           "per element) or a comparison; b a value or a number"),
 }
 
-_STEP = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*([a-z_]+)\s*\((.*)\)\s*$")
+_STEP = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*([a-z_][a-z0-9_]*)\s*\((.*)\)\s*$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
