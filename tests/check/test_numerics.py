@@ -321,7 +321,7 @@ def test_golden_file_without_a_kernel_entry_is_a_user_error(tmp_path: Path) -> N
 SAMPLES = Path(__file__).resolve().parents[2] / "generated_samples"
 
 
-@pytest.mark.parametrize("name", ["relu_grad_v2", "gelu_grad"])
+@pytest.mark.parametrize("name", sorted(p.stem for p in SCHEMAS.glob("*.yaml")))
 def test_generated_sample_goldens_pass_and_match_the_emulator_bit_for_bit(name: str) -> None:
     spec, plan = _sample(name)
     golden_py = SAMPLES / plan.rel_dir / "tests" / "assets" / "golden.py"
