@@ -133,23 +133,26 @@ def _body(
 
 
 def _assign(steps: tuple[Step, ...], outputs: set[str], *, mask: bool) -> tuple[dict[str, int], int]:
-    """Give each intermediate value (or mask) a buffer, reusing one once its last reader has run."""
+    """Give each intermediate value (or mask) a buffer, reusing one once its last reader has run; an adv_api
+    call (its own temp buffer) never writes over its source."""
     last_use = {arg: j for j, s in enumerate(steps) for arg in s.tensor_args}
     assigned: dict[str, int] = {}
     free: list[int] = []
     used = 0
     for j, step in enumerate(steps):
-        for arg in dict.fromkeys(step.tensor_args):
-            if arg in assigned and last_use[arg] == j:
-                free.append(assigned[arg])
-        if step.out in outputs or OPS[step.op].gives_mask != mask:
-            continue
-        free.sort()
-        if free:
-            assigned[step.out] = free.pop(0)
-        else:
-            assigned[step.out] = used
-            used += 1
+        released = [assigned[a] for a in dict.fromkeys(step.tensor_args) if a in assigned and last_use[a] == j]
+        in_place = not SPELLINGS[step.op].tmp_factor[0]
+        if in_place:
+            free.extend(released)
+        if step.out not in outputs and OPS[step.op].gives_mask == mask:
+            free.sort()
+            if free:
+                assigned[step.out] = free.pop(0)
+            else:
+                assigned[step.out] = used
+                used += 1
+        if not in_place:
+            free.extend(released)
     return assigned, used
 
 
