@@ -67,6 +67,24 @@ def _evaluate(resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Ar
 
     plain = [np.shape(a) for a, t in zip(inputs, plan.inputs, strict=True) if not t.is_mask]
     shape = tuple(np.broadcast_shapes(*plain)) if plain else (np.size(inputs[0]) * 8,)
+    env = _environment(torch, resolved, plan, inputs, attrs, shape)
+    trace = _Trace(torch, shape)
+    result = evaluate(resolved.formula, env, trace.lib(), trace.rounded) + trace.zeros()
+    undefined, values = trace.near, None
+    if resolved.wrt is not None and resolved.grad is not None:
+        if not result.requires_grad:
+            result = trace.zeros()  # forward does not depend on wrt at all
+        else:
+            result, values, flushed = _gradient(torch, trace, result, env[resolved.wrt], env[resolved.grad].detach())
+            undefined = undefined | flushed
+    out = values if values is not None else result.detach()
+    error = UNIT_ROUNDOFF * (2.0 * trace.bound(result) + len(trace.roundings) * torch.nan_to_num(out.abs(), nan=0.0))
+    return (out.numpy().copy(),), error.numpy().copy(), undefined.numpy().copy()
+
+
+def _environment(torch: Any, resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Array],
+                 attrs: dict[str, float], shape: tuple[int, ...]) -> dict[str, Any]:
+    """Every name a formula may read: attrs, inputs in float64 on the broadcast shape, masks as bools."""
     env: dict[str, Any] = {name: torch.tensor(value, dtype=torch.float64) for name, value in attrs.items()}
     for array, tensor in zip(inputs, plan.inputs, strict=True):
         if tensor.is_mask:
@@ -74,58 +92,68 @@ def _evaluate(resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Ar
         else:
             values = np.ascontiguousarray(np.broadcast_to(np.asarray(array).astype(np.float64), shape))
             env[tensor.name] = torch.tensor(values, dtype=torch.float64, requires_grad=tensor.name == resolved.wrt)
-    roundings: list[tuple[Any, Any]] = []
+    return env
 
-    def rounded(value: Any) -> Any:
-        delta = torch.zeros(shape, dtype=torch.float64, requires_grad=True)
-        roundings.append((delta, value.detach()))
+
+def _gradient(torch: Any, trace: _Trace, forward: Any, wrt: Any, grad: Any) -> tuple[Any, Any, Any]:
+    """grad times d forward / d wrt (with its graph, for the bound), the values to report, the undefined."""
+    # torch's own backward: grad pushed through every path (a dead where branch gives 0 even for a NaN grad,
+    # as torch's builtin backwards do) ...
+    (pushed,) = torch.autograd.grad(forward, wrt, grad_outputs=grad, retain_graph=True, allow_unused=True)
+    # ... and the derivative (elementwise: the gradient for ones) times grad, as the math says; where an
+    # infinite grad meets a zero path, the first is NaN and the second right
+    (slope,) = torch.autograd.grad(forward, wrt, grad_outputs=torch.ones_like(grad), create_graph=True,
+                                   allow_unused=True)
+    derivative = slope if slope is not None else trace.zeros()
+    result = trace.rounded(derivative * grad)
+    values = None if pushed is None else torch.where(pushed.isnan() & ~result.isnan(), result.detach(), pushed)
+    # a derivative float32 cannot hold (it flushes to 0) times a grad that makes it count: 0 or the product
+    tiny = derivative.detach().abs() < COMPUTE_TINY
+    return result, values, tiny & (grad.isinf() | (result.detach().abs() >= COMPUTE_TINY))
+
+
+class _Trace:
+    """What evaluating a formula leaves behind: each inexact step's rounding (a zero to differentiate by)
+    and where a comparison was decided by less than float32 rounding."""
+
+    def __init__(self, torch: Any, shape: tuple[int, ...]) -> None:
+        self.torch, self.shape = torch, shape
+        self.roundings: list[tuple[Any, Any]] = []
+        self.near = torch.zeros(shape, dtype=torch.bool)
+
+    def zeros(self) -> Any:
+        return self.torch.zeros(self.shape, dtype=self.torch.float64)
+
+    def rounded(self, value: Any) -> Any:
+        delta = self.torch.zeros(self.shape, dtype=self.torch.float64, requires_grad=True)
+        self.roundings.append((delta, value.detach()))
         return value + delta
 
-    near = torch.zeros(shape, dtype=torch.bool)
+    def lib(self) -> dict[str, Callable[..., Any]]:
+        lib = _torch_lib(self.torch)
+        for name in ("gt", "ge", "lt", "le", "eq", "ne"):
+            lib[name] = self._watched(lib[name])
+        return lib
 
-    def compared(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def _watched(self, op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
         def compare(a: Any, b: Any) -> Any:
-            nonlocal near
             a, b = a.detach(), b.detach()
             gap = (a - b).abs()
-            near = near | ((a != b) & gap.isfinite() & (gap <= COMPARISON_BAND * torch.maximum(a.abs(), b.abs())))
+            band = COMPARISON_BAND * self.torch.maximum(a.abs(), b.abs())
+            self.near = self.near | ((a != b) & gap.isfinite() & (gap <= band))
             return op(a, b)
         return compare
 
-    lib = _torch_lib(torch)
-    lib.update({name: compared(lib[name]) for name in ("gt", "ge", "lt", "le", "eq", "ne")})
-    result = evaluate(resolved.formula, env, lib, rounded) + torch.zeros(shape, dtype=torch.float64)
-    undefined = near
-    torch_values = None
-    if resolved.wrt is not None and resolved.grad is not None and not result.requires_grad:
-        result = torch.zeros(shape, dtype=torch.float64)  # forward does not depend on wrt at all
-    elif resolved.wrt is not None and resolved.grad is not None:
-        grad = env[resolved.grad].detach()
-        # torch's own backward (grad pushed through every path: a select's dead branch gives 0 even for a
-        # NaN grad, as torch's builtin backwards do) ...
-        (pushed,) = torch.autograd.grad(result, env[resolved.wrt], grad_outputs=grad, retain_graph=True,
-                                        allow_unused=True)
-        # ... and the derivative (elementwise: the gradient for ones) times grad, as the math says; where
-        # an infinite grad meets a zero path, the first is NaN and the second right
-        (slope,) = torch.autograd.grad(result, env[resolved.wrt], grad_outputs=torch.ones(shape, dtype=torch.float64),
-                                       create_graph=True, allow_unused=True)
-        derivative = slope if slope is not None else torch.zeros(shape, dtype=torch.float64)
-        tiny = derivative.detach().abs() < COMPUTE_TINY
-        result = rounded(derivative * grad)
-        if pushed is not None:
-            torch_values = torch.where(pushed.isnan() & ~result.isnan(), result.detach(), pushed.detach())
-        # a derivative float32 cannot hold (it flushes to 0) times a grad that makes it count: 0 or the product
-        undefined = undefined | (tiny & (grad.isinf() | (result.detach().abs() >= COMPUTE_TINY)))
-    bound = torch.zeros(shape, dtype=torch.float64)
-    if result.requires_grad and roundings:
-        slopes = torch.autograd.grad(result.sum(), [d for d, _ in roundings], allow_unused=True)
-        for slope, (_, value) in zip(slopes, roundings, strict=True):
+    def bound(self, result: Any) -> Any:
+        """First order: the sum over roundings of |d result / d rounding| * |value rounded|."""
+        total = self.zeros()
+        if not result.requires_grad or not self.roundings:
+            return total
+        slopes = self.torch.autograd.grad(result.sum(), [d for d, _ in self.roundings], allow_unused=True)
+        for slope, (_, value) in zip(slopes, self.roundings, strict=True):
             if slope is not None:
-                bound = bound + torch.nan_to_num(slope.detach().abs() * value.abs(), nan=0.0)
-    out = torch_values if torch_values is not None else result.detach()
-    # each step's rounding (first order) and as many again for the backward pass's own steps
-    error = UNIT_ROUNDOFF * (2.0 * bound + len(roundings) * torch.nan_to_num(out.abs(), nan=0.0))
-    return (out.numpy().copy(),), error.numpy().copy(), undefined.numpy().copy()
+                total = total + self.torch.nan_to_num(slope.detach().abs() * value.abs(), nan=0.0)
+        return total
 
 
 def _torch_lib(torch: Any) -> dict[str, Callable[..., Any]]:
