@@ -105,25 +105,31 @@ def check_numerics(spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[Num
 
 def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
                       seed: int = 0) -> list[NumericsResult]:
-    """Import a generated golden.py on its own and run its kernel on the ST cases for each SoC."""
+    """Import a generated golden.py on its own and run its kernel for each SoC on the ST cases, and on the
+    edge sample of every dtype combination."""
     reference = build_reference(spec, plan)
     if reference is None:
         return []
     kernel = load_golden(golden_py, plan)
-    results: list[NumericsResult] = []
+    samples: list[tuple[str, DtypeCombination, list[Array]]] = []
     for n, row in enumerate(csv.DictReader(io.StringIO(plan.st_csv))):
         names = ast.literal_eval(row["input_dtypes"]) + ast.literal_eval(row["output_dtypes"])
         combo = next(c for c in plan.combinations if c.names == tuple(names))
         shapes, ranges = ast.literal_eval(row["input_shapes"]), ast.literal_eval(row["input_data_ranges"])
         rng = np.random.default_rng([seed, n])
-        inputs = [_random(t, combo, tuple(shape), tuple(bounds), rng)
-                  for t, shape, bounds in zip(plan.inputs, shapes, ranges, strict=True)]
+        samples.append((f"st:{row['testcase_name']}", combo, [
+            _random(t, combo, tuple(shape), tuple(bounds), rng)
+            for t, shape, bounds in zip(plan.inputs, shapes, ranges, strict=True)]))
+    for combo in plan.combinations:
+        samples.append(("edge", combo, _edge_inputs(plan, combo, np.random.default_rng([seed, combo.index]), spec)))
+    results: list[NumericsResult] = []
+    for sample, combo, inputs in samples:
         expected = _reference(reference, inputs)
         for soc in plan.socs:
-            case = _Case(plan.op_type, soc.variant, (soc.short_version,), combo, f"st:{row['testcase_name']}",
-                         len(plan.inputs))
+            case = _Case(plan.op_type, soc.variant, (soc.short_version,), combo, sample, len(plan.inputs))
             try:
-                returned = kernel(*(a.copy() for a in inputs), short_soc_version=soc.short_version)
+                with np.errstate(all="ignore"):  # edge values overflow on purpose
+                    returned = kernel(*(a.copy() for a in inputs), short_soc_version=soc.short_version)
             except Exception as exc:  # the golden is user-editable code: report, do not crash the check
                 results.append(_broken(case, plan, f"golden raised {type(exc).__name__}: {exc}"))
                 continue

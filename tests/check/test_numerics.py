@@ -267,8 +267,9 @@ def _golden(tmp_path: Path, text: str) -> Path:
 def test_golden_file_in_ttk_form_passes_every_st_case_and_soc(tmp_path: Path) -> None:
     spec, plan = _sample("relu_grad_v2")
     results = check_golden_file(_golden(tmp_path, RELU_GOLDEN.format(order="little", cast="")), spec, plan)
-    assert len(results) == 6 * len(spec.tests.shapes) * len(plan.socs)
+    assert len(results) == 6 * (len(spec.tests.shapes) + 1) * len(plan.socs)  # the ST cases and an edge sample
     assert [r.reason for r in _failing(results)] == []
+    assert {r.sample for r in results} >= {"edge", "st:relu_grad_v2_float16_000"}
     assert {r.socs for r in results} == {("Ascend950",), ("Ascend350",)}
 
 
@@ -308,7 +309,7 @@ def test_gelu_golden_file_picks_its_variant_by_soc(tmp_path: Path, gelu: tuple[O
         '__golden__ = {"kernel": {"gelu_grad": "gelu_grad_golden"}}\n'
     )
     results = check_golden_file(_golden(tmp_path, text), spec, plan)
-    assert len(results) == 3 * len(spec.tests.shapes) * 2
+    assert len(results) == 3 * (len(spec.tests.shapes) + 1) * 2
     assert [r.reason for r in _failing(results)] == []
 
 
