@@ -26,53 +26,53 @@ static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataT
                                                                        op::DataType::DT_FLOAT};
 static constexpr size_t ACLNN_MAX_DIMS = 8;
 
-static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* result, const aclTensor* gradInput)
+static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* selfOrResult, const aclTensor* gradInput)
 {
     OP_CHECK_NULL(gradOutput, return false);
-    OP_CHECK_NULL(result, return false);
+    OP_CHECK_NULL(selfOrResult, return false);
     OP_CHECK_NULL(gradInput, return false);
     return true;
 }
 
-static bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* result, const aclTensor* gradInput)
+static bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* selfOrResult, const aclTensor* gradInput)
 {
     OP_CHECK_DTYPE_NOT_SUPPORT(gradOutput, DTYPE_SUPPORT_LIST, return false);
-    OP_CHECK_DTYPE_NOT_SUPPORT(result, DTYPE_SUPPORT_LIST, return false);
+    OP_CHECK_DTYPE_NOT_SUPPORT(selfOrResult, DTYPE_SUPPORT_LIST, return false);
     OP_CHECK_DTYPE_NOT_SAME(gradOutput, gradInput, return false);
-    OP_CHECK_DTYPE_NOT_SAME(result, gradInput, return false);
+    OP_CHECK_DTYPE_NOT_SAME(selfOrResult, gradInput, return false);
     return true;
 }
 
-static bool CheckShape(const aclTensor* gradOutput, const aclTensor* result, const aclTensor* gradInput)
+static bool CheckShape(const aclTensor* gradOutput, const aclTensor* selfOrResult, const aclTensor* gradInput)
 {
     OP_CHECK_MAX_DIM(gradOutput, ACLNN_MAX_DIMS, return false);
-    OP_CHECK_MAX_DIM(result, ACLNN_MAX_DIMS, return false);
+    OP_CHECK_MAX_DIM(selfOrResult, ACLNN_MAX_DIMS, return false);
     OP_CHECK_MAX_DIM(gradInput, ACLNN_MAX_DIMS, return false);
     OP_CHECK_SHAPE_NOT_EQUAL(gradInput, gradOutput, return false);
-    OP_CHECK_SHAPE_NOT_EQUAL(gradInput, result, return false);
+    OP_CHECK_SHAPE_NOT_EQUAL(gradInput, selfOrResult, return false);
     return true;
 }
 
-static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* result, const aclTensor* gradInput)
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* selfOrResult, const aclTensor* gradInput)
 {
-    CHECK_RET(CheckNotNull(gradOutput, result, gradInput), ACLNN_ERR_PARAM_NULLPTR);
-    CHECK_RET(CheckDtypeValid(gradOutput, result, gradInput), ACLNN_ERR_PARAM_INVALID);
-    CHECK_RET(CheckShape(gradOutput, result, gradInput), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(CheckNotNull(gradOutput, selfOrResult, gradInput), ACLNN_ERR_PARAM_NULLPTR);
+    CHECK_RET(CheckDtypeValid(gradOutput, selfOrResult, gradInput), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(CheckShape(gradOutput, selfOrResult, gradInput), ACLNN_ERR_PARAM_INVALID);
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* result,
+aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* selfOrResult,
                                              const aclTensor* gradInput, uint64_t* workspaceSize,
                                              aclOpExecutor** executor)
 {
-    L2_DFX_PHASE_1(aclnnEluBackward, DFX_IN(gradOutput, result), DFX_OUT(gradInput));
+    L2_DFX_PHASE_1(aclnnEluBackward, DFX_IN(gradOutput, selfOrResult), DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-    auto ret = CheckParams(gradOutput, result, gradInput);
+    auto ret = CheckParams(gradOutput, selfOrResult, gradInput);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
 
-    if (gradOutput->IsEmpty() || result->IsEmpty()) {
+    if (gradOutput->IsEmpty() || selfOrResult->IsEmpty()) {
         *workspaceSize = 0;
         uniqueExecutor.ReleaseTo(executor);
         return ACLNN_SUCCESS;
@@ -81,10 +81,10 @@ aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const 
     aclOpExecutor* opExecutor = uniqueExecutor.get();
     auto gradOutputContiguous = l0op::Contiguous(gradOutput, opExecutor);
     CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto resultContiguous = l0op::Contiguous(result, opExecutor);
-    CHECK_RET(resultContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto selfOrResultContiguous = l0op::Contiguous(selfOrResult, opExecutor);
+    CHECK_RET(selfOrResultContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-    auto result = l0op::EluGrad(gradOutputContiguous, resultContiguous, opExecutor);
+    auto result = l0op::EluGrad(gradOutputContiguous, selfOrResultContiguous, opExecutor);
     CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);

@@ -81,13 +81,13 @@ int main()
     aclTensor* gradOutput = nullptr;
     ret = CreateAclTensor(gradOutputHost, shape, &gradOutputDevice, ACL_FLOAT, &gradOutput);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
-    std::vector<float> resultHost(elements);
-    for (int64_t i = 0; i < static_cast<int64_t>(resultHost.size()); i++) {
-        resultHost[i] = 0.25f * static_cast<float>(i % 16) - 2.0f;
+    std::vector<float> selfOrResultHost(elements);
+    for (int64_t i = 0; i < static_cast<int64_t>(selfOrResultHost.size()); i++) {
+        selfOrResultHost[i] = 0.25f * static_cast<float>(i % 16) - 2.0f;
     }
-    void* resultDevice = nullptr;
-    aclTensor* result = nullptr;
-    ret = CreateAclTensor(resultHost, shape, &resultDevice, ACL_FLOAT, &result);
+    void* selfOrResultDevice = nullptr;
+    aclTensor* selfOrResult = nullptr;
+    ret = CreateAclTensor(selfOrResultHost, shape, &selfOrResultDevice, ACL_FLOAT, &selfOrResult);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
     std::vector<float> gradInputHost(elements);
     for (int64_t i = 0; i < static_cast<int64_t>(gradInputHost.size()); i++) {
@@ -100,7 +100,7 @@ int main()
 
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
-    ret = aclnnEluBackwardGetWorkspaceSize(gradOutput, result, gradInput, &workspaceSize, &executor);
+    ret = aclnnEluBackwardGetWorkspaceSize(gradOutput, selfOrResult, gradInput, &workspaceSize, &executor);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnEluBackwardGetWorkspaceSize failed. ERROR: %d\n", ret); return ret);
     void* workspaceAddr = nullptr;
     if (workspaceSize > 0) {
@@ -122,8 +122,8 @@ int main()
 
     aclDestroyTensor(gradOutput);
     aclrtFree(gradOutputDevice);
-    aclDestroyTensor(result);
-    aclrtFree(resultDevice);
+    aclDestroyTensor(selfOrResult);
+    aclrtFree(selfOrResultDevice);
     aclDestroyTensor(gradInput);
     aclrtFree(gradInputDevice);
     if (workspaceSize > 0) {

@@ -21,13 +21,13 @@ extern "C" {
 /**
  * @brief First phase of aclnnEluBackward: checks the tensors and returns the workspace size.
  * @param [in] gradOutput: grads of EluGrad.
- * @param [in] result: activations of EluGrad.
+ * @param [in] selfOrResult: activations of EluGrad.
  * @param [out] gradInput: y of EluGrad.
  * @param [out] workspaceSize: bytes of device workspace the second phase needs.
  * @param [out] executor: the op executor to pass to the second phase.
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
-ACLNN_API aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* result,
+ACLNN_API aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* selfOrResult,
                                                        const aclTensor* gradInput, uint64_t* workspaceSize,
                                                        aclOpExecutor** executor);
 

@@ -21,9 +21,9 @@ protected:
 TEST_F(l2_elu_grad_test, elu_grad_bfloat16_normal)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-1, 1);
-    auto resultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-1, 1);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-1, 1);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnEluBackward, INPUT(gradOutputDesc, resultDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnEluBackward, INPUT(gradOutputDesc, selfOrResultDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = 0;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -33,9 +33,9 @@ TEST_F(l2_elu_grad_test, elu_grad_bfloat16_normal)
 TEST_F(l2_elu_grad_test, elu_grad_float16_normal)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-1, 1);
-    auto resultDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-1, 1);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-1, 1);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnEluBackward, INPUT(gradOutputDesc, resultDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnEluBackward, INPUT(gradOutputDesc, selfOrResultDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = 0;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -45,9 +45,9 @@ TEST_F(l2_elu_grad_test, elu_grad_float16_normal)
 TEST_F(l2_elu_grad_test, elu_grad_float32_normal)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-1, 1);
-    auto resultDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-1, 1);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-1, 1);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnEluBackward, INPUT(gradOutputDesc, resultDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnEluBackward, INPUT(gradOutputDesc, selfOrResultDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = 0;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -56,9 +56,9 @@ TEST_F(l2_elu_grad_test, elu_grad_float32_normal)
 
 TEST_F(l2_elu_grad_test, elu_grad_nullptr_input)
 {
-    auto resultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnEluBackward, INPUT(nullptr, resultDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnEluBackward, INPUT(nullptr, selfOrResultDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = 0;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
