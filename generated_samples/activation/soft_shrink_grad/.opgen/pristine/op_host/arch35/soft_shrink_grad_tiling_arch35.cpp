@@ -23,9 +23,9 @@ constexpr uint64_t WORKSPACE_BYTES = 0;
 
 ge::graphStatus SoftShrinkGradTiling::CheckDtypes()
 {
-    auto outputDesc = tilingContext->GetOutputDesc(0);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, outputDesc);
-    outputDtype = outputDesc->GetDataType();
+    auto keyOutput = tilingContext->GetOutputDesc(0);
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, keyOutput);
+    outputDtype = keyOutput->GetDataType();
     auto inputGradDesc = tilingContext->GetInputDesc(0);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, inputGradDesc);
     OP_CHECK_IF(inputGradDesc->GetDataType() != outputDtype,

@@ -51,9 +51,9 @@ private:
 
 ge::graphStatus GeluGradTiling::CheckDtypes()
 {
-    auto outputDesc = tilingContext->GetOutputDesc(0);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, outputDesc);
-    outputDtype = outputDesc->GetDataType();
+    auto keyOutput = tilingContext->GetOutputDesc(0);
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, keyOutput);
+    outputDtype = keyOutput->GetDataType();
     auto dyDesc = tilingContext->GetInputDesc(0);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, dyDesc);
     OP_CHECK_IF(dyDesc->GetDataType() != outputDtype,
