@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap
 
 from .errors import OpgenError
 from .spec.load import load_spec, parse_spec
@@ -39,12 +40,23 @@ def derive_spec(like: Path, op_type: str, *, category: str | None, experimental:
         data["category"] = category
     if experimental is not None:
         data["experimental"] = experimental
-    data["golden"]["reference"] = "none"
-    data["golden"].yaml_add_eol_comment("no independent reference yet: add one to check the numerics", "reference")
+    data["golden"]["reference"] = _reference_placeholder(data["golden"].get("reference"), base.spec)
     buffer = io.StringIO()
     yaml.dump(data, buffer)
     new_text = buffer.getvalue()
     return DerivedSpec(parse_spec(new_text, f"spec derived from {like}", base=like.parent), new_text)
+
+
+def _reference_placeholder(old: object, base: OpSpec) -> CommentedMap:
+    """A forward formula left empty: `opgen check` fails ("numerics unchecked: no reference") until it is
+    written. wrt and grad keep the base op's inputs (renamed), else its first two."""
+    names = [t.name for t in base.inputs]
+    wrt = old.get("wrt") if isinstance(old, dict) and old.get("wrt") else names[-1]
+    grad = old.get("grad") if isinstance(old, dict) and old.get("grad") else names[0]
+    placeholder = CommentedMap([("forward", None), ("wrt", wrt), ("grad", grad)])
+    placeholder.yaml_add_eol_comment("fill in the forward function, e.g. x * sigmoid(x); opgen check fails "
+                                     "until you do", "forward")
+    return placeholder
 
 
 def _rename(text: str, spec: OpSpec, op_type: str) -> str:

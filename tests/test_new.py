@@ -60,3 +60,18 @@ def test_the_readme_walk_through_recipe_is_a_valid_spec(tmp_path: Path) -> None:
         yaml.dump(data, out)
     op = render_specs([path])[0]
     assert "Reciprocal(" in op.files["op_kernel/swish_grad.h"].decode()
+
+
+def test_a_new_op_s_numerics_fail_until_its_forward_function_is_written(run, tmp_path: Path) -> None:
+    schemas, out = tmp_path / "schemas", tmp_path / "out"
+    assert run("new", "SwishGrad", "--like", GELU, "--schemas", schemas, "-o", out).code == 0
+    spec_path = schemas / "swish_grad.yaml"
+    text = spec_path.read_text(encoding="utf-8")
+    assert "forward:  # fill in the forward function" in text and "wrt: x" in text and "grad: dy" in text
+    op_dir = out / "experimental/activation/swish_grad"
+    result = run("check", op_dir, "--spec", spec_path)
+    assert result.code == 1 and "numerics unchecked: no reference" in result.out
+    spec_path.write_text(text.replace("forward:  #", "forward: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * "
+                                      "x^3)))  #"), encoding="utf-8")  # the recipe is still GeluGrad's
+    result = run("check", op_dir, "--spec", spec_path)
+    assert result.code == 0, result.out

@@ -6,6 +6,7 @@ tests/assets/golden.py), so a wrong spelling shows up here as well as in the gol
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from types import CodeType
@@ -85,9 +86,10 @@ def emulate(
             out = _target(line)
             exec(code, _namespace(cdt.type, shape), values)
             result = values.get(out)
-            if not isinstance(result, np.ndarray) or result.dtype != cdt:
+            want = np.dtype(np.bool_) if out in variant.masks else cdt
+            if not isinstance(result, np.ndarray) or result.dtype != want:
                 got = result.dtype if isinstance(result, np.ndarray) else type(result).__name__
-                raise EmulationError(f"golden line `{line}` gave {got}, not an array of {cdt}")
+                raise EmulationError(f"golden line `{line}` gave {got}, not an array of {want}")
         return tuple(_cast_out(values, t.name, numpy_dtype(t.dtypes[combination.index].name), variant)
                      for t in plan.outputs)
 
@@ -104,8 +106,8 @@ def _cast_out(values: dict[str, Any], name: str, dtype: np.dtype[Any], variant: 
 
 
 def _namespace(cdt: Callable[[float], Any], shape: tuple[int, ...]) -> dict[str, Any]:
-    """Only what the golden lines may use: np, cdt and shape; no builtins."""
-    return {"__builtins__": {}, "np": np, "cdt": cdt, "shape": shape}
+    """Only what the golden lines may use: np, math, cdt and shape; no builtins."""
+    return {"__builtins__": {}, "np": np, "math": math, "cdt": cdt, "shape": shape}
 
 
 def _target(line: str) -> str:

@@ -9,7 +9,9 @@ The rule, element by element, in the output dtype (the reference is rounded to i
   and an infinite result counts as the least value that rounds to infinity;
 - reference NaN where an input of the reference is NaN: the result must be NaN (NaN propagates);
 - reference NaN from non-NaN inputs: an indeterminate form of the reference formula (torch evaluates
-  inf * 0 at x = +-inf); no value is right there, so the element is counted `undefined`, not compared.
+  inf * 0 at x = +-inf); no value is right there, so the element is counted `undefined`, not compared;
+  so are the elements the reference itself marks undefined (references.py: 0 * inf in the compute dtype,
+  a comparison closer than float32 rounding).
 Metrics cover the compared elements: max_abs (inf for a NaN/inf mismatch), max_rel over nonzero finite
 references, max_ulp over the dtype's ordered bit patterns (+0/-0 are 0 apart, NaN/NaN 0, NaN/number inf).
 """
@@ -34,7 +36,7 @@ from ..plan.st_cases import read_st_value
 from ..plan.tensors import DtypeCombination, TensorPlan
 from ..spec.models import OpSpec
 from .emulator import emulate, numpy_dtype, pack_mask, unpack_mask
-from .references import REFERENCES, Reference
+from .references import Reference, build_reference
 
 Array = npt.NDArray[Any]
 RANDOM_ELEMENTS = 4096
@@ -70,6 +72,9 @@ class NumericsResult:
     reason: str  # names the worst element when failing
 
 
+_Expected = tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]  # outputs, error bound, undefined
+
+
 @dataclass(frozen=True)
 class _Case:
     op: str
@@ -82,7 +87,7 @@ class _Case:
 
 def check_numerics(spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[NumericsResult]:
     """Every variant on its own, for every dtype combination, on random and edge samples."""
-    reference = REFERENCES.get(spec.golden.reference)
+    reference = build_reference(spec, plan)
     if reference is None:
         return []
     results: list[NumericsResult] = []
@@ -95,37 +100,43 @@ def check_numerics(spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[Num
             for variant in plan.golden.variants:
                 got = emulate(plan, variant, combo, inputs)
                 case = _Case(plan.op_type, variant.name, variant.socs, combo, sample, len(plan.inputs))
-                results += _judge(spec, plan, case, inputs, got, expected, reference.arity)
+                results += _judge(spec, plan, case, inputs, got, expected, reference.reads)
     return results
 
 
 def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
                       seed: int = 0) -> list[NumericsResult]:
-    """Import a generated golden.py on its own and run its kernel on the ST cases for each SoC."""
-    reference = REFERENCES.get(spec.golden.reference)
+    """Import a generated golden.py on its own and run its kernel for each SoC on the ST cases, and on the
+    edge sample of every dtype combination."""
+    reference = build_reference(spec, plan)
     if reference is None:
         return []
     kernel = load_golden(golden_py, plan)
-    results: list[NumericsResult] = []
+    samples: list[tuple[str, DtypeCombination, list[Array]]] = []
     for n, row in enumerate(csv.DictReader(io.StringIO(plan.st_csv))):
         names = read_st_value(row["input_dtypes"]) + read_st_value(row["output_dtypes"])
         combo = next(c for c in plan.combinations if c.names == tuple(names))
         shapes, ranges = read_st_value(row["input_shapes"]), read_st_value(row["input_data_ranges"])
         rng = np.random.default_rng([seed, n])
-        inputs = [_random(t, combo, _checked_shape(tuple(shape)), tuple(bounds), rng)
-                  for t, shape, bounds in zip(plan.inputs, shapes, ranges, strict=True)]
+        samples.append((f"st:{row['testcase_name']}", combo, [
+            _random(t, combo, _checked_shape(tuple(shape)), tuple(bounds), rng)
+            for t, shape, bounds in zip(plan.inputs, shapes, ranges, strict=True)]))
+    for combo in plan.combinations:
+        samples.append(("edge", combo, _edge_inputs(plan, combo, np.random.default_rng([seed, combo.index]), spec)))
+    results: list[NumericsResult] = []
+    for sample, combo, inputs in samples:
         expected = _reference(reference, inputs)
         for soc in plan.socs:
-            case = _Case(plan.op_type, soc.variant, (soc.short_version,), combo, f"st:{row['testcase_name']}",
-                         len(plan.inputs))
+            case = _Case(plan.op_type, soc.variant, (soc.short_version,), combo, sample, len(plan.inputs))
             try:
-                returned = kernel(*(a.copy() for a in inputs), short_soc_version=soc.short_version)
+                with np.errstate(all="ignore"):  # edge values overflow on purpose
+                    returned = kernel(*(a.copy() for a in inputs), short_soc_version=soc.short_version)
             except Exception as exc:  # the golden is user-editable code: report, do not crash the check
                 results.append(_broken(case, plan, f"golden raised {type(exc).__name__}: {exc}"))
                 continue
             got = tuple(returned) if isinstance(returned, (tuple, list)) else (returned,)
             got_arrays = tuple(np.asarray(g) for g in got)
-            results += _judge(spec, plan, case, inputs, got_arrays, expected, reference.arity)
+            results += _judge(spec, plan, case, inputs, got_arrays, expected, reference.reads)
     return results
 
 
@@ -190,12 +201,16 @@ def edge_values(dtype_name: str) -> Array:
     return values[np.sort(first)]
 
 
+def _domain(spec: OpSpec, tensor: TensorPlan) -> tuple[float, float] | None:
+    return next((t.domain for t in spec.inputs if t.name == tensor.name), None)
+
+
 def _range(spec: OpSpec, tensor: TensorPlan, combo: DtypeCombination) -> tuple[float, float]:
     dtype = tensor.dtypes[combo.index]
     if tensor.is_mask or dtype.name == "bool":
         return (0, 1)
     if dtype.is_float:
-        return spec.tests.value_range
+        return _domain(spec, tensor) or spec.tests.value_range
     return (0 if dtype.name.startswith("uint") else -INT_RANGE, INT_RANGE)
 
 
@@ -230,7 +245,8 @@ def _checked_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
 def _edge_inputs(plan: RenderPlan, combo: DtypeCombination, rng: np.random.Generator,
                  spec: OpSpec) -> list[Array]:
     """The product of the edge values of every input the kernel reads (mask bits 0 and 1); others random."""
-    varied = {t.name: np.array([False, True]) if t.is_mask else edge_values(t.dtypes[combo.index].name)
+    varied = {t.name: np.array([False, True]) if t.is_mask else
+              _within(edge_values(t.dtypes[combo.index].name), _domain(spec, t))
               for t in plan.inputs if t.read_by_kernel}
     sizes = [len(v) for v in varied.values()]
     if int(np.prod(sizes)) <= EDGE_GRID_LIMIT:
@@ -249,16 +265,27 @@ def _edge_inputs(plan: RenderPlan, combo: DtypeCombination, rng: np.random.Gener
     return inputs
 
 
-def _reference(reference: Reference, inputs: Sequence[Array]) -> tuple[tuple[Array, ...], Array | None]:
-    """The reference outputs and its own error bound (None: exact)."""
-    args = inputs[: reference.arity]
+def _within(values: Array, domain: tuple[float, float] | None) -> Array:
+    """The edge values inside the input's domain, its bounds and NaN."""
+    if domain is None:
+        return values
+    wide = values.astype(np.float64)
+    inside = values[np.isnan(wide) | ((wide >= domain[0]) & (wide <= domain[1]))]
+    bounds = np.array(domain, dtype=np.float64).astype(values.dtype)
+    merged = np.concatenate([inside, bounds])
+    _, first = np.unique(merged.view(np.dtype(f"u{merged.dtype.itemsize}")), return_index=True)
+    return merged[np.sort(first)]
+
+
+def _reference(reference: Reference, inputs: Sequence[Array]) -> _Expected:
+    """The reference outputs (NaN where no value is right), its own error bound, and where that is."""
     with np.errstate(all="ignore"):
-        bound = reference.error_bound(*args) if reference.error_bound else None
-        return reference.fn(*args), bound
+        outputs, bound, undefined = reference.fn(inputs)
+    return tuple(np.where(undefined, np.nan, o) for o in outputs), bound, undefined.ravel()
 
 
 def _judge(spec: OpSpec, plan: RenderPlan, case: _Case, inputs: Sequence[Array], got: tuple[Array, ...],
-           expected: tuple[tuple[Array, ...], Array | None], arity: int) -> list[NumericsResult]:
+           expected: _Expected, reads: tuple[int, ...]) -> list[NumericsResult]:
     results = []
     for k, tensor in enumerate(plan.outputs):
         dtype_name = tensor.dtypes[case.combination.index].name
@@ -270,9 +297,11 @@ def _judge(spec: OpSpec, plan: RenderPlan, case: _Case, inputs: Sequence[Array],
             continue
         views = _element_views(plan, inputs, raw.shape)
         input_nan = np.zeros(raw.size, dtype=np.bool_)
-        for t, array in zip(plan.inputs[:arity], inputs[:arity], strict=True):
+        for i in reads:
+            t, array = plan.inputs[i], inputs[i]
             if not t.is_mask:
                 input_nan |= np.isnan(np.broadcast_to(array, raw.shape).astype(np.float64)).ravel()
+        input_nan &= ~expected[2]
         tol = spec.golden.tolerances.get(dtype_name) or spec.golden.tolerances[case.combination.key.name]
         ok, diff = within_tolerance(have, raw, tol.rtol, tol.atol, input_nan=input_nan, bound=expected[1])
         results.append(_result(case, tensor.name, have, raw, ok, diff, input_nan, views, tol.rtol, tol.atol))

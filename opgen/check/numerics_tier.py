@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import OpgenError
 from ..plan import RenderPlan
 from ..spec.load import LoadedSpec
+from ..spec.reference import NO_REFERENCE, resolve_reference
 from .items import CheckItem, bad, ok, skipped, verdict
 from .trust import ALLOW_EXEC_FLAG, Trust, run_tree_code
 
@@ -45,9 +46,12 @@ def numerics_tier(op_dir: Path, loaded: LoadedSpec, plan: RenderPlan, *, seed: i
     from .numerics import check_numerics
 
     spec = loaded.spec
-    items = _grouped("recipe", check_numerics(spec, plan, seed=seed), plan)
-    if not items:
-        return [skipped("recipe and golden", f"no independent reference {spec.golden.reference!r} to compare with")]
+    resolved = resolve_reference(spec)
+    if resolved is None:
+        return [bad("reference", f"{NO_REFERENCE}: give golden.reference a forward function (forward, wrt, grad) "
+                    "or a direct formula, e.g. {forward: 'x * sigmoid(x)', wrt: x, grad: dy}")]
+    notes = [ok("reference", resolved.migrated)] if resolved.migrated else []
+    items = notes + _grouped("recipe", check_numerics(spec, plan, seed=seed), plan)
     rendered = render_op(loaded).files[GOLDEN]
     with tempfile.TemporaryDirectory(prefix="opgen-golden-") as scratch:
         ours = Path(scratch) / "golden.py"

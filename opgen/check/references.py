@@ -1,81 +1,171 @@
-"""Independent references the recipes are checked against; none of them reads the recipe or the plan."""
+"""The independent reference of an op, made from the spec's formula alone (never from the recipe or plan).
+
+A forward formula is differentiated by PyTorch autograd in float64: the reference is grad times the
+derivative of forward with respect to wrt. A direct formula is evaluated as it stands (a mask select).
+Besides the outputs, the reference bounds its own float64 error, to first order: every inexact step of the
+formula adds a rounding of its value, and the derivative of the result by that rounding says what it does
+to the result (the same autograd, one level deeper). The bound matters only where float64 itself cannot
+resolve the value, e.g. 1 + tanh(u) for u near -20 times a gradient of 3.4e38.
+
+It also marks the elements where no value is right, so they are counted undefined rather than compared:
+- an infinite incoming gradient times a derivative that is 0 in the float32 compute dtype (below its
+  smallest normal): 0 * inf;
+- a comparison of the formula decided by less than float32's rounding (alpha * x + beta against 1 at
+  x = 3 for alpha = 0.16666666): the kernel's float32 may land on either side. Exact ties (x == 0 against
+  0) are compared: `>` against `>=` must show.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from ..plan import RenderPlan
+from ..spec.formula import evaluate
+from ..spec.models import OpSpec
+from ..spec.reference import ResolvedReference, resolve_reference
+from .emulator import unpack_mask
+
 Array = npt.NDArray[Any]
+UNIT_ROUNDOFF = 2.0**-53
+COMPUTE_TINY = 2.0**-126  # float32's smallest normal: below it a kernel's derivative may flush to 0
+COMPARISON_BAND = 2.0**-22  # relative: four float32 roundings
 
 
 @dataclass(frozen=True)
 class Reference:
-    """A reference takes the op's first `arity` inputs (def order) and returns one array per output.
+    """`fn(inputs)` (all op inputs, def order, masks packed) returns one array per output (float64 on the
+    broadcast shape), the bound of its own absolute error per element and the undefined elements."""
 
-    `error_bound`, given the same inputs, bounds the reference's own absolute error per element (float64
-    on the broadcast shape); the check adds it to the allowed difference. None: the reference is exact.
-    """
-
-    arity: int
-    fn: Callable[..., tuple[Array, ...]]
-    error_bound: Callable[..., Array] | None = None
+    reads: tuple[int, ...]  # the inputs the formula reads: a NaN in them must come out as NaN
+    fn: Callable[[Sequence[Array]], tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]]
+    resolved: ResolvedReference
 
 
-def gelu_tanh_backward(dy: Array, x: Array) -> tuple[Array]:
-    """dy * d/dx gelu_tanh(x) by PyTorch CPU autograd in float64, on the broadcast shape.
+def build_reference(spec: OpSpec, plan: RenderPlan) -> Reference | None:
+    """The spec's reference; None when it has none."""
+    resolved = resolve_reference(spec)
+    if resolved is None:
+        return None
+    names = [t.name for t in plan.inputs]
+    read = set(resolved.formula.names) | ({resolved.grad} if resolved.grad else set())
+    attrs = {a.name: float(np.float32(a.default)) if a.type == "float" else float(a.default) for a in spec.attrs}
 
-    The caller rounds the float64 result to the output dtype: that is the best any kernel can return.
-    """
-    import torch  # slow to import; only this reference needs it
+    def fn(inputs: Sequence[Array]) -> tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]:
+        return _evaluate(resolved, plan, inputs, attrs)
 
-    dy64, x64 = np.broadcast_arrays(np.asarray(dy, dtype=np.float64), np.asarray(x, dtype=np.float64))
-    xt = torch.tensor(np.ascontiguousarray(x64), dtype=torch.float64, requires_grad=True)
-    out = torch.nn.functional.gelu(xt, approximate="tanh")
-    out.backward(torch.tensor(np.ascontiguousarray(dy64), dtype=torch.float64))  # type: ignore[no-untyped-call]
-    assert xt.grad is not None
-    grad: Array = xt.grad.detach().numpy().copy()
-    return (grad,)
-
-
-def gelu_tanh_backward_error_bound(dy: Array, x: Array) -> Array:
-    """How far torch's float64 result may be from dy times the exact derivative.
-
-    torch computes dy * (0.5 * (1 + tanh(u)) + 0.5 * x * (1 - tanh(u)**2) * k * (1 + 3 * 0.044715 * x**2)).
-    Besides a few float64 roundings (2**-50 relative), rounding tanh(u) near +-1 makes 1 + tanh(u) and
-    1 - tanh(u)**2 absolutely wrong by up to min(2**-51, 4 * exp(-2|u|)), times a multiplier below
-    1 + |x|**3. It shows only for huge |dy|: at dy = 3.4e38, x = -10 torch says 0, the true value is
-    about -940.
-    """
-    dy64, x64 = np.broadcast_arrays(np.asarray(dy, dtype=np.float64), np.asarray(x, dtype=np.float64))
-    ax = np.abs(x64)
-    with np.errstate(all="ignore"):
-        u = 0.7978845608028654 * (x64 + 0.044715 * x64**3)
-        t = np.tanh(u)
-        slope = 0.7978845608028654 * (1.0 + 0.134145 * x64**2)
-        derivative = 0.5 * (1.0 + t) + 0.5 * x64 * (1.0 - t * t) * slope
-        lost = np.minimum(2.0**-51, 4.0 * np.exp(-2.0 * np.abs(u))) * (1.0 + ax**3)
-        lost = np.where(ax < 1e5, lost, 0.0)  # beyond, exp(-2|u|) is exactly 0: nothing is lost
-        bound: Array = np.abs(dy64) * (2.0**-50 * np.abs(np.nan_to_num(derivative)) + lost)
-    return bound
+    return Reference(tuple(i for i, n in enumerate(names) if n in read), fn, resolved)
 
 
-def mask_select(gradients: Array, packed_mask: Array) -> tuple[Array]:
-    """gradients where the mask bit of the element is 1, else 0; bit i%8 of byte i//8 (LSB first)."""
-    flat = np.asarray(gradients).reshape(-1)
-    packed = np.asarray(packed_mask).reshape(-1).astype(np.int64)
-    index = np.arange(flat.size)
-    if packed.size * 8 < flat.size:
-        raise ValueError(f"a mask of {packed.size} bytes cannot gate {flat.size} elements")
-    bits = (packed[index // 8] >> (index % 8)) & 1
-    selected = np.where(bits == 1, flat, np.zeros((), dtype=flat.dtype))
-    return (selected.reshape(np.shape(gradients)),)
+def _evaluate(resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Array],
+              attrs: dict[str, float]) -> tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]:
+    import torch  # slow to import; only the numerics tier needs it
+
+    plain = [np.shape(a) for a, t in zip(inputs, plan.inputs, strict=True) if not t.is_mask]
+    shape = tuple(np.broadcast_shapes(*plain)) if plain else (np.size(inputs[0]) * 8,)
+    env = _environment(torch, resolved, plan, inputs, attrs, shape)
+    trace = _Trace(torch, shape)
+    result = evaluate(resolved.formula, env, trace.lib(), trace.rounded) + trace.zeros()
+    undefined, values = trace.near, None
+    if resolved.wrt is not None and resolved.grad is not None:
+        if not result.requires_grad:
+            result = trace.zeros()  # forward does not depend on wrt at all
+        else:
+            result, values, flushed = _gradient(torch, trace, result, env[resolved.wrt], env[resolved.grad].detach())
+            undefined = undefined | flushed
+    out = values if values is not None else result.detach()
+    error = UNIT_ROUNDOFF * (2.0 * trace.bound(result) + len(trace.roundings) * torch.nan_to_num(out.abs(), nan=0.0))
+    return (out.numpy().copy(),), error.numpy().copy(), undefined.numpy().copy()
 
 
-REFERENCES: dict[str, Reference] = {
-    "gelu_tanh_backward": Reference(2, gelu_tanh_backward, gelu_tanh_backward_error_bound),
-    "mask_select": Reference(2, mask_select),
-}
+def _environment(torch: Any, resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Array],
+                 attrs: dict[str, float], shape: tuple[int, ...]) -> dict[str, Any]:
+    """Every name a formula may read: attrs, inputs in float64 on the broadcast shape, masks as bools."""
+    env: dict[str, Any] = {name: torch.tensor(value, dtype=torch.float64) for name, value in attrs.items()}
+    for array, tensor in zip(inputs, plan.inputs, strict=True):
+        if tensor.is_mask:
+            env[tensor.name] = torch.from_numpy(unpack_mask(np.asarray(array), shape).copy())
+        else:
+            values = np.ascontiguousarray(np.broadcast_to(np.asarray(array).astype(np.float64), shape))
+            env[tensor.name] = torch.tensor(values, dtype=torch.float64, requires_grad=tensor.name == resolved.wrt)
+    return env
+
+
+def _gradient(torch: Any, trace: _Trace, forward: Any, wrt: Any, grad: Any) -> tuple[Any, Any, Any]:
+    """grad times d forward / d wrt (with its graph, for the bound), the values to report, the undefined."""
+    # torch's own backward: grad pushed through every path (a dead where branch gives 0 even for a NaN grad,
+    # as torch's builtin backwards do) ...
+    (pushed,) = torch.autograd.grad(forward, wrt, grad_outputs=grad, retain_graph=True, allow_unused=True)
+    # ... and the derivative (elementwise: the gradient for ones) times grad, as the math says; where an
+    # infinite grad meets a zero path, the first is NaN and the second right
+    (slope,) = torch.autograd.grad(forward, wrt, grad_outputs=torch.ones_like(grad), create_graph=True,
+                                   allow_unused=True)
+    derivative = slope if slope is not None else trace.zeros()
+    result = trace.rounded(derivative * grad)
+    values = None if pushed is None else torch.where(pushed.isnan() & ~result.isnan(), result.detach(), pushed)
+    # a derivative float32 cannot hold (it flushes to 0) times a grad that makes it count: 0 or the product
+    tiny = derivative.detach().abs() < COMPUTE_TINY
+    return result, values, tiny & (grad.isinf() | (result.detach().abs() >= COMPUTE_TINY))
+
+
+class _Trace:
+    """What evaluating a formula leaves behind: each inexact step's rounding (a zero to differentiate by)
+    and where a comparison was decided by less than float32 rounding."""
+
+    def __init__(self, torch: Any, shape: tuple[int, ...]) -> None:
+        self.torch, self.shape = torch, shape
+        self.roundings: list[tuple[Any, Any]] = []
+        self.near = torch.zeros(shape, dtype=torch.bool)
+
+    def zeros(self) -> Any:
+        return self.torch.zeros(self.shape, dtype=self.torch.float64)
+
+    def rounded(self, value: Any) -> Any:
+        delta = self.torch.zeros(self.shape, dtype=self.torch.float64, requires_grad=True)
+        self.roundings.append((delta, value.detach()))
+        return value + delta
+
+    def lib(self) -> dict[str, Callable[..., Any]]:
+        lib = _torch_lib(self.torch)
+        for name in ("gt", "ge", "lt", "le", "eq", "ne"):
+            lib[name] = self._watched(lib[name])
+        return lib
+
+    def _watched(self, op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+        def compare(a: Any, b: Any) -> Any:
+            a, b = a.detach(), b.detach()
+            gap = (a - b).abs()
+            band = COMPARISON_BAND * self.torch.maximum(a.abs(), b.abs())
+            self.near = self.near | ((a != b) & gap.isfinite() & (gap <= band))
+            return op(a, b)
+        return compare
+
+    def bound(self, result: Any) -> Any:
+        """First order: the sum over roundings of |d result / d rounding| * |value rounded|."""
+        total = self.zeros()
+        if not result.requires_grad or not self.roundings:
+            return total
+        slopes = self.torch.autograd.grad(result.sum(), [d for d, _ in self.roundings], allow_unused=True)
+        for slope, (_, value) in zip(slopes, self.roundings, strict=True):
+            if slope is not None:
+                total = total + self.torch.nan_to_num(slope.detach().abs() * value.abs(), nan=0.0)
+        return total
+
+
+def _torch_lib(torch: Any) -> dict[str, Callable[..., Any]]:
+    def where(cond: Any, a: Any, b: Any) -> Any:
+        return torch.where(cond if cond.dtype == torch.bool else cond != 0, a, b)
+
+    return {
+        "const": lambda v: torch.tensor(v, dtype=torch.float64),
+        "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "pow": torch.pow,
+        "gt": torch.gt, "ge": torch.ge, "lt": torch.lt, "le": torch.le, "eq": torch.eq, "ne": torch.ne,
+        "exp": torch.exp, "log": torch.log, "log1p": torch.log1p, "sqrt": torch.sqrt, "tanh": torch.tanh,
+        "sigmoid": torch.sigmoid, "erf": torch.erf, "abs": torch.abs, "sign": torch.sign,
+        "softplus": lambda a: torch.logaddexp(a, torch.zeros_like(a)), "relu": torch.relu, "neg": torch.neg,
+        "min": torch.minimum, "max": torch.maximum, "where": where,
+    }

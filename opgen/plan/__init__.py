@@ -12,8 +12,9 @@ from .budget import TILE_ALIGN, ClassicDtypeCase, classic_dtype_cases, recipe_re
 from .classic import ClassicKernel, classic_kernel
 from .dag import DagKernel, dag_kernel
 from .examples import ExamplePlan, example_plan
-from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan
+from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan, mask_values
 from .kernel_ut import KernelUtPlan, kernel_ut_plan
+from .lowering import lower
 from .ophost_tests import OphostUtPlan, ophost_ut_plan
 from .platforms import SocPlan, soc_plan
 from .st_cases import st_csv
@@ -185,12 +186,13 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     combos = combinations(spec, tensors)
     float_compute = spec.compute.dtype == "float32"
     socs = tuple(soc_plan(spec, p, combos) for p in spec.platforms)
+    lowered = {name: lower(steps, layout) for name, steps in spec.compute.variants.items()}
     dag = classic = None
     if layout == "arch35":
-        dag = dag_kernel(tensors, float_compute, spec.compute.variants[spec.platforms[0].compute_variant])
+        dag = dag_kernel(tensors, float_compute, lowered[spec.platforms[0].compute_variant])
     else:
         classic = classic_kernel(tensors, float_compute, [
-            (p.tiling_key or 0, p.soc, spec.compute.variants[p.compute_variant]) for p in spec.platforms
+            (p.tiling_key or 0, p.soc, lowered[p.compute_variant]) for p in spec.platforms
         ])
     rule = spec.constraints.last_dim_multiple_of
     source_input = [t.name for t in inputs].index(spec.infershape.input) if spec.infershape.input else 0
@@ -204,8 +206,9 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     same_shape = tuple(by_name[n] for n in spec.constraints.same_shape) or (
         tuple(kernel_tensors) if len(kernel_tensors) > 1 else ())
     golden = golden_plan(name, tensors, float_compute, tuple(
-        GoldenVariant(variant, tuple(s.short_version for s in socs if s.variant == variant), golden_lines(steps))
-        for variant, steps in spec.compute.variants.items()
+        GoldenVariant(variant, tuple(s.short_version for s in socs if s.variant == variant), golden_lines(steps),
+                      mask_values(steps))
+        for variant, steps in lowered.items()
     ))
     return RenderPlan(
         opgen_version=__version__, op_type=spec.op_type, name=name, category=spec.category,

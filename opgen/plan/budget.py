@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from ..spec.dtypes import Dtype
 from ..spec.models import OpSpec
 from .classic import ClassicKernel, classic_kernel
+from .lowering import lower
 from .tensors import DtypeCombination, TensorPlan, combinations, tensor_plans
 
 TILE_ALIGN = 256  # elements; the classic tiling's smallest tile (keeps every copy 32-byte aligned)
@@ -34,7 +35,7 @@ def classic_dtype_cases(
     for combo in combos:
         value_bits = 32 if kernel.value_type == "float" else combo.key.size_bits
         queued = sum(combo.dtypes[i].size_bits for i in moved)
-        cases.append(ClassicDtypeCase(combo.key, buffer_num * queued + kernel.calc_buffer_count * value_bits))
+        cases.append(ClassicDtypeCase(combo.key, buffer_num * queued + kernel.scratch_bits(value_bits)))
     return tuple(cases)
 
 
@@ -48,7 +49,8 @@ def platform_element_bits(spec: OpSpec) -> list[tuple[int, ClassicDtypeCase]]:
     float_compute = spec.compute.dtype == "float32"
     found: list[tuple[int, ClassicDtypeCase]] = []
     for i, platform in enumerate(spec.platforms):
-        kernel = classic_kernel(tensors, float_compute, [(0, platform.soc,
-                                                          spec.compute.variants[platform.compute_variant])])
+        layout = "arch35" if platform.kernel == "arch35_dag" else "classic"
+        steps = lower(spec.compute.variants[platform.compute_variant], layout)
+        kernel = classic_kernel(tensors, float_compute, [(0, platform.soc, steps)])
         found.extend((i, case) for case in classic_dtype_cases(tensors, combos, kernel, spec.tiling.buffer_num))
     return found

@@ -1,11 +1,11 @@
-"""The arch35 atvoss DAG (`using X = Bind<Vec::...>` chain) from the recipe."""
+"""The arch35 atvoss DAG (`using X = Bind<Vec::...>` chain) from the recipe, lowered to the Vec:: nodes atvoss has."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..spec.recipe import Step
-from .ops import SPELLINGS
+from ..spec.recipe import OPS, Step
+from .ops import COMPARE_MODES, SPELLINGS
 from .reserved import DAG_FILL_SUFFIX, DAG_VALUE_PREFIX, upper_camel
 from .tensors import TensorPlan
 
@@ -48,15 +48,24 @@ def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tupl
             lines.append(DagLine(consts[value], f"MAKE_CONST(float, {value!r})", ""))
         return consts[value]
 
+    modes: dict[str, int] = {}
     for step in steps:
         alias = f"{DAG_VALUE_PREFIX}{upper_camel(step.out)}"
         vec = SPELLINGS[step.op].vec
         if step.op == "select":
-            mask, src, scalar = step.args
-            dup = f"{alias}{DAG_FILL_SUFFIX}"
-            lines.append(DagLine(dup, f"Bind<Vec::Duplicate<{compute_type}>, {const(float(scalar))}>", ""))
+            mask, src, other = step.args
+            if isinstance(other, str):
+                second = nodes[other]
+            else:
+                second = f"{alias}{DAG_FILL_SUFFIX}"
+                lines.append(DagLine(second, f"Bind<Vec::Duplicate<{compute_type}>, {const(other)}>", ""))
             expr = (f"Bind<Vec::Select<uint8_t, {compute_type}, VSEL_TENSOR_TENSOR_MODE>, {nodes[str(mask)]}, "
-                    f"{nodes[str(src)]}, {dup}>")
+                    f"{nodes[str(src)]}, {second}>")
+        elif OPS[step.op].gives_mask:
+            mode, value, _ = COMPARE_MODES[step.op]
+            modes[f"COMPARE_MODE_{mode}"] = value
+            args = [nodes[a] if isinstance(a, str) else const(a) for a in step.args]
+            expr = f"Bind<Vec::Compare<uint8_t, {compute_type}, COMPARE_MODE_{mode}>, {', '.join(args)}>"
         else:
             args = [nodes[a] if isinstance(a, str) else const(a) for a in step.args]
             expr = f"Bind<Vec::{vec}<{compute_type}>, {', '.join(args)}>"
@@ -74,6 +83,7 @@ def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tupl
         outputs.append(f"OpCopyOut{i}")
     init_args = tuple(t.name for t in read) + tuple(t.name for t in tensors if t.role == "output")
     constants: tuple[tuple[str, int], ...] = (("CAST_MODE_NONE", 0), ("CAST_MODE_RINT", 1)) if float_compute else ()
+    constants += tuple(sorted(modes.items(), key=lambda item: item[1]))
     if any(s.op == "select" for s in steps):
         constants += (("VSEL_TENSOR_TENSOR_MODE", 2),)
     return DagKernel(compute_type, constants, tuple(lines), tuple(outputs), init_args)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..spec.recipe import Step
+from ..spec.recipe import OPS, Step
 from .ops import SPELLINGS
 from .tensors import TensorPlan
 
@@ -14,6 +14,7 @@ class GoldenVariant:
     name: str
     socs: tuple[str, ...]  # short SoC versions (golden kwarg short_soc_version) that run it
     lines: tuple[str, ...]  # `value = expr` statements over the input names, `cdt` and `shape`
+    masks: tuple[str, ...] = ()  # values that are boolean masks (comparisons), not of dtype cdt
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,11 @@ class GoldenPlan:
     result: str
     variants: tuple[GoldenVariant, ...]
     unpacks_masks: bool  # whether the golden needs its bit-mask unpacking helper
+    imports_math: bool  # erf is spelled with math.erf
+
+
+def mask_values(steps: tuple[Step, ...]) -> tuple[str, ...]:
+    return tuple(s.out for s in steps if OPS[s.op].gives_mask)
 
 
 def golden_lines(steps: tuple[Step, ...]) -> tuple[str, ...]:
@@ -65,4 +71,5 @@ def golden_plan(
         input_prep=tuple(prep),
         result="outputs[0].astype(out_dtype)" if len(outputs) == 1 else "tuple(o.astype(out_dtype) for o in outputs)",
         variants=variants, unpacks_masks=any(t.is_mask for t in read),
+        imports_math=any("math." in line for v in variants for line in v.lines),
     )

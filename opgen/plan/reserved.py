@@ -32,14 +32,14 @@ CPP_NAMES = frozenset((
     "dimNum", "dims", "dimsArray", "dst", "dType", "dtype", "dtypeCase", "elements", "elewiseBaseTiling", "endl",
     "executor", "expectOutputShape", "fe", "ge", "gert", "globalOptions", "graph", "graphId", "half", "hostData",
     "i", "infershapeContextPara", "inputs", "inputShape", "inputTensors", "int32_t", "int64_t", "int8_t", "kernel",
-    "kernel_ut", "l0op", "lastDimShape", "main", "maybe_unused", "message", "name", "node", "offset", "op",
-    "opExecutor", "ops", "optiling", "outputDesc", "outputDtype", "outputs", "outputShape", "path", "perCore",
-    "pipe", "platform_ascendc", "platformInfo", "printf", "progress", "promoteType", "result", "resultCast",
-    "results", "ret", "return_expr", "sch", "schMode", "session", "sessionOptions", "shape", "size", "size_t",
-    "socVersion", "src", "std", "stream", "strides", "string", "tensor", "testing", "tileDataNum", "tileNum",
-    "tiling", "tilingContext", "tilingContextPara", "tilingData", "tilingInfo", "tilingKey", "totalNum", "ubSize",
-    "uint1_t", "uint32_t", "uint64_t", "uint8_t", "uniqueExecutor", "usedCores", "ut", "viewCopyResult",
-    "workspace", "workspaceAddr", "workspaces", "workspaceSize"
+    "kernel_ut", "keyOutput", "keyOutputShape", "l0op", "lastDimShape", "main", "maybe_unused", "message", "name",
+    "node", "offset", "op", "opExecutor", "ops", "optiling", "outputDtype", "outputs", "path", "perCore", "pipe",
+    "platform_ascendc", "platformInfo", "printf", "progress", "promoteType", "result", "resultCast", "results",
+    "ret", "return_expr", "sch", "schMode", "session", "sessionOptions", "shape", "size", "size_t", "socVersion",
+    "src", "std", "stream", "strides", "string", "tensor", "testing", "tileDataNum", "tileNum", "tiling",
+    "tilingContext", "tilingContextPara", "tilingData", "tilingInfo", "tilingKey", "totalNum", "ubSize", "uint1_t",
+    "uint32_t", "uint64_t", "uint8_t", "uniqueExecutor", "usedCores", "ut", "viewCopyResult", "workspace",
+    "workspaceAddr", "workspaces", "workspaceSize"
 ))
 # Python names of tests/assets/golden.py and gen_data.py (module names, functions, locals)
 PY_NAMES = frozenset((

@@ -139,7 +139,8 @@ def _data_range(spec: OpSpec, tensor: TensorPlan, k: int) -> tuple[float, float]
     if tensor.is_mask or dtype.name == "bool":
         return (0, 1)
     if dtype.is_float:
-        return spec.tests.value_range
+        domain = next((t.domain for t in spec.inputs if t.name == tensor.name), None)
+        return domain or spec.tests.value_range
     low = 0 if dtype.name.startswith("uint") else -INT_RANGE
     return (low, INT_RANGE)
 

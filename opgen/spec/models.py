@@ -20,6 +20,7 @@ from pydantic import (
 )
 
 from .dtypes import DTYPES, PROTO_TYPE_CLASSES, canonical_dtype
+from .formula import parse_formula
 from .recipe import Step, parse_step
 from .socs import SOCS
 
@@ -59,6 +60,11 @@ def _dtype(value: str) -> str:
     return canonical_dtype(value)
 
 
+def _formula(value: str) -> str:
+    parse_formula(value)
+    return value
+
+
 def _step(value: object) -> Step:
     if isinstance(value, Step):
         return value
@@ -75,8 +81,9 @@ RecipeStep = Annotated[
     Step,
     PlainValidator(_step),
     PlainSerializer(str),
-    WithJsonSchema({"type": "string", "pattern": r"^\s*\w+\s*=\s*[a-z_]+\(.*\)\s*$"}),
+    WithJsonSchema({"type": "string", "pattern": r"^\s*\w+\s*=\s*[a-z_][a-z0-9_]*\(.*\)\s*$"}),
 ]
+FormulaText = Annotated[str, AfterValidator(_formula)]
 SocName = Literal["ascend910b", "ascend910_93", "ascend310p", "ascend310b", "ascend950", "ascend350"]
 assert set(SocName.__args__) == set(SOCS)  # type: ignore[attr-defined]
 
@@ -104,6 +111,10 @@ class TensorSpec(Model):
     proto_dtypes: tuple[DtypeName, ...] | ProtoTypeClass | None = Field(
         None, description="dtypes the graph proto admits (a superset of dtypes): a list, or a named ge::TensorType "
         "class such as RealNumberType; default: dtypes"
+    )
+    domain: tuple[float, float] | None = Field(
+        None, description="[low, high]: the values the op is defined for, e.g. [0, 1] for a sigmoid's output; "
+        "the numerics check draws this input from it and tries no edge values outside it (NaN still)"
     )
     doc: str = ""
 
@@ -200,9 +211,25 @@ class Tolerance(Model):
     atol: float = Field(ge=0, le=1)
 
 
+class ReferenceSpec(Model):
+    """The independent reference: the forward function (its gradient by autograd) or, for gradients that
+    are no derivative (a mask select), the output itself. Neither: the numerics are unchecked."""
+
+    forward: FormulaText | None = Field(None, description="forward function of the op this gradient belongs "
+                                        "to, over input and attr names, e.g. x * sigmoid(x)")
+    wrt: SnakeName | None = Field(None, description="forward: the input the gradient is taken for")
+    grad: SnakeName | None = Field(None, description="forward: the input holding the incoming gradient")
+    direct: FormulaText | None = Field(None, description="the output as a formula (no derivative), e.g. "
+                                       "where(mask, gradients, 0)")
+
+
+LegacyReference = Literal["gelu_tanh_backward", "mask_select", "none"]
+
+
 class GoldenSpec(Model):
-    reference: Literal["gelu_tanh_backward", "mask_select", "none"] = Field(
-        description="independent reference the numerics check compares the recipe against"
+    reference: ReferenceSpec | LegacyReference = Field(
+        ReferenceSpec(), description="independent reference the numerics check compares the recipe against; "
+        "the names gelu_tanh_backward and mask_select are read as their formulas"
     )
     tolerances: dict[DtypeName, Tolerance]
 

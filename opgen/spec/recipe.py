@@ -6,15 +6,18 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-ArgKind = Literal["tensor", "scalar"]
+ArgKind = Literal["tensor", "scalar", "either"]  # either: a value name or a number
+COMPARISONS = ("gt", "ge", "lt", "le", "eq", "ne")
 
 
 @dataclass(frozen=True)
 class OpSignature:
-    """What a recipe op takes; the plan maps it to AscendC and atvoss calls."""
+    """What a recipe op takes and gives (a value, or a mask only select reads); the plan maps it to AscendC
+    and atvoss calls."""
 
     args: tuple[ArgKind, ...]
     doc: str
+    gives_mask: bool = False
 
 
 OPS: dict[str, OpSignature] = {
@@ -34,11 +37,22 @@ OPS: dict[str, OpSignature] = {
     "sqrt": OpSignature(("tensor",), "square root of a"),
     "reciprocal": OpSignature(("tensor",), "1 / a"),
     "relu": OpSignature(("tensor",), "max(a, 0)"),
+    "neg": OpSignature(("tensor",), "-a (muls by -1: exact)"),
+    "sign": OpSignature(("tensor",), "-1, 0 or 1 as a is negative, zero or positive (NaN gives 0, as torch)"),
+    "tanh": OpSignature(("tensor",), "hyperbolic tangent of a"),
+    "sigmoid": OpSignature(("tensor",), "1 / (1 + e ** -a)"),
+    "erf": OpSignature(("tensor",), "the error function of a"),
+    "log1p": OpSignature(("tensor",), "log(1 + a), computed as log(adds(a, 1))"),
+    "softplus": OpSignature(("tensor",), "log(1 + e ** a), computed as relu(a) + log(1 + e ** -|a|)"),
     "fill": OpSignature(("scalar",), "a tensor of c"),
-    "select": OpSignature(("tensor", "tensor", "scalar"), "mask ? a : c, mask one bit or byte per element"),
+    **{name: OpSignature(("tensor", "either"), f"the mask a {sign} b (b a value or a number); NaN compares "
+                         "false but for ne", gives_mask=True)
+       for name, sign in zip(COMPARISONS, (">", ">=", "<", "<=", "==", "!="), strict=True)},
+    "select": OpSignature(("tensor", "tensor", "either"), "mask ? a : b, mask an input mask (one bit or byte "
+                          "per element) or a comparison; b a value or a number"),
 }
 
-_STEP = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*([a-z_]+)\s*\((.*)\)\s*$")
+_STEP = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*([a-z_][a-z0-9_]*)\s*\((.*)\)\s*$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 

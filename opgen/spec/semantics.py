@@ -9,7 +9,8 @@ from .dtypes import DTYPES, MASK_DTYPES, PROTO_TYPE_CLASSES
 from .issues import SpecIssue
 from .models import OpSpec
 from .naming import name_issues
-from .recipe import Step
+from .recipe import OPS, Step
+from .reference import reference_problems
 from .socs import SOCS
 
 
@@ -51,6 +52,8 @@ def _dtypes(spec: OpSpec) -> list[SpecIssue]:
         if isinstance(tensor.formats, tuple) and len(tensor.formats) != count:
             issues.append(SpecIssue((role, i, "formats"), f"has {len(tensor.formats)} formats for {count} "
                                     "combinations; give one per combination, or a single format"))
+        if tensor.domain is not None and not tensor.domain[0] < tensor.domain[1]:
+            issues.append(SpecIssue((role, i, "domain"), "needs [low, high] with low < high"))
         if isinstance(tensor.proto_dtypes, str):
             admitted = PROTO_TYPE_CLASSES[tensor.proto_dtypes]
             missing = sorted(d for d in set(tensor.dtype_column(count)) if DTYPES[d].ge not in admitted)
@@ -165,6 +168,7 @@ def _recipe(spec: OpSpec) -> list[SpecIssue]:
 
 def _variant(spec: OpSpec, variant: str, steps: tuple[Step, ...], masks: set[str]) -> list[SpecIssue]:
     inputs = {t.name for t in spec.inputs}
+    dtypes = {t.name: t.dtype_column(spec.combination_count)[0] for t in spec.inputs}
     outputs = [t.name for t in spec.outputs]
     defined: set[str] = set(inputs)
     uses: Counter[str] = Counter()
@@ -178,8 +182,16 @@ def _variant(spec: OpSpec, variant: str, steps: tuple[Step, ...], masks: set[str
         for position, arg in enumerate(step.tensor_args):
             if arg in masks and not (step.op == "select" and position == 0):
                 issues.append(SpecIssue(loc, f"{step}: mask {arg!r} can only be the first argument of select"))
-        if step.op == "select" and step.tensor_args[0] not in inputs:
-            issues.append(SpecIssue(loc, f"{step}: the mask of select must be an op input"))
+        mask = step.tensor_args[0] if step.op == "select" else None
+        if mask is not None and mask in defined and mask not in masks:
+            kind = f"a {dtypes[mask]} input" if mask in dtypes else "a computed value"
+            issues.append(SpecIssue(loc, f"{step}: select's mask {mask!r} is {kind}, not a mask; select takes a "
+                                    f"uint1 mask input or a comparison (gt ge lt le eq ne), e.g. "
+                                    f"`m = gt({mask}, 0.0)` then `select(m, ...)`"))
+        if OPS[step.op].gives_mask:
+            masks = masks | {step.out}
+            if step.out in outputs:
+                issues.append(SpecIssue(loc, f"{step}: output {step.out!r} cannot be a mask; select with it"))
         if step.out in defined:
             issues.append(SpecIssue(loc, f"{step}: {step.out!r} is already defined; give each value a new name"))
         defined.add(step.out)
@@ -225,11 +237,12 @@ def _aclnn(spec: OpSpec) -> list[SpecIssue]:
 
 
 def _golden(spec: OpSpec) -> list[SpecIssue]:
+    issues = [SpecIssue(loc, message) for loc, message in reference_problems(spec)]
     needed = set(spec.outputs[0].dtype_column(spec.combination_count))
     missing = sorted(needed - set(spec.golden.tolerances))
     if missing:
-        return [SpecIssue(("golden", "tolerances"), f"add a tolerance for {', '.join(missing)}")]
-    return []
+        issues.append(SpecIssue(("golden", "tolerances"), f"add a tolerance for {', '.join(missing)}"))
+    return issues
 
 
 def _tests(spec: OpSpec) -> list[SpecIssue]:

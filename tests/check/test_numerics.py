@@ -21,7 +21,7 @@ from opgen.check.numerics import (
     ulp_distance,
     within_tolerance,
 )
-from opgen.check.references import mask_select
+from opgen.check.references import build_reference
 from opgen.errors import OpgenError
 from opgen.plan import RenderPlan, build_plan
 from opgen.plan.golden import GoldenVariant
@@ -158,6 +158,14 @@ def test_numerics_are_deterministic(gelu: tuple[OpSpec, RenderPlan],
     assert check_numerics(*gelu, seed=1) != gelu_results
 
 
+def mask_select(gradients: np.ndarray, packed: np.ndarray) -> tuple[np.ndarray, ...]:
+    """ReluGradV2's direct reference, where(mask, gradients, 0), as the check builds it from the spec."""
+    spec, plan = _sample("relu_grad_v2")
+    reference = build_reference(spec, plan)
+    assert reference is not None
+    return reference.fn([gradients, packed])[0]
+
+
 def test_mask_reference_agrees_with_a_brute_force_loop() -> None:
     rng = np.random.default_rng(7)
     gradients = rng.standard_normal((3, 16)).astype(np.float32)
@@ -264,8 +272,9 @@ def test_golden_file_in_ttk_form_passes_every_st_case_and_soc(tmp_path: Path) ->
     results = check_golden_file(_golden(tmp_path, RELU_GOLDEN.format(order="little", cast="")), spec, plan)
     st_rows = len(plan.st_csv.splitlines()) - 1  # every ST row (shapes, edge values, multi-core), every SoC
     assert st_rows > 6 * len(spec.tests.shapes)
-    assert len(results) == st_rows * len(plan.socs)
+    assert len(results) == (st_rows + len(plan.combinations)) * len(plan.socs)  # and an edge sample per combination
     assert [r.reason for r in _failing(results)] == []
+    assert {r.sample for r in results} >= {"edge", "st:relu_grad_v2_float16_000"}
     assert {r.socs for r in results} == {("Ascend950",), ("Ascend350",)}
 
 
@@ -307,7 +316,7 @@ def test_gelu_golden_file_picks_its_variant_by_soc(tmp_path: Path, gelu: tuple[O
         '__golden__ = {"kernel": {"gelu_grad": "gelu_grad_golden"}}\n'
     )
     results = check_golden_file(_golden(tmp_path, text), spec, plan)
-    assert len(results) == (len(plan.st_csv.splitlines()) - 1) * len(plan.socs)
+    assert len(results) == (len(plan.st_csv.splitlines()) - 1 + len(plan.combinations)) * len(plan.socs)
     assert [r.reason for r in _failing(results)] == []
 
 
@@ -320,7 +329,7 @@ def test_golden_file_without_a_kernel_entry_is_a_user_error(tmp_path: Path) -> N
 SAMPLES = Path(__file__).resolve().parents[2] / "generated_samples"
 
 
-@pytest.mark.parametrize("name", ["relu_grad_v2", "gelu_grad"])
+@pytest.mark.parametrize("name", sorted(p.stem for p in SCHEMAS.glob("*.yaml")))
 def test_generated_sample_goldens_pass_and_match_the_emulator_bit_for_bit(name: str) -> None:
     spec, plan = _sample(name)
     golden_py = SAMPLES / plan.rel_dir / "tests" / "assets" / "golden.py"

@@ -24,9 +24,9 @@ constexpr uint64_t WORKSPACE_BYTES = 16777216;
 
 ge::graphStatus ReluGradV2Tiling::CheckDtypes()
 {
-    auto outputDesc = tilingContext->GetOutputDesc(0);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, outputDesc);
-    outputDtype = outputDesc->GetDataType();
+    auto keyOutput = tilingContext->GetOutputDesc(0);
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, keyOutput);
+    outputDtype = keyOutput->GetDataType();
     auto gradientsDesc = tilingContext->GetInputDesc(0);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, gradientsDesc);
     OP_CHECK_IF(

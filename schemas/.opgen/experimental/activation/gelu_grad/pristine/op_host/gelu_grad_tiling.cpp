@@ -52,9 +52,9 @@ private:
 
 ge::graphStatus GeluGradTiling::CheckDtypes()
 {
-    auto outputDesc = tilingContext->GetOutputDesc(0);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, outputDesc);
-    outputDtype = outputDesc->GetDataType();
+    auto keyOutput = tilingContext->GetOutputDesc(0);
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, keyOutput);
+    outputDtype = keyOutput->GetDataType();
     auto dyDesc = tilingContext->GetInputDesc(0);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, dyDesc);
     OP_CHECK_IF(dyDesc->GetDataType() != outputDtype,
@@ -149,9 +149,9 @@ ge::graphStatus GeluGradTiling::RunTiling()
     uint64_t coreNum = ascendcPlatform.GetCoreNumAiv();
     OP_CHECK_IF(coreNum == 0, OP_LOGE(tilingContext, "core num is 0"), return ge::GRAPH_FAILED);
 
-    auto outputShape = tilingContext->GetOutputShape(0);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, outputShape);
-    uint64_t totalNum = outputShape->GetStorageShape().GetShapeSize();
+    auto keyOutputShape = tilingContext->GetOutputShape(0);
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, keyOutputShape);
+    uint64_t totalNum = keyOutputShape->GetStorageShape().GetShapeSize();
     OP_CHECK_IF(totalNum == 0, OP_LOGE(tilingContext, "empty output, nothing to tile"), return ge::GRAPH_FAILED);
     uint64_t tileDataNum = (ubSize * 8 / bitsPerElement) / TILE_ALIGN * TILE_ALIGN;
     OP_CHECK_IF(tileDataNum == 0, OP_LOGE(tilingContext, "UB too small for one tile"), return ge::GRAPH_FAILED);

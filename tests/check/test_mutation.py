@@ -1,0 +1,77 @@
+"""Mutation test of the numerics tier: every spec in schemas/, every recipe step, three kinds of mutant (a
+constant changed, a sign flipped, the op swapped for a kin). Each must fail the numerics against the spec's
+independent reference, except the equivalent mutants listed below with the reason they cannot fail."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from opgen.check.numerics import check_numerics
+from opgen.plan import build_plan
+from opgen.spec.load import load_spec
+from opgen.spec.models import ComputeSpec, OpSpec
+from opgen.spec.recipe import Step
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
+SPECS = sorted(p.stem for p in SCHEMAS.glob("*.yaml"))
+SWAPS = {
+    "add": "sub", "sub": "add", "mul": "add", "div": "mul", "max": "min", "min": "max", "adds": "muls",
+    "muls": "adds", "maxs": "mins", "mins": "maxs", "exp": "abs", "log": "sqrt", "abs": "relu", "sqrt": "abs",
+    "reciprocal": "sqrt", "relu": "abs", "neg": "abs", "sign": "neg", "tanh": "sigmoid", "sigmoid": "tanh",
+    "erf": "tanh", "log1p": "log", "softplus": "relu", "gt": "lt", "lt": "gt", "ge": "le", "le": "ge",
+    "eq": "ne", "ne": "eq",
+}
+# (spec, variant, step index, kind) -> why the mutant computes the same numbers as the original
+_CLAMP = ("GeluGrad clamps x to +-1e4 only to keep exp and x**2 finite; from there to +-1.5e4 the float32 "
+          "derivative is exactly 0 (x < 0) or 1 (x > 0) either way")
+EQUIVALENT: dict[tuple[str, str, int, str], str] = {
+    (name, variant, step, "constant"): _CLAMP
+    for name, variant in (("gelu_grad", "ascend910b"), ("gelu_grad", "ascend310b")) for step in (0, 1)
+}
+
+
+def _mutants(steps: tuple[Step, ...]) -> Iterator[tuple[int, str, tuple[Step, ...]]]:
+    for j, step in enumerate(steps):
+        scalars = [k for k, a in enumerate(step.args) if not isinstance(a, str)]
+        for kind in ("constant", "sign", "op"):
+            args = list(step.args)
+            if kind == "op":
+                if step.op not in SWAPS:
+                    continue
+                changed = Step(step.out, SWAPS[step.op], step.args)
+            elif not scalars:
+                continue
+            else:
+                k = scalars[0]
+                value = float(args[k])
+                if kind == "sign" and value == 0:
+                    continue
+                args[k] = -value if kind == "sign" else (value * 1.5 if value else 0.5)
+                changed = Step(step.out, step.op, tuple(args))
+            yield j, kind, (*steps[:j], changed, *steps[j + 1:])
+
+
+def _with(spec: OpSpec, variant: str, steps: tuple[Step, ...]) -> OpSpec:
+    variants = {**spec.compute.variants, variant: steps}
+    return spec.model_copy(update={"compute": ComputeSpec(dtype=spec.compute.dtype, variants=variants)})
+
+
+@pytest.mark.parametrize("name", SPECS)
+def test_every_mutant_of_every_step_fails_the_numerics(name: str) -> None:
+    spec = load_spec(SCHEMAS / f"{name}.yaml").spec
+    assert all(r.passed for r in check_numerics(spec, build_plan(spec, name)))  # the original passes
+    survivors = []
+    for variant, steps in spec.compute.variants.items():
+        for j, kind, mutated in _mutants(steps):
+            changed = _with(spec, variant, mutated)
+            results = check_numerics(changed, build_plan(changed, name))
+            caught = any(not r.passed for r in results if r.variant == variant)
+            key = (name, variant, j, kind)
+            if caught and key in EQUIVALENT:
+                survivors.append(f"{key}: listed as equivalent but caught; remove it from EQUIVALENT")
+            elif not caught and key not in EQUIVALENT:
+                survivors.append(f"{key}: `{mutated[j]}` for `{steps[j]}` passes the numerics")
+    assert survivors == []
