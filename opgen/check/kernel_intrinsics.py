@@ -34,6 +34,7 @@ from .kernel_build import KernelArch
 HEADER = "stub_fun.h"
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): error: (?P<message>.*)$", re.M)
 _MEMBER = re.compile(r"‘(?P<member>\w+)’ is not a member of ‘(?P<type>\w+)’")
+_CAST = re.compile(r"\((\w+)\)\s*$")
 _NAME = re.compile(r"‘(?P<name>[A-Za-z_][A-Za-z0-9_]*)’")
 _UNDECLARED = ("was not declared in this scope", "does not name a type", "has not been declared",
                "there are no arguments to")
@@ -53,13 +54,14 @@ class Names:
 
     def new_in(self, known: Names) -> Names:
         """What self has that `known` lacks."""
-        return Names(self.types - known.all(), self.labels - known.all(), self.functions - known.all(),
-                     self.members - known.members)
+        return Names(self.types - known.types - known.functions, self.labels - known.all(),
+                     self.functions - known.functions - known.types, self.members - known.members)
 
     def merge(self, other: Names) -> None:
         self.types |= other.types | {t for t, _ in other.members}
         self.functions |= other.functions
-        self.labels = (self.labels | other.labels) - self.functions
+        # a name first seen as a value and later as a type or a call is that type or call
+        self.labels = (self.labels | other.labels) - self.functions - self.types
         self.members |= other.members
 
     def to_json(self) -> str:
@@ -120,9 +122,18 @@ def undeclared(output: str, devkit: Path) -> Names:
         if member is not None and os.path.abspath(match.group("file")).startswith(base):
             names.members.add((member.group("type"), member.group("member")))
             continue
+        path = os.path.abspath(match.group("file"))
+        if message.startswith("expected ‘)’ before") and path.startswith(base):
+            # `(Name)0`: a C-style cast to an undeclared type parses as a parenthesised expression
+            if path not in texts:
+                texts[path] = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+            row = int(match.group("line")) - 1
+            cast = _CAST.search(texts[path][row][: int(match.group("col")) - 1]) if row < len(texts[path]) else None
+            if cast is not None:
+                names.types.add(cast.group(1))
+            continue
         if not any(marker in message for marker in _UNDECLARED):
             continue
-        path = os.path.abspath(match.group("file"))
         name_match = _NAME.search(message)
         if not path.startswith(base) or name_match is None:
             continue
@@ -217,7 +228,7 @@ def render_header(names: Names, typed: dict[str, list[tuple[str, ...]]]) -> str:
         body = ", ".join(f"{e} = {value + i}" for i, e in enumerate(members))
         value += len(members)
         out.append(f"enum {name} : int64_t {{{body}}};")
-    for name in sorted(names.labels - enumerators):
+    for name in sorted(names.labels - enumerators - names.types - names.functions):
         out.append(f"constexpr opgen_stub::Label<{value}> {name}{{}};")
         value += 1
     for name in sorted(names.functions):

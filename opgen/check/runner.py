@@ -22,7 +22,7 @@ from .items import CheckItem, TierResult, bad
 from .trust import Trust
 
 NO_EXEC = Trust()
-TIERS = ("structure", "syntax", "consistency", "numerics", "headers")
+TIERS = ("structure", "syntax", "consistency", "numerics", "headers", "kernel")
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,7 @@ def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Pa
         "consistency": lambda: _consistency(op_dir, plan),
         "numerics": lambda: collect_child(child) if child is not None else [],
         "headers": lambda: _headers(op_dir, include_dirs, sources),
+        "kernel": lambda: _kernel(op_dir, plan, sources),
     }
     chosen = [t for t in TIERS if t in tiers]
     with ThreadPoolExecutor(max_workers=len(chosen) or 1) as pool:
@@ -127,3 +128,9 @@ def _headers(op_dir: Path, include_dirs: Sequence[Path], sources: CannSources | 
     from .headers import headers_tier
 
     return headers_tier(op_dir, include_dirs, sources)
+
+
+def _kernel(op_dir: Path, plan: RenderPlan, sources: CannSources | None) -> list[CheckItem]:
+    from .kernel_tier import kernel_tier
+
+    return kernel_tier(op_dir, plan, sources)
