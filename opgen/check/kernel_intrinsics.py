@@ -7,7 +7,7 @@ opgen derives a stand-in: compile, read g++'s "not declared" diagnostics whose l
 (never inside the op's files, so no kernel error is learned away), declare each name, repeat (`learn`).
 
 - a type becomes an enum of its own (`enum pipe_t : int64_t {}`), so overloads on distinct types stay distinct;
-- an enumerator becomes a label (`Label<N>`, a distinct constant that converts to any enum or integer type, so
+- an enumerator becomes a label (a `Label` constant that converts to any enum or integer type, so
   `set_flag(PIPE_S, PIPE_V, EVENT_ID0)`, `case PIPE_V:` and `template <pipe_t P>` all work);
 - an intrinsic becomes a variadic template, declared and never defined. Where asc-devkit's per-type c_api
   wrappers (`impl/c_api/instr_impl/npu_arch_<arch>`) show which element types an intrinsic takes, it is declared
@@ -32,10 +32,11 @@ from ..cann_sources import CannSources, cache_root
 from .kernel_build import KernelArch
 
 HEADER = "stub_fun.h"
+FORMAT = 2  # bump when render_header changes: the cached header is rebuilt
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): error: (?P<message>.*)$", re.M)
-_MEMBER = re.compile(r"‘(?P<member>\w+)’ is not a member of ‘(?P<type>\w+)’")
+_MEMBER = re.compile(r"'(?P<member>\w+)' is not a member of '(?:::)?(?P<type>\w+)'")
 _CAST = re.compile(r"\((\w+)\)\s*$")
-_NAME = re.compile(r"‘(?P<name>[A-Za-z_][A-Za-z0-9_]*)’")
+_NAME = re.compile(r"'(?:::)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)'")
 _UNDECLARED = ("was not declared in this scope", "does not name a type", "has not been declared",
                "there are no arguments to")
 
@@ -78,7 +79,7 @@ class Names:
 
 
 def stub_root(sources: CannSources, arch: KernelArch) -> Path:
-    return cache_root() / "kernel-intrinsics" / f"{sources.content_key('asc-devkit')}-{arch.npu_arch}"
+    return cache_root() / "kernel-intrinsics" / f"{sources.content_key('asc-devkit')}-{arch.npu_arch}-v{FORMAT}"
 
 
 def intrinsic_dir(sources: CannSources, arch: KernelArch) -> Path | None:
@@ -123,7 +124,7 @@ def undeclared(output: str, devkit: Path) -> Names:
             names.members.add((member.group("type"), member.group("member")))
             continue
         path = os.path.abspath(match.group("file"))
-        if message.startswith("expected ‘)’ before") and path.startswith(base):
+        if message.startswith("expected ')' before") and path.startswith(base):
             # `(Name)0`: a C-style cast to an undeclared type parses as a parenthesised expression
             if path not in texts:
                 texts[path] = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
@@ -191,20 +192,19 @@ def _write(root: Path, sources: CannSources, arch: KernelArch, names: Names) -> 
 
 LABEL_TYPE = """namespace opgen_stub {
 // an enumerator whose enum is not known: a distinct constant that becomes any enum or integer type
-template <long long N>
 struct Label {
+    long long value;
     template <typename T, typename = std::enable_if_t<std::is_enum_v<T> || std::is_integral_v<T>>>
-    constexpr operator T() const { return static_cast<T>(N); }
+    constexpr operator T() const { return static_cast<T>(value); }
 };
 template <typename T>
 constexpr bool kLabelOperand = std::is_enum_v<T> || std::is_integral_v<T>;
 #define OPGEN_LABEL_COMPARE(op)                                                                 \\
-    template <long long N, typename T, typename = std::enable_if_t<kLabelOperand<T>>>           \\
-    constexpr bool operator op(Label<N>, T v) { return static_cast<T>(N) op v; }                \\
-    template <long long N, typename T, typename = std::enable_if_t<kLabelOperand<T>>>           \\
-    constexpr bool operator op(T v, Label<N>) { return v op static_cast<T>(N); }                \\
-    template <long long N, long long M>                                                         \\
-    constexpr bool operator op(Label<N>, Label<M>) { return N op M; }
+    template <typename T, typename = std::enable_if_t<kLabelOperand<T>>>                        \\
+    constexpr bool operator op(Label a, T v) { return static_cast<T>(a.value) op v; }           \\
+    template <typename T, typename = std::enable_if_t<kLabelOperand<T>>>                        \\
+    constexpr bool operator op(T v, Label a) { return v op static_cast<T>(a.value); }           \\
+    constexpr bool operator op(Label a, Label b) { return a.value op b.value; }
 OPGEN_LABEL_COMPARE(==)
 OPGEN_LABEL_COMPARE(!=)
 OPGEN_LABEL_COMPARE(<)
@@ -223,13 +223,13 @@ def render_header(names: Names, typed: dict[str, list[tuple[str, ...]]]) -> str:
            LABEL_TYPE]
     enumerators = {e for _, e in names.members}
     value = 1000
-    for name in sorted(names.types):
+    for name in sorted(names.types | {t for t, _ in names.members}):
         members = sorted(e for t, e in names.members if t == name)
         body = ", ".join(f"{e} = {value + i}" for i, e in enumerate(members))
         value += len(members)
         out.append(f"enum {name} : int64_t {{{body}}};")
     for name in sorted(names.labels - enumerators - names.types - names.functions):
-        out.append(f"constexpr opgen_stub::Label<{value}> {name}{{}};")
+        out.append(f"constexpr opgen_stub::Label {name}{{{value}}};")
         value += 1
     for name in sorted(names.functions):
         signatures = typed.get(name)

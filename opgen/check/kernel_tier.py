@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..cann_sources import CannSources, cache_root, enable_hint
 from ..plan import RenderPlan
-from .items import CheckItem, bad, ok, skipped
+from .items import CheckItem, Figure, bad, ok, skipped
 from .kernel_build import KernelVariant, compile_command, kernel_sources, kernel_variants, wrapper_source
 from .kernel_intrinsics import intrinsic_dir, learn
 
@@ -79,7 +79,7 @@ def kernel_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, *, 
             items.append(skipped(f"{soc} {LEVEL}", reason))
             continue
         done = results[next(i for i, v in enumerate(runnable) if v is variant)]
-        figures = {"level": LEVEL, "seconds": round(sum(c.seconds for c in done), 2),
+        figures: dict[str, Figure] = {"level": LEVEL, "seconds": round(sum(c.seconds for c in done), 2),
                    "instantiations": len(variant.instantiations) * len(tus), "npu_arch": variant.arch.npu_arch}
         label = f"{variant.label} {LEVEL}"
         failed = [(tu, c) for tu, c in zip(tus, done, strict=True) if not c.passed]
@@ -109,7 +109,7 @@ def compile_variant(exe: str, op_dir: Path, plan: RenderPlan, tu: Path, variant:
                 return Compiled(hit.passed, hit.error, time.perf_counter() - start, cached=True)
             try:
                 done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=TIMEOUT,
-                                      check=False, env={**os.environ, "LC_ALL": "C.UTF-8"})
+                                      check=False, env={**os.environ, "LC_ALL": "C"})
             except subprocess.TimeoutExpired:
                 return Compiled(False, f"{tu.name}: g++ took more than {TIMEOUT:.0f}s", time.perf_counter() - start)
             if done.returncode == 0 or not learn(sources, variant.arch, done.stderr):
