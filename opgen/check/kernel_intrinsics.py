@@ -3,8 +3,9 @@
 asc-devkit's headers call the AscendC compiler's intrinsics (`vadd`, `copy_gm_to_ubuf`, `set_flag`, ...) and name
 their enum types (`pipe_t`, `event_t`); the header declaring them ships only in a closed tarball. A toolkit has
 it (then `intrinsic_dir` returns None: `CannSources.kernel_include_dirs()` already holds its dir). Without one,
-opgen derives a stand-in: compile, read g++'s "not declared" diagnostics whose location is inside asc-devkit
-(never inside the op's files, so no kernel error is learned away), declare each name, repeat (`learn`).
+opgen derives a stand-in: compile, read g++'s "not declared" diagnostics whose location is inside asc-devkit (or
+asc-tools' cpudebug headers; never inside the op's files, so no kernel error is learned away), declare each name,
+repeat (`learn`).
 
 - a type becomes an enum of its own (`enum pipe_t : int64_t {}`), so overloads on distinct types stay distinct;
 - an enumerator becomes a label (a `Label` constant that converts to any enum or integer type, so
@@ -32,9 +33,10 @@ from ..cann_sources import CannSources, cache_root
 from .kernel_build import KernelArch
 
 HEADER = "stub_fun.h"
-FORMAT = 2  # bump when render_header changes: the cached header is rebuilt
+FORMAT = 3  # bump when render_header changes: the cached header is rebuilt
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): error: (?P<message>.*)$", re.M)
 _MEMBER = re.compile(r"'(?P<member>\w+)' is not a member of '(?:::)?(?P<type>\w+)'")
+_CONVERT = re.compile(r"could not convert '(\w+)[<(].*' from 'int64_t'")
 _CAST = re.compile(r"\((\w+)\)\s*$")
 _NAME = re.compile(r"'(?:::)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)'")
 _UNDECLARED = ("was not declared in this scope", "does not name a type", "has not been declared",
@@ -49,6 +51,7 @@ class Names:
     labels: set[str] = field(default_factory=set)
     functions: set[str] = field(default_factory=set)
     members: set[tuple[str, str]] = field(default_factory=set)  # (enum type, enumerator) named as T::E
+    valued: set[str] = field(default_factory=set)  # intrinsics whose result initialises a register or enum type
 
     def all(self) -> set[str]:
         return self.types | self.labels | self.functions
@@ -56,7 +59,8 @@ class Names:
     def new_in(self, known: Names) -> Names:
         """What self has that `known` lacks."""
         return Names(self.types - known.types - known.functions, self.labels - known.all(),
-                     self.functions - known.functions - known.types, self.members - known.members)
+                     self.functions - known.functions - known.types, self.members - known.members,
+                     self.valued - known.valued)
 
     def merge(self, other: Names) -> None:
         self.types |= other.types | {t for t, _ in other.members}
@@ -64,18 +68,20 @@ class Names:
         # a name first seen as a value and later as a type or a call is that type or call
         self.labels = (self.labels | other.labels) - self.functions - self.types
         self.members |= other.members
+        self.valued |= other.valued
 
     def to_json(self) -> str:
         data: dict[str, list[str] | list[list[str]]] = {
             k: sorted(getattr(self, k)) for k in ("types", "labels", "functions")}
         data["members"] = [list(m) for m in sorted(self.members)]
+        data["valued"] = sorted(self.valued)
         return json.dumps(data, indent=1)
 
     @classmethod
     def from_json(cls, text: str) -> Names:
         data = json.loads(text)
         return cls(set(data["types"]), set(data["labels"]), set(data["functions"]),
-                   {(t, e) for t, e in data.get("members", [])})
+                   {(t, e) for t, e in data.get("members", [])}, set(data.get("valued", [])))
 
 
 def stub_root(sources: CannSources, arch: KernelArch) -> Path:
@@ -99,23 +105,23 @@ def learn(sources: CannSources, arch: KernelArch, output: str) -> bool:
     (the caller recompiles), False when the failure is not a missing declaration."""
     if sources.kind == "toolkit":
         return False
-    found = undeclared(output, sources.repo("asc-devkit"))
+    found = undeclared(output, sources.repo("asc-devkit"), sources.repo("asc-tools"))
     root = stub_root(sources, arch)
     with _locked(root):
         names = _load(root)
         new = found.new_in(names)
-        if not new.all() and not new.members:
+        if not new.all() and not new.members and not new.valued:
             return False
         names.merge(new)
         _write(root, sources, arch, names)
     return True
 
 
-def undeclared(output: str, devkit: Path) -> Names:
-    """The unqualified names g++ says are undeclared at a location inside `devkit`, sorted into kinds by how
-    the source uses them there."""
+def undeclared(output: str, *roots: Path) -> Names:
+    """The names g++ says are undeclared at a location inside `roots` (asc-devkit, and asc-tools' cpudebug
+    headers that use the same intrinsic types), sorted into kinds by how the source uses them there."""
     names = Names()
-    base = str(devkit.resolve()) + os.sep
+    base = tuple(str(root.resolve()) + os.sep for root in roots)
     texts: dict[str, list[str]] = {}
     for match in _DIAGNOSTIC.finditer(output):
         message = match.group("message")
@@ -124,6 +130,10 @@ def undeclared(output: str, devkit: Path) -> Names:
             names.members.add((member.group("type"), member.group("member")))
             continue
         path = os.path.abspath(match.group("file"))
+        converted = _CONVERT.match(message)
+        if converted is not None and path.startswith(base):
+            names.valued.add(converted.group(1))
+            continue
         if message.startswith("expected ')' before") and path.startswith(base):
             # `(Name)0`: a C-style cast to an undeclared type parses as a parenthesised expression
             if path not in texts:
@@ -197,6 +207,11 @@ struct Label {
     template <typename T, typename = std::enable_if_t<std::is_enum_v<T> || std::is_integral_v<T>>>
     constexpr operator T() const { return static_cast<T>(value); }
 };
+// the result of an intrinsic that initialises a register or enum value: becomes whatever it initialises
+struct Value {
+    template <typename T>
+    operator T() const;
+};
 template <typename T>
 constexpr bool kLabelOperand = std::is_enum_v<T> || std::is_integral_v<T>;
 #define OPGEN_LABEL_COMPARE(op)                                                                 \\
@@ -232,11 +247,12 @@ def render_header(names: Names, typed: dict[str, list[tuple[str, ...]]]) -> str:
         out.append(f"constexpr opgen_stub::Label {name}{{{value}}};")
         value += 1
     for name in sorted(names.functions):
+        result = "opgen_stub::Value" if name in names.valued else "int64_t"
         signatures = typed.get(name)
         if not signatures:
-            out.append(f"template <typename... Args> int64_t {name}(Args... args);")
+            out.append(f"template <typename... Args> {result} {name}(Args... args);")
             continue
         for params in signatures:
-            out.append(f"template <typename... Args> int64_t {name}({', '.join(params)}, Args... args);")
+            out.append(f"template <typename... Args> {result} {name}({', '.join(params)}, Args... args);")
     out.append("#endif // OPGEN_STUB_FUN_H")
     return "\n".join(out) + "\n"
