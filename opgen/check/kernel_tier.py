@@ -87,7 +87,8 @@ def kernel_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, *, 
             items.append(bad(label, "; ".join(c.error for _, c in failed), **figures))
         else:
             cached = all(c.cached for c in done)
-            what = f"{len(tus)} unit(s) compile, {figures['instantiations']} instantiation(s)"
+            what = (f"{len(tus)} unit(s) compile, {figures['instantiations']} instantiation(s), arch "
+                    f"{variant.arch.npu_arch}, {figures['seconds']} s")
             items.append(ok(label, what + (" (cached)" if cached else ""), **figures))
     return items
 
@@ -102,6 +103,7 @@ def compile_variant(exe: str, op_dir: Path, plan: RenderPlan, tu: Path, variant:
         wrapper.write_text(wrapper_text, encoding="utf-8")
         for _ in range(MAX_ROUNDS):
             stubs = intrinsic_dir(sources, variant.arch)
+            used = _stub_text(stubs)
             command = ["nice", "-n", "10", *compile_command(exe, wrapper, variant, sources, op_dir, stubs)]
             key = _key(inputs_key, wrapper_text, command, wrapper, stubs)
             hit = _cached(key)
@@ -112,7 +114,10 @@ def compile_variant(exe: str, op_dir: Path, plan: RenderPlan, tu: Path, variant:
                                       check=False, env={**os.environ, "LC_ALL": "C"})
             except subprocess.TimeoutExpired:
                 return Compiled(False, f"{tu.name}: g++ took more than {TIMEOUT:.0f}s", time.perf_counter() - start)
-            if done.returncode == 0 or not learn(sources, variant.arch, done.stderr):
+            if done.returncode == 0:
+                break
+            # retry when this output taught something new, or another variant's did since this compile began
+            if not learn(sources, variant.arch, done.stderr) and _stub_text(stubs) == used:
                 break
         passed = done.returncode == 0
         error = "" if passed else f"{kernel_error(done.stderr, op_dir, wrapper)}"
@@ -168,9 +173,12 @@ def _key(inputs_key: str, wrapper_text: str, command: list[str], wrapper: Path, 
     digest = hashlib.sha256(inputs_key.encode())
     digest.update(wrapper_text.encode())
     digest.update("\0".join(c for c in command if c != str(wrapper)).encode())
-    if stubs is not None:
-        digest.update((stubs / "stub_fun.h").read_bytes())
+    digest.update(_stub_text(stubs))
     return digest.hexdigest()[:24]
+
+
+def _stub_text(stubs: Path | None) -> bytes:
+    return (stubs / "stub_fun.h").read_bytes() if stubs is not None else b""
 
 
 def _cache_file(key: str) -> Path:
