@@ -124,44 +124,37 @@ def undeclared(output: str, *roots: Path) -> Names:
     base = tuple(str(root.resolve()) + os.sep for root in roots)
     texts: dict[str, list[str]] = {}
     for match in _DIAGNOSTIC.finditer(output):
-        message = match.group("message")
-        member = _MEMBER.match(message)
-        if member is not None and os.path.abspath(match.group("file")).startswith(base):
-            names.members.add((member.group("type"), member.group("member")))
-            continue
-        path = os.path.abspath(match.group("file"))
-        converted = _CONVERT.match(message)
-        if converted is not None and path.startswith(base):
-            names.valued.add(converted.group(1))
-            continue
-        if message.startswith("expected ')' before") and path.startswith(base):
-            # `(Name)0`: a C-style cast to an undeclared type parses as a parenthesised expression
-            if path not in texts:
-                texts[path] = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
-            row = int(match.group("line")) - 1
-            cast = _CAST.search(texts[path][row][: int(match.group("col")) - 1]) if row < len(texts[path]) else None
-            if cast is not None:
-                names.types.add(cast.group(1))
-            continue
-        if not any(marker in message for marker in _UNDECLARED):
-            continue
-        name_match = _NAME.search(message)
-        if not path.startswith(base) or name_match is None:
-            continue
-        name = name_match.group("name")
+        message, path = match.group("message"), os.path.abspath(match.group("file"))
+        if not path.startswith(base):
+            continue  # the op's own files (or the wrapper): never learned from
         if path not in texts:
             texts[path] = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
-        after = _after(texts[path], int(match.group("line")) - 1, int(match.group("col")) - 1, name)
-        if "there are no arguments to" in message or "argument-dependent lookup" in message or after.startswith("("):
-            if name.endswith("_t"):
-                names.types.add(name)
-            else:
-                names.functions.add(name)
-        elif "does not name a type" in message or "has not been declared" in message or name.endswith("_t"):
-            names.types.add(name)
-        else:
-            names.labels.add(name)
+        row, col = int(match.group("line")) - 1, int(match.group("col")) - 1
+        member, converted = _MEMBER.match(message), _CONVERT.match(message)
+        name_match = _NAME.search(message)
+        if member is not None:
+            names.members.add((member.group("type"), member.group("member")))
+        elif converted is not None:
+            names.valued.add(converted.group(1))
+        elif message.startswith("expected ')' before"):
+            # `(Name)0`: a C-style cast to an undeclared type parses as a parenthesised expression
+            cast = _CAST.search(texts[path][row][:col]) if row < len(texts[path]) else None
+            if cast is not None:
+                names.types.add(cast.group(1))
+        elif any(marker in message for marker in _UNDECLARED) and name_match is not None:
+            _classify(names, name_match.group("name"), message, _after(texts[path], row, col, name_match.group("name")))
     return names
+
+
+def _classify(names: Names, name: str, message: str, after: str) -> None:
+    """A call (or a name g++ says needs a declaration for a call) is an intrinsic, unless it names a type
+    (`_t`: a functional cast); a name used as a type is a type; anything else is an enumerator."""
+    if "there are no arguments to" in message or "argument-dependent lookup" in message or after.startswith("("):
+        (names.types if name.endswith("_t") else names.functions).add(name)
+    elif "does not name a type" in message or "has not been declared" in message or name.endswith("_t"):
+        names.types.add(name)
+    else:
+        names.labels.add(name)
 
 
 def _after(lines: list[str], row: int, col: int, name: str) -> str:
