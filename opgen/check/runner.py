@@ -22,7 +22,7 @@ from .items import CheckItem, TierResult, bad
 from .trust import Trust
 
 NO_EXEC = Trust()
-TIERS = ("structure", "syntax", "consistency", "numerics", "headers", "ut")
+TIERS = ("structure", "syntax", "consistency", "numerics", "headers", "kernel", "ut")
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,7 @@ def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Pa
         "consistency": lambda: _consistency(op_dir, plan),
         "numerics": lambda: collect_child(child) if child is not None else [],
         "headers": lambda: _headers(op_dir, include_dirs, sources),
+        "kernel": lambda: _kernel(op_dir, plan, sources),
         "ut": lambda: _ut(op_dir, plan, sources, trust),
     }
     chosen = [t for t in TIERS if t in tiers]
@@ -133,6 +134,12 @@ def _headers(op_dir: Path, include_dirs: Sequence[Path], sources: CannSources | 
     from .headers import headers_tier
 
     return headers_tier(op_dir, include_dirs, sources)
+
+
+def _kernel(op_dir: Path, plan: RenderPlan, sources: CannSources | None) -> list[CheckItem]:
+    from .kernel_tier import kernel_tier
+
+    return kernel_tier(op_dir, plan, sources)
 
 
 def _ut(op_dir: Path, plan: RenderPlan, sources: CannSources | None, trust: Trust) -> list[CheckItem]:
