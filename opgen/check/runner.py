@@ -22,7 +22,7 @@ from .items import CheckItem, TierResult, bad
 from .trust import Trust
 
 NO_EXEC = Trust()
-TIERS = ("structure", "syntax", "consistency", "numerics", "headers")
+TIERS = ("structure", "syntax", "consistency", "numerics", "headers", "kernel")
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,7 @@ def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Pa
         "consistency": lambda: _consistency(op_dir, plan),
         "numerics": lambda: collect_child(child) if child is not None else [],
         "headers": lambda: _headers(op_dir, include_dirs, sources),
+        "kernel": lambda: _kernel(op_dir, loaded, plan, sources, trust, seed),
     }
     chosen = [t for t in TIERS if t in tiers]
     with ThreadPoolExecutor(max_workers=len(chosen) or 1) as pool:
@@ -127,3 +128,10 @@ def _headers(op_dir: Path, include_dirs: Sequence[Path], sources: CannSources | 
     from .headers import headers_tier
 
     return headers_tier(op_dir, include_dirs, sources)
+
+
+def _kernel(op_dir: Path, loaded: LoadedSpec, plan: RenderPlan, sources: CannSources | None, trust: Trust,
+            seed: int) -> list[CheckItem]:
+    from .kernel_run import kernel_run_rows
+
+    return kernel_run_rows(op_dir, loaded.spec, plan, sources, trust, seed=seed)

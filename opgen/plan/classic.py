@@ -9,6 +9,32 @@ from .ops import SPELLINGS
 from .tensors import TensorPlan
 
 COUNT = "count"
+TILE_ALIGN = 256  # elements; keeps every copy 32-byte aligned
+
+
+@dataclass(frozen=True)
+class ClassicTiling:
+    """What the classic tiling function computes for one shape: the tiling data fields, in struct order, and the
+    cores it launches."""
+
+    total_num: int
+    block_former: int
+    block_tail: int
+    tile_data_num: int
+    used_cores: int
+
+    @property
+    def fields(self) -> tuple[int, ...]:
+        return (self.total_num, self.block_former, self.block_tail, self.tile_data_num)
+
+
+def classic_tiling(total: int, bits_per_element: int, core_count: int, ub_bytes: int) -> ClassicTiling:
+    """The core split and UB tile of the rendered op_host tiling (blueprints/classic/op_host/*_tiling.cpp)."""
+    tile = (ub_bytes * 8 // bits_per_element) // TILE_ALIGN * TILE_ALIGN
+    per_core = -(-total // core_count)
+    former = -(-per_core // TILE_ALIGN) * TILE_ALIGN
+    used = -(-total // former)
+    return ClassicTiling(total, former, total - (used - 1) * former, tile, used)
 
 
 @dataclass(frozen=True)
@@ -25,6 +51,7 @@ class ClassicKernel:
     cast_buffers: tuple[str, ...]  # TBuf members holding float views of inputs/outputs
     temp_buffers: tuple[str, ...]  # TBuf members recycled by liveness
     variants: tuple[ClassicVariant, ...]
+    tile_align: int = TILE_ALIGN
 
     @property
     def calc_buffer_count(self) -> int:

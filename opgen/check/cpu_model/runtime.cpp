@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernel_operator.h"
+#include "numbers.h"
 
 int64_t block_idx = 0;
 int64_t block_num = 1;
@@ -41,6 +42,56 @@ bool CheckFunDupImpl(VecDupApiParams&, const char*) { return true; }
 bool CheckFunDupImpl(VecDupApiParams&, const uint64_t, const char*) { return true; }
 bool CheckFuncDataCopyPadImpl(DataCopyPadApiParams&, const char*) { return true; }
 } // namespace AscendC::check
+
+// Members of CPU-debug half and bfloat16 the headers declare and the closed runtime defines (conversions
+// and copies; their arithmetic operators stay undefined: a kernel reaching them fails to link, by name).
+uint16_t half::FloatToFp16(const float& fVal) const
+{
+    return opgen_cpu::BINARY16.Round(fVal, opgen_cpu::Rounding::NEAREST_EVEN);
+}
+uint16_t half::Int32ToFp16(const int32_t& iVal) const
+{
+    return opgen_cpu::BINARY16.Round(iVal, opgen_cpu::Rounding::NEAREST_EVEN);
+}
+uint16_t half::UInt32ToFp16(const uint32_t& uiVal) const
+{
+    return opgen_cpu::BINARY16.Round(uiVal, opgen_cpu::Rounding::NEAREST_EVEN);
+}
+float half::ToFloat() const
+{
+    return static_cast<float>(opgen_cpu::BINARY16.ToDouble(val));
+}
+half::operator float() const
+{
+    return ToFloat();
+}
+half& half::operator=(const half& fp)
+{
+    val = fp.val;
+    return *this;
+}
+uint16_t bfloat16::Bf16T::FloatToBf16(const float& fVal) const
+{
+    return opgen_cpu::BFLOAT16.Round(fVal, opgen_cpu::Rounding::NEAREST_EVEN);
+}
+float bfloat16::Bf16T::ToFloat() const
+{
+    return static_cast<float>(opgen_cpu::BFLOAT16.ToDouble(val));
+}
+bfloat16::Bf16T::operator float() const
+{
+    return ToFloat();
+}
+bfloat16::Bf16T& bfloat16::Bf16T::operator=(const Bf16T& fp)
+{
+    val = fp.val;
+    return *this;
+}
+bfloat16::Bf16T& bfloat16::Bf16T::operator=(const float& fVal)
+{
+    val = FloatToBf16(fVal);
+    return *this;
+}
 
 extern "C" void opgen_launch(uint8_t* const* args); // written per op by the run wrapper
 
@@ -77,7 +128,7 @@ void ReportChanges(const Region& r, size_t guard, size_t dataBytes)
         }
     }
     if (changed != 0) {
-        std::printf("overrun %s %zu %lld\n", r.name.c_str(), changed, first);
+        std::printf("overrun %s %zu %lld %zu\n", r.name.c_str(), changed, first, dataBytes);
     }
 }
 } // namespace
