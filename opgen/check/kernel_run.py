@@ -130,7 +130,7 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
         "shapes": ";".join("x".join(map(str, r.shape)) for r in runs),
         "cores": ";".join(str(r.cores) for r in runs), "tiling": TILING_SOURCE}
     if problems:
-        return bad(label, "; ".join(problems), **figures)
+        return bad(label, f"op_kernel/{plan.name}.cpp on the CPU model: " + "; ".join(problems), **figures)
     return ok(label, f"matches the golden on the CPU model ({TILING_SOURCE})", **figures)
 
 

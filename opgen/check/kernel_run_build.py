@@ -9,6 +9,7 @@ result names every such intrinsic.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -108,6 +109,19 @@ def build_kernel(sources: CannSources, soc: str, op_dir: Path, plan: RenderPlan,
     target = cache_root() / "kernel-run" / f"{plan.name}-{soc}-{combo.key.name}-{digest.hexdigest()[:16]}"
     if target.is_file():
         return KernelBuild(target, "")
+    failed = target.with_suffix(".failed.json")
+    if failed.is_file():  # the same sources failed before: the same answer, without the compile
+        known = json.loads(failed.read_text())
+        return KernelBuild(None, known["problem"], tuple(known["missing"]))
+    build = _build(sources, soc, op_dir, plan, flags, decls, target)
+    if build.executable is None:
+        failed.parent.mkdir(parents=True, exist_ok=True)
+        failed.write_text(json.dumps({"problem": build.problem, "missing": list(build.missing)}))
+    return build
+
+
+def _build(sources: CannSources, soc: str, op_dir: Path, plan: RenderPlan, flags: list[str], decls: Path,
+           target: Path) -> KernelBuild:
     try:
         runtime = runtime_object(sources, soc, decls)
     except RuntimeError as error:
