@@ -32,7 +32,8 @@ from ..plan.tensors import DtypeCombination
 from ..spec.models import OpSpec
 from .emulator import emulate, numpy_dtype
 from .items import CheckItem, bad, ok, skipped
-from .kernel_run_build import ARCHES, build_kernel
+from .kernel_build import KernelVariant, kernel_variants
+from .kernel_run_build import build_kernel
 from .numerics import edge_values, within_tolerance
 from .trust import Trust, run_tree_code
 
@@ -43,7 +44,7 @@ TAIL_SHAPE = (3, 1001)  # 3003 elements: several cores, a last core whose bytes 
 TILES_PER_CORE = 2.5  # the large shape gives every core this many UB tiles
 PLATFORM_CONFIG = "src/platform/platform_config/cann"
 TILING_SOURCE = "tiling from the plan"
-MODELLED_ARCHES = ("2201",)  # where every intrinsic a classic kernel reaches should be modelled: a gap fails
+MODELLED_ARCHES = (2201,)  # where every intrinsic a classic kernel reaches should be modelled: a gap fails
 
 
 @dataclass(frozen=True)
@@ -64,23 +65,23 @@ class ShapeRun:
 def kernel_run_rows(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources | None,
                     trust: Trust, *, seed: int = 0) -> list[CheckItem]:
     """The run rows of the kernel tier for one op dir."""
-    labels = [(soc, combo, f"{soc.name} {combo.key.name} {LEVEL}") for soc in plan.socs for combo in plan.combinations]
+    variants = kernel_variants(plan)
+    labels = [f"{v.label} {LEVEL}" if isinstance(v, KernelVariant) else f"{v[0]} {LEVEL}" for v in variants]
     if plan.layout != "classic" or plan.classic is None:
         why = ("not run: the CPU model covers classic kernels; the arch35 DAG kernel reaches a register/predicate "
                "instruction set it does not model")
-        return [skipped(label, why) for _, _, label in labels]
+        return [skipped(label, why) for label in labels]
     if sources is None:
-        return [skipped(label, enable_hint("kernel")) for _, _, label in labels]
+        return [skipped(label, enable_hint("kernel")) for label in labels]
     absent = sources.missing("kernel")
     if absent:
-        return [skipped(label, "missing: " + "; ".join(absent)) for _, _, label in labels]
+        return [skipped(label, "missing: " + "; ".join(absent)) for label in labels]
     if not trust.allow_exec:
         refusal = trust.refusal("a kernel built from the tree's op_kernel sources")
-        return [skipped(label, refusal) for _, _, label in labels]
-    rows = []
-    for soc, combo, label in labels:
-        rows.append(_row(op_dir, spec, plan, sources, soc, combo, label, seed))
-    return rows
+        return [skipped(label, refusal) for label in labels]
+    socs = {s.name: s for s in plan.socs}
+    return [_row(op_dir.resolve(), spec, plan, sources, socs[v.soc], v, label, seed) if isinstance(v, KernelVariant)
+            else skipped(label, v[1]) for v, label in zip(variants, labels, strict=True)]
 
 
 def soc_facts(sources: CannSources, soc: SocPlan) -> SocFacts | None:
@@ -103,25 +104,24 @@ def run_shapes(facts: SocFacts, tile: int) -> tuple[tuple[int, ...], ...]:
 
 
 def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc: SocPlan,
-         combo: DtypeCombination, label: str, seed: int) -> CheckItem:
-    if soc.name not in ARCHES:
-        return skipped(label, f"not run: no CPU-debug arch is known for {soc.name}")
+         variant: KernelVariant, label: str, seed: int) -> CheckItem:
+    combo = variant.combination
     facts = soc_facts(sources, soc)
     if facts is None:
         return skipped(label, f"not run: no platform config {soc.short_version}1.ini in the runtime repo")
-    variant = next((v for v in plan.golden.variants if soc.short_version in v.socs), None)
+    golden = next((v for v in plan.golden.variants if soc.short_version in v.socs), None)
     case = next((c for c in plan.classic_dtype_cases if c.dtype == combo.key), None)
-    if variant is None or case is None:
+    if golden is None or case is None:
         return bad(label, f"the plan has no golden variant or tiling case for {soc.name} {combo.key.name}")
-    build = build_kernel(sources, soc.name, op_dir, plan, combo)
-    if build.executable is None and build.missing and ARCHES[soc.name][0] not in MODELLED_ARCHES:
-        return skipped(label, f"not run: arch {ARCHES[soc.name][0]} kernels reach instructions the CPU model does "
-                              f"not cover ({build.problem.removeprefix('the CPU model lacks ')})")
+    build = build_kernel(sources, variant, op_dir, plan)
+    if build.executable is None and build.missing and variant.arch.npu_arch not in MODELLED_ARCHES:
+        return skipped(label, f"not run: arch {variant.arch.npu_arch} kernels reach instructions the CPU model "
+                              f"does not cover ({', '.join(build.missing)})")
     if build.executable is None:
         return bad(label, build.problem)
     rng = np.random.default_rng(seed)
     tile = classic_tiling(1, case.bits, facts.vector_cores, facts.ub_bytes).tile_data_num
-    runs = [_run_shape(build.executable, spec, plan, soc, combo, variant, shape,
+    runs = [_run_shape(build.executable, spec, plan, soc, combo, golden, shape,
                        classic_tiling(int(np.prod(shape)), case.bits, facts.vector_cores, facts.ub_bytes), rng)
             for shape in run_shapes(facts, tile)]
     problems = [p for r in runs for p in r.problems]
@@ -135,7 +135,7 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
 
 
 def _run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, soc: SocPlan, combo: DtypeCombination,
-               variant: GoldenVariant, shape: tuple[int, ...], tiling: ClassicTiling,
+               golden: GoldenVariant, shape: tuple[int, ...], tiling: ClassicTiling,
                rng: np.random.Generator) -> ShapeRun:
     inputs = _inputs(spec, plan, combo, shape, rng)
     files = {f"in_{t.name}.bin": a.tobytes() for t, a in zip(plan.inputs, inputs, strict=True)}
@@ -157,7 +157,7 @@ def _run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, soc: SocPlan, c
         problems = [_overrun(line, where) for line in done.stdout.splitlines() if line.startswith("overrun ")]
         got = tuple(np.fromfile(outs[t.name], dtype=numpy_dtype(t.dtypes[combo.index].name)).reshape(shape)
                     for t in plan.outputs)
-    expected = emulate(plan, variant, combo, inputs)
+    expected = emulate(plan, golden, combo, inputs)
     max_abs = max_rel = 0.0
     for tensor, have, want in zip(plan.outputs, got, expected, strict=True):
         tol = spec.golden.tolerances.get(tensor.dtypes[combo.index].name) or spec.golden.tolerances[combo.key.name]

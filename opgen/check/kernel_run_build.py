@@ -1,9 +1,11 @@
-"""Build a classic kernel into a CPU executable: the op's own op_kernel sources, a wrapper that fills the tiling
-struct from the tiling argument and defines the intrinsics with opgen's CPU model, and the model's runtime.
+"""Build a classic kernel into a CPU executable for the kernel tier's run level.
 
-Everything is cached under `cache_root()`: the runtime object per (model sources, asc-devkit content, arch),
-each kernel executable per (its sources, model, flags). A name the model lacks is a link error; the build
-result names every such intrinsic.
+One unit per (SoC, dtype combination): kernel-compile's wrapper of the op's kernel entry (`wrapper_source`,
+the derived intrinsic declarations, the same flags), plus a launcher with the entry's argument count, opgen's
+CPU model (`cpu_model/intrinsics.h`) and bindings that define each declared intrinsic the model covers by
+forwarding to it. Linked with the model's runtime. A declared intrinsic the model does not cover stays
+undefined: the link fails and the result names it. Cached under `cache_root()`: the runtime object per
+(model sources, CANN sources, arch), each executable per (its sources, model, declarations, flags).
 """
 
 from __future__ import annotations
@@ -21,20 +23,17 @@ from pathlib import Path
 
 from ..cann_sources import CannSources, cache_root
 from ..plan import RenderPlan
-from ..plan.tensors import DtypeCombination
-from .kernel_run_decls import HEADER, compile_learning, declarations_dir
+from .kernel_build import KernelVariant, compile_command, wrapper_source
+from .kernel_intrinsics import HEADER, intrinsic_dir, learn
 
-COMMON_DEFINES = ("-std=c++17", "-D_GLIBCXX_USE_CXX11_ABI=0", "-DASCENDC_CPU_DEBUG=1", "-DASCENDC_DEBUG=1",
-                  "-DASCENDC_DUMP=0", "-D__CCE_KT_TEST__=1", "-DASCENDC_TPL_KERNEL")
-# SoC -> (arch, vector-core defines), as asc-devkit's own CPU-debug tests build them
-ARCHES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "ascend910b": ("2201", ("-D__CCE_AICORE__=220", "-D__DAV_C220__", "-D__DAV_C220_VEC__", "-D__DAV_VEC__",
-                            "-D__NPU_ARCH__=2201")),
-    "ascend310b": ("3002", ("-D__CCE_AICORE__=300", "-D__DAV_M300__", "-D__DAV_VEC__", "-D__NPU_ARCH__=3002")),
-}
 OPTIMIZE = "-O1"
-COMPILE_TIMEOUT = 600
+TIMEOUT = 600
+MAX_ROUNDS = 40
+BINDINGS = "opgen_model_bindings.h"
+_DECLARATION = re.compile(r"^template <typename\.\.\. Args> (?P<ret>[\w:]+) (?P<name>\w+)\((?P<params>.*)\);$", re.M)
+_MODELLED = re.compile(r"^OPGEN_[A-Z_]+\((\w+)[,)]", re.M)
 _UNDEFINED = re.compile(r"undefined reference to `(?:[\w:<>,* ]+ )?([A-Za-z_]\w*)(?:<[^`]*>)?\(")
+_UNRESOLVED = re.compile(r"undefined reference to `([^']+)'")
 
 
 @dataclass(frozen=True)
@@ -56,117 +55,140 @@ def model_key() -> str:
     return digest.hexdigest()[:16]
 
 
-def wrapper_source(plan: RenderPlan) -> str:
-    """The translation unit of one run build: the op's kernel entry, a launcher with its argument count, and
-    the model's intrinsic definitions after it (so every call the kernel makes binds to them)."""
+def modelled_names() -> set[str]:
+    """The intrinsics cpu_model/intrinsics.h defines (each is one OPGEN_*(name, ...) line)."""
+    return set(_MODELLED.findall((model_dir() / "intrinsics.h").read_text()))
+
+
+def bindings_source(declarations: str) -> str:
+    """For each declared intrinsic the model covers, a definition of exactly that declaration (the derived
+    header may type the leading pointer parameters) forwarding every argument to the model."""
+    modelled = modelled_names()
+    lines = ["// opgen: definitions of the declared intrinsics the CPU model covers", "#pragma once"]
+    for match in _DECLARATION.finditer(declarations):
+        name, params = match.group("name"), [p.strip() for p in match.group("params").split(",")]
+        if name not in modelled:
+            continue
+        typed = [f"{p} p{k}" for k, p in enumerate(params[:-1])]
+        names = [f"p{k}" for k in range(len(typed))] + ["args..."]
+        lines.append(f"template <typename... Args> {match.group('ret')} {name}({', '.join([*typed, 'Args... args'])}) "
+                     f"{{ return opgen_model::{name}({', '.join(names)}); }}")
+    return "\n".join(lines) + "\n"
+
+
+def run_wrapper(plan: RenderPlan, variant: KernelVariant, entry: Path) -> str:
+    """kernel-compile's wrapper of the entry, then the launcher, the model and its bindings."""
     args = len(plan.inputs) + len(plan.outputs) + 2  # tensors, workspace, tiling
     call = ", ".join(f"args[{k}]" for k in range(args))
     return "\n".join([
-        "// opgen kernel run wrapper",
-        "#include <cstring>",
-        '#include "kernel_operator.h"',
-        "#define GET_TILING_DATA_WITH_STRUCT(tiling_struct, tiling_data, tiling_arg) \\",
-        "    tiling_struct tiling_data;                                              \\",
-        "    std::memcpy(&tiling_data, (const void*)(tiling_arg), sizeof(tiling_struct))",
-        f'#include "{plan.name}.cpp"',
+        wrapper_source(plan, entry, variant),
         f'extern "C" void opgen_launch(uint8_t* const* args) {{ {plan.name}({call}); }}',
         '#include "intrinsics.h"',
+        f'#include "{BINDINGS}"',
         "",
     ])
 
 
-def _flags(sources: CannSources, soc: str, decls: Path | str) -> list[str]:
-    _, defines = ARCHES[soc]
-    dirs = [str(decls), str(model_dir()), *(str(d) for d in sources.kernel_include_dirs())]
-    return [*COMMON_DEFINES, *defines, "-w", *(f"-I{d}" for d in dirs)]
+def op_entry(plan: RenderPlan) -> Path:
+    return Path(f"{plan.name}.cpp")
 
 
-def runtime_object(sources: CannSources, soc: str, decls: Path) -> Path:
-    arch, _ = ARCHES[soc]
-    target = cache_root() / "cpu-model" / f"runtime-{model_key()}-{sources.content_key('asc-devkit')}-{arch}.o"
-    if not target.is_file():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        part = target.with_name(f"{target.name}.part{os.getpid()}")
-        done = compile_learning(decls, ["nice", "-n", "10", "g++", *_flags(sources, soc, decls), OPTIMIZE, "-c",
-                                        str(model_dir() / "runtime.cpp"), "-o", str(part)], COMPILE_TIMEOUT)
-        if done.returncode != 0:
-            raise RuntimeError(f"the CPU model's runtime did not compile: {_errors(done.stderr, None)}")
-        part.rename(target)
+def runtime_object(sources: CannSources, variant: KernelVariant, op_dir: Path) -> Path | str:
+    """The model's runtime compiled for the variant's arch (cached), or why it did not compile."""
+    target = (cache_root() / "cpu-model" /
+              f"runtime-{model_key()}-{sources.content_key('asc-devkit', 'asc-tools')}-{variant.arch.npu_arch}.o")
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(f"{target.name}.part{os.getpid()}")
+    done = _compile(sources, variant, op_dir, model_dir() / "runtime.cpp", part, Path(tempfile.gettempdir()))
+    if done.returncode != 0:
+        return "the CPU model's runtime did not compile: " + _first_error(done.stderr, op_dir)
+    part.rename(target)
     return target
 
 
-def build_kernel(sources: CannSources, soc: str, op_dir: Path, plan: RenderPlan,
-                 combo: DtypeCombination) -> KernelBuild:
-    """The executable of `combo`'s variant of the op's kernel for `soc`, or why there is none."""
-    op_kernel = op_dir / "op_kernel"
-    decls = declarations_dir(sources, ARCHES[soc][0])
-    flags = [*_flags(sources, soc, decls), *_dtype_defines(plan, combo), f"-I{op_kernel}", OPTIMIZE]
-    digest = hashlib.sha256("\0".join([model_key(), wrapper_source(plan), *flags]).encode())
-    for path in sorted(op_kernel.rglob("*")):
+def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: RenderPlan) -> KernelBuild:
+    """The executable of one variant of the op's kernel, or why there is none."""
+    stubs = intrinsic_dir(sources, variant.arch)
+    if stubs is None:
+        return KernelBuild(None, "a toolkit's intrinsics are its tikicpulib's; the run level uses opgen's model "
+                                 "with the open sources only (--cann-src)")
+    digest = hashlib.sha256("\0".join([model_key(), run_wrapper(plan, variant, op_entry(plan)), *variant.defines,
+                                       str(variant.arch.npu_arch)]).encode())
+    kernel_dir = op_dir / "op_kernel"
+    for path in sorted(kernel_dir.rglob("*")):
         if path.is_file():
-            digest.update(str(path.relative_to(op_kernel)).encode() + b"\0" + path.read_bytes())
-    digest.update((decls / HEADER).read_bytes())
-    target = cache_root() / "kernel-run" / f"{plan.name}-{soc}-{combo.key.name}-{digest.hexdigest()[:16]}"
+            digest.update(str(path.relative_to(kernel_dir)).encode() + b"\0" + path.read_bytes())
+    digest.update((stubs / HEADER).read_bytes())
+    target = cache_root() / "kernel-run" / f"{plan.name}-{variant.soc}-{variant.combination.index}-" \
+                                           f"{digest.hexdigest()[:16]}"
+    failed = target.with_suffix(".failed.json")
     if target.is_file():
         return KernelBuild(target, "")
-    failed = target.with_suffix(".failed.json")
     if failed.is_file():  # the same sources failed before: the same answer, without the compile
         known = json.loads(failed.read_text())
         return KernelBuild(None, known["problem"], tuple(known["missing"]))
-    build = _build(sources, soc, op_dir, plan, flags, decls, target)
+    build = _build(sources, variant, op_dir, plan, target)
     if build.executable is None:
         failed.parent.mkdir(parents=True, exist_ok=True)
         failed.write_text(json.dumps({"problem": build.problem, "missing": list(build.missing)}))
     return build
 
 
-def _build(sources: CannSources, soc: str, op_dir: Path, plan: RenderPlan, flags: list[str], decls: Path,
+def _build(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: RenderPlan,
            target: Path) -> KernelBuild:
-    try:
-        runtime = runtime_object(sources, soc, decls)
-    except RuntimeError as error:
-        return KernelBuild(None, str(error))
+    runtime = runtime_object(sources, variant, op_dir)
+    if isinstance(runtime, str):
+        return KernelBuild(None, runtime)
     with tempfile.TemporaryDirectory(prefix="opgen-run-build-") as scratch:
         wrapper = Path(scratch) / f"{plan.name}_run.cpp"
-        wrapper.write_text(wrapper_source(plan))
+        wrapper.write_text(run_wrapper(plan, variant, op_dir / "op_kernel" / op_entry(plan)))
         obj = Path(scratch) / "kernel.o"
-        compiled = compile_learning(decls, ["nice", "-n", "10", "g++", *flags, "-c", str(wrapper), "-o", str(obj)],
-                                    COMPILE_TIMEOUT)
+        compiled = _compile(sources, variant, op_dir, wrapper, obj, Path(scratch))
         if compiled.returncode != 0:
-            return KernelBuild(None, "compile: " + _errors(compiled.stderr, op_dir))
-        linked = _run(["g++", str(obj), str(runtime), "-o", str(Path(scratch) / "kernel")])
+            return KernelBuild(None, "compile: " + _first_error(compiled.stderr, op_dir))
+        exe = Path(scratch) / "kernel"
+        linked = subprocess.run(["g++", str(obj), str(runtime), "-o", str(exe)], capture_output=True, text=True,
+                                errors="replace", timeout=TIMEOUT, check=False)
         if linked.returncode != 0:
-            missing = tuple(sorted(set(_UNDEFINED.findall(linked.stderr))))
+            missing = tuple(sorted(set(_UNDEFINED.findall(linked.stderr)) & _declared(sources, variant)))
             if missing:
                 return KernelBuild(None, "the CPU model lacks " + ", ".join(missing), missing)
-            unresolved = sorted(set(re.findall(r"undefined reference to `([^']+)'", linked.stderr)))
+            unresolved = sorted(set(_UNRESOLVED.findall(linked.stderr)))
             return KernelBuild(None, "link: undefined " + "; ".join(unresolved[:5]) if unresolved
-                               else "link: " + _errors(linked.stderr, op_dir))
+                               else "link: " + _first_error(linked.stderr, op_dir))
         target.parent.mkdir(parents=True, exist_ok=True)
         part = target.with_name(f"{target.name}.part{os.getpid()}")
-        shutil.copy2(Path(scratch) / "kernel", part)
+        shutil.copy2(exe, part)
         part.rename(target)
     return KernelBuild(target, "")
 
 
-def _dtype_defines(plan: RenderPlan, combo: DtypeCombination) -> list[str]:
-    defines = []
-    for tensor in (*plan.inputs, *plan.outputs):
-        dtype = tensor.dtypes[combo.index]
-        defines += [f"-D{tensor.macro}={dtype.kernel}", f"-DORIG_{tensor.macro}={dtype.ge}",
-                    f"-DFORMAT_{tensor.macro.removeprefix('DTYPE_')}=FORMAT_ND"]
-    return defines
+def _compile(sources: CannSources, variant: KernelVariant, op_dir: Path, unit: Path, out: Path,
+             scratch: Path) -> subprocess.CompletedProcess[str]:
+    """Compile `unit` to an object, learning missing intrinsic declarations as the compile level does."""
+    rounds = 0
+    while True:
+        stubs = intrinsic_dir(sources, variant.arch)
+        (scratch / BINDINGS).write_text(bindings_source((stubs / HEADER).read_text() if stubs is not None else ""))
+        mode = ("-c", OPTIMIZE, f"-I{model_dir()}", f"-I{scratch}", "-o", str(out))
+        command = ["nice", "-n", "10", *compile_command("g++", unit, variant, sources, op_dir, stubs, mode)]
+        done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=TIMEOUT,
+                              check=False, env={**os.environ, "LC_ALL": "C.UTF-8"})
+        rounds += 1
+        if done.returncode == 0 or rounds == MAX_ROUNDS or not learn(sources, variant.arch, done.stderr):
+            return done
 
 
-def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["nice", "-n", "10", *argv], capture_output=True, text=True, errors="replace",
-                          timeout=COMPILE_TIMEOUT, check=False)
+def _declared(sources: CannSources, variant: KernelVariant) -> set[str]:
+    stubs = intrinsic_dir(sources, variant.arch)
+    text = (stubs / HEADER).read_text() if stubs is not None else ""
+    return {m.group("name") for m in _DECLARATION.finditer(text)}
 
 
-def _errors(stderr: str, op_dir: Path | None) -> str:
+def _first_error(stderr: str, op_dir: Path) -> str:
     """The first error lines, the op's own files first, paths relative to the op dir."""
     lines = [line for line in stderr.splitlines() if "error" in line]
-    if op_dir is not None:
-        own = [line.replace(f"{op_dir}/", "") for line in lines if str(op_dir) in line]
-        lines = own or lines
-    return "; ".join(lines[:3]) or (stderr.strip().splitlines() or ["no output"])[-1]
+    own = [line.replace(f"{op_dir}/", "") for line in lines if str(op_dir) in line]
+    return "; ".join((own or lines)[:3]) or (stderr.strip().splitlines() or ["no output"])[-1]

@@ -1,7 +1,8 @@
 // opgen's CPU model of the AscendC vector-core intrinsics a classic element-wise kernel reaches.
-// Included at the end of the run wrapper, after the kernel: each intrinsic is declared earlier (a
-// variadic template, by the declarations header) and defined here, so the kernel's calls bind to
-// these bodies. A name this file does not define stays undefined and the link fails naming it.
+// Included at the end of the run wrapper, after the kernel, with the bindings after it: each intrinsic
+// is declared earlier (a variadic template, by the declarations header) and defined by the bindings,
+// so the kernel's calls bind to these bodies. A name not defined here stays undefined and the link
+// fails naming it.
 #ifndef OPGEN_CPU_MODEL_INTRINSICS_H
 #define OPGEN_CPU_MODEL_INTRINSICS_H
 
@@ -158,6 +159,10 @@ uint64_t U(T value)
     return static_cast<uint64_t>(value);
 }
 } // namespace opgen_cpu
+
+// The model's intrinsics live in opgen_model; opgen_model_bindings.h (generated per build from the
+// declarations) defines each declared global intrinsic by forwarding to its namesake here.
+namespace opgen_model {
 
 // ---- vector arithmetic (dst, src0, src1, repeat, dst/src0/src1 block strides, dst/src0/src1 repeat strides)
 #define OPGEN_BINARY(name, expr)                                                                                  \
@@ -354,5 +359,6 @@ OPGEN_NO_OP(AscendCBufAbsAddr)
 OPGEN_NO_OP(AscendCQueCreate)
 OPGEN_NO_OP(AscendCTBufPoolResetCheck)
 OPGEN_NO_OP(AscendCUpdateTbufPoolStatus)
+} // namespace opgen_model
 
 #endif // OPGEN_CPU_MODEL_INTRINSICS_H

@@ -1,0 +1,242 @@
+"""The compiler intrinsics' declarations (`stub_fun.h`) a CPU-debug kernel build needs.
+
+asc-devkit's headers call the AscendC compiler's intrinsics (`vadd`, `copy_gm_to_ubuf`, `set_flag`, ...) and name
+their enum types (`pipe_t`, `event_t`); the header declaring them ships only in a closed tarball. A toolkit has
+it (then `intrinsic_dir` returns None: `CannSources.kernel_include_dirs()` already holds its dir). Without one,
+opgen derives a stand-in: compile, read g++'s "not declared" diagnostics whose location is inside asc-devkit
+(never inside the op's files, so no kernel error is learned away), declare each name, repeat (`learn`).
+
+- a type becomes an enum of its own (`enum pipe_t : int64_t {}`), so overloads on distinct types stay distinct;
+- an enumerator becomes a label (`Label<N>`, a distinct constant that converts to any enum or integer type, so
+  `set_flag(PIPE_S, PIPE_V, EVENT_ID0)`, `case PIPE_V:` and `template <pipe_t P>` all work);
+- an intrinsic becomes a variadic template, declared and never defined. Where asc-devkit's per-type c_api
+  wrappers (`impl/c_api/instr_impl/npu_arch_<arch>`) show which element types an intrinsic takes, it is declared
+  for exactly those pointer types instead (`vexp(half*, half*, ...)`, `vexp(float*, float*, ...)`), so an API
+  called with a dtype the chip lacks (`Exp` on int32 for 2201) fails at compile time as it would on the NPU.
+
+The learned names are cached per (asc-devkit content, arch) in the user's cache dir and only grow.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..cann_sources import CannSources, cache_root
+from .kernel_build import KernelArch
+
+HEADER = "stub_fun.h"
+_DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): error: (?P<message>.*)$", re.M)
+_MEMBER = re.compile(r"‘(?P<member>\w+)’ is not a member of ‘(?P<type>\w+)’")
+_CAST = re.compile(r"\((\w+)\)\s*$")
+_NAME = re.compile(r"‘(?P<name>[A-Za-z_][A-Za-z0-9_]*)’")
+_UNDECLARED = ("was not declared in this scope", "does not name a type", "has not been declared",
+               "there are no arguments to")
+
+
+@dataclass
+class Names:
+    """What the derivation learned: types, labels (enumerators) and intrinsics (functions)."""
+
+    types: set[str] = field(default_factory=set)
+    labels: set[str] = field(default_factory=set)
+    functions: set[str] = field(default_factory=set)
+    members: set[tuple[str, str]] = field(default_factory=set)  # (enum type, enumerator) named as T::E
+
+    def all(self) -> set[str]:
+        return self.types | self.labels | self.functions
+
+    def new_in(self, known: Names) -> Names:
+        """What self has that `known` lacks."""
+        return Names(self.types - known.types - known.functions, self.labels - known.all(),
+                     self.functions - known.functions - known.types, self.members - known.members)
+
+    def merge(self, other: Names) -> None:
+        self.types |= other.types | {t for t, _ in other.members}
+        self.functions |= other.functions
+        # a name first seen as a value and later as a type or a call is that type or call
+        self.labels = (self.labels | other.labels) - self.functions - self.types
+        self.members |= other.members
+
+    def to_json(self) -> str:
+        data: dict[str, list[str] | list[list[str]]] = {
+            k: sorted(getattr(self, k)) for k in ("types", "labels", "functions")}
+        data["members"] = [list(m) for m in sorted(self.members)]
+        return json.dumps(data, indent=1)
+
+    @classmethod
+    def from_json(cls, text: str) -> Names:
+        data = json.loads(text)
+        return cls(set(data["types"]), set(data["labels"]), set(data["functions"]),
+                   {(t, e) for t, e in data.get("members", [])})
+
+
+def stub_root(sources: CannSources, arch: KernelArch) -> Path:
+    return cache_root() / "kernel-intrinsics" / f"{sources.content_key('asc-devkit')}-{arch.npu_arch}"
+
+
+def intrinsic_dir(sources: CannSources, arch: KernelArch) -> Path | None:
+    """The dir holding stub_fun.h for `arch`: None for a toolkit (its own is on the include path)."""
+    if sources.kind == "toolkit":
+        return None
+    root = stub_root(sources, arch)
+    if not (root / HEADER).is_file():
+        with _locked(root):
+            if not (root / HEADER).is_file():
+                _write(root, sources, arch, _load(root))
+    return root
+
+
+def learn(sources: CannSources, arch: KernelArch, output: str) -> bool:
+    """Declare every name g++ reported undeclared inside asc-devkit; True when something new was learned
+    (the caller recompiles), False when the failure is not a missing declaration."""
+    if sources.kind == "toolkit":
+        return False
+    found = undeclared(output, sources.repo("asc-devkit"))
+    root = stub_root(sources, arch)
+    with _locked(root):
+        names = _load(root)
+        new = found.new_in(names)
+        if not new.all() and not new.members:
+            return False
+        names.merge(new)
+        _write(root, sources, arch, names)
+    return True
+
+
+def undeclared(output: str, devkit: Path) -> Names:
+    """The unqualified names g++ says are undeclared at a location inside `devkit`, sorted into kinds by how
+    the source uses them there."""
+    names = Names()
+    base = str(devkit.resolve()) + os.sep
+    texts: dict[str, list[str]] = {}
+    for match in _DIAGNOSTIC.finditer(output):
+        message = match.group("message")
+        member = _MEMBER.match(message)
+        if member is not None and os.path.abspath(match.group("file")).startswith(base):
+            names.members.add((member.group("type"), member.group("member")))
+            continue
+        path = os.path.abspath(match.group("file"))
+        if message.startswith("expected ‘)’ before") and path.startswith(base):
+            # `(Name)0`: a C-style cast to an undeclared type parses as a parenthesised expression
+            if path not in texts:
+                texts[path] = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+            row = int(match.group("line")) - 1
+            cast = _CAST.search(texts[path][row][: int(match.group("col")) - 1]) if row < len(texts[path]) else None
+            if cast is not None:
+                names.types.add(cast.group(1))
+            continue
+        if not any(marker in message for marker in _UNDECLARED):
+            continue
+        name_match = _NAME.search(message)
+        if not path.startswith(base) or name_match is None:
+            continue
+        name = name_match.group("name")
+        if path not in texts:
+            texts[path] = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+        after = _after(texts[path], int(match.group("line")) - 1, int(match.group("col")) - 1, name)
+        if "there are no arguments to" in message or "argument-dependent lookup" in message or after.startswith("("):
+            if name.endswith("_t"):
+                names.types.add(name)
+            else:
+                names.functions.add(name)
+        elif "does not name a type" in message or "has not been declared" in message or name.endswith("_t"):
+            names.types.add(name)
+        else:
+            names.labels.add(name)
+    return names
+
+
+def _after(lines: list[str], row: int, col: int, name: str) -> str:
+    """The source text after the name g++ points at (its first whole-word use from that line on), up to a
+    few lines further: a call's `(` may sit on the next line."""
+    text = "\n".join(lines[row:row + 4])
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    found = word.search(text, col) or word.search(text)
+    return text[found.end():].lstrip() if found else ""
+
+
+def _load(root: Path) -> Names:
+    path = root / "names.json"
+    return Names.from_json(path.read_text(encoding="utf-8")) if path.is_file() else Names()
+
+
+@contextmanager
+def _locked(root: Path) -> Iterator[None]:
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".lock", "w", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _write(root: Path, sources: CannSources, arch: KernelArch, names: Names) -> None:
+    from .kernel_typed import typed_signatures
+
+    typed = typed_signatures(sources.repo("asc-devkit"), arch.npu_arch)
+    text = render_header(names, typed)
+    for name, data in (("names.json", names.to_json()), (HEADER, text)):
+        part = root / f"{name}.part{os.getpid()}"
+        part.write_text(data, encoding="utf-8")
+        part.replace(root / name)
+
+
+LABEL_TYPE = """namespace opgen_stub {
+// an enumerator whose enum is not known: a distinct constant that becomes any enum or integer type
+template <long long N>
+struct Label {
+    template <typename T, typename = std::enable_if_t<std::is_enum_v<T> || std::is_integral_v<T>>>
+    constexpr operator T() const { return static_cast<T>(N); }
+};
+template <typename T>
+constexpr bool kLabelOperand = std::is_enum_v<T> || std::is_integral_v<T>;
+#define OPGEN_LABEL_COMPARE(op)                                                                 \\
+    template <long long N, typename T, typename = std::enable_if_t<kLabelOperand<T>>>           \\
+    constexpr bool operator op(Label<N>, T v) { return static_cast<T>(N) op v; }                \\
+    template <long long N, typename T, typename = std::enable_if_t<kLabelOperand<T>>>           \\
+    constexpr bool operator op(T v, Label<N>) { return v op static_cast<T>(N); }                \\
+    template <long long N, long long M>                                                         \\
+    constexpr bool operator op(Label<N>, Label<M>) { return N op M; }
+OPGEN_LABEL_COMPARE(==)
+OPGEN_LABEL_COMPARE(!=)
+OPGEN_LABEL_COMPARE(<)
+OPGEN_LABEL_COMPARE(>)
+OPGEN_LABEL_COMPARE(<=)
+OPGEN_LABEL_COMPARE(>=)
+#undef OPGEN_LABEL_COMPARE
+} // namespace opgen_stub
+"""
+
+
+def render_header(names: Names, typed: dict[str, list[tuple[str, ...]]]) -> str:
+    """stub_fun.h: enum types, labels, then intrinsics (typed where asc-devkit shows the types)."""
+    out = ["// Intrinsic declarations derived by opgen from asc-devkit's diagnostics (see kernel_intrinsics.py).",
+           "#ifndef OPGEN_STUB_FUN_H", "#define OPGEN_STUB_FUN_H", "#include <cstdint>", "#include <type_traits>",
+           LABEL_TYPE]
+    enumerators = {e for _, e in names.members}
+    value = 1000
+    for name in sorted(names.types):
+        members = sorted(e for t, e in names.members if t == name)
+        body = ", ".join(f"{e} = {value + i}" for i, e in enumerate(members))
+        value += len(members)
+        out.append(f"enum {name} : int64_t {{{body}}};")
+    for name in sorted(names.labels - enumerators - names.types - names.functions):
+        out.append(f"constexpr opgen_stub::Label<{value}> {name}{{}};")
+        value += 1
+    for name in sorted(names.functions):
+        signatures = typed.get(name)
+        if not signatures:
+            out.append(f"template <typename... Args> int64_t {name}(Args... args);")
+            continue
+        for params in signatures:
+            out.append(f"template <typename... Args> int64_t {name}({', '.join(params)}, Args... args);")
+    out.append("#endif // OPGEN_STUB_FUN_H")
+    return "\n".join(out) + "\n"
