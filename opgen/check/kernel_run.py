@@ -4,7 +4,7 @@ CPU model, runs on the CPU for every SoC and dtype combination and is compared w
 Per (SoC, dtype) one row. Shapes: one element, a tail that is not a multiple of 32 bytes spread over several
 cores, and one with several UB tiles on every core. Inputs: uniform in the spec's ST value range, with the
 dtype's edge values (zeros, infinities, NaN, limits) in the first elements. GM holds every tensor between
-guard bytes; any byte the kernel changes outside its output tensors fails the row, as does an output element
+guard bytes (a UB size each); any byte the kernel changes outside its output tensors fails the row, as does an output element
 outside the spec's tolerance of the golden (opgen's recipe, as the golden.py it renders computes it). Tiling
 values come from the plan (`classic_tiling`, the formula the rendered tiling code uses) with the SoC's core
 count and UB size from the runtime repo's platform config. Building and running are tree code: both only
@@ -38,11 +38,12 @@ from .numerics import edge_values, within_tolerance
 from .trust import Trust, run_tree_code
 
 LEVEL = "run"
-GUARD_BYTES = 256
 RUN_TIMEOUT = 300.0
 TAIL_SHAPE = (3, 1001)  # 3003 elements: several cores, a last core whose bytes are no multiple of 32
 TILES_PER_CORE = 2.5  # the large shape gives every core this many UB tiles
 PLATFORM_CONFIG = "src/platform/platform_config/cann"
+# PlatformAscendC::GetCoreMemSize takes this off the UB of Ascend910B (kfc buffers), so the tiling sees less
+UB_RESERVED = {"ascend910b": 256}
 TILING_SOURCE = "tiling from the plan"
 MODELLED_ARCHES = (2201,)  # where every intrinsic a classic kernel reaches should be modelled: a gap fails
 
@@ -85,14 +86,16 @@ def kernel_run_rows(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannS
 
 
 def soc_facts(sources: CannSources, soc: SocPlan) -> SocFacts | None:
-    """Vector cores and UB bytes from the runtime repo's platform config of the SoC's first model."""
+    """Vector cores and UB bytes (as PlatformAscendC reports them to the tiling) from the runtime repo's platform
+    config of the SoC's first model."""
     ini = sources.repo("runtime") / PLATFORM_CONFIG / f"{soc.short_version}1.ini"
     if not ini.is_file():
         return None
     config = configparser.ConfigParser()
     config.read(ini)
     try:
-        return SocFacts(int(config["SoCInfo"]["vector_core_cnt"]), int(config["AICoreSpec"]["ub_size"]))
+        return SocFacts(int(config["SoCInfo"]["vector_core_cnt"]),
+                        int(config["AICoreSpec"]["ub_size"]) - UB_RESERVED.get(soc.name, 0))
     except (KeyError, ValueError):
         return None
 
@@ -121,7 +124,7 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
         return bad(label, build.problem)
     rng = np.random.default_rng(seed)
     tile = classic_tiling(1, case.bits, facts.vector_cores, facts.ub_bytes).tile_data_num
-    runs = [_run_shape(build.executable, spec, plan, soc, combo, golden, shape,
+    runs = [_run_shape(build.executable, spec, plan, soc, combo, golden, shape, facts.ub_bytes,
                        classic_tiling(int(np.prod(shape)), case.bits, facts.vector_cores, facts.ub_bytes), rng)
             for shape in run_shapes(facts, tile)]
     problems = [p for r in runs for p in r.problems]
@@ -135,7 +138,7 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
 
 
 def _run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, soc: SocPlan, combo: DtypeCombination,
-               golden: GoldenVariant, shape: tuple[int, ...], tiling: ClassicTiling,
+               golden: GoldenVariant, shape: tuple[int, ...], guard: int, tiling: ClassicTiling,
                rng: np.random.Generator) -> ShapeRun:
     inputs = _inputs(spec, plan, combo, shape, rng)
     files = {f"in_{t.name}.bin": a.tobytes() for t, a in zip(plan.inputs, inputs, strict=True)}
@@ -144,7 +147,7 @@ def _run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, soc: SocPlan, c
     with tempfile.TemporaryDirectory(prefix="opgen-run-out-") as out_dir:
         outs = {t.name: Path(out_dir) / f"out_{t.name}.bin" for t in plan.outputs}
         lines = [f"cores {tiling.used_cores}", f"tiling_key {soc.tiling_key or 0}", "tiling tiling.bin",
-                 f"guard {GUARD_BYTES}", f"workspace {plan.workspace_bytes}"]
+                 f"guard {guard}", f"workspace {plan.workspace_bytes}"]
         lines += [f"input {t.name} in_{t.name}.bin" for t in plan.inputs]
         lines += [f"output {t.name} {int(np.prod(shape)) * numpy_dtype(t.dtypes[combo.index].name).itemsize} "
                   f"{outs[t.name]}" for t in plan.outputs]

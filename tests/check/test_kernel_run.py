@@ -50,8 +50,8 @@ def test_sample_kernel_matches_the_golden_on_every_910b_dtype(tmp_path: Path, ca
     for label in ROWS_910B:
         row = items[label]
         assert row.status == "pass", row.reason
-        assert row.figures["cores"] == "1;12;" + row.figures["cores"].split(";")[2]
-        assert int(str(row.figures["cores"]).split(";")[2]) > 12  # the large shape spreads over more cores
+        one, tail, large = (int(c) for c in str(row.figures["cores"]).split(";"))
+        assert (one, tail) == (1, 12) and large > tail  # the large shape spreads over more cores
         assert row.figures["tiling"] == "tiling from the plan"
     assert float(items["ascend910b float32 run"].figures["max_abs"]) < 1e-4
     # 310b kernels reach a register instruction set the model does not cover: skipped, naming the instructions
@@ -92,3 +92,4 @@ def test_each_kernel_fault_fails_the_run_rows_and_no_other_tier(fault: str, tmp_
     rows = {i.item: i for i in kernel.items}
     for label in ROWS_910B:
         assert rows[label].status == "fail" and reason in rows[label].reason, rows[label].reason
+        assert rows[label.replace(" run", " compile")].status == "pass"  # only running the kernel shows it
