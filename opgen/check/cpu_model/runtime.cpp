@@ -96,7 +96,10 @@ bfloat16::Bf16T& bfloat16::Bf16T::operator=(const float& fVal)
 extern "C" void opgen_launch(uint8_t* const* args); // written per op by the run wrapper
 
 namespace {
-constexpr uint8_t GUARD_BYTE = 0x5A;
+// Input guards and output guards differ: a kernel that reads past an input and copies what it read past an
+// output (an identity-like op) would otherwise write back the very bytes the guard holds.
+constexpr uint8_t INPUT_GUARD_BYTE = 0x5A;
+constexpr uint8_t OUTPUT_GUARD_BYTE = 0xA5;
 constexpr uint8_t UNWRITTEN_BYTE = 0xFF; // an output element the kernel never wrote reads as NaN
 
 struct Region {
@@ -120,7 +123,8 @@ void ReportChanges(const Region& r, size_t guard, size_t dataBytes)
     long long first = 0;
     for (size_t i = 0; i < r.memory.size(); ++i) {
         bool inData = i >= guard && i < guard + dataBytes;
-        uint8_t want = inData ? (r.output ? r.memory[i] : r.expected[i - guard]) : GUARD_BYTE;
+        uint8_t guardByte = r.output ? OUTPUT_GUARD_BYTE : INPUT_GUARD_BYTE;
+        uint8_t want = inData ? (r.output ? r.memory[i] : r.expected[i - guard]) : guardByte;
         if (r.memory[i] != want) {
             if (changed++ == 0) {
                 first = static_cast<long long>(i) - static_cast<long long>(guard);
@@ -173,7 +177,7 @@ int main(int argc, char** argv)
                 r.expected = ReadFile(path);
                 bytes = r.expected.size();
             }
-            r.memory.assign(guard * 2 + bytes, GUARD_BYTE);
+            r.memory.assign(guard * 2 + bytes, r.output ? OUTPUT_GUARD_BYTE : INPUT_GUARD_BYTE);
             if (r.output) {
                 std::memset(r.memory.data() + guard, UNWRITTEN_BYTE, bytes);
             } else {
@@ -182,7 +186,7 @@ int main(int argc, char** argv)
             regions.push_back(std::move(r));
         }
     }
-    std::vector<uint8_t> workspace(guard * 2 + workspaceBytes, GUARD_BYTE);
+    std::vector<uint8_t> workspace(guard * 2 + workspaceBytes, INPUT_GUARD_BYTE);
     std::vector<uint8_t*> args;
     for (Region& r : regions) {
         args.push_back(r.memory.data() + guard);
