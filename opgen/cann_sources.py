@@ -8,11 +8,13 @@ environment would silently change what `opgen check` proves.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,15 +142,20 @@ class CannSources:
         ]
 
     def content_key(self, *names: str) -> str:
-        """A hash of the named repos' files (path, size, mtime): caches built from them are keyed by it."""
-        digest = hashlib.sha256(self.kind.encode())
-        roots = [self.root / n for n in names] if self.kind == "src" else [self.root]
-        for root in roots:
-            digest.update(str(root).encode())
-            for path in sorted(_files(root)):
-                stat = path.stat()
-                digest.update(f"{path.relative_to(root)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
-        return digest.hexdigest()[:16]
+        """A hash of the named repos' files (path, size, mtime): caches built from them are keyed by it.
+        Computed once per process: the sources do not change under one `opgen` run."""
+        return _content_key(self.kind, self.root, names)
+
+
+@functools.cache
+def _content_key(kind: str, root: Path, names: tuple[str, ...]) -> str:
+    digest = hashlib.sha256(kind.encode())
+    for top in [root / n for n in names] if kind == "src" else [root]:
+        digest.update(str(top).encode())
+        for path in sorted(_files(top)):
+            stat = path.stat()
+            digest.update(f"{path.relative_to(top)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:16]
 
 
 def resolve_sources(cann_src: Path | None = None, cann: Path | None = None,
@@ -186,7 +193,7 @@ def stage_dir(sources: CannSources) -> Path:
     stage = cache_root() / "cann-stage" / sources.content_key("asc-devkit")
     if (stage / "kernel_tiling" / "kernel_tiling.h").is_file():
         return stage
-    part = stage.with_name(f"{stage.name}.part{os.getpid()}")
+    part = stage.with_name(f"{stage.name}.part{os.getpid()}-{threading.get_ident()}")  # tiers stage in threads
     shutil.rmtree(part, ignore_errors=True)
     (part / "ascendc/host_api/tiling").mkdir(parents=True)
     (part / "tiling").mkdir()

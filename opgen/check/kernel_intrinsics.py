@@ -3,11 +3,12 @@
 asc-devkit's headers call the AscendC compiler's intrinsics (`vadd`, `copy_gm_to_ubuf`, `set_flag`, ...) and name
 their enum types (`pipe_t`, `event_t`); the header declaring them ships only in a closed tarball. A toolkit has
 it (then `intrinsic_dir` returns None: `CannSources.kernel_include_dirs()` already holds its dir). Without one,
-opgen derives a stand-in: compile, read g++'s "not declared" diagnostics whose location is inside asc-devkit
-(never inside the op's files, so no kernel error is learned away), declare each name, repeat (`learn`).
+opgen derives a stand-in: compile, read g++'s "not declared" diagnostics whose location is inside asc-devkit (or
+asc-tools' cpudebug headers; never inside the op's files, so no kernel error is learned away), declare each name,
+repeat (`learn`).
 
 - a type becomes an enum of its own (`enum pipe_t : int64_t {}`), so overloads on distinct types stay distinct;
-- an enumerator becomes a label (`Label<N>`, a distinct constant that converts to any enum or integer type, so
+- an enumerator becomes a label (a `Label` constant that converts to any enum or integer type, so
   `set_flag(PIPE_S, PIPE_V, EVENT_ID0)`, `case PIPE_V:` and `template <pipe_t P>` all work);
 - an intrinsic becomes a variadic template, declared and never defined. Where asc-devkit's per-type c_api
   wrappers (`impl/c_api/instr_impl/npu_arch_<arch>`) show which element types an intrinsic takes, it is declared
@@ -32,10 +33,12 @@ from ..cann_sources import CannSources, cache_root
 from .kernel_build import KernelArch
 
 HEADER = "stub_fun.h"
+FORMAT = 3  # bump when render_header changes: the cached header is rebuilt
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): error: (?P<message>.*)$", re.M)
-_MEMBER = re.compile(r"‘(?P<member>\w+)’ is not a member of ‘(?P<type>\w+)’")
+_MEMBER = re.compile(r"'(?P<member>\w+)' is not a member of '(?:::)?(?P<type>\w+)'")
+_CONVERT = re.compile(r"could not convert '(\w+)[<(].*' from 'int64_t'")
 _CAST = re.compile(r"\((\w+)\)\s*$")
-_NAME = re.compile(r"‘(?P<name>[A-Za-z_][A-Za-z0-9_]*)’")
+_NAME = re.compile(r"'(?:::)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)'")
 _UNDECLARED = ("was not declared in this scope", "does not name a type", "has not been declared",
                "there are no arguments to")
 
@@ -48,6 +51,7 @@ class Names:
     labels: set[str] = field(default_factory=set)
     functions: set[str] = field(default_factory=set)
     members: set[tuple[str, str]] = field(default_factory=set)  # (enum type, enumerator) named as T::E
+    valued: set[str] = field(default_factory=set)  # intrinsics whose result initialises a register or enum type
 
     def all(self) -> set[str]:
         return self.types | self.labels | self.functions
@@ -55,7 +59,8 @@ class Names:
     def new_in(self, known: Names) -> Names:
         """What self has that `known` lacks."""
         return Names(self.types - known.types - known.functions, self.labels - known.all(),
-                     self.functions - known.functions - known.types, self.members - known.members)
+                     self.functions - known.functions - known.types, self.members - known.members,
+                     self.valued - known.valued)
 
     def merge(self, other: Names) -> None:
         self.types |= other.types | {t for t, _ in other.members}
@@ -63,22 +68,24 @@ class Names:
         # a name first seen as a value and later as a type or a call is that type or call
         self.labels = (self.labels | other.labels) - self.functions - self.types
         self.members |= other.members
+        self.valued |= other.valued
 
     def to_json(self) -> str:
         data: dict[str, list[str] | list[list[str]]] = {
             k: sorted(getattr(self, k)) for k in ("types", "labels", "functions")}
         data["members"] = [list(m) for m in sorted(self.members)]
+        data["valued"] = sorted(self.valued)
         return json.dumps(data, indent=1)
 
     @classmethod
     def from_json(cls, text: str) -> Names:
         data = json.loads(text)
         return cls(set(data["types"]), set(data["labels"]), set(data["functions"]),
-                   {(t, e) for t, e in data.get("members", [])})
+                   {(t, e) for t, e in data.get("members", [])}, set(data.get("valued", [])))
 
 
 def stub_root(sources: CannSources, arch: KernelArch) -> Path:
-    return cache_root() / "kernel-intrinsics" / f"{sources.content_key('asc-devkit')}-{arch.npu_arch}"
+    return cache_root() / "kernel-intrinsics" / f"{sources.content_key('asc-devkit')}-{arch.npu_arch}-v{FORMAT}"
 
 
 def intrinsic_dir(sources: CannSources, arch: KernelArch) -> Path | None:
@@ -98,59 +105,56 @@ def learn(sources: CannSources, arch: KernelArch, output: str) -> bool:
     (the caller recompiles), False when the failure is not a missing declaration."""
     if sources.kind == "toolkit":
         return False
-    found = undeclared(output, sources.repo("asc-devkit"))
+    found = undeclared(output, sources.repo("asc-devkit"), sources.repo("asc-tools"))
     root = stub_root(sources, arch)
     with _locked(root):
         names = _load(root)
         new = found.new_in(names)
-        if not new.all() and not new.members:
+        if not new.all() and not new.members and not new.valued:
             return False
         names.merge(new)
         _write(root, sources, arch, names)
     return True
 
 
-def undeclared(output: str, devkit: Path) -> Names:
-    """The unqualified names g++ says are undeclared at a location inside `devkit`, sorted into kinds by how
-    the source uses them there."""
+def undeclared(output: str, *roots: Path) -> Names:
+    """The names g++ says are undeclared at a location inside `roots` (asc-devkit, and asc-tools' cpudebug
+    headers that use the same intrinsic types), sorted into kinds by how the source uses them there."""
     names = Names()
-    base = str(devkit.resolve()) + os.sep
+    base = tuple(str(root.resolve()) + os.sep for root in roots)
     texts: dict[str, list[str]] = {}
     for match in _DIAGNOSTIC.finditer(output):
-        message = match.group("message")
-        member = _MEMBER.match(message)
-        if member is not None and os.path.abspath(match.group("file")).startswith(base):
-            names.members.add((member.group("type"), member.group("member")))
-            continue
-        path = os.path.abspath(match.group("file"))
-        if message.startswith("expected ‘)’ before") and path.startswith(base):
-            # `(Name)0`: a C-style cast to an undeclared type parses as a parenthesised expression
-            if path not in texts:
-                texts[path] = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
-            row = int(match.group("line")) - 1
-            cast = _CAST.search(texts[path][row][: int(match.group("col")) - 1]) if row < len(texts[path]) else None
-            if cast is not None:
-                names.types.add(cast.group(1))
-            continue
-        if not any(marker in message for marker in _UNDECLARED):
-            continue
-        name_match = _NAME.search(message)
-        if not path.startswith(base) or name_match is None:
-            continue
-        name = name_match.group("name")
+        message, path = match.group("message"), os.path.abspath(match.group("file"))
+        if not path.startswith(base):
+            continue  # the op's own files (or the wrapper): never learned from
         if path not in texts:
             texts[path] = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
-        after = _after(texts[path], int(match.group("line")) - 1, int(match.group("col")) - 1, name)
-        if "there are no arguments to" in message or "argument-dependent lookup" in message or after.startswith("("):
-            if name.endswith("_t"):
-                names.types.add(name)
-            else:
-                names.functions.add(name)
-        elif "does not name a type" in message or "has not been declared" in message or name.endswith("_t"):
-            names.types.add(name)
-        else:
-            names.labels.add(name)
+        row, col = int(match.group("line")) - 1, int(match.group("col")) - 1
+        member, converted = _MEMBER.match(message), _CONVERT.match(message)
+        name_match = _NAME.search(message)
+        if member is not None:
+            names.members.add((member.group("type"), member.group("member")))
+        elif converted is not None:
+            names.valued.add(converted.group(1))
+        elif message.startswith("expected ')' before"):
+            # `(Name)0`: a C-style cast to an undeclared type parses as a parenthesised expression
+            cast = _CAST.search(texts[path][row][:col]) if row < len(texts[path]) else None
+            if cast is not None:
+                names.types.add(cast.group(1))
+        elif any(marker in message for marker in _UNDECLARED) and name_match is not None:
+            _classify(names, name_match.group("name"), message, _after(texts[path], row, col, name_match.group("name")))
     return names
+
+
+def _classify(names: Names, name: str, message: str, after: str) -> None:
+    """A call (or a name g++ says needs a declaration for a call) is an intrinsic, unless it names a type
+    (`_t`: a functional cast); a name used as a type is a type; anything else is an enumerator."""
+    if "there are no arguments to" in message or "argument-dependent lookup" in message or after.startswith("("):
+        (names.types if name.endswith("_t") else names.functions).add(name)
+    elif "does not name a type" in message or "has not been declared" in message or name.endswith("_t"):
+        names.types.add(name)
+    else:
+        names.labels.add(name)
 
 
 def _after(lines: list[str], row: int, col: int, name: str) -> str:
@@ -191,20 +195,24 @@ def _write(root: Path, sources: CannSources, arch: KernelArch, names: Names) -> 
 
 LABEL_TYPE = """namespace opgen_stub {
 // an enumerator whose enum is not known: a distinct constant that becomes any enum or integer type
-template <long long N>
 struct Label {
+    long long value;
     template <typename T, typename = std::enable_if_t<std::is_enum_v<T> || std::is_integral_v<T>>>
-    constexpr operator T() const { return static_cast<T>(N); }
+    constexpr operator T() const { return static_cast<T>(value); }
+};
+// the result of an intrinsic that initialises a register or enum value: becomes whatever it initialises
+struct Value {
+    template <typename T>
+    operator T() const;
 };
 template <typename T>
 constexpr bool kLabelOperand = std::is_enum_v<T> || std::is_integral_v<T>;
 #define OPGEN_LABEL_COMPARE(op)                                                                 \\
-    template <long long N, typename T, typename = std::enable_if_t<kLabelOperand<T>>>           \\
-    constexpr bool operator op(Label<N>, T v) { return static_cast<T>(N) op v; }                \\
-    template <long long N, typename T, typename = std::enable_if_t<kLabelOperand<T>>>           \\
-    constexpr bool operator op(T v, Label<N>) { return v op static_cast<T>(N); }                \\
-    template <long long N, long long M>                                                         \\
-    constexpr bool operator op(Label<N>, Label<M>) { return N op M; }
+    template <typename T, typename = std::enable_if_t<kLabelOperand<T>>>                        \\
+    constexpr bool operator op(Label a, T v) { return static_cast<T>(a.value) op v; }           \\
+    template <typename T, typename = std::enable_if_t<kLabelOperand<T>>>                        \\
+    constexpr bool operator op(T v, Label a) { return v op static_cast<T>(a.value); }           \\
+    constexpr bool operator op(Label a, Label b) { return a.value op b.value; }
 OPGEN_LABEL_COMPARE(==)
 OPGEN_LABEL_COMPARE(!=)
 OPGEN_LABEL_COMPARE(<)
@@ -223,20 +231,21 @@ def render_header(names: Names, typed: dict[str, list[tuple[str, ...]]]) -> str:
            LABEL_TYPE]
     enumerators = {e for _, e in names.members}
     value = 1000
-    for name in sorted(names.types):
+    for name in sorted(names.types | {t for t, _ in names.members}):
         members = sorted(e for t, e in names.members if t == name)
         body = ", ".join(f"{e} = {value + i}" for i, e in enumerate(members))
         value += len(members)
         out.append(f"enum {name} : int64_t {{{body}}};")
     for name in sorted(names.labels - enumerators - names.types - names.functions):
-        out.append(f"constexpr opgen_stub::Label<{value}> {name}{{}};")
+        out.append(f"constexpr opgen_stub::Label {name}{{{value}}};")
         value += 1
     for name in sorted(names.functions):
+        result = "opgen_stub::Value" if name in names.valued else "int64_t"
         signatures = typed.get(name)
         if not signatures:
-            out.append(f"template <typename... Args> int64_t {name}(Args... args);")
+            out.append(f"template <typename... Args> {result} {name}(Args... args);")
             continue
         for params in signatures:
-            out.append(f"template <typename... Args> int64_t {name}({', '.join(params)}, Args... args);")
+            out.append(f"template <typename... Args> {result} {name}({', '.join(params)}, Args... args);")
     out.append("#endif // OPGEN_STUB_FUN_H")
     return "\n".join(out) + "\n"

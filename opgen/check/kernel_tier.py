@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..cann_sources import CannSources, cache_root, enable_hint
 from ..plan import RenderPlan
-from .items import CheckItem, bad, ok, skipped
+from .items import CheckItem, Figure, bad, ok, skipped
 from .kernel_build import KernelVariant, compile_command, kernel_sources, kernel_variants, wrapper_source
 from .kernel_intrinsics import intrinsic_dir, learn
 
@@ -79,7 +79,7 @@ def kernel_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, *, 
             items.append(skipped(f"{soc} {LEVEL}", reason))
             continue
         done = results[next(i for i, v in enumerate(runnable) if v is variant)]
-        figures = {"level": LEVEL, "seconds": round(sum(c.seconds for c in done), 2),
+        figures: dict[str, Figure] = {"level": LEVEL, "seconds": round(sum(c.seconds for c in done), 2),
                    "instantiations": len(variant.instantiations) * len(tus), "npu_arch": variant.arch.npu_arch}
         label = f"{variant.label} {LEVEL}"
         failed = [(tu, c) for tu, c in zip(tus, done, strict=True) if not c.passed]
@@ -87,7 +87,8 @@ def kernel_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, *, 
             items.append(bad(label, "; ".join(c.error for _, c in failed), **figures))
         else:
             cached = all(c.cached for c in done)
-            what = f"{len(tus)} unit(s) compile, {figures['instantiations']} instantiation(s)"
+            what = (f"{len(tus)} unit(s) compile, {figures['instantiations']} instantiation(s), arch "
+                    f"{variant.arch.npu_arch}, {figures['seconds']} s")
             items.append(ok(label, what + (" (cached)" if cached else ""), **figures))
     return items
 
@@ -102,6 +103,7 @@ def compile_variant(exe: str, op_dir: Path, plan: RenderPlan, tu: Path, variant:
         wrapper.write_text(wrapper_text, encoding="utf-8")
         for _ in range(MAX_ROUNDS):
             stubs = intrinsic_dir(sources, variant.arch)
+            used = _stub_text(stubs)
             command = ["nice", "-n", "10", *compile_command(exe, wrapper, variant, sources, op_dir, stubs)]
             key = _key(inputs_key, wrapper_text, command, wrapper, stubs)
             hit = _cached(key)
@@ -109,10 +111,13 @@ def compile_variant(exe: str, op_dir: Path, plan: RenderPlan, tu: Path, variant:
                 return Compiled(hit.passed, hit.error, time.perf_counter() - start, cached=True)
             try:
                 done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=TIMEOUT,
-                                      check=False, env={**os.environ, "LC_ALL": "C.UTF-8"})
+                                      check=False, env={**os.environ, "LC_ALL": "C"})
             except subprocess.TimeoutExpired:
                 return Compiled(False, f"{tu.name}: g++ took more than {TIMEOUT:.0f}s", time.perf_counter() - start)
-            if done.returncode == 0 or not learn(sources, variant.arch, done.stderr):
+            if done.returncode == 0:
+                break
+            # retry when this output taught something new, or another variant's did since this compile began
+            if not learn(sources, variant.arch, done.stderr) and _stub_text(stubs) == used:
                 break
         passed = done.returncode == 0
         error = "" if passed else f"{kernel_error(done.stderr, op_dir, wrapper)}"
@@ -168,9 +173,12 @@ def _key(inputs_key: str, wrapper_text: str, command: list[str], wrapper: Path, 
     digest = hashlib.sha256(inputs_key.encode())
     digest.update(wrapper_text.encode())
     digest.update("\0".join(c for c in command if c != str(wrapper)).encode())
-    if stubs is not None:
-        digest.update((stubs / "stub_fun.h").read_bytes())
+    digest.update(_stub_text(stubs))
     return digest.hexdigest()[:24]
+
+
+def _stub_text(stubs: Path | None) -> bytes:
+    return (stubs / "stub_fun.h").read_bytes() if stubs is not None else b""
 
 
 def _cache_file(key: str) -> Path:

@@ -41,10 +41,11 @@ class Prepared:
     steps: tuple[Step, ...]
     toolkit: Toolkit | None  # None when only `check` runs: no build, no toolkit needed
     placement: Placement | None
+    cann: Path | None = None  # the toolkit named with --cann: check's source tiers use it too
 
     def command(self, step: Step) -> str:
         if step.stage is Stage.CHECK:
-            return shlex.join(runner.check_argv(self.op_dir))
+            return shlex.join(runner.check_argv(self.op_dir, self.cann))
         assert self.toolkit is not None
         return self.toolkit.display(step.build_args)
 
@@ -98,7 +99,7 @@ def prepare(opts: Options) -> Prepared:
     builds = any(s.stage is not Stage.CHECK for s in steps)
     toolkit = detect(opts.cann, steps) if builds else None
     placement = plan_placement(checkout, op.rel_dir, op_dir, opts.force) if builds else None
-    return Prepared(op, op_dir, checkout, soc, steps, toolkit, placement)
+    return Prepared(op, op_dir, checkout, soc, steps, toolkit, placement, opts.cann)
 
 
 def _pick_soc(op: OpInfo, soc: str | None, op_dir: Path) -> str:
@@ -143,7 +144,7 @@ def _run_one(prep: Prepared, result: StepResult, log: runner.Log, ui: Progress) 
     started = time.monotonic()
     try:  # finish() also on Ctrl-C, so the live display is taken down; the status stays "not run"
         if step.stage is Stage.CHECK:
-            code = runner.run_opgen_check(prep.op_dir, log, on_line)
+            code = runner.run_opgen_check(prep.op_dir, log, on_line, prep.cann)
         else:
             assert prep.toolkit is not None
             code = runner.run_logged(prep.toolkit.command(step.build_args), prep.checkout.root, log, on_line)

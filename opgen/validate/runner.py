@@ -81,10 +81,12 @@ def _stop_group(proc: subprocess.Popen[str]) -> None:
             proc.wait()
 
 
-def check_argv(op_dir: Path) -> list[str]:
-    return [sys.executable, "-m", "opgen", "check", str(op_dir)]
+def check_argv(op_dir: Path, cann: Path | None = None) -> list[str]:
+    """The check stage's command; the toolkit validate builds with is the one its source tiers compile against
+    (without one, the child reads OPGEN_CANN_SRC / OPGEN_CANN from the environment like any `opgen check`)."""
+    return [sys.executable, "-m", "opgen", "check", str(op_dir), *(["--cann", str(cann)] if cann else [])]
 
 
-def run_opgen_check(op_dir: Path, log: Log, on_line: OnLine) -> int:
+def run_opgen_check(op_dir: Path, log: Log, on_line: OnLine, cann: Path | None = None) -> int:
     """`opgen check OP_DIR` as a subprocess: its exit code is the check stage's verdict."""
-    return run_logged(check_argv(op_dir), None, log, on_line)
+    return run_logged(check_argv(op_dir, cann), None, log, on_line)

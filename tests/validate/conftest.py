@@ -160,7 +160,7 @@ def check_codes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Stub `opgen check` (written elsewhere); append a non-zero code to make it fail."""
     codes: list[int] = []
 
-    def fake_check(op_dir: Path, log: runner.Log, on_line: Callable[[str], None]) -> int:
+    def fake_check(op_dir: Path, log: runner.Log, on_line: Callable[[str], None], cann: Path | None = None) -> int:
         log.write(f"opgen check {op_dir}")
         on_line(f"opgen check {op_dir}")
         return codes[0] if codes else 0
