@@ -4,11 +4,11 @@ CPU model, runs on the CPU for every SoC and dtype combination and is compared w
 Per (SoC, dtype) one row. Shapes: one element, a tail that is not a multiple of 32 bytes spread over several
 cores, and one with several UB tiles on every core. Inputs: uniform in the spec's ST value range, with the
 dtype's edge values (zeros, infinities, NaN, limits) in the first elements. GM holds every tensor between
-guard bytes (a UB size each); any byte the kernel changes outside its output tensors fails the row, as does an output element
-outside the spec's tolerance of the golden (opgen's recipe, as the golden.py it renders computes it). Tiling
-values come from the plan (`classic_tiling`, the formula the rendered tiling code uses) with the SoC's core
-count and UB size from the runtime repo's platform config. Building and running are tree code: both only
-with `Trust.allow_exec`, the run through `run_tree_code`.
+guard bytes (a UB size each); any byte the kernel changes outside its output tensors fails the row, as does
+an output element outside the spec's tolerance of the golden (opgen's recipe, as the golden.py it renders
+computes it). Tiling values come from the plan (`classic_tiling`, the formula the rendered tiling code uses)
+with the SoC's core count and UB size from the runtime repo's platform config. Building and running are tree
+code: both only with `Trust.allow_exec`, the run through `run_tree_code`.
 """
 
 from __future__ import annotations
