@@ -46,7 +46,8 @@ def failing_items(tier: dict[str, object]) -> list[dict[str, object]]:
     return [i for i in items if i["status"] == "fail"]
 
 
-ALL_PASS = {"structure": "pass", "syntax": "pass", "consistency": "pass", "numerics": "pass", "headers": "skip"}
+ALL_PASS = {"structure": "pass", "syntax": "pass", "consistency": "pass", "numerics": "pass", "headers": "skip",
+            "kernel": "skip"}
 
 
 @pytest.mark.parametrize("rel_dir", SAMPLE_DIRS)
@@ -54,7 +55,8 @@ def test_samples_pass_with_headers_skipped(tmp_path: Path, rel_dir: str) -> None
     result = run(copy_sample(tmp_path, rel_dir))
     assert result.exit_code == 0, result.stdout
     assert "FAIL" not in result.stdout
-    assert "SKIPPED: headers (headers: no CANN sources: run `export OPGEN_CANN_SRC=DIR`" in result.stdout
+    assert "SKIPPED: headers, kernel (headers: no CANN sources: run `export OPGEN_CANN_SRC=DIR`" in result.stdout
+    assert "kernel: no CANN sources" in result.stdout
     assert "passed: structure, syntax, consistency, numerics" in result.stdout
 
 
