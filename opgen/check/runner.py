@@ -91,7 +91,7 @@ def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Pa
         "consistency": lambda: _consistency(op_dir, plan),
         "numerics": lambda: collect_child(child) if child is not None else [],
         "headers": lambda: _headers(op_dir, include_dirs, sources),
-        "kernel": lambda: _kernel(op_dir, plan, sources),
+        "kernel": lambda: _kernel(op_dir, loaded, plan, sources, trust, seed),
         "ut": lambda: _ut(op_dir, plan, sources, trust),
     }
     chosen = [t for t in TIERS if t in tiers]
@@ -136,10 +136,13 @@ def _headers(op_dir: Path, include_dirs: Sequence[Path], sources: CannSources | 
     return headers_tier(op_dir, include_dirs, sources)
 
 
-def _kernel(op_dir: Path, plan: RenderPlan, sources: CannSources | None) -> list[CheckItem]:
+def _kernel(op_dir: Path, loaded: LoadedSpec, plan: RenderPlan, sources: CannSources | None, trust: Trust,
+            seed: int) -> list[CheckItem]:
+    """The compile level, then the run level (classic kernels, with --allow-exec)."""
+    from .kernel_run import kernel_run_rows
     from .kernel_tier import kernel_tier
 
-    return kernel_tier(op_dir, plan, sources)
+    return [*kernel_tier(op_dir, plan, sources), *kernel_run_rows(op_dir, loaded.spec, plan, sources, trust, seed=seed)]
 
 
 def _ut(op_dir: Path, plan: RenderPlan, sources: CannSources | None, trust: Trust) -> list[CheckItem]:

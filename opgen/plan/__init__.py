@@ -8,8 +8,8 @@ from .. import __version__
 from ..spec.dtypes import Dtype
 from ..spec.models import AttrSpec, OpSpec
 from .aclnn import AclnnParts, AclnnPlan, aclnn_parts, aclnn_plan
-from .budget import TILE_ALIGN, ClassicDtypeCase, classic_dtype_cases, recipe_reads
-from .classic import ClassicKernel, classic_kernel
+from .budget import ClassicDtypeCase, classic_dtype_cases, recipe_reads
+from .classic import TILE_ALIGN, ClassicKernel, classic_kernel
 from .dag import DagKernel, dag_kernel
 from .examples import ExamplePlan, example_plan
 from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan, mask_values

@@ -13,8 +13,6 @@ from .classic import ClassicKernel, classic_kernel
 from .lowering import lower
 from .tensors import DtypeCombination, TensorPlan, combinations, tensor_plans
 
-TILE_ALIGN = 256  # elements; the classic tiling's smallest tile (keeps every copy 32-byte aligned)
-
 
 @dataclass(frozen=True)
 class ClassicDtypeCase:

@@ -18,6 +18,34 @@ CMP_COUNT = "cmpCount"  # Compare works on whole 256-byte blocks: count rounded 
 SHARED_TMP = "sharedTmpBuf"
 
 
+TILE_ALIGN = 256  # elements; the classic tiling's smallest tile (keeps every copy 32-byte aligned)
+
+
+@dataclass(frozen=True)
+class ClassicTiling:
+    """What the classic tiling function computes for one shape: the tiling data fields, in struct order, and the
+    cores it launches."""
+
+    total_num: int
+    block_former: int
+    block_tail: int
+    tile_data_num: int
+    used_cores: int
+
+    @property
+    def fields(self) -> tuple[int, ...]:
+        return (self.total_num, self.block_former, self.block_tail, self.tile_data_num)
+
+
+def classic_tiling(total: int, bits_per_element: int, core_count: int, ub_bytes: int) -> ClassicTiling:
+    """The core split and UB tile of the rendered op_host tiling (blueprints/classic/op_host/*_tiling.cpp)."""
+    tile = (ub_bytes * 8 // bits_per_element) // TILE_ALIGN * TILE_ALIGN
+    per_core = -(-total // core_count)
+    former = -(-per_core // TILE_ALIGN) * TILE_ALIGN
+    used = -(-total // former)
+    return ClassicTiling(total, former, total - (used - 1) * former, tile, used)
+
+
 @dataclass(frozen=True)
 class ClassicVariant:
     tiling_key: int

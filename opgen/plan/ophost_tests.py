@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from math import prod
 
 from ..spec.models import OpSpec
+from .classic import classic_tiling
 from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
 
-CLASSIC_TILE_ALIGN = 256  # elements; the classic tiling aligns core shares and UB tiles to it
 LOCAL_RESERVED_UB = 256  # PlatformAscendC takes it off Ascend910B's UB (kfc buffers)
 ELEWISE_MIN_BITS_PER_CORE = 32768  # opbase ElewiseTiling: at least 4 KiB per core
 ELEWISE_CACHE_LINE = 512  # elements; opbase ElewiseTiling aligns a core's share to it
@@ -162,13 +162,10 @@ def _classic_cases(spec: OpSpec, soc: SocPlan, inputs: list[TensorPlan], outputs
     for combo in combos:
         for label, shape in _tiling_shapes(spec, platform):
             total = prod(shape)
-            tile = ub * 8 // classic_bits[combo.index] // CLASSIC_TILE_ALIGN * CLASSIC_TILE_ALIGN
-            former = _ceil_div(_ceil_div(total, platform.core_num), CLASSIC_TILE_ALIGN) * CLASSIC_TILE_ALIGN
-            used = _ceil_div(total, former)
-            words = (total, former, total - (used - 1) * former, tile)
+            tiling = classic_tiling(total, classic_bits[combo.index], platform.core_num, ub)
             cases.append(TilingCase(
                 f"tiling_{combo.key.name}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
-                "GRAPH_SUCCESS", soc.tiling_key or 0, used, "".join(f"{w} " for w in words), (),
+                "GRAPH_SUCCESS", soc.tiling_key or 0, tiling.used_cores, "".join(f"{w} " for w in tiling.fields), (),
                 f"{lib + spec.tiling.workspace_bytes}"))
     return cases
 

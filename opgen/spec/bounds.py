@@ -90,7 +90,8 @@ def _test_data(spec: OpSpec) -> list[SpecIssue]:
 
 def ub_issues(spec: OpSpec) -> list[SpecIssue]:
     """A tile of TILE_ALIGN elements must fit each SoC's UB: else tiling fails on every shape at run time."""
-    from ..plan.budget import TILE_ALIGN, platform_element_bits
+    from ..plan.budget import platform_element_bits
+    from ..plan.classic import TILE_ALIGN
 
     issues = []
     reported: set[int] = set()

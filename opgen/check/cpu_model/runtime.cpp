@@ -1,0 +1,211 @@
+// The runtime side of opgen's CPU model: the launch globals and closed CPU-debug runtime symbols a kernel
+// links against, and a main() that lays the tensors out in GM with guard bytes, runs the kernel on each
+// core in turn, and reports every byte the kernel changed outside its output tensors.
+//
+// Usage: runtime MANIFEST. The manifest has one line per fact, in kernel-argument order for tensors:
+//   cores N | tiling_key K | tiling FILE | guard BYTES | workspace BYTES
+//   input NAME FILE | output NAME BYTES FILE   (the output is written to FILE after the run)
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kernel_operator.h"
+#include "numbers.h"
+
+int64_t block_idx = 0;
+int64_t block_num = 1;
+int64_t g_ubBase = 0;
+uint64_t g_tilingKey = 0;
+int32_t g_coreType = AscendC::AIV;
+int32_t g_taskRation = 1; // vector-only kernel: GetBlockIdx() is block_idx, not block_idx * 2
+int32_t sub_block_idx = 0;
+
+namespace AscendC {
+extern const int AIC_TYPE = AIC;
+extern const int AIV_TYPE = AIV;
+bool g_isAtomic = false;
+} // namespace AscendC
+
+// asc-devkit's CPU-debug argument checks: their bodies are in the closed runtime; the model checks the
+// results (output values and guard bytes) instead.
+namespace AscendC::check {
+bool CheckFuncVecBinaryImpl(VecBinaryApiParams&, const char*) { return true; }
+bool CheckFuncVecBinaryImpl(VecBinaryApiParams&, const uint64_t, const char*) { return true; }
+bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams&, const char*) { return true; }
+bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams&, const uint64_t, const char*) { return true; }
+bool CheckFunDupImpl(VecDupApiParams&, const char*) { return true; }
+bool CheckFunDupImpl(VecDupApiParams&, const uint64_t, const char*) { return true; }
+bool CheckFuncDataCopyPadImpl(DataCopyPadApiParams&, const char*) { return true; }
+} // namespace AscendC::check
+
+// Members of CPU-debug half and bfloat16 the headers declare and the closed runtime defines (conversions
+// and copies; their arithmetic operators stay undefined: a kernel reaching them fails to link, by name).
+uint16_t half::FloatToFp16(const float& fVal) const
+{
+    return opgen_cpu::BINARY16.Round(fVal, opgen_cpu::Rounding::NEAREST_EVEN);
+}
+uint16_t half::Int32ToFp16(const int32_t& iVal) const
+{
+    return opgen_cpu::BINARY16.Round(iVal, opgen_cpu::Rounding::NEAREST_EVEN);
+}
+uint16_t half::UInt32ToFp16(const uint32_t& uiVal) const
+{
+    return opgen_cpu::BINARY16.Round(uiVal, opgen_cpu::Rounding::NEAREST_EVEN);
+}
+float half::ToFloat() const
+{
+    return static_cast<float>(opgen_cpu::BINARY16.ToDouble(val));
+}
+half::operator float() const
+{
+    return ToFloat();
+}
+half& half::operator=(const half& fp)
+{
+    val = fp.val;
+    return *this;
+}
+uint16_t bfloat16::Bf16T::FloatToBf16(const float& fVal) const
+{
+    return opgen_cpu::BFLOAT16.Round(fVal, opgen_cpu::Rounding::NEAREST_EVEN);
+}
+float bfloat16::Bf16T::ToFloat() const
+{
+    return static_cast<float>(opgen_cpu::BFLOAT16.ToDouble(val));
+}
+bfloat16::Bf16T::operator float() const
+{
+    return ToFloat();
+}
+bfloat16::Bf16T& bfloat16::Bf16T::operator=(const Bf16T& fp)
+{
+    val = fp.val;
+    return *this;
+}
+bfloat16::Bf16T& bfloat16::Bf16T::operator=(const float& fVal)
+{
+    val = FloatToBf16(fVal);
+    return *this;
+}
+
+extern "C" void opgen_launch(uint8_t* const* args); // written per op by the run wrapper
+
+namespace {
+// Input guards and output guards differ: a kernel that reads past an input and copies what it read past an
+// output (an identity-like op) would otherwise write back the very bytes the guard holds.
+constexpr uint8_t INPUT_GUARD_BYTE = 0x5A;
+constexpr uint8_t OUTPUT_GUARD_BYTE = 0xA5;
+constexpr uint8_t UNWRITTEN_BYTE = 0xFF; // an output element the kernel never wrote reads as NaN
+
+struct Region {
+    std::string name;
+    bool output = false;
+    std::vector<uint8_t> expected; // inputs: their bytes; outputs: empty
+    std::string outPath;
+    std::vector<uint8_t> memory; // guard + data + guard
+};
+
+std::vector<uint8_t> ReadFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Bytes of `r` that differ from what they must hold: guards always, input data too.
+void ReportChanges(const Region& r, size_t guard, size_t dataBytes)
+{
+    size_t changed = 0;
+    long long first = 0;
+    for (size_t i = 0; i < r.memory.size(); ++i) {
+        bool inData = i >= guard && i < guard + dataBytes;
+        uint8_t guardByte = r.output ? OUTPUT_GUARD_BYTE : INPUT_GUARD_BYTE;
+        uint8_t want = inData ? (r.output ? r.memory[i] : r.expected[i - guard]) : guardByte;
+        if (r.memory[i] != want) {
+            if (changed++ == 0) {
+                first = static_cast<long long>(i) - static_cast<long long>(guard);
+            }
+        }
+    }
+    if (changed != 0) {
+        std::printf("overrun %s %zu %lld %zu\n", r.name.c_str(), changed, first, dataBytes);
+    }
+}
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s MANIFEST\n", argv[0]);
+        return 2;
+    }
+    std::ifstream manifest(argv[1]);
+    std::vector<Region> regions;
+    std::vector<uint8_t> tiling;
+    size_t guard = 256, workspaceBytes = 0;
+    int64_t cores = 1;
+    for (std::string line; std::getline(manifest, line);) {
+        std::istringstream fields(line);
+        std::string key;
+        fields >> key;
+        if (key == "cores") {
+            fields >> cores;
+        } else if (key == "tiling_key") {
+            fields >> g_tilingKey;
+        } else if (key == "tiling") {
+            std::string path;
+            fields >> path;
+            tiling = ReadFile(path);
+        } else if (key == "guard") {
+            fields >> guard;
+        } else if (key == "workspace") {
+            fields >> workspaceBytes;
+        } else if (key == "input" || key == "output") {
+            Region r;
+            r.output = key == "output";
+            std::string path;
+            size_t bytes = 0;
+            fields >> r.name;
+            if (r.output) {
+                fields >> bytes >> r.outPath;
+            } else {
+                fields >> path;
+                r.expected = ReadFile(path);
+                bytes = r.expected.size();
+            }
+            r.memory.assign(guard * 2 + bytes, r.output ? OUTPUT_GUARD_BYTE : INPUT_GUARD_BYTE);
+            if (r.output) {
+                std::memset(r.memory.data() + guard, UNWRITTEN_BYTE, bytes);
+            } else {
+                std::memcpy(r.memory.data() + guard, r.expected.data(), bytes);
+            }
+            regions.push_back(std::move(r));
+        }
+    }
+    std::vector<uint8_t> workspace(guard * 2 + workspaceBytes, INPUT_GUARD_BYTE);
+    std::vector<uint8_t*> args;
+    for (Region& r : regions) {
+        args.push_back(r.memory.data() + guard);
+    }
+    args.push_back(workspace.data() + guard);
+    args.push_back(tiling.data());
+    block_num = cores;
+    for (int64_t core = 0; core < cores; ++core) { // one after another, each in program order
+        block_idx = core;
+        opgen_launch(args.data());
+    }
+    for (Region& r : regions) {
+        size_t dataBytes = r.memory.size() - guard * 2;
+        ReportChanges(r, guard, dataBytes);
+        if (r.output) {
+            std::ofstream out(r.outPath, std::ios::binary);
+            out.write(reinterpret_cast<const char*>(r.memory.data() + guard), static_cast<std::streamsize>(dataBytes));
+        }
+    }
+    std::printf("done %lld\n", static_cast<long long>(cores));
+    return 0;
+}

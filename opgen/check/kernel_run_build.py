@@ -1,0 +1,194 @@
+"""Build a classic kernel into a CPU executable for the kernel tier's run level.
+
+One unit per (SoC, dtype combination): kernel-compile's wrapper of the op's kernel entry (`wrapper_source`,
+the derived intrinsic declarations, the same flags), plus a launcher with the entry's argument count, opgen's
+CPU model (`cpu_model/intrinsics.h`) and bindings that define each declared intrinsic the model covers by
+forwarding to it. Linked with the model's runtime. A declared intrinsic the model does not cover stays
+undefined: the link fails and the result names it. Cached under `cache_root()`: the runtime object per
+(model sources, CANN sources, arch), each executable per (its sources, model, declarations, flags).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from ..cann_sources import CannSources, cache_root
+from ..plan import RenderPlan
+from .kernel_build import KernelVariant, compile_command, wrapper_source
+from .kernel_intrinsics import HEADER, intrinsic_dir, learn
+
+OPTIMIZE = "-O1"
+TIMEOUT = 600
+MAX_ROUNDS = 40
+BINDINGS = "opgen_model_bindings.h"
+_DECLARATION = re.compile(r"^template <typename\.\.\. Args> (?P<ret>[\w:]+) (?P<name>\w+)\((?P<params>.*)\);$", re.M)
+_MODELLED = re.compile(r"^OPGEN_[A-Z_]+\((\w+)[,)]", re.M)
+_UNDEFINED = re.compile(r"undefined reference to `(?:[\w:<>,* ]+ )?([A-Za-z_]\w*)(?:<[^`]*>)?\(")
+_UNRESOLVED = re.compile(r"undefined reference to `([^']+)'")
+
+
+@dataclass(frozen=True)
+class KernelBuild:
+    executable: Path | None
+    problem: str  # why there is no executable ("" when there is one)
+    missing: tuple[str, ...] = ()  # intrinsics the CPU model lacks
+
+
+def model_dir() -> Path:
+    return Path(str(resources.files("opgen.check") / "cpu_model"))
+
+
+def model_key() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(model_dir().iterdir()):
+        if path.suffix in (".h", ".cpp"):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def modelled_names() -> set[str]:
+    """The intrinsics cpu_model/intrinsics.h defines (each is one OPGEN_*(name, ...) line)."""
+    return set(_MODELLED.findall((model_dir() / "intrinsics.h").read_text()))
+
+
+def bindings_source(declarations: str) -> str:
+    """For each declared intrinsic the model covers, a definition of exactly that declaration (the derived
+    header may type the leading pointer parameters) forwarding every argument to the model."""
+    modelled = modelled_names()
+    lines = ["// opgen: definitions of the declared intrinsics the CPU model covers", "#pragma once"]
+    for match in _DECLARATION.finditer(declarations):
+        name, params = match.group("name"), [p.strip() for p in match.group("params").split(",")]
+        if name not in modelled or match.group("ret") != "int64_t":
+            continue  # not modelled, or a register/enum-valued result the model does not produce: stays undefined
+        typed = [f"{p} p{k}" for k, p in enumerate(params[:-1])]
+        names = [f"p{k}" for k in range(len(typed))] + ["args..."]
+        lines.append(f"template <typename... Args> int64_t {name}({', '.join([*typed, 'Args... args'])}) "
+                     f"{{ return opgen_model::{name}({', '.join(names)}); }}")
+    return "\n".join(lines) + "\n"
+
+
+def run_wrapper(plan: RenderPlan, variant: KernelVariant, entry: Path) -> str:
+    """kernel-compile's wrapper of the entry, then the launcher, the model and its bindings."""
+    args = len(plan.inputs) + len(plan.outputs) + 2  # tensors, workspace, tiling
+    call = ", ".join(f"args[{k}]" for k in range(args))
+    return "\n".join([
+        wrapper_source(plan, entry, variant),
+        f'extern "C" void opgen_launch(uint8_t* const* args) {{ {plan.name}({call}); }}',
+        '#include "intrinsics.h"',
+        f'#include "{BINDINGS}"',
+        "",
+    ])
+
+
+def op_entry(plan: RenderPlan) -> Path:
+    return Path(f"{plan.name}.cpp")
+
+
+def runtime_object(sources: CannSources, variant: KernelVariant, op_dir: Path) -> Path | str:
+    """The model's runtime compiled for the variant's arch (cached), or why it did not compile."""
+    target = (cache_root() / "cpu-model" /
+              f"runtime-{model_key()}-{sources.content_key('asc-devkit', 'asc-tools')}-{variant.arch.npu_arch}.o")
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(f"{target.name}.part{os.getpid()}")
+    done = _compile(sources, variant, op_dir, model_dir() / "runtime.cpp", part, Path(tempfile.gettempdir()))
+    if done.returncode != 0:
+        return "the CPU model's runtime did not compile: " + _first_error(done.stderr, op_dir)
+    part.rename(target)
+    return target
+
+
+def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: RenderPlan) -> KernelBuild:
+    """The executable of one variant of the op's kernel, or why there is none."""
+    stubs = intrinsic_dir(sources, variant.arch)
+    if stubs is None:
+        return KernelBuild(None, "a toolkit's intrinsics are its tikicpulib's; the run level uses opgen's model "
+                                 "with the open sources only (--cann-src)")
+    digest = hashlib.sha256("\0".join([model_key(), run_wrapper(plan, variant, op_entry(plan)), *variant.defines,
+                                       str(variant.arch.npu_arch)]).encode())
+    kernel_dir = op_dir / "op_kernel"
+    for path in sorted(kernel_dir.rglob("*")):
+        if path.is_file():
+            digest.update(str(path.relative_to(kernel_dir)).encode() + b"\0" + path.read_bytes())
+    digest.update((stubs / HEADER).read_bytes())
+    target = cache_root() / "kernel-run" / f"{plan.name}-{variant.soc}-{variant.combination.index}-" \
+                                           f"{digest.hexdigest()[:16]}"
+    failed = target.with_suffix(".failed.json")
+    if target.is_file():
+        return KernelBuild(target, "")
+    if failed.is_file():  # the same sources failed before: the same answer, without the compile
+        known = json.loads(failed.read_text())
+        return KernelBuild(None, known["problem"], tuple(known["missing"]))
+    build = _build(sources, variant, op_dir, plan, target)
+    if build.executable is None:
+        failed.parent.mkdir(parents=True, exist_ok=True)
+        failed.write_text(json.dumps({"problem": build.problem, "missing": list(build.missing)}))
+    return build
+
+
+def _build(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: RenderPlan,
+           target: Path) -> KernelBuild:
+    runtime = runtime_object(sources, variant, op_dir)
+    if isinstance(runtime, str):
+        return KernelBuild(None, runtime)
+    with tempfile.TemporaryDirectory(prefix="opgen-run-build-") as scratch:
+        wrapper = Path(scratch) / f"{plan.name}_run.cpp"
+        wrapper.write_text(run_wrapper(plan, variant, op_dir / "op_kernel" / op_entry(plan)))
+        obj = Path(scratch) / "kernel.o"
+        compiled = _compile(sources, variant, op_dir, wrapper, obj, Path(scratch))
+        if compiled.returncode != 0:
+            return KernelBuild(None, "compile: " + _first_error(compiled.stderr, op_dir))
+        exe = Path(scratch) / "kernel"
+        linked = subprocess.run(["g++", str(obj), str(runtime), "-o", str(exe)], capture_output=True, text=True,
+                                errors="replace", timeout=TIMEOUT, check=False)
+        if linked.returncode != 0:
+            missing = tuple(sorted(set(_UNDEFINED.findall(linked.stderr)) & _declared(sources, variant)))
+            if missing:
+                return KernelBuild(None, "the CPU model lacks " + ", ".join(missing), missing)
+            unresolved = sorted(set(_UNRESOLVED.findall(linked.stderr)))
+            return KernelBuild(None, "link: undefined " + "; ".join(unresolved[:5]) if unresolved
+                               else "link: " + _first_error(linked.stderr, op_dir))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        part = target.with_name(f"{target.name}.part{os.getpid()}")
+        shutil.copy2(exe, part)
+        part.rename(target)
+    return KernelBuild(target, "")
+
+
+def _compile(sources: CannSources, variant: KernelVariant, op_dir: Path, unit: Path, out: Path,
+             scratch: Path) -> subprocess.CompletedProcess[str]:
+    """Compile `unit` to an object, learning missing intrinsic declarations as the compile level does."""
+    rounds = 0
+    while True:
+        stubs = intrinsic_dir(sources, variant.arch)
+        (scratch / BINDINGS).write_text(bindings_source((stubs / HEADER).read_text() if stubs is not None else ""))
+        mode = ("-c", OPTIMIZE, f"-I{model_dir()}", f"-I{scratch}", "-o", str(out))
+        command = ["nice", "-n", "10", *compile_command("g++", unit, variant, sources, op_dir, stubs, mode)]
+        done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=TIMEOUT,
+                              check=False, env={**os.environ, "LC_ALL": "C.UTF-8"})
+        rounds += 1
+        if done.returncode == 0 or rounds == MAX_ROUNDS or not learn(sources, variant.arch, done.stderr):
+            return done
+
+
+def _declared(sources: CannSources, variant: KernelVariant) -> set[str]:
+    stubs = intrinsic_dir(sources, variant.arch)
+    text = (stubs / HEADER).read_text() if stubs is not None else ""
+    return {m.group("name") for m in _DECLARATION.finditer(text)}
+
+
+def _first_error(stderr: str, op_dir: Path) -> str:
+    """The first error lines, the op's own files first, paths relative to the op dir."""
+    lines = [line for line in stderr.splitlines() if "error" in line]
+    own = [line.replace(f"{op_dir}/", "") for line in lines if str(op_dir) in line]
+    return "; ".join((own or lines)[:3]) or (stderr.strip().splitlines() or ["no output"])[-1]

@@ -1,0 +1,95 @@
+"""The run level of the kernel tier: classic kernels built with opgen's CPU model and run against the golden.
+
+Tests that build and run need the CANN sources (`cann_src`) and are slow (a few compiles each, cached).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from opgen.cann_sources import resolve_sources
+from opgen.check.kernel_run import kernel_run_rows
+from opgen.check.runner import run_checks
+from opgen.check.trust import ALLOW_EXEC_FLAG, Trust
+from tests.check.trees import GELU, RELU, copy_sample, edit, loaded, statuses
+
+HEADER = "op_kernel/gelu_grad.h"
+ROWS_910B = [f"ascend910b {d} run" for d in ("float32", "float16", "bfloat16")]
+
+
+def _rows(op_dir: Path, cann_src: Path | None, allow_exec: bool) -> dict[str, tuple[str, str]]:
+    spec, plan = loaded(op_dir)
+    sources = resolve_sources(cann_src) if cann_src is not None else None
+    return {i.item: (i.status, i.reason) for i in kernel_run_rows(op_dir, spec.spec, plan, sources,
+                                                                    Trust(allow_exec))}
+
+
+def test_without_sources_every_row_is_skipped_with_the_enabling_command(tmp_path: Path) -> None:
+    rows = _rows(copy_sample(tmp_path, GELU), None, True)
+    assert set(rows) == {f"{soc} {d} run" for soc in ("ascend910b", "ascend310b")
+                         for d in ("float32", "float16", "bfloat16")}
+    assert all(status == "skip" and "OPGEN_CANN_SRC" in reason for status, reason in rows.values())
+
+
+def test_without_allow_exec_nothing_is_built_or_run(tmp_path: Path, cann_src: Path) -> None:
+    rows = _rows(copy_sample(tmp_path, GELU), cann_src, False)
+    assert all(status == "skip" and ALLOW_EXEC_FLAG in reason for status, reason in rows.values())
+
+
+def test_arch35_dag_kernels_are_skipped_saying_why(tmp_path: Path, cann_src: Path) -> None:
+    rows = _rows(copy_sample(tmp_path, RELU), cann_src, True)
+    assert rows and all(status == "skip" and "DAG" in reason for status, reason in rows.values())
+
+
+def test_sample_kernel_matches_the_golden_on_every_910b_dtype(tmp_path: Path, cann_src: Path) -> None:
+    op_dir = copy_sample(tmp_path, GELU)
+    spec, plan = loaded(op_dir)
+    items = {i.item: i for i in kernel_run_rows(op_dir, spec.spec, plan, resolve_sources(cann_src), Trust(True))}
+    for label in ROWS_910B:
+        row = items[label]
+        assert row.status == "pass", row.reason
+        one, tail, large = (int(c) for c in str(row.figures["cores"]).split(";"))
+        assert (one, tail) == (1, 12) and large > tail  # the large shape spreads over more cores
+        assert row.figures["tiling"] == "tiling from the plan"
+    assert float(items["ascend910b float32 run"].figures["max_abs"]) < 1e-4
+    # 310b kernels reach a register instruction set the model does not cover: skipped, naming the instructions
+    assert items["ascend310b float32 run"].status == "skip"
+    assert "vlds" in items["ascend310b float32 run"].reason
+
+
+FAULTS = {
+    "wrong GM offset in CopyOut": ("DataCopyPad(zGm[progress * tileDataNum], zLocal, zParams);",
+                                   "DataCopyPad(zGm[progress * tileDataNum + 8], zLocal, zParams);",
+                                   "past the end of z"),
+    "changed constant in Compute()": ("Adds(tmp1, tmp2, 1.0f, count);                  // d = adds(px, 1.0)",
+                                      "Adds(tmp1, tmp2, 1.5f, count);                  // d = adds(px, 1.0)",
+                                      "z differs from the golden"),
+    "count rounded up": ("uint32_t count = static_cast<uint32_t>(i + 1 == tileNum ? coreDataNum - i * tileDataNum "
+                         ": tileDataNum);",
+                         "uint32_t count = static_cast<uint32_t>(i + 1 == tileNum ? (coreDataNum - i * tileDataNum "
+                         "+ 255) / 256 * 256 : tileDataNum);",
+                         "past the end of z"),
+    "dropped tail": ("uint64_t tileNum = (coreDataNum + tileDataNum - 1) / tileDataNum;",
+                     "uint64_t tileNum = coreDataNum / tileDataNum;", "z differs from the golden"),
+    "intrinsic the model lacks": ("Add(tmp0, tmp0, tmp1, count);", "Sub(tmp0, tmp0, tmp1, count);",
+                                  "the CPU model lacks vsub"),
+}
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_each_kernel_fault_fails_the_run_rows_and_no_other_tier(fault: str, tmp_path: Path, cann_src: Path) -> None:
+    old, new, reason = FAULTS[fault]
+    op_dir = copy_sample(tmp_path, GELU)
+    edit(op_dir / HEADER, old, new)
+    spec, _ = loaded(op_dir)
+    report = run_checks(op_dir, spec.path, sources=resolve_sources(cann_src), trust=Trust(True))
+    tiers = statuses(report.tiers)
+    assert tiers.pop("kernel") == "fail"
+    assert "fail" not in tiers.values(), tiers
+    kernel = next(t for t in report.tiers if t.tier == "kernel")
+    rows = {i.item: i for i in kernel.items}
+    for label in ROWS_910B:
+        assert rows[label].status == "fail" and reason in rows[label].reason, rows[label].reason
+        assert rows[label.replace(" run", " compile")].status == "pass"  # only running the kernel shows it
