@@ -12,6 +12,7 @@ from conftest import GELU_DIR, SAMPLES
 
 from opgen.cann_sources import resolve_sources
 from opgen.check.headers import compile_command
+from opgen.check.ut_tier import op_api_ut_dirs
 
 UT = "tests/ut/op_api/test_aclnn_gelu_backward.cpp"
 
@@ -19,10 +20,9 @@ UT = "tests/ut/op_api/test_aclnn_gelu_backward.cpp"
 def _compile(op_dir: Path, cann_src: Path) -> subprocess.CompletedProcess[str]:
     if shutil.which("g++") is None:
         pytest.skip("needs g++")
-    framework = cann_src / "ops-nn" / "tests" / "ut" / "op_api"
-    dirs = [framework / "stub", framework / "op_api_ut_common" / "inc", cann_src / "googletest/googletest/include",
-            *resolve_sources(cann_src, None).host_include_dirs(op_api=True)]
-    command = compile_command("g++", op_dir, UT, "op_api", dirs)
+    sources = resolve_sources(cann_src, None)
+    assert sources is not None
+    command = compile_command("g++", op_dir, UT, "op_api", op_api_ut_dirs(sources))
     return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
 
 

@@ -27,7 +27,7 @@ from ..cann_sources import CannSources, enable_hint
 from ..errors import OpgenError
 from ..plan import RenderPlan
 from ..spec.socs import SOCS
-from .headers import first_error
+from .headers import compile_command, first_error
 from .items import CheckItem, bad, ok, skipped
 from .ophost_ut_framework import TILING_EXECUTOR, Framework, build_framework
 from .trust import Trust, run_tree_code
@@ -78,7 +78,7 @@ def ut_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, trust: 
         for soc in runnable:
             others = [t.suite for t in plan.ophost_ut.tiling_suites if t.soc != soc]
             items += build.link_and_run(soc, others, trust)
-        items += _op_api_syntax(op_dir, sources, framework, jobs)
+        items += _op_api_syntax(op_dir, sources, jobs)
     items.append(skipped("kernel UTs", "not built by the ut tier: they need tikicpulib or the kernel tier's "
                                        "CPU stand-ins (see the kernel tier)"))
     return items
@@ -232,17 +232,22 @@ def _relative(path: str, op_dir: Path) -> str:
     return full[len(str(op_dir)) + 1:] if _inside(path, op_dir) else path
 
 
-def _op_api_syntax(op_dir: Path, sources: CannSources, framework: Framework, jobs: int) -> list[CheckItem]:
+def op_api_ut_dirs(sources: CannSources) -> list[Path]:
+    """Include dirs of ops-nn's op_api UT target: its stub dir first (opdev/platform.h with SocVersionManager),
+    then the UT framework, googletest and the real op_api headers."""
+    common = sources.repo("ops-nn") / "tests/ut/op_api"
+    return [common / "stub", common / "op_api_ut_common/inc", common,
+            sources.repo("googletest") / "googletest/include", *sources.host_include_dirs(op_api=True)]
+
+
+def _op_api_syntax(op_dir: Path, sources: CannSources, jobs: int) -> list[CheckItem]:
     files = sorted((op_dir / "tests/ut/op_api").glob("test_*.cpp"))
     if not files:
         return [skipped("op_api UTs", "no tests/ut/op_api/test_*.cpp")]
-    common = sources.repo("ops-nn") / "tests/ut/op_api"
-    dirs = [op_dir / "tests/ut/op_api", op_dir, op_dir.parent, common, common / "op_api_ut_common/inc",
-            common / "op_api_ut_common", *sources.host_include_dirs(op_api=True), *framework.include_dirs]
-    base = ["g++", "-std=c++17", "-fsyntax-only", "-fno-diagnostics-color", "-fmax-errors=10",
-            "-Dgoogle=ascend_private", "-DLOG_CPP", *(f"-I{d}" for d in dirs)]
+    dirs = op_api_ut_dirs(sources)
     with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
-        errors = list(pool.map(lambda f: _gxx([*base, str(f)], op_dir), files))
+        errors = list(pool.map(lambda f: _gxx(compile_command(
+            "g++", op_dir, f.relative_to(op_dir).as_posix(), "op_api", dirs), op_dir), files))
     items = []
     for path, error in zip(files, errors, strict=True):
         label = f"{path.relative_to(op_dir).as_posix()} compiles (op_api, -fsyntax-only)"
