@@ -30,6 +30,7 @@ from pathlib import Path
 from ..cann_sources import CannSources
 from ..plan import RenderPlan
 from ..plan.tensors import DtypeCombination
+from ..spec.socs import SOCS
 
 COMMON_DEFINES = ("-D_GLIBCXX_USE_CXX11_ABI=0", "-DASCENDC_CPU_DEBUG=1", "-DASCENDC_DEBUG=1", "-DASCENDC_DUMP=0",
                   "-D__CCE_KT_TEST__=1", "-DASCENDC_TPL_KERNEL")
@@ -45,7 +46,6 @@ class KernelArch:
     aicore: int
     dav: str  # the __DAV_<dav>__ family define
     vector_defines: tuple[str, ...]  # what marks a vector-core compile on this arch
-    product: str  # asc-devkit's product name for it
 
     @property
     def defines(self) -> tuple[str, ...]:
@@ -56,17 +56,15 @@ class KernelArch:
 ARCHES: dict[int, KernelArch] = {
     a.npu_arch: a
     for a in (
-        KernelArch(2201, 220, "C220", ("__DAV_C220_VEC__", "__DAV_VEC__"), "ascend910B1_AIV"),
-        KernelArch(3510, 310, "C310", ("__DAV_C310_VEC__", "__DAV_VEC__"), "ascend950pr_9599_AIV"),
-        KernelArch(2002, 200, "M200", (), "ascend310p"),
-        KernelArch(3002, 300, "M300", (), "ascend310B1"),
+        KernelArch(2201, 220, "C220", ("__DAV_C220_VEC__", "__DAV_VEC__")),
+        KernelArch(3510, 310, "C310", ("__DAV_C310_VEC__", "__DAV_VEC__")),
+        KernelArch(2002, 200, "M200", ()),
+        KernelArch(3002, 300, "M300", ()),
     )
 }
-# every SoC of opgen/spec/socs.py; a SoC missing here is reported by unmapped_reason, never compiled blind
-SOC_ARCH: dict[str, int] = {
-    "ascend910b": 2201, "ascend910_93": 2201, "ascend950": 3510, "ascend350": 3510,
-    "ascend310p": 2002, "ascend310b": 3002,
-}
+# every SoC of opgen/spec/socs.py, by the __NPU_ARCH__ recorded there; an arch missing from ARCHES is reported by
+# unmapped_reason, never compiled blind
+SOC_ARCH: dict[str, int] = {name: soc.npu_arch for name, soc in SOCS.items()}
 
 
 def soc_arch(soc: str) -> KernelArch | None:

@@ -88,9 +88,11 @@ def kernel_run_rows(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannS
 def soc_facts(sources: CannSources, soc: SocPlan) -> SocFacts | None:
     """Vector cores and UB bytes (as PlatformAscendC reports them to the tiling) from the runtime repo's platform
     config of the SoC's first model."""
-    ini = sources.repo("runtime") / PLATFORM_CONFIG / f"{soc.short_version}1.ini"
-    if not ini.is_file():
+    wanted = f"{soc.kernel_ut_soc or soc.short_version + '1'}.ini".lower()
+    inis = [p for p in sorted((sources.repo("runtime") / PLATFORM_CONFIG).glob("*.ini")) if p.name.lower() == wanted]
+    if not inis:
         return None
+    ini = inis[0]
     config = configparser.ConfigParser()
     config.read(ini)
     try:

@@ -117,8 +117,12 @@ def _grouped(kind: str, results: Iterable[NumericsResult], plan: RenderPlan) -> 
     return items
 
 
+_CHILD_CWD = Path(__file__).resolve().parents[2]  # where opgen itself lies, nothing of the tree
+
+
 def _child_command() -> list[str]:
-    return [sys.executable, "-B", "-m", "opgen.check.numerics_tier"]
+    """`-P` (3.11+): nothing of the cwd on sys.path, whatever dir the child starts in."""
+    return [sys.executable, "-B", *(["-P"] if sys.version_info >= (3, 11) else []), "-m", "opgen.check.numerics_tier"]
 
 
 def _child_env() -> dict[str, str]:
@@ -131,7 +135,10 @@ def start_child(op_dir: Path, spec_path: Path, *, seed: int = 0, trust: Trust = 
     command = [*_child_command(), str(op_dir), str(spec_path), "--seed", str(seed)]
     if trust.allow_exec:
         command.append(ALLOW_EXEC_FLAG)
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_child_env())
+    # a cwd of its own: `python -m` puts the cwd first on sys.path, and the user's cwd may be the checked tree
+    # (a `numpy.py` there would run on import)
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_child_env(),
+                            cwd=_CHILD_CWD)
 
 
 def collect_child(child: subprocess.Popen[str], *, timeout: float = CHILD_TIMEOUT) -> list[CheckItem]:

@@ -214,3 +214,15 @@ def test_json_never_holds_bare_infinity() -> None:
     text = json.dumps(data, allow_nan=False)
     assert '"max_abs": "inf"' in text and '"max_ulp": "nan"' in text
     assert data["status"] == "fail" and data["exit_code"] == 1
+
+
+def test_a_module_in_the_cwd_does_not_shadow_what_the_numerics_child_imports(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cd OP_DIR && opgen check .`: a `numpy.py` in the tree must not run."""
+    op_dir = copy_sample(tmp_path, RELU)
+    marker = tmp_path / "shadowed.txt"
+    (op_dir / "numpy.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\nraise ImportError('shadow')\n")
+    monkeypatch.chdir(op_dir)
+    code, tiers = run_json(op_dir)
+    assert not marker.exists()
+    assert tiers["numerics"]["status"] == "pass", failing_items(tiers["numerics"])
