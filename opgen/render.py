@@ -56,10 +56,6 @@ def render_trees(plans: list[RenderPlan]) -> list[dict[str, bytes]]:
         return trees
 
 
-def render_tree(plan: RenderPlan) -> dict[str, bytes]:
-    return render_trees([plan])[0]
-
-
 def render_blueprint(blueprint: str, plan: RenderPlan) -> dict[str, bytes]:
     """One blueprint's files before formatting, as copier would write them (keys: POSIX paths)."""
     env = _environment()

@@ -128,7 +128,6 @@ class DefTensor:
 class DefInfo:
     tensors: tuple[DefTensor, ...]
     socs: tuple[tuple[str, int], ...]  # (soc, line) of each AddConfig
-    op_add: tuple[tuple[str, int], ...]
     op_files: tuple[tuple[str, int], ...]  # ExtendCfgInfo("opFile.value", ...)
 
     def columns_problem(self) -> str | None:
@@ -167,7 +166,6 @@ def read_def(src: Source) -> DefInfo:
     return DefInfo(
         tensors=tuple(tensors),
         socs=find_named(src, r'AddConfig\s*\(\s*"(\w+)"'),
-        op_add=find_named(src, r"\bOP_ADD\s*\(\s*(\w+)\s*\)"),
         op_files=find_named(src, r'ExtendCfgInfo\s*\(\s*"opFile\.value"\s*,\s*"([^"]*)"'),
     )
 

@@ -91,7 +91,6 @@ class OphostUtPlan:
     infershape_suite: str
     infershape_cases: tuple[InfershapeCase, ...]
     tiling_suites: tuple[TilingSuite, ...]
-    untested_socs: tuple[str, ...]  # SoCs without UT platform facts: no tiling suite
     tiling_header: str  # arch35: the tiling header (compile info, tiling struct); classic: none
     compile_info: str  # the compile info the tiling gets (classic: a UT-local empty one; the tiling reads none)
     ub_align: int  # arch35: ElewiseTiling's ubFormer alignment (elements) for the min dtype
@@ -120,7 +119,6 @@ def ophost_ut_plan(spec: OpSpec, layout: str, tensors: tuple[TensorPlan, ...],
         infershape_suite=f"{spec.op_type}Infershape",
         infershape_cases=_infershape_cases(spec, inputs, outputs, combos, source_input),
         tiling_suites=tuple(suites),
-        untested_socs=tuple(s.name for s in socs if s.name not in UT_PLATFORMS),
         tiling_header=f"../../../../op_host/arch35/{spec.snake_name}_tiling_arch35.h" if arch35 else "",
         compile_info=f"optiling::{spec.op_type}CompileInfo" if arch35 else f"{spec.op_type}UtCompileInfo",
         ub_align=256 * 8 // min_bits,

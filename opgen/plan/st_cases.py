@@ -22,6 +22,7 @@ import numpy as np
 
 from ..spec.models import OpSpec
 from ..spec.socs import SOCS
+from .classic import classic_tiling
 from .tensors import DtypeCombination, TensorPlan
 
 ST_COLUMNS = (
@@ -127,7 +128,7 @@ def _tile_elements(ub_bytes: int, tensors: tuple[TensorPlan, ...], combo: DtypeC
     tensor the kernel moves, an upper bound, so the row has at least TILES_PER_CORE tiles per core."""
     if bits is None:
         return ub_bytes * 8 // sum(t.dtypes[combo.index].size_bits for t in tensors if t.read_by_kernel)
-    return ub_bytes * 8 // bits // 256 * 256
+    return classic_tiling(1, bits, 1, ub_bytes).tile_data_num
 
 
 def _fit(shape: Sequence[int], multiple: int) -> tuple[int, ...]:

@@ -19,10 +19,6 @@ class Dtype:
     acl: str  # aclDataType enumerator (aclnn examples and UT)
     host: str  # C++ type holding one element (or its bits) on the host in examples
 
-    @property
-    def size_bytes(self) -> int:
-        return max(1, self.size_bits // 8)
-
 
 _TABLE = (
     Dtype("float16", "DT_FLOAT16", "half", "TPL_FP16", 1, 16, True, "ACL_FLOAT16", "uint16_t"),

@@ -23,7 +23,6 @@ from .issues import SpecIssue
 from .models import MAX_NAME_LENGTH, SNAKE_PATTERN, WINDOWS_DEVICE_NAMES, OpSpec, camel_to_snake
 
 Loc = tuple[str | int, ...]
-TAKEN_CPP = CPP_KEYWORDS | CPP_NAMES
 TAKEN_PY = PY_KEYWORDS | PY_NAMES
 
 

@@ -21,10 +21,6 @@ class ResolvedReference:
     grad: str | None
     migrated: str = ""
 
-    @property
-    def is_derivative(self) -> bool:
-        return self.wrt is not None
-
 
 def resolve_reference(spec: OpSpec) -> ResolvedReference | None:
     """None when the spec has no reference (or only the placeholder `opgen new` writes)."""

@@ -224,5 +224,6 @@ def test_a_module_in_the_cwd_does_not_shadow_what_the_numerics_child_imports(
     (op_dir / "numpy.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\nraise ImportError('shadow')\n")
     monkeypatch.chdir(op_dir)
     code, tiers = run_json(op_dir)
+    assert code == 0
     assert not marker.exists()
     assert tiers["numerics"]["status"] == "pass", failing_items(tiers["numerics"])
