@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..plan import RenderPlan
-from .items import CheckItem, ok, skipped, verdict
+from .items import CheckItem, more_line, ok, skipped, verdict
 from .readers import (
     DefInfo,
     OpFiles,
@@ -210,10 +210,6 @@ def st_csv_items(op_dir: Path, info: DefInfo) -> list[CheckItem]:
         problems += [f"{rel}:{r.line} ({r.testcase}): {show(r.dtypes, n_in)} is not a def combination"
                      for r in rows if r.dtypes is not None and r.dtypes not in combos]
         used = {r.dtypes for r in rows if r.dtypes in combos}
-        items.append(verdict(f"ST CSV dtypes ⊆ def ({Path(rel).name})", problems[:4] + _more(problems, 4),
+        items.append(verdict(f"ST CSV dtypes ⊆ def ({Path(rel).name})", problems[:4] + more_line(problems, 4),
                              f"{len(rows)} rows cover {len(used)} of {len(combos)} combinations", rows=len(rows)))
     return items
-
-
-def _more(problems: list[str], shown: int) -> list[str]:
-    return [f"... {len(problems) - shown} more"] if len(problems) > shown else []

@@ -90,21 +90,23 @@ def first_error(output: str, op_dir: Path) -> str:
     if not match:
         lines = [line for line in output.splitlines() if line.strip()]
         return lines[-1] if lines else "failed without a message"
-    where = _short(match.group("where"), op_dir)
+    where = op_relative(match.group("where"), op_dir)
     text = f"{where}:{match.group('line')}: {match.group('message').strip()}"
-    if not _inside(match.group("where"), op_dir):
-        ours = [m for m in _INCLUDED.finditer(output[: match.start()]) if _inside(m.group("where"), op_dir)]
+    if not inside_op_dir(match.group("where"), op_dir):
+        ours = [m for m in _INCLUDED.finditer(output[: match.start()]) if inside_op_dir(m.group("where"), op_dir)]
         if ours:
-            text += f" (included from {_short(ours[-1].group('where'), op_dir)}:{ours[-1].group('line')})"
+            text += f" (included from {op_relative(ours[-1].group('where'), op_dir)}:{ours[-1].group('line')})"
     count = len(_ERROR.findall(output))
     return text + (f" [{count} errors in all]" if count > 1 else "")
 
 
-def _inside(where: str, op_dir: Path) -> bool:
+def inside_op_dir(where: str, op_dir: Path) -> bool:
+    """Whether a compiler's path names a file of the op dir."""
     return os.path.abspath(where).startswith(str(op_dir.resolve()) + os.sep)
 
 
-def _short(where: str, op_dir: Path) -> str:
+def op_relative(where: str, op_dir: Path) -> str:
+    """A compiler's path relative to the op dir when it is inside it, else as the compiler gave it."""
     full = os.path.abspath(where)
     base = str(op_dir.resolve()) + os.sep
     return full[len(base):] if full.startswith(base) else where

@@ -61,6 +61,11 @@ def skipped(item: str, reason: str) -> CheckItem:
     return CheckItem(item, SKIP, reason)
 
 
+def more_line(problems: list[str], shown: int) -> list[str]:
+    """The "... N more" line after the first `shown` problems, when some were left out."""
+    return [f"... {len(problems) - shown} more"] if len(problems) > shown else []
+
+
 def verdict(item: str, problems: Iterable[str], passed_reason: str = "", **figures: Figure) -> CheckItem:
     """FAIL listing every problem, or PASS with `passed_reason`: most checks collect problems, then decide."""
     found = list(problems)

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..cann_sources import CannSources, cache_root, enable_hint
 from ..plan import RenderPlan
+from .headers import inside_op_dir, op_relative
 from .items import CheckItem, Figure, bad, ok, skipped
 from .kernel_build import KernelVariant, compile_command, kernel_sources, kernel_variants, wrapper_source
 from .kernel_intrinsics import intrinsic_dir, learn
@@ -137,25 +138,17 @@ def kernel_error(output: str, op_dir: Path, wrapper: Path) -> str:
     count = len(_ERROR.findall(output))
     suffix = f" [{count} errors in all]" if count > 1 else ""
     where = match.group("where")
-    if _inside(where, op_dir):
-        return f"{_short(where, op_dir)}:{match.group('line')}: {message}{suffix}"
+    if inside_op_dir(where, op_dir):
+        return f"{op_relative(where, op_dir)}:{match.group('line')}: {message}{suffix}"
     block = output[output.rfind("\n\n", 0, match.start()) + 1: match.start()]
-    frames = [m for m in _FRAME.finditer(block) if _inside(m.group("where"), op_dir)]
+    frames = [m for m in _FRAME.finditer(block) if inside_op_dir(m.group("where"), op_dir)]
     cann = f"{Path(where).name}:{match.group('line')}"
     if Path(where).resolve() == wrapper.resolve():
         cann = "the op compiler's wrapper of the kernel entry"
     if frames:
         first = frames[0]
-        return f"{_short(first.group('where'), op_dir)}:{first.group('line')}: {message} (in {cann}){suffix}"
+        return f"{op_relative(first.group('where'), op_dir)}:{first.group('line')}: {message} (in {cann}){suffix}"
     return f"{cann}: {message}{suffix}"
-
-
-def _inside(where: str, op_dir: Path) -> bool:
-    return os.path.abspath(where).startswith(str(op_dir) + os.sep)
-
-
-def _short(where: str, op_dir: Path) -> str:
-    return os.path.abspath(where)[len(str(op_dir)) + 1:]
 
 
 def _tree_key(op_dir: Path) -> str:

@@ -14,7 +14,7 @@ from ..errors import OpgenError
 from ..plan import RenderPlan
 from ..record import RECORD_DIR
 from ..spec.load import LoadedSpec
-from .items import CheckItem, bad, ok, skipped, verdict
+from .items import CheckItem, bad, more_line, ok, skipped, verdict
 from .readers import (
     OpFiles,
     ReadError,
@@ -184,11 +184,6 @@ def st_csv_op_names(op_dir: Path, files: OpFiles) -> list[CheckItem]:
         rows = read_st_csv(op_dir / rel)
         wrong = [f"{rel}:{r.line}: op_name is {r.op_name!r}, expected {files.name!r}" for r in rows
                  if r.op_name != files.name]
-        items.append(verdict(f"ST CSV op_name ({Path(rel).name})", wrong[:3] + _more(wrong, 3),
+        items.append(verdict(f"ST CSV op_name ({Path(rel).name})", wrong[:3] + more_line(wrong, 3),
                              f"{rel}: {len(rows)} rows", rows=len(rows)))
     return items
-
-
-def _more(problems: list[str], shown: int) -> list[str]:
-    return [f"... {len(problems) - shown} more"] if len(problems) > shown else []
-

@@ -27,7 +27,7 @@ from ..cann_sources import CannSources, enable_hint
 from ..errors import OpgenError
 from ..plan import RenderPlan
 from ..spec.socs import SOCS
-from .headers import compile_command, first_error
+from .headers import compile_command, first_error, inside_op_dir, op_relative
 from .items import CheckItem, bad, ok, skipped
 from .ophost_ut_framework import TILING_EXECUTOR, Framework, build_framework
 from .trust import Trust, run_tree_code
@@ -215,21 +215,12 @@ def _failure(case: dict[str, object], suite: str, op_dir: Path) -> str:
     message = " ".join(line.strip() for line in text.splitlines()[1:] if line.strip())[:400]
     where = _FAILURE_AT.search(text)
     name = f"{suite}.{case.get('name')}"
-    if where is not None and _inside(where.group("where"), op_dir):
-        return f"{_relative(where.group('where'), op_dir)}:{where.group('line')}: {name}: {message}"
+    if where is not None and inside_op_dir(where.group("where"), op_dir):
+        return f"{op_relative(where.group('where'), op_dir)}:{where.group('line')}: {name}: {message}"
     asserted = f" (at {Path(where.group('where')).name}:{where.group('line')})" if where is not None else ""
     if isinstance(case.get("file"), str) and case.get("line"):
-        return f"{_relative(str(case['file']), op_dir)}:{case['line']}: {name}: {message}{asserted}"
+        return f"{op_relative(str(case['file']), op_dir)}:{case['line']}: {name}: {message}{asserted}"
     return f"{name}: {message or 'failed'}{asserted}"
-
-
-def _inside(path: str, op_dir: Path) -> bool:
-    return os.path.abspath(path).startswith(str(op_dir) + os.sep)
-
-
-def _relative(path: str, op_dir: Path) -> str:
-    full = os.path.abspath(path)
-    return full[len(str(op_dir)) + 1:] if _inside(path, op_dir) else path
 
 
 def op_api_ut_dirs(sources: CannSources) -> list[Path]:
