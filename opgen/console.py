@@ -6,13 +6,15 @@ spec value `:smile:` prints as typed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 
-def console(*, stderr: bool = False) -> Console:
+def console(*, stderr: bool = False, file: IO[str] | None = None, width: int | None = None,
+            soft_wrap: bool = True) -> Console:
+    """`soft_wrap=False` with a width is for tables, which wrap their own cells."""
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
+    return Console(stderr=stderr, file=file, width=width, highlight=False, soft_wrap=soft_wrap, emoji=False)

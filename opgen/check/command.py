@@ -78,8 +78,9 @@ def check(
 
 def _error(message: str) -> None:
     """One line on stderr, never a traceback."""
-    from rich.console import Console
     from rich.markup import escape
 
-    Console(stderr=True, highlight=False, emoji=False).print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
+    from ..console import console as make_console
+
+    make_console(stderr=True).print(f"[red]error:[/red] {escape(message)}")
     sys.stderr.flush()

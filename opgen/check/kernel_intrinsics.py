@@ -20,16 +20,14 @@ The learned names are cached per (asc-devkit content, arch) in the user's cache 
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cann_sources import CannSources, cache_root
+from ..locks import held_lock
 from .kernel_build import KernelArch
 
 HEADER = "stub_fun.h"
@@ -94,7 +92,7 @@ def intrinsic_dir(sources: CannSources, arch: KernelArch) -> Path | None:
         return None
     root = stub_root(sources, arch)
     if not (root / HEADER).is_file():
-        with _locked(root):
+        with held_lock(root / ".lock"):
             if not (root / HEADER).is_file():
                 _write(root, sources, arch, _load(root))
     return root
@@ -107,7 +105,7 @@ def learn(sources: CannSources, arch: KernelArch, output: str) -> bool:
         return False
     found = undeclared(output, sources.repo("asc-devkit"), sources.repo("asc-tools"))
     root = stub_root(sources, arch)
-    with _locked(root):
+    with held_lock(root / ".lock"):
         names = _load(root)
         new = found.new_in(names)
         if not new.all() and not new.members and not new.valued:
@@ -169,17 +167,6 @@ def _after(lines: list[str], row: int, col: int, name: str) -> str:
 def _load(root: Path) -> Names:
     path = root / "names.json"
     return Names.from_json(path.read_text(encoding="utf-8")) if path.is_file() else Names()
-
-
-@contextmanager
-def _locked(root: Path) -> Iterator[None]:
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / ".lock", "w", encoding="utf-8") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _write(root: Path, sources: CannSources, arch: KernelArch, names: Names) -> None:

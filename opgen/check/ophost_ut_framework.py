@@ -15,21 +15,20 @@ interrupted first build resumes; the finished tree is renamed to `<key>/` and ne
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import re
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..cann_sources import CannSources, cache_root
 from ..errors import OpgenError
+from ..locks import held_lock
 
 REPOS = ("metadef", "ge", "runtime", "opbase", "asc-devkit", "libboundscheck", "googletest", "ops-nn", "json")
 COMPILE_TIMEOUT = 900.0
@@ -186,7 +185,7 @@ def build_framework(sources: CannSources, *, jobs: int = 2, compiler: str = "g++
     """The cached framework for these sources, building it first when absent (about 390 s of CPU at -O0)."""
     final = framework_dir(sources)
     final.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(final.with_suffix(".lock")):
+    with held_lock(final.with_suffix(".lock")):
         if not (final / "done").is_file():
             start = time.perf_counter()
             _build(sources, final, jobs=jobs, compiler=compiler, cc=cc)
@@ -293,13 +292,3 @@ def _run(command: Sequence[str], what: str, cwd: Path | None = None) -> None:
         errors = [line for line in done.stderr.splitlines() if "error" in line] or done.stderr.splitlines()
         raise OpgenError(f"{what}: " + (" | ".join(errors[:3]) or f"exit code {done.returncode}"))
 
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """One builder per sources content at a time; the others wait, then find it built."""
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -58,11 +58,12 @@ def print_json(report: CheckReport) -> None:
 
 
 def print_table(report: CheckReport, console: Console | None = None) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = console or Console(highlight=False, emoji=False, width=None if sys.stdout.isatty() else WIDE)
+    from ..console import console as make_console
+
+    console = console or make_console(width=None if sys.stdout.isatty() else WIDE, soft_wrap=False)
     table = Table(title=f"opgen check {report.op_type} ({report.layout}) — {report.op_dir}", title_justify="left",
                   show_lines=False, expand=False)
     table.add_column("tier", no_wrap=True)

@@ -50,15 +50,15 @@ def validate(
     ] = None,
 ) -> None:
     """Build and test a generated op with ops-nn's own build.sh (needs the CANN toolkit)."""
-    from rich.console import Console
     from rich.text import Text
 
+    from ..console import console as make_console
     from ..errors import OpgenError
     from .pipeline import Options, execute, prepare
     from .report import ConsoleProgress, input_error_json, print_preamble, print_summary, to_json
     from .stages import Stage
 
-    console = Console(file=sys.stderr if json_out else sys.stdout, soft_wrap=True, highlight=False, emoji=False)
+    console = make_console(file=sys.stderr if json_out else sys.stdout)
     opts = Options(
         op_dir=op_dir,
         ops_nn=ops_nn,
@@ -74,7 +74,7 @@ def validate(
     try:
         prep = prepare(opts)
     except OpgenError as exc:
-        Console(file=sys.stderr, soft_wrap=True, highlight=False).print(Text(f"error: {exc}", style="bold red"))
+        make_console(stderr=True).print(Text(f"error: {exc}", style="bold red"))
         if json_out:
             print(json.dumps(input_error_json(str(exc)), indent=2))
         raise typer.Exit(2) from None

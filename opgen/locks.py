@@ -1,0 +1,20 @@
+"""One blocking file lock for the caches several opgen runs may fill at once (declarations, UT framework)."""
+
+from __future__ import annotations
+
+import fcntl
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def held_lock(path: Path) -> Iterator[None]:
+    """Exclusive while the block runs; a second run waits here, then finds what the first one built."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
