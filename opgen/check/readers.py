@@ -155,6 +155,18 @@ _DEF_NEXT = re.compile(r"this\s*->")
 _DATATYPE = re.compile(r"\.DataType\s*\(\s*\{([^}]*)\}\s*\)")
 
 
+def golden_assignment(tree: ast.Module) -> tuple[ast.expr, int] | None:
+    """The value and line of golden.py's last top-level ``__golden__ =``: the one an import would keep."""
+    found = None
+    for node in tree.body:
+        if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if any(isinstance(t, ast.Name) and t.id == "__golden__" for t in targets):
+            found = (node.value, node.lineno)
+    return found
+
+
 def read_def(src: Source) -> DefInfo:
     tensors = []
     for match in _DEF_TENSOR.finditer(src.code):

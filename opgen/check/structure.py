@@ -21,6 +21,7 @@ from .readers import (
     Source,
     find_named,
     glob_rel,
+    golden_assignment,
     read_binary_json,
     read_source,
     read_st_csv,
@@ -164,15 +165,15 @@ def golden_keys(path: Path) -> list[tuple[str, int]]:
         tree = ast.parse(path.read_bytes())
     except SyntaxError:
         return []
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__golden__" for t in node.targets):
-            try:
-                table = ast.literal_eval(node.value)
-            except ValueError:
-                return []
-            kernel = table.get("kernel", {}) if isinstance(table, dict) else {}
-            return [(str(k), node.lineno) for k in kernel] if isinstance(kernel, dict) else []
-    return []
+    found = golden_assignment(tree)
+    if found is None:
+        return []
+    try:
+        table = ast.literal_eval(found[0])
+    except ValueError:
+        return []
+    kernel = table.get("kernel", {}) if isinstance(table, dict) else {}
+    return [(str(k), found[1]) for k in kernel] if isinstance(kernel, dict) else []
 
 
 def st_csv_op_names(op_dir: Path, files: OpFiles) -> list[CheckItem]:

@@ -27,6 +27,7 @@ import tree_sitter_cmake
 import tree_sitter_cpp
 from tree_sitter import Language, Node, Parser
 
+from .readers import golden_assignment
 from .trust import Trust, run_tree_code
 
 NO_EXEC = Trust()
@@ -323,13 +324,13 @@ def golden_table_problems(source: bytes) -> list[tuple[int, str]]:
     whose values name functions defined at the module's top level."""
     tree = ast.parse(source)
     functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
-    line = _golden_line(source)
-    tables = [node.value for node in tree.body if isinstance(node, ast.Assign)
-              and any(isinstance(t, ast.Name) and t.id == "__golden__" for t in node.targets)]
-    if not tables or not isinstance(tables[-1], ast.Dict) or not tables[-1].keys:
+    found = golden_assignment(tree)
+    line = found[1] if found else 1
+    table = found[0] if found else None
+    if not isinstance(table, ast.Dict) or not table.keys:
         return [(line, "no non-empty dict literal `__golden__`")]
     problems = []
-    for key, entries in zip(tables[-1].keys, tables[-1].values, strict=True):
+    for key, entries in zip(table.keys, table.values, strict=True):
         kind = key.value if isinstance(key, ast.Constant) else "?"
         if not isinstance(entries, ast.Dict):
             problems.append((line, f"__golden__[{kind!r}] is not a dict literal"))
@@ -344,12 +345,8 @@ def golden_table_problems(source: bytes) -> list[tuple[int, str]]:
 
 
 def _golden_line(source: bytes) -> int:
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(t, ast.Name) and t.id == "__golden__" for t in targets):
-                return node.lineno
-    return 1
+    found = golden_assignment(ast.parse(source))
+    return found[1] if found else 1
 
 
 # ---------------------------------------------------------------- CSV

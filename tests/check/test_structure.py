@@ -95,3 +95,17 @@ def test_commented_out_name_is_not_read(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, GELU)
     edit(op_dir / "op_host/gelu_grad_def.cpp", "OP_ADD(GeluGrad);", "// OP_ADD(Gelu);\nOP_ADD(GeluGrad);")
     assert failing(name_items(op_dir, loaded(op_dir)[1])) == []
+
+
+def test_golden_table_assigned_twice_is_read_as_an_import_keeps_it(tmp_path: Path) -> None:
+    """The last `__golden__ =` is the one ops-nn's runner sees: structure and syntax both read that one."""
+    op_dir = copy_sample(tmp_path, GELU)
+    golden = op_dir / "tests/assets/golden.py"
+    lines = golden.read_text(encoding="utf-8").count("\n")
+    with golden.open("a", encoding="utf-8") as handle:
+        handle.write('__golden__ = {"kernel": {"gelu_grad_old": "gelu_grad"}}\n')
+    report = run_checks(op_dir)
+    tiers = {t.tier: t for t in report.tiers}
+    [item] = failing(tiers["structure"].items)
+    assert item.item == "golden __golden__ key"
+    assert f"tests/assets/golden.py:{lines + 1}: __golden__ registers 'gelu_grad_old'" in item.reason
