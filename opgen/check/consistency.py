@@ -34,7 +34,7 @@ Combo = tuple[str, ...]
 
 
 def consistency_tier(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
-    files = OpFiles(plan.name, plan.op_type, plan.layout)
+    files = OpFiles(plan.name, plan.op_type, plan.families[0])
     src = read_source(op_dir, files.def_cpp)
     if src is None:
         return [skipped("def dtype combinations", f"{files.def_cpp} missing: nothing to compare against")]
@@ -96,7 +96,7 @@ _CLASSIC_CASES = re.compile(r"DTYPE_CASES\s*\[\s*\]\s*=\s*\{(.*?)\}\s*;", re.S)
 
 def tiling_dispatch(op_dir: Path, files: OpFiles) -> tuple[Source | None, list[tuple[str, str, int]]]:
     """(dtype, TPL name or "", line) of each dtype the host tiling dispatches on."""
-    if files.layout == "arch35":
+    if files.is_dag:
         src = read_source(op_dir, f"op_host/arch35/{files.name}_tiling_arch35.cpp")
         if src is None:
             return None, []
@@ -118,7 +118,7 @@ def tiling_dispatch_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckIt
     src, found = tiling_dispatch(op_dir, files)
     if src is None:
         return skipped(label, "tiling source missing (see structure)")
-    shape = "`== ge::DT_X) { dType = TPL_X;` chain" if files.layout == "arch35" else "DTYPE_CASES table"
+    shape = "`== ge::DT_X) { dType = TPL_X;` chain" if files.is_dag else "DTYPE_CASES table"
     if not found:
         return verdict(label, [f"{src.rel}: no {shape} found"])
     keys = list(dict.fromkeys(t for t in info.outputs[0].dtypes or ()))
@@ -133,7 +133,7 @@ def tiling_dispatch_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckIt
 def tpl_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
     """arch35: the dType TPL macros declared and selected are exactly those the tiling sets, with distinct values."""
     label = "TPL dType macros == tiling"
-    if files.layout != "arch35":
+    if not files.is_dag:
         return skipped(label, "classic layout: no dType template argument (the kernel takes its dtypes from the "
                               "DTYPE_<TENSOR> macros the build defines per binary JSON entry)")
     src = read_source(op_dir, files.tpl_struct)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..plan.families import KernelFamily
 from ..spec.dtypes import DTYPES, PROTO_TYPE_CLASSES
 
 _GE_TO_NAME = {d.ge: d.name for d in DTYPES.values()}
@@ -67,11 +68,16 @@ def read_source(op_dir: Path, rel: str) -> Source | None:
 
 @dataclass(frozen=True)
 class OpFiles:
-    """Where each file of an op lives, from its snake name and layout (what the blueprints emit)."""
+    """Where each file of one kernel family of an op lives, from its snake name and the family (what the
+    blueprints emit)."""
 
     name: str
     op_type: str
-    layout: str  # "arch35" | "classic"
+    family: KernelFamily
+
+    @property
+    def is_dag(self) -> bool:
+        return self.family.is_dag
 
     @property
     def def_cpp(self) -> str:
@@ -87,7 +93,7 @@ class OpFiles:
 
     @property
     def kernel_entry(self) -> str:
-        return f"op_kernel/{self.name}_apt.cpp" if self.layout == "arch35" else f"op_kernel/{self.name}.cpp"
+        return self.family.kernel_entry
 
     @property
     def tpl_struct(self) -> str:

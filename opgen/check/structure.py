@@ -35,7 +35,7 @@ def structure_tier(op_dir: Path, loaded: LoadedSpec, plan: RenderPlan) -> list[C
 
 def name_items(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
     """Every file names the op as the spec does (no render needed: fast)."""
-    files = OpFiles(plan.name, plan.op_type, plan.layout)
+    files = OpFiles(plan.name, plan.op_type, plan.families[0])
     items = [check.run(op_dir, files) for check in name_checks(files)]
     items.append(op_file_value(op_dir, files))
     items += binary_json_op_types(op_dir, files)
@@ -58,8 +58,8 @@ def required_files(op_dir: Path, loaded: LoadedSpec) -> CheckItem:
     if missing:
         return bad("required files", "missing: " + ", ".join(missing), required=len(required),
                    missing=len(missing))
-    return ok("required files", f"all {len(required)} files the {rendered.plan.layout} layout requires exist",
-              required=len(required))
+    return ok("required files", f"all {len(required)} files the kernel families {rendered.plan.families_text} "
+              "require exist", required=len(required))
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ def name_checks(files: OpFiles) -> list[NameCheck]:
 
 
 def _tiling_sources(files: OpFiles) -> tuple[str, ...]:
-    if files.layout == "arch35":
+    if files.is_dag:
         return (f"op_host/arch35/{files.name}_tiling_arch35.cpp",)
     return (f"op_host/{files.name}_tiling.cpp",)
 

@@ -101,7 +101,7 @@ def _struct_fields(sources: list[Source], struct: str) -> set[str] | None:
 
 def tiling_keys_item(op_dir: Path, files: OpFiles) -> CheckItem:
     label = "tiling keys: host == kernel"
-    return _arch35_keys(op_dir, files, label) if files.layout == "arch35" else _classic_keys(op_dir, files, label)
+    return _arch35_keys(op_dir, files, label) if files.is_dag else _classic_keys(op_dir, files, label)
 
 
 def _arch35_keys(op_dir: Path, files: OpFiles, label: str) -> CheckItem:
@@ -198,7 +198,7 @@ def socs_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
         else:
             problems += [f"CMakeLists.txt:{dirs[1]}: tiling dir op_host/{d} (for {s}) does not exist"
                          for s, d in zip(socs, dirs[0], strict=True) if not (op_dir / "op_host" / d).is_dir()]
-    if files.layout != "arch35":
+    if not files.is_dag:
         tiling = read_source(op_dir, f"op_host/{files.name}_tiling.cpp")
         keyed = [s for s, _ in find_named(tiling, r"SocVersion::(\w+)")] if tiling else []
         if keyed:

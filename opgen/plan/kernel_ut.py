@@ -56,7 +56,7 @@ class KernelUtPlan:
 
 
 def kernel_ut_plan(
-    spec: OpSpec, layout: str, rel_dir: str, tensors: tuple[TensorPlan, ...],
+    spec: OpSpec, dag: bool, rel_dir: str, tensors: tuple[TensorPlan, ...],
     combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
 ) -> KernelUtPlan:
     name = spec.snake_name
@@ -66,7 +66,7 @@ def kernel_ut_plan(
         elements *= dim
     inputs = [t for t in tensors if t.role == "input"]
     low, high = spec.tests.value_range
-    if layout == "arch35":
+    if dag:
         source, struct = f"../../../op_kernel/{name}_apt.cpp", "EleBaseTilingDataV2"
         cases = [_arch35_case(name, c, socs[0], shape, elements, 1, tensors) for c in combos]
         cases.append(_arch35_case(name, combos[0], socs[0], shape, elements, MULTI_CORES, tensors))

@@ -73,10 +73,6 @@ def _dtypes(spec: OpSpec) -> list[SpecIssue]:
 
 def _platforms(spec: OpSpec) -> list[SpecIssue]:
     issues = []
-    styles = {p.kernel for p in spec.platforms}
-    if len(styles) > 1:
-        issues.append(SpecIssue(("platforms",), "all platforms of one op use one kernel style (ops-nn keeps one "
-                                "layout per op dir); split the op or pick arch35_dag or classic"))
     socs = Counter(p.soc for p in spec.platforms)
     keys = Counter(p.tiling_key for p in spec.platforms)
     for i, p in enumerate(spec.platforms):
@@ -100,7 +96,7 @@ def _platforms(spec: OpSpec) -> list[SpecIssue]:
     for name in spec.compute.variants:
         if name not in used:
             issues.append(SpecIssue(("compute", "variants", name), "no platform uses this variant; remove it"))
-    issues.extend(_dispatch(spec, arch35=styles == {"arch35_dag"}))
+    issues.extend(_dispatch(spec, arch35=any(p.kernel == "arch35_dag" for p in spec.platforms)))
     if len(set(spec.tiling.sch_modes)) != len(spec.tiling.sch_modes) or not spec.tiling.sch_modes:
         issues.append(SpecIssue(("tiling", "sch_modes"), "list each schMode value once, at least one"))
     return issues
@@ -116,8 +112,9 @@ def _dispatch(spec: OpSpec, arch35: bool) -> list[SpecIssue]:
                                 "so each combination needs a different one"))
     if not arch35:
         return issues
-    if len(spec.compute.variants) > 1:
-        issues.append(SpecIssue(("compute", "variants"), "an arch35 DAG op has one compute variant"))
+    if len({p.compute_variant for p in spec.platforms if p.kernel == "arch35_dag"}) > 1:
+        issues.append(SpecIssue(("compute", "variants"), "an arch35 DAG kernel has one compute variant: give "
+                                "every arch35_dag platform the same one"))
     roles = [("inputs", i, t) for i, t in enumerate(spec.inputs)] + [
         ("outputs", i, t) for i, t in enumerate(spec.outputs)
     ]
