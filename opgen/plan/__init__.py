@@ -216,8 +216,8 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         for p in classic_platforms
     ]) if classic_platforms else None
     classic_cases = classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num) if classic else ()
-    families = kernel_families(spec, socs, lambda dag_family, members: (
-        kernel_ut_plan(spec, dag_family, plan_rel_dir, tensors, combos, members),
+    families = kernel_families(spec, socs, lambda dag_family, members, entry: (
+        kernel_ut_plan(spec, dag_family, entry, plan_rel_dir, tensors, combos, members),
         ophost_ut_plan(spec, dag_family, tensors, combos, members, tuple(c.bits for c in classic_cases),
                        source_input),
     ))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..spec.models import OpSpec, PlatformSpec
 from ..spec.socs import SOCS
+from .family_paths import op_file_value
 from .tensors import DtypeCombination
 
 AICORE_METHODS = (
@@ -41,8 +42,9 @@ def soc_plan(spec: OpSpec, platform: PlatformSpec, combos: tuple[DtypeCombinatio
     if platform.aicore is not None:
         values = platform.aicore.model_dump()
         flags = tuple((method, "true" if values[field] else "false") for field, method in AICORE_METHODS)
-    if platform.kernel == "arch35_dag":
-        extend = (("opFile.value", f"{spec.snake_name}_apt"),)
+    op_file = op_file_value(spec, platform.kernel)
+    if op_file:
+        extend = (("opFile.value", op_file),)
     document = {"op_type": spec.op_type, "op_list": [{"bin_filename": c.bin_filename, **c.binary_entry}
                                                      for c in combos]}
     return SocPlan(

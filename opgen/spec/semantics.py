@@ -73,21 +73,24 @@ def _dtypes(spec: OpSpec) -> list[SpecIssue]:
 
 def _platforms(spec: OpSpec) -> list[SpecIssue]:
     issues = []
+    if {"arch35_dag", "classic_arch35"} <= {p.kernel for p in spec.platforms}:
+        issues.append(SpecIssue(("platforms",), "arch35_dag and classic_arch35 are both kernels of arch35 SoCs "
+                                "and share op_kernel/<op>_apt.cpp; pick one for every arch35 platform"))
     socs = Counter(p.soc for p in spec.platforms)
     keys = Counter(p.tiling_key for p in spec.platforms)
     for i, p in enumerate(spec.platforms):
         loc = ("platforms", i)
         if socs[p.soc] > 1:
             issues.append(SpecIssue((*loc, "soc"), f"{p.soc} is listed more than once"))
-        if p.kernel == "arch35_dag":
+        if p.kernel != "classic":
             if SOCS[p.soc].arch != "arch35":
                 issues.append(SpecIssue((*loc, "kernel"), f"{p.soc} is not an arch35 SoC; use kernel: classic"))
             if p.aicore is None:
                 issues.append(SpecIssue((*loc, "aicore"), "arch35 ops register an OpAICoreConfig; add aicore: {}"))
-        elif p.tiling_key is None:
+        if p.kernel != "arch35_dag" and p.tiling_key is None:
             issues.append(SpecIssue((*loc, "tiling_key"), "classic kernels select the SoC math by tiling key; "
                                     "add tiling_key: <n>"))
-        elif keys[p.tiling_key] > 1:
+        elif p.kernel != "arch35_dag" and keys[p.tiling_key] > 1:
             issues.append(SpecIssue((*loc, "tiling_key"), f"tiling key {p.tiling_key} is used twice"))
         if p.compute_variant not in spec.compute.variants:
             issues.append(SpecIssue((*loc, "compute_variant"), f"no compute variant {p.compute_variant!r}; "
