@@ -1,9 +1,10 @@
 """Which CMakeLists.txt files an op dir has and what they list, from its kernel families.
 
-ops-nn writes an op with one arch35 family as a root CMakeLists.txt registering the modules with each
-SoC's tiling dir; a classic-only op as a root that adds its subdirs and an op_host/CMakeLists.txt registering
-the modules; an op with several families (activation/hard_swish_grad_v2) as the latter with the SoC lists
-in op_host/, plus an op_kernel/CMakeLists.txt naming each family's kernel source and SoCs.
+ops-nn writes an op with one family whose tiling is under op_host/arch35/ as a root CMakeLists.txt
+registering the modules with each SoC's tiling dir; a classic-only op as a root that adds its subdirs and an
+op_host/CMakeLists.txt registering the modules; an op with several families (activation/hard_swish_grad_v2)
+as the latter with the SoC lists in op_host/, plus an op_kernel/CMakeLists.txt naming each family's kernel
+source and SoCs.
 A file name left empty makes the renderer skip that file.
 """
 
@@ -41,7 +42,7 @@ class CmakePlan:
 
 def cmake_plan(name: str, families: tuple[KernelFamily, ...]) -> CmakePlan:
     several = len(families) > 1
-    support = any(f.is_dag for f in families) or several
+    support = several or any(f.tiling_dir != "op_host" for f in families)
     root_modules = support and not several
     return CmakePlan(
         root_modules=LISTS if root_modules else "", root_subdirs="" if root_modules else LISTS,
