@@ -137,7 +137,7 @@ def kernel_variants(plan: RenderPlan) -> list[KernelVariant | tuple[str, str]]:
 
 def kernel_sources(op_dir: Path) -> list[Path]:
     """The op_kernel translation units ops-nn's build hands to the op compiler."""
-    return sorted(p for p in (op_dir / "op_kernel").glob("*.cpp") if p.is_file())
+    return sorted(p for p in (op_dir / "op_kernel").rglob("*.cpp") if p.is_file())
 
 
 def wrapper_source(plan: RenderPlan, tu: Path, variant: KernelVariant) -> str:

@@ -163,7 +163,7 @@ def _classic_cases(spec: OpSpec, soc: SocPlan, inputs: list[TensorPlan], outputs
             tiling = classic_tiling(total, classic_bits[combo.index], platform.core_num, ub)
             cases.append(TilingCase(
                 f"tiling_{combo.key.name}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
-                "GRAPH_SUCCESS", soc.tiling_key or 0, tiling.used_cores, "".join(f"{w} " for w in tiling.fields), (),
+                "GRAPH_SUCCESS", soc.selected_key or 0, tiling.used_cores, "".join(f"{w} " for w in tiling.fields), (),
                 f"{lib + spec.tiling.workspace_bytes}"))
     return cases
 

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 
 from ..spec.models import OpSpec, PlatformSpec
-from ..spec.socs import SOCS
+from ..spec.socs import SOCS, TILING_SOC_ALIASES
 from .family_paths import op_file_value
 from .tensors import DtypeCombination
 
@@ -31,6 +31,7 @@ class SocPlan:
     extend_cfg: tuple[tuple[str, str], ...]  # ExtendCfgInfo key/value pairs
     config_var: str  # the OpAICoreConfig variable in the def
     tiling_key: int | None
+    selected_key: int | None  # the key a classic SelectTilingKey picks on this SoC (TILING_SOC_ALIASES)
     variant: str
     binary_json: str
 
@@ -51,6 +52,12 @@ def soc_plan(spec: OpSpec, platform: PlatformSpec, combos: tuple[DtypeCombinatio
         name=soc.name, arch=soc.arch, kernel_ut_soc=soc.kernel_ut_soc, short_version=soc.short_version,
         soc_enum=soc.name.upper(), aicore_flags=flags, extend_cfg=extend,
         config_var="config" + "".join(part.capitalize() for part in soc.name.split("_")),
-        tiling_key=platform.tiling_key,
+        tiling_key=platform.tiling_key, selected_key=_selected_key(spec, platform),
         variant=platform.compute_variant, binary_json=json.dumps(document, indent=4) + "\n",
     )
+
+
+def _selected_key(spec: OpSpec, platform: PlatformSpec) -> int | None:
+    alias = TILING_SOC_ALIASES.get(platform.soc)
+    twin = next((p for p in spec.platforms if p.soc == alias and p.tiling_key is not None), None)
+    return twin.tiling_key if twin is not None else platform.tiling_key

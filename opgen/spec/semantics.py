@@ -11,7 +11,7 @@ from .models import OpSpec
 from .naming import name_issues
 from .recipe import OPS, Step
 from .reference import reference_problems
-from .socs import SOCS
+from .socs import SOCS, TILING_SOC_ALIASES
 
 
 def check_semantics(spec: OpSpec) -> list[SpecIssue]:
@@ -92,6 +92,10 @@ def _platforms(spec: OpSpec) -> list[SpecIssue]:
                                     "add tiling_key: <n>"))
         elif p.kernel != "arch35_dag" and keys[p.tiling_key] > 1:
             issues.append(SpecIssue((*loc, "tiling_key"), f"tiling key {p.tiling_key} is used twice"))
+        twin = next((q for q in spec.platforms if q.soc == TILING_SOC_ALIASES.get(p.soc)), None)
+        if twin is not None and p.kernel != "arch35_dag" and twin.compute_variant != p.compute_variant:
+            issues.append(SpecIssue((*loc, "compute_variant"), f"the tiling sees {p.soc} as {twin.soc}, so it runs "
+                                    f"{twin.soc}'s tiling key: give it compute_variant {twin.compute_variant!r}"))
         if p.compute_variant not in spec.compute.variants:
             issues.append(SpecIssue((*loc, "compute_variant"), f"no compute variant {p.compute_variant!r}; "
                                     f"defined: {', '.join(spec.compute.variants)}"))
