@@ -1,4 +1,5 @@
-"""Render plans into files: the `common` blueprint, then the layout's, then one clang-format run per op.
+"""Render plans into files: the `common` blueprint once, then each kernel family's, then one clang-format
+run per op.
 
 The blueprints are copier templates (`blueprints/copier.yml`), and copier is what they are tested against
 (tests/test_render.py renders them with copier's `run_copy` and compares byte for byte). opgen renders them
@@ -22,6 +23,7 @@ from . import __version__
 from .errors import OpgenError
 from .paths import BLUEPRINTS, CLANG_FORMAT_STYLE
 from .plan import RenderPlan
+from .plan.families import KernelFamily
 from .write import owner_alive
 
 CPP_SUFFIXES = (".cpp", ".h")
@@ -56,10 +58,11 @@ def render_trees(plans: list[RenderPlan]) -> list[dict[str, bytes]]:
         return trees
 
 
-def render_blueprint(blueprint: str, plan: RenderPlan) -> dict[str, bytes]:
-    """One blueprint's files before formatting, as copier would write them (keys: POSIX paths)."""
+def render_blueprint(blueprint: str, plan: RenderPlan, family: KernelFamily | None = None) -> dict[str, bytes]:
+    """One blueprint's files before formatting, as copier would write them (keys: POSIX paths); a family's
+    blueprint is rendered with that family as `family`."""
     env = _environment()
-    context = {"blueprint": blueprint, "plan": plan}
+    context = {"blueprint": blueprint, "plan": plan, "family": family}
     out: dict[str, bytes] = {}
     base = BLUEPRINTS / blueprint
     for source in sorted(p for p in base.rglob("*") if p.is_file()):
@@ -70,7 +73,7 @@ def render_blueprint(blueprint: str, plan: RenderPlan) -> dict[str, bytes]:
         name = rel[: -len(SUFFIX)] if templated else rel
         for target, extra in _paths(env, name.split("/"), context):
             if templated:
-                text = env.get_template(f"{blueprint}/{rel}").render(**context, **extra)
+                text = env.get_template(f"{blueprint}/{rel}").render({**context, **extra})
                 out[target] = text.encode()
             else:
                 out[target] = source.read_bytes()
@@ -85,9 +88,13 @@ def _excluded(rel: str) -> bool:
 
 
 def _render_plan(plan: RenderPlan) -> dict[str, bytes]:
-    files: dict[str, bytes] = {}
-    for blueprint in ("common", plan.layout):
-        files.update(render_blueprint(blueprint, plan))
+    files = render_blueprint("common", plan)
+    for family in plan.families:
+        rendered = render_blueprint(family.blueprint, plan, family)
+        clash = sorted(files.keys() & rendered.keys())
+        if clash:
+            raise OpgenError(f"kernel family {family.name} renders files another blueprint has: {', '.join(clash)}")
+        files.update(rendered)
     return files
 
 

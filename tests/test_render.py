@@ -19,10 +19,11 @@ def test_copier_renders_every_blueprint_to_the_same_bytes(spec: Path, tmp_path: 
 
     loaded = load_spec(spec)
     plan = build_plan(loaded.spec, spec.name)
-    for blueprint in ("common", plan.layout):
+    for blueprint, family in [("common", None), *((f.blueprint, f) for f in plan.families)]:
         target = tmp_path / blueprint
-        run_copy(str(BLUEPRINTS), target, data={"blueprint": blueprint, "plan": plan}, defaults=True,
+        run_copy(str(BLUEPRINTS), target, data={"blueprint": blueprint, "plan": plan, "family": family},
+                 defaults=True,
                  overwrite=True, quiet=True, unsafe=True)
         by_copier = snapshot(target)
         assert by_copier, "copier rendered nothing"
-        assert render_blueprint(blueprint, plan) == by_copier
+        assert render_blueprint(blueprint, plan, family) == by_copier

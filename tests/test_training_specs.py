@@ -20,6 +20,10 @@ _GE = {"DT_FLOAT": "float32", "DT_FLOAT16": "float16", "DT_BF16": "bfloat16"}
 DIFFERENCES: dict[tuple[str, str], str] = {
     ("silu_grad", "dtypes"): "upstream also registers six mixed-precision columns (fp16/bf16 inputs with an fp32 "
                              "output); an arch35 DAG spec cannot express those yet (issue 10 item 6)",
+    ("hard_swish_grad_v2", "tensors"): "spec tensor names are snake_case: upstream's gradOutput is grad_output",
+    ("hard_swish_grad_v2", "dtypes"): "the same columns, keyed by grad_output for upstream's gradOutput",
+    ("hard_swish_grad_v2", "socs"): "no ascend910 (its fp16/fp32-only column set needs per-SoC dtype lists, "
+                                    "item 6) and no mc62: neither is a SoC opgen knows",
 }
 
 

@@ -19,6 +19,7 @@ from .readers import (
     ReadError,
     Source,
     defines,
+    family_files,
     ge_name,
     glob_rel,
     read_binary_json,
@@ -26,6 +27,7 @@ from .readers import (
     read_proto,
     read_source,
     read_st_csv,
+    relabel,
 )
 from .wiring import wiring_items
 
@@ -34,7 +36,7 @@ Combo = tuple[str, ...]
 
 
 def consistency_tier(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
-    files = OpFiles(plan.name, plan.op_type, plan.layout)
+    files = OpFiles(plan.name, plan.op_type, plan.families[0])
     src = read_source(op_dir, files.def_cpp)
     if src is None:
         return [skipped("def dtype combinations", f"{files.def_cpp} missing: nothing to compare against")]
@@ -50,11 +52,12 @@ def consistency_tier(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
     items = [ok("def dtype combinations", f"{len(combos)}: " + ", ".join(show(c, n_in) for c in combos),
                 combinations=len(combos))]
     items += binary_json_items(op_dir, files, info)
-    items.append(tiling_dispatch_item(op_dir, files, info))
-    items.append(tpl_item(op_dir, files, info))
+    families = family_files(plan.name, plan.op_type, plan.families)
+    for suffix, one in families:
+        items += relabel([tiling_dispatch_item(op_dir, one, info), tpl_item(op_dir, one, info)], suffix)
     items.append(proto_item(op_dir, files, info))
     items += st_csv_items(op_dir, info)
-    items += wiring_items(op_dir, files, info)
+    items += wiring_items(op_dir, families, info)
     return items
 
 
@@ -96,13 +99,13 @@ _CLASSIC_CASES = re.compile(r"DTYPE_CASES\s*\[\s*\]\s*=\s*\{(.*?)\}\s*;", re.S)
 
 def tiling_dispatch(op_dir: Path, files: OpFiles) -> tuple[Source | None, list[tuple[str, str, int]]]:
     """(dtype, TPL name or "", line) of each dtype the host tiling dispatches on."""
-    if files.layout == "arch35":
-        src = read_source(op_dir, f"op_host/arch35/{files.name}_tiling_arch35.cpp")
+    if files.is_dag:
+        src = read_source(op_dir, files.tiling_source)
         if src is None:
             return None, []
         return src, [(ge_name(m.group(1)), m.group(2), src.line(m.start()))
                      for m in _ARCH35_DISPATCH.finditer(src.code)]
-    src = read_source(op_dir, f"op_host/{files.name}_tiling.cpp")
+    src = read_source(op_dir, files.tiling_source)
     if src is None:
         return None, []
     table = _CLASSIC_CASES.search(src.code)
@@ -118,7 +121,7 @@ def tiling_dispatch_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckIt
     src, found = tiling_dispatch(op_dir, files)
     if src is None:
         return skipped(label, "tiling source missing (see structure)")
-    shape = "`== ge::DT_X) { dType = TPL_X;` chain" if files.layout == "arch35" else "DTYPE_CASES table"
+    shape = "`== ge::DT_X) { dType = TPL_X;` chain" if files.is_dag else "DTYPE_CASES table"
     if not found:
         return verdict(label, [f"{src.rel}: no {shape} found"])
     keys = list(dict.fromkeys(t for t in info.outputs[0].dtypes or ()))
@@ -133,8 +136,8 @@ def tiling_dispatch_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckIt
 def tpl_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
     """arch35: the dType TPL macros declared and selected are exactly those the tiling sets, with distinct values."""
     label = "TPL dType macros == tiling"
-    if files.layout != "arch35":
-        return skipped(label, "classic layout: no dType template argument (the kernel takes its dtypes from the "
+    if not files.is_dag:
+        return skipped(label, "classic kernel: no dType template argument (the kernel takes its dtypes from the "
                               "DTYPE_<TENSOR> macros the build defines per binary JSON entry)")
     src = read_source(op_dir, files.tpl_struct)
     tiling_src, found = tiling_dispatch(op_dir, files)

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ..cann_sources import CannSources
 from ..plan import RenderPlan
+from ..plan.families import KernelFamily
 from ..plan.tensors import DtypeCombination
 from ..spec.socs import SOCS
 
@@ -86,6 +87,7 @@ class KernelVariant:
     combination: DtypeCombination
     defines: tuple[str, ...]
     instantiations: tuple[str, ...]  # C++ expressions naming each kernel entry this variant compiles
+    family: KernelFamily  # the kernel family serving this SoC: its entry is the unit compiled
 
     @property
     def dtype_label(self) -> str:
@@ -108,10 +110,10 @@ def variant_defines(plan: RenderPlan, combination: DtypeCombination) -> tuple[st
     return tuple(defines)
 
 
-def instantiations(plan: RenderPlan, combination: DtypeCombination) -> tuple[str, ...]:
-    """arch35: the entry template at each ASCENDC_TPL_SEL (schMode, dType) of this dtype; classic: the one
+def instantiations(plan: RenderPlan, family: KernelFamily, combination: DtypeCombination) -> tuple[str, ...]:
+    """arch35 DAG: the entry template at each ASCENDC_TPL_SEL (schMode, dType) of this dtype; classic: the one
     entry, whose TILING_KEY_IS branches all compile in one unit (one expression per tiling key)."""
-    if plan.layout == "arch35":
+    if family.is_dag:
         return tuple(f"&{plan.name}<TPL_SCH_MODE_{mode}, {combination.key.tpl}>" for mode in plan.sch_modes)
     keys = plan.classic.variants if plan.classic is not None else ()
     return tuple(f"&{plan.name} /* tiling key {v.tiling_key} */" for v in keys) or (f"&{plan.name}",)
@@ -120,26 +122,28 @@ def instantiations(plan: RenderPlan, combination: DtypeCombination) -> tuple[str
 def kernel_variants(plan: RenderPlan) -> list[KernelVariant | tuple[str, str]]:
     """A KernelVariant per (SoC, combination); (soc, reason) for a SoC that cannot be compiled."""
     found: list[KernelVariant | tuple[str, str]] = []
+    family_of = {soc.name: f for f in plan.families for soc in f.socs}
     for soc in plan.socs:
+        family = family_of[soc.name]
         arch = soc_arch(soc.name)
         if arch is None:
             found.append((soc.name, unmapped_reason(soc.name)))
             continue
         for combination in plan.combinations:
             found.append(KernelVariant(soc.name, arch, combination, variant_defines(plan, combination),
-                                       instantiations(plan, combination)))
+                                       instantiations(plan, family, combination), family))
     return found
 
 
 def kernel_sources(op_dir: Path) -> list[Path]:
     """The op_kernel translation units ops-nn's build hands to the op compiler."""
-    return sorted(p for p in (op_dir / "op_kernel").glob("*.cpp") if p.is_file())
+    return sorted(p for p in (op_dir / "op_kernel").rglob("*.cpp") if p.is_file())
 
 
 def wrapper_source(plan: RenderPlan, tu: Path, variant: KernelVariant) -> str:
     """The unit g++ compiles for one variant: the kernel included the way the op compiler wraps it."""
     uses = "\n".join(f"    reinterpret_cast<void*>({expr})," for expr in variant.instantiations)
-    default_struct = f"{plan.op_type}TilingData" if plan.layout == "classic" else "EleBaseTilingDataV2"
+    default_struct = "EleBaseTilingDataV2" if variant.family.is_dag else f"{plan.op_type}TilingData"
     return f"""// opgen kernel check: {variant.label}, {tu.name}
 #include "kernel_operator.h"
 #undef __global__

@@ -68,7 +68,7 @@ def kernel_run_rows(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannS
     """The run rows of the kernel tier for one op dir."""
     variants = kernel_variants(plan)
     labels = [f"{v.label} {LEVEL}" if isinstance(v, KernelVariant) else f"{v[0]} {LEVEL}" for v in variants]
-    if plan.layout != "classic" or plan.classic is None:
+    if plan.classic is None:
         why = ("not run: the CPU model covers classic kernels; the arch35 DAG kernel reaches a register/predicate "
                "instruction set it does not model")
         return [skipped(label, why) for label in labels]

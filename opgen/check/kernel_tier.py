@@ -68,8 +68,13 @@ def kernel_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, *, 
     tree_key = _tree_key(op_dir)
     sources_key = sources.content_key(*KERNEL_REPOS) if sources.kind == "src" else sources.content_key()
 
+    def units(variant: KernelVariant) -> list[Path]:
+        """The variant's family entry: one family's kernel never compiles with another's SoC settings."""
+        return [tu for tu in tus if tu.relative_to(op_dir).as_posix() == variant.family.kernel_entry]
+
     def one(variant: KernelVariant) -> list[Compiled]:
-        return [compile_variant(exe, op_dir, plan, tu, variant, sources, f"{tree_key}{sources_key}") for tu in tus]
+        return [compile_variant(exe, op_dir, plan, tu, variant, sources, f"{tree_key}{sources_key}")
+                for tu in units(variant)]
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         results = list(pool.map(one, runnable))
@@ -80,15 +85,20 @@ def kernel_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, *, 
             items.append(skipped(f"{soc} {LEVEL}", reason))
             continue
         done = results[next(i for i, v in enumerate(runnable) if v is variant)]
-        figures: dict[str, Figure] = {"level": LEVEL, "seconds": round(sum(c.seconds for c in done), 2),
-                   "instantiations": len(variant.instantiations) * len(tus), "npu_arch": variant.arch.npu_arch}
         label = f"{variant.label} {LEVEL}"
-        failed = [(tu, c) for tu, c in zip(tus, done, strict=True) if not c.passed]
+        if not done:
+            items.append(bad(label, f"{variant.family.kernel_entry} missing: the {variant.family.name} kernel "
+                                    "family's entry (see structure)"))
+            continue
+        variant_tus = units(variant)
+        figures: dict[str, Figure] = {"level": LEVEL, "seconds": round(sum(c.seconds for c in done), 2),
+                   "instantiations": len(variant.instantiations) * len(variant_tus), "npu_arch": variant.arch.npu_arch}
+        failed = [(tu, c) for tu, c in zip(variant_tus, done, strict=True) if not c.passed]
         if failed:
             items.append(bad(label, "; ".join(c.error for _, c in failed), **figures))
         else:
             cached = all(c.cached for c in done)
-            what = (f"{len(tus)} unit(s) compile, {figures['instantiations']} instantiation(s), arch "
+            what = (f"{len(variant_tus)} unit(s) compile, {figures['instantiations']} instantiation(s), arch "
                     f"{variant.arch.npu_arch}, {figures['seconds']} s")
             items.append(ok(label, what + (" (cached)" if cached else ""), **figures))
     return items

@@ -10,11 +10,13 @@ import ast
 import csv
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..plan.families import KernelFamily
 from ..spec.dtypes import DTYPES, PROTO_TYPE_CLASSES
+from .items import CheckItem
 
 _GE_TO_NAME = {d.ge: d.name for d in DTYPES.values()}
 _C_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
@@ -67,11 +69,16 @@ def read_source(op_dir: Path, rel: str) -> Source | None:
 
 @dataclass(frozen=True)
 class OpFiles:
-    """Where each file of an op lives, from its snake name and layout (what the blueprints emit)."""
+    """Where each file of one kernel family of an op lives, from its snake name and the family (what the
+    blueprints emit)."""
 
     name: str
     op_type: str
-    layout: str  # "arch35" | "classic"
+    family: KernelFamily
+
+    @property
+    def is_dag(self) -> bool:
+        return self.family.is_dag
 
     @property
     def def_cpp(self) -> str:
@@ -87,7 +94,7 @@ class OpFiles:
 
     @property
     def kernel_entry(self) -> str:
-        return f"op_kernel/{self.name}_apt.cpp" if self.layout == "arch35" else f"op_kernel/{self.name}.cpp"
+        return self.family.kernel_entry
 
     @property
     def tpl_struct(self) -> str:
@@ -95,7 +102,11 @@ class OpFiles:
 
     @property
     def tiling_key_h(self) -> str:
-        return f"op_kernel/{self.name}_tiling_key.h"
+        return f"{self.family.kernel_dir}/{self.name}_tiling_key.h"
+
+    @property
+    def tiling_source(self) -> str:
+        return self.family.tiling_source
 
     @property
     def binary_jsons(self) -> str:
@@ -105,6 +116,16 @@ class OpFiles:
     @property
     def golden(self) -> str:
         return "tests/assets/golden.py"
+
+
+def family_files(name: str, op_type: str, families: tuple[KernelFamily, ...]) -> list[tuple[str, OpFiles]]:
+    """(label suffix, files) per kernel family; the suffix names the family only when the op has several."""
+    several = len(families) > 1
+    return [(f" [{f.name}]" if several else "", OpFiles(name, op_type, f)) for f in families]
+
+
+def relabel(items: list[CheckItem], suffix: str) -> list[CheckItem]:
+    return [replace(i, item=i.item + suffix) for i in items] if suffix else items
 
 
 def glob_rel(op_dir: Path, pattern: str) -> list[str]:

@@ -24,7 +24,7 @@ def to_json(report: CheckReport) -> dict[str, Any]:
         "op_dir": str(report.op_dir),
         "spec": str(report.spec_path),
         "op_type": report.op_type,
-        "layout": report.layout,
+        "families": report.families,
         "sources": report.sources,
         "status": PASS if report.passed else FAIL,
         "exit_code": report.exit_code,
@@ -64,7 +64,7 @@ def print_table(report: CheckReport, console: Console | None = None) -> None:
     from ..console import console as make_console
 
     console = console or make_console(width=None if sys.stdout.isatty() else WIDE, soft_wrap=False)
-    table = Table(title=f"opgen check {report.op_type} ({report.layout}) — {report.op_dir}", title_justify="left",
+    table = Table(title=f"opgen check {report.op_type} ({report.families}) — {report.op_dir}", title_justify="left",
                   show_lines=False, expand=False)
     table.add_column("tier", no_wrap=True)
     table.add_column("item", overflow="fold", max_width=60)

@@ -31,7 +31,7 @@ class CheckReport:
     spec_path: Path
     sources: str  # which CANN sources the source-dependent tiers used, or why none
     op_type: str
-    layout: str
+    families: str  # the kernel families, comma separated
     tiers: tuple[TierResult, ...]
     seconds: float
 
@@ -100,7 +100,8 @@ def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Pa
                    for name in chosen}
         results = tuple(futures[name].result() for name in chosen)
     used = sources.description if sources is not None else "none"
-    return CheckReport(op_dir, loaded.path, used, plan.op_type, plan.layout, results, time.perf_counter() - start)
+    return CheckReport(op_dir, loaded.path, used, plan.op_type, plan.families_text, results,
+                       time.perf_counter() - start)
 
 
 def _timed(name: str, job: Callable[[], list[CheckItem]], since: float | None = None) -> TierResult:

@@ -19,6 +19,7 @@ from .readers import (
     OpFiles,
     ReadError,
     Source,
+    family_files,
     find_named,
     glob_rel,
     golden_assignment,
@@ -36,9 +37,10 @@ def structure_tier(op_dir: Path, loaded: LoadedSpec, plan: RenderPlan) -> list[C
 
 def name_items(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
     """Every file names the op as the spec does (no render needed: fast)."""
-    files = OpFiles(plan.name, plan.op_type, plan.layout)
-    items = [check.run(op_dir, files) for check in name_checks(files)]
-    items.append(op_file_value(op_dir, files))
+    families = [f for _, f in family_files(plan.name, plan.op_type, plan.families)]
+    files = families[0]
+    items = [check.run(op_dir, files) for check in name_checks(families)]
+    items.append(op_file_value(op_dir, families))
     items += binary_json_op_types(op_dir, files)
     items.append(golden_key(op_dir, files))
     items += st_csv_op_names(op_dir, files)
@@ -59,8 +61,8 @@ def required_files(op_dir: Path, loaded: LoadedSpec) -> CheckItem:
     if missing:
         return bad("required files", "missing: " + ", ".join(missing), required=len(required),
                    missing=len(missing))
-    return ok("required files", f"all {len(required)} files the {rendered.plan.layout} layout requires exist",
-              required=len(required))
+    return ok("required files", f"all {len(required)} files the kernel families {rendered.plan.families_text} "
+              "require exist", required=len(required))
 
 
 @dataclass(frozen=True)
@@ -89,9 +91,12 @@ def agree(label: str, sources: list[Source], pattern: str, expected: str) -> Che
     return verdict(label, wrong, ", ".join(f"{src.rel}:{line}" for src, _, line in found))
 
 
-def name_checks(files: OpFiles) -> list[NameCheck]:
+def name_checks(families: list[OpFiles]) -> list[NameCheck]:
+    """Each family's kernel entry and host tiling name the op too."""
+    files = families[0]
     name, op_type = files.name, files.op_type
-    tiling = _tiling_sources(files)
+    tiling = tuple(f.tiling_source for f in families)
+    entries = tuple(f.kernel_entry for f in families)
     return [
         NameCheck("CMake OPTYPE", ("CMakeLists.txt", "op_host/CMakeLists.txt"),
                   r"add_modules_sources\s*\([^)]*?\bOPTYPE\s+(\w+)", name),
@@ -99,21 +104,18 @@ def name_checks(files: OpFiles) -> list[NameCheck]:
         NameCheck("def class", (files.def_cpp,), r"\bclass\s+(\w+)\s*:\s*public\s+OpDef\b", op_type),
         NameCheck("proto REG_OP", (files.proto,), r"\bREG_OP\s*\(\s*(\w+)\s*\)", op_type),
         NameCheck("proto OP_END_FACTORY_REG", (files.proto,), r"\bOP_END_FACTORY_REG\s*\(\s*(\w+)\s*\)", op_type),
-        NameCheck("kernel entry", (files.kernel_entry,), r"__global__\s+__aicore__\s+void\s+(\w+)\s*\(", name),
+        NameCheck("kernel entry", entries, r"__global__\s+__aicore__\s+void\s+(\w+)\s*\(", name),
         NameCheck("IMPL_OP_INFERSHAPE", (files.infershape,), r"\bIMPL_OP_INFERSHAPE\s*\(\s*(\w+)\s*\)", op_type),
         NameCheck("IMPL_OP_OPTILING", tiling, r"\bIMPL_OP_OPTILING\s*\(\s*(\w+)\s*\)", op_type),
     ]
 
 
-def _tiling_sources(files: OpFiles) -> tuple[str, ...]:
-    if files.layout == "arch35":
-        return (f"op_host/arch35/{files.name}_tiling_arch35.cpp",)
-    return (f"op_host/{files.name}_tiling.cpp",)
-
-
-def op_file_value(op_dir: Path, files: OpFiles) -> CheckItem:
-    """ExtendCfgInfo("opFile.value", v), where present: v is `<op>_apt` and op_kernel/v.cpp exists."""
+def op_file_value(op_dir: Path, families: list[OpFiles]) -> CheckItem:
+    """ExtendCfgInfo("opFile.value", v), where present: v is the entry stem of a family that sets one
+    (`<op>_apt`, or `<op>` for a kernel under op_kernel/arch35/), and that entry exists."""
     label = "def opFile.value"
+    files = families[0]
+    entries = {f.family.op_file: f.kernel_entry for f in families if f.family.op_file}
     src = read_source(op_dir, files.def_cpp)
     if src is None:
         return skipped(label, f"{files.def_cpp} missing (see required files)")
@@ -121,11 +123,12 @@ def op_file_value(op_dir: Path, files: OpFiles) -> CheckItem:
     if not values:
         return skipped(label, f"{files.def_cpp} sets no opFile.value (the kernel file is op_kernel/{files.name}.cpp)")
     problems = []
+    expected = " or ".join(entries) or "none (no kernel family sets one)"
     for value, line in values:
-        if value != f"{files.name}_apt":
-            problems.append(f"{src.rel}:{line}: opFile.value is {value}, expected {files.name}_apt")
-        elif not (op_dir / "op_kernel" / f"{value}.cpp").is_file():
-            problems.append(f"{src.rel}:{line}: opFile.value {value} names op_kernel/{value}.cpp, which is missing")
+        if value not in entries:
+            problems.append(f"{src.rel}:{line}: opFile.value is {value}, expected {expected}")
+        elif not (op_dir / entries[value]).is_file():
+            problems.append(f"{src.rel}:{line}: opFile.value {value} names {entries[value]}, which is missing")
     return verdict(label, problems, ", ".join(f"{src.rel}:{line}" for _, line in values))
 
 

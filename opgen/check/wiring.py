@@ -18,18 +18,19 @@ from .readers import (
     glob_rel,
     read_kernel_entries,
     read_source,
+    relabel,
 )
 
 ELEWISE_STRUCT = "EleBaseTilingDataV2"
 
 
-def wiring_items(op_dir: Path, files: OpFiles, info: DefInfo) -> list[CheckItem]:
-    return [
-        kernel_entry_item(op_dir, files, info),
-        tiling_data_item(op_dir, files),
-        tiling_keys_item(op_dir, files),
-        socs_item(op_dir, files, info),
-    ]
+def wiring_items(op_dir: Path, families: list[tuple[str, OpFiles]], info: DefInfo) -> list[CheckItem]:
+    """Per kernel family (label suffix, files): its entry and its tiling keys; then what the families share."""
+    items = [i for suffix, files in families for i in relabel([kernel_entry_item(op_dir, files, info)], suffix)]
+    items.append(tiling_data_item(op_dir, families[0][1]))
+    items += [i for suffix, files in families for i in relabel([tiling_keys_item(op_dir, files)], suffix)]
+    items.append(socs_item(op_dir, [files for _, files in families], info))
+    return items
 
 
 def kernel_entry_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
@@ -101,7 +102,7 @@ def _struct_fields(sources: list[Source], struct: str) -> set[str] | None:
 
 def tiling_keys_item(op_dir: Path, files: OpFiles) -> CheckItem:
     label = "tiling keys: host == kernel"
-    return _arch35_keys(op_dir, files, label) if files.layout == "arch35" else _classic_keys(op_dir, files, label)
+    return _arch35_keys(op_dir, files, label) if files.is_dag else _classic_keys(op_dir, files, label)
 
 
 def _arch35_keys(op_dir: Path, files: OpFiles, label: str) -> CheckItem:
@@ -110,7 +111,7 @@ def _arch35_keys(op_dir: Path, files: OpFiles, label: str) -> CheckItem:
 
     tpl = read_source(op_dir, files.tpl_struct)
     kernel = read_source(op_dir, files.kernel_entry)
-    tiling = read_source(op_dir, f"op_host/arch35/{files.name}_tiling_arch35.cpp")
+    tiling = read_source(op_dir, files.tiling_source)
     if tpl is None or kernel is None or tiling is None:
         return skipped(label, "TPL struct, kernel or tiling source missing (see structure)")
     sel = re.search(r"ASCENDC_TPL_DTYPE_SEL\s*\(\s*dType\s*,([^)]*)\)", tpl.code)
@@ -142,7 +143,7 @@ def _arch35_keys(op_dir: Path, files: OpFiles, label: str) -> CheckItem:
 def _classic_keys(op_dir: Path, files: OpFiles, label: str) -> CheckItem:
     """The `tilingKey = X` values of the host == the kernel's TILING_KEY_IS(n) == its Compute() branches."""
     key_h = read_source(op_dir, files.tiling_key_h)
-    tiling = read_source(op_dir, f"op_host/{files.name}_tiling.cpp")
+    tiling = read_source(op_dir, files.tiling_source)
     kernel = _kernel_sources(op_dir)
     if tiling is None or not kernel:
         return skipped(label, "tiling source or kernel missing (see structure)")
@@ -172,9 +173,11 @@ def _classic_keys(op_dir: Path, files: OpFiles, label: str) -> CheckItem:
     return verdict(label, problems, f"host sets {sorted(host_keys)}; kernel dispatches {sorted(entry_keys)}")
 
 
-def socs_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
-    """def AddConfig == op_host/config/<soc> dirs == CMake SUPPORT_COMPUTE_UNIT (paired with tiling dirs)."""
+def socs_item(op_dir: Path, families: list[OpFiles], info: DefInfo) -> CheckItem:
+    """def AddConfig == op_host/config/<soc> dirs == CMake SUPPORT_COMPUTE_UNIT (paired with tiling dirs);
+    each classic family's tiling keys its SoCs."""
     label = "SoCs: def == config dirs == CMake"
+    files = families[0]
     def_socs = [s for s, _ in info.socs]
     config = sorted({r.split("/")[2] for r in glob_rel(op_dir, "op_host/config/*/*")})
     problems = []
@@ -183,28 +186,30 @@ def socs_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
     if set(config) != set(def_socs):
         problems.append(f"op_host/config has {_list(config)}, {files.def_cpp} AddConfig {_list(def_socs)}")
     seen = [f"def {_list(def_socs)}", f"config {_list(config)}"]
-    cmake = read_source(op_dir, "CMakeLists.txt")
+    listed = [c for c in (read_source(op_dir, r) for r in ("CMakeLists.txt", "op_host/CMakeLists.txt"))
+              if c is not None and cmake_list(c, "SUPPORT_COMPUTE_UNIT")]
+    cmake = listed[0] if listed else None
     units = cmake_list(cmake, "SUPPORT_COMPUTE_UNIT") if cmake else None
-    if units is None:
-        seen.append("CMake: no SUPPORT_COMPUTE_UNIT (classic layout), not compared")
+    if cmake is None or units is None:
+        seen.append("CMake: no SUPPORT_COMPUTE_UNIT (classic only), not compared")
     else:
         socs, line = units
         seen.append(f"CMake {_list(socs)}")
         if set(socs) != set(def_socs):
-            problems.append(f"CMakeLists.txt:{line}: SUPPORT_COMPUTE_UNIT {_list(socs)}, def {_list(def_socs)}")
-        dirs = cmake_list(cmake, "SUPPORT_TILING_DIR") if cmake else None
+            problems.append(f"{cmake.rel}:{line}: SUPPORT_COMPUTE_UNIT {_list(socs)}, def {_list(def_socs)}")
+        dirs = cmake_list(cmake, "SUPPORT_TILING_DIR")
         if dirs is None or len(dirs[0]) != len(socs):
-            problems.append("CMakeLists.txt: SUPPORT_TILING_DIR does not pair one-to-one with SUPPORT_COMPUTE_UNIT")
+            problems.append(f"{cmake.rel}: SUPPORT_TILING_DIR does not pair one-to-one with SUPPORT_COMPUTE_UNIT")
         else:
-            problems += [f"CMakeLists.txt:{dirs[1]}: tiling dir op_host/{d} (for {s}) does not exist"
+            problems += [f"{cmake.rel}:{dirs[1]}: tiling dir op_host/{d} (for {s}) does not exist"
                          for s, d in zip(socs, dirs[0], strict=True) if not (op_dir / "op_host" / d).is_dir()]
-    if files.layout != "arch35":
-        tiling = read_source(op_dir, f"op_host/{files.name}_tiling.cpp")
+    for family in (f for f in families if not f.is_dag):
+        tiling = read_source(op_dir, family.tiling_source)
         keyed = [s for s, _ in find_named(tiling, r"SocVersion::(\w+)")] if tiling else []
         if keyed:
             seen.append(f"tiling keys for {_list(keyed)}")
-            lacking = [s for s in def_socs if s.upper() not in keyed]
-            problems += [f"op_host/{files.name}_tiling.cpp selects no tiling key for {s}" for s in lacking]
+            lacking = [s for s in family.family.soc_names if s.upper() not in keyed]
+            problems += [f"{family.tiling_source} selects no tiling key for {s}" for s in lacking]
     return verdict(label, problems, "; ".join(seen))
 
 

@@ -10,8 +10,10 @@ from ..spec.models import AttrSpec, OpSpec
 from .aclnn import AclnnParts, AclnnPlan, aclnn_parts, aclnn_plan
 from .budget import ClassicDtypeCase, classic_dtype_cases, recipe_reads
 from .classic import TILE_ALIGN, ClassicKernel, classic_kernel
+from .cmake import CmakePlan, cmake_plan
 from .dag import DagKernel, dag_kernel
 from .examples import ExamplePlan, example_plan
+from .families import KernelFamily, dialect_of, kernel_families, op_api_dir
 from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan, mask_values
 from .kernel_ut import KernelUtPlan, kernel_ut_plan
 from .lowering import lower
@@ -45,8 +47,8 @@ class RenderPlan:
     rel_dir: str  # where the op lives in an ops-nn checkout
     brief: SpecText
     license: LicenseHeader
-    layout: str  # "arch35" | "classic"
-    namespace: str
+    families: tuple[KernelFamily, ...]  # one per kernel family the platforms name, in spec order
+    cmake: CmakePlan
     guard: str  # upper-case stem for header guards
     tensors: tuple[TensorPlan, ...]
     attrs: tuple[AttrPlan, ...]
@@ -57,8 +59,8 @@ class RenderPlan:
     buffer_num: int
     tile_align: int  # elements: the classic tiling's smallest tile
     float_compute: bool
-    dag: DagKernel | None
-    classic: ClassicKernel | None
+    dag: DagKernel | None  # the arch35 DAG family's kernel, if the op has that family
+    classic: ClassicKernel | None  # the classic family's kernel, if the op has that family
     classic_dtype_cases: tuple[ClassicDtypeCase, ...]
     infershape_rule: str
     infershape_input: int
@@ -72,17 +74,33 @@ class RenderPlan:
     aclnn_parts: AclnnParts  # path parts of the aclnn files: empty strings (no file) without an aclnn API
     disable_in_opp: bool
     golden: GoldenPlan
-    st_arch: str
     st_csv: str
-    kernel_ut: KernelUtPlan
-    ophost_ut: OphostUtPlan
     example: ExamplePlan
-    op_api_dir: str  # op_api (arch35) or op_host/op_api (classic)
+    op_api_dir: str  # where the aclnn sources go (families.op_api_dir)
     description: SpecText
     formula: SpecText
     products: tuple[tuple[SpecText, str], ...]  # (product, support mark)
     notes: tuple[SpecText, ...]
     spec_file: str
+
+    @property
+    def kernel_ut(self) -> KernelUtPlan:
+        """The first family's kernel UT: the data scripts and the op_kernel UT CMake every family shares."""
+        return self.families[0].kernel_ut
+
+    @property
+    def ophost_ut(self) -> OphostUtPlan:
+        """The first family's op_host UT; the infershape cases do not depend on the family."""
+        return self.families[0].ophost_ut
+
+    @property
+    def families_text(self) -> str:
+        return ", ".join(f.name for f in self.families)
+
+    @property
+    def kernel_ut_socs(self) -> tuple[SocPlan, ...]:
+        """Every family's kernel UT SoCs: the op_kernel UT CMake adds one test case each."""
+        return tuple(s for f in self.families for s in f.kernel_ut.socs)
 
     @property
     def inputs(self) -> tuple[TensorPlan, ...]:
@@ -179,32 +197,39 @@ class RenderPlan:
 
 def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     name = spec.snake_name
-    layout = "arch35" if spec.platforms[0].kernel == "arch35_dag" else "classic"
     tensors = tensor_plans(spec, recipe_reads(spec))
     inputs = [t for t in tensors if t.role == "input"]
     by_name = {t.name: t for t in tensors}
     combos = combinations(spec, tensors)
     float_compute = spec.compute.dtype == "float32"
     socs = tuple(soc_plan(spec, p, combos) for p in spec.platforms)
-    lowered = {name: lower(steps, layout) for name, steps in spec.compute.variants.items()}
-    dag = classic = None
-    if layout == "arch35":
-        dag = dag_kernel(tensors, float_compute, lowered[spec.platforms[0].compute_variant])
-    else:
-        classic = classic_kernel(tensors, float_compute, [
-            (p.tiling_key or 0, p.soc, lowered[p.compute_variant]) for p in spec.platforms
-        ])
     rule = spec.constraints.last_dim_multiple_of
     source_input = [t.name for t in inputs].index(spec.infershape.input) if spec.infershape.input else 0
     rel_dir = f"{spec.category}/{name}"
     plan_rel_dir = f"experimental/{rel_dir}" if spec.experimental else rel_dir
-    arches = [s.arch for s in socs if s.arch]
-    op_api_dir = "op_api" if layout == "arch35" else "op_host/op_api"
-    aclnn = aclnn_plan(spec, by_name, combos, socs, op_api_dir) if spec.aclnn else None
+    dag_platforms = [p for p in spec.platforms if dialect_of(p.kernel) == "arch35"]
+    classic_platforms = [p for p in spec.platforms if dialect_of(p.kernel) == "classic"]
+    dag = dag_kernel(tensors, float_compute, lower(spec.compute.variants[dag_platforms[0].compute_variant],
+                                                   "arch35")) if dag_platforms else None
+    classic = classic_kernel(tensors, float_compute, [
+        (p.tiling_key or 0, p.soc, lower(spec.compute.variants[p.compute_variant], "classic"))
+        for p in classic_platforms
+    ]) if classic_platforms else None
     classic_cases = classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num) if classic else ()
+    families = kernel_families(spec, socs, lambda dag_family, members, entry: (
+        kernel_ut_plan(spec, dag_family, entry, plan_rel_dir, tensors, combos, members),
+        ophost_ut_plan(spec, dag_family, tensors, combos, members, tuple(c.bits for c in classic_cases),
+                       source_input),
+    ))
+    api_dir = op_api_dir(families)
+    aclnn = aclnn_plan(spec, by_name, combos, socs, api_dir) if spec.aclnn else None
     kernel_tensors = [t for t in tensors if t.read_by_kernel]
     same_shape = tuple(by_name[n] for n in spec.constraints.same_shape) or (
         tuple(kernel_tensors) if len(kernel_tensors) > 1 else ())
+    # each variant as the first family that runs it lowers it
+    dialects = {p.compute_variant: dialect_of(p.kernel) for p in reversed(spec.platforms)}
+    lowered = {variant: lower(steps, dialects.get(variant, families[0].dialect))
+               for variant, steps in spec.compute.variants.items()}
     golden = golden_plan(name, tensors, float_compute, tuple(
         GoldenVariant(variant, tuple(s.short_version for s in socs if s.variant == variant), golden_lines(steps),
                       mask_values(steps))
@@ -214,7 +239,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         opgen_version=__version__, op_type=spec.op_type, name=name, category=spec.category,
         experimental=spec.experimental, rel_dir=plan_rel_dir,
         brief=SpecText(spec.brief), license=_license(spec),
-        layout=layout, namespace=f"{spec.op_type}Ns" if layout == "arch35" else f"Ns{spec.op_type}",
+        families=families, cmake=cmake_plan(name, families),
         guard=name.upper(), tensors=tensors, attrs=tuple(_attr(a) for a in spec.attrs), combinations=combos,
         socs=socs, sch_modes=spec.tiling.sch_modes, workspace_bytes=spec.tiling.workspace_bytes,
         buffer_num=spec.tiling.buffer_num, tile_align=TILE_ALIGN, float_compute=float_compute, dag=dag, classic=classic,
@@ -224,14 +249,10 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         same_shape=same_shape, same_shape_reason="" if spec.constraints.same_shape else NO_BROADCAST_REASON,
         same_dtype=tuple(by_name[n] for n in spec.constraints.same_dtype),
         last_dim_checked=(by_name[rule.tensor],) if rule else (), last_dim_multiple=rule.multiple if rule else 1,
-        dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn, aclnn_parts=aclnn_parts(aclnn),
+        dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn, aclnn_parts=aclnn_parts(aclnn, api_dir),
         disable_in_opp=spec.disable_in_opp, golden=golden,
-        st_arch=arches[0] if arches else "arch22",
         st_csv=st_csv(spec, tensors, combos, {c.dtype.name: c.bits for c in classic_cases}),
-        ophost_ut=ophost_ut_plan(spec, layout, tensors, combos, socs, tuple(c.bits for c in classic_cases),
-                                 source_input),
-        kernel_ut=kernel_ut_plan(spec, layout, plan_rel_dir, tensors, combos, socs),
-        example=example_plan(spec, by_name, combos), op_api_dir=op_api_dir, description=SpecText(spec.docs.description),
+        example=example_plan(spec, by_name, combos), op_api_dir=api_dir, description=SpecText(spec.docs.description),
         formula=SpecText(spec.docs.formula),
         products=tuple((SpecText(p.name), SUPPORT_MARKS[p.supported]) for p in spec.docs.products),
         notes=tuple(SpecText(note) for note in spec.docs.notes),

@@ -22,15 +22,16 @@ RETURN_CODES = (
 class AclnnParts:
     """Path parts of the files only an op with an aclnn API has; an empty part makes copier skip the file."""
 
-    op_api: str  # the op_api folder (wrapper, l0 op, their UT)
+    op_api: str  # the UT's op_api folder (tests/ut/<op_api>)
+    sources: str  # where the wrapper and l0 op go (families.op_api_dir)
     docs: str
     example: str  # examples/test_aclnn_<api>.cpp
 
 
-def aclnn_parts(aclnn: AclnnPlan | None) -> AclnnParts:
+def aclnn_parts(aclnn: AclnnPlan | None, sources: str) -> AclnnParts:
     if aclnn is None:
-        return AclnnParts("", "", "")
-    return AclnnParts("op_api", "docs", f"test_{aclnn.file_stem}.cpp")
+        return AclnnParts("", "", "", "")
+    return AclnnParts("op_api", sources, "docs", f"test_{aclnn.file_stem}.cpp")
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from ..spec.dtypes import Dtype
 from ..spec.models import OpSpec
 from .classic import ClassicKernel, classic_kernel
+from .families import dialect_of
 from .lowering import lower
 from .tensors import DtypeCombination, TensorPlan, combinations, tensor_plans
 
@@ -47,8 +48,7 @@ def platform_element_bits(spec: OpSpec) -> list[tuple[int, ClassicDtypeCase]]:
     float_compute = spec.compute.dtype == "float32"
     found: list[tuple[int, ClassicDtypeCase]] = []
     for i, platform in enumerate(spec.platforms):
-        layout = "arch35" if platform.kernel == "arch35_dag" else "classic"
-        steps = lower(spec.compute.variants[platform.compute_variant], layout)
+        steps = lower(spec.compute.variants[platform.compute_variant], dialect_of(platform.kernel))
         kernel = classic_kernel(tensors, float_compute, [(0, platform.soc, steps)])
         found.extend((i, case) for case in classic_dtype_cases(tensors, combos, kernel, spec.tiling.buffer_num))
     return found

@@ -56,7 +56,7 @@ class KernelUtPlan:
 
 
 def kernel_ut_plan(
-    spec: OpSpec, layout: str, rel_dir: str, tensors: tuple[TensorPlan, ...],
+    spec: OpSpec, dag: bool, kernel_source: str, rel_dir: str, tensors: tuple[TensorPlan, ...],
     combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
 ) -> KernelUtPlan:
     name = spec.snake_name
@@ -66,18 +66,18 @@ def kernel_ut_plan(
         elements *= dim
     inputs = [t for t in tensors if t.role == "input"]
     low, high = spec.tests.value_range
-    if layout == "arch35":
-        source, struct = f"../../../op_kernel/{name}_apt.cpp", "EleBaseTilingDataV2"
+    if dag:
+        struct = "EleBaseTilingDataV2"
         cases = [_arch35_case(name, c, socs[0], shape, elements, 1, tensors) for c in combos]
         cases.append(_arch35_case(name, combos[0], socs[0], shape, elements, MULTI_CORES, tensors))
     else:
-        source, struct = f"../../../op_kernel/{name}.cpp", f"{spec.op_type}TilingData"
+        struct = f"{spec.op_type}TilingData"
         cases = [_classic_case(name, combos[0], soc, shape, elements, cores, tensors)
                  for soc in socs for cores in (1, MULTI_CORES)]
     return KernelUtPlan(
         socs=tuple(s for s in socs if s.kernel_ut_soc),
         flags=" ".join(f"-D{t.macro}={t.dtypes[0].kernel}" for t in tensors),
-        kernel_source=source, tiling_struct=struct, data_dir=f"{rel_dir}/tests/ut/op_kernel/{name}_data",
+        kernel_source=kernel_source, tiling_struct=struct, data_dir=f"{rel_dir}/tests/ut/op_kernel/{name}_data",
         golden_rel=f"{rel_dir}/tests/assets/golden.py",
         workspace_bytes=max(spec.tiling.workspace_bytes, UT_WORKSPACE_BYTES),
         gen_data_inputs=tuple(

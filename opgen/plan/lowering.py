@@ -18,8 +18,8 @@ NATIVE: dict[str, frozenset[str]] = {
 Fresh = Callable[[str], str]
 
 
-def lower(steps: tuple[Step, ...], layout: str) -> tuple[Step, ...]:
-    """The steps with every op the layout lacks expanded; each temp a fresh name (`<out>_<part>`)."""
+def lower(steps: tuple[Step, ...], dialect: str) -> tuple[Step, ...]:
+    """The steps with every op the kernel family's dialect lacks expanded; each temp a fresh name (`<out>_<part>`)."""
     taken = {s.out for s in steps} | {a for s in steps for a in s.tensor_args}
 
     def fresh(hint: str) -> str:
@@ -31,7 +31,7 @@ def lower(steps: tuple[Step, ...], layout: str) -> tuple[Step, ...]:
 
     lowered: list[Step] = []
     for step in steps:
-        if step.op in _EXPANSIONS and step.op not in NATIVE[layout]:
+        if step.op in _EXPANSIONS and step.op not in NATIVE[dialect]:
             lowered.extend(_EXPANSIONS[step.op](step, fresh))
         else:
             lowered.append(step)

@@ -96,7 +96,7 @@ class OphostUtPlan:
     ub_align: int  # arch35: ElewiseTiling's ubFormer alignment (elements) for the min dtype
 
 
-def ophost_ut_plan(spec: OpSpec, layout: str, tensors: tuple[TensorPlan, ...],
+def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
                    combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
                    classic_bits: tuple[int, ...], source_input: int) -> OphostUtPlan:
     inputs = [t for t in tensors if t.role == "input"]
@@ -107,14 +107,14 @@ def ophost_ut_plan(spec: OpSpec, layout: str, tensors: tuple[TensorPlan, ...],
         platform = UT_PLATFORMS.get(soc.name)
         if platform is None:
             continue
-        if layout == "arch35":
+        if dag:
             cases = _arch35_cases(spec, inputs, outputs, combos, platform, min_bits)
         else:
             cases = _classic_cases(spec, soc, inputs, outputs, combos, platform, classic_bits)
         cases += _failing_cases(spec, inputs, outputs, combos)
         suites.append(TilingSuite(soc.name, f"{spec.op_type}Tiling{_camel(soc.name)}", platform.core_num,
                                   platform.ub_size, tuple(cases)))
-    arch35 = layout == "arch35"
+    arch35 = dag
     return OphostUtPlan(
         infershape_suite=f"{spec.op_type}Infershape",
         infershape_cases=_infershape_cases(spec, inputs, outputs, combos, source_input),
@@ -163,7 +163,7 @@ def _classic_cases(spec: OpSpec, soc: SocPlan, inputs: list[TensorPlan], outputs
             tiling = classic_tiling(total, classic_bits[combo.index], platform.core_num, ub)
             cases.append(TilingCase(
                 f"tiling_{combo.key.name}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
-                "GRAPH_SUCCESS", soc.tiling_key or 0, tiling.used_cores, "".join(f"{w} " for w in tiling.fields), (),
+                "GRAPH_SUCCESS", soc.selected_key or 0, tiling.used_cores, "".join(f"{w} " for w in tiling.fields), (),
                 f"{lib + spec.tiling.workspace_bytes}"))
     return cases
 

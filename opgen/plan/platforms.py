@@ -6,7 +6,8 @@ import json
 from dataclasses import dataclass
 
 from ..spec.models import OpSpec, PlatformSpec
-from ..spec.socs import SOCS
+from ..spec.socs import SOCS, TILING_SOC_ALIASES
+from .family_paths import op_file_value
 from .tensors import DtypeCombination
 
 AICORE_METHODS = (
@@ -30,6 +31,7 @@ class SocPlan:
     extend_cfg: tuple[tuple[str, str], ...]  # ExtendCfgInfo key/value pairs
     config_var: str  # the OpAICoreConfig variable in the def
     tiling_key: int | None
+    selected_key: int | None  # the key a classic SelectTilingKey picks on this SoC (TILING_SOC_ALIASES)
     variant: str
     binary_json: str
 
@@ -41,14 +43,21 @@ def soc_plan(spec: OpSpec, platform: PlatformSpec, combos: tuple[DtypeCombinatio
     if platform.aicore is not None:
         values = platform.aicore.model_dump()
         flags = tuple((method, "true" if values[field] else "false") for field, method in AICORE_METHODS)
-    if platform.kernel == "arch35_dag":
-        extend = (("opFile.value", f"{spec.snake_name}_apt"),)
+    op_file = op_file_value(spec, platform.kernel)
+    if op_file:
+        extend = (("opFile.value", op_file),)
     document = {"op_type": spec.op_type, "op_list": [{"bin_filename": c.bin_filename, **c.binary_entry}
                                                      for c in combos]}
     return SocPlan(
         name=soc.name, arch=soc.arch, kernel_ut_soc=soc.kernel_ut_soc, short_version=soc.short_version,
         soc_enum=soc.name.upper(), aicore_flags=flags, extend_cfg=extend,
         config_var="config" + "".join(part.capitalize() for part in soc.name.split("_")),
-        tiling_key=platform.tiling_key,
+        tiling_key=platform.tiling_key, selected_key=_selected_key(spec, platform),
         variant=platform.compute_variant, binary_json=json.dumps(document, indent=4) + "\n",
     )
+
+
+def _selected_key(spec: OpSpec, platform: PlatformSpec) -> int | None:
+    alias = TILING_SOC_ALIASES.get(platform.soc)
+    twin = next((p for p in spec.platforms if p.soc == alias and p.tiling_key is not None), None)
+    return twin.tiling_key if twin is not None else platform.tiling_key

@@ -11,7 +11,7 @@ from .models import OpSpec
 from .naming import name_issues
 from .recipe import OPS, Step
 from .reference import reference_problems
-from .socs import SOCS
+from .socs import SOCS, TILING_SOC_ALIASES
 
 
 def check_semantics(spec: OpSpec) -> list[SpecIssue]:
@@ -73,26 +73,29 @@ def _dtypes(spec: OpSpec) -> list[SpecIssue]:
 
 def _platforms(spec: OpSpec) -> list[SpecIssue]:
     issues = []
-    styles = {p.kernel for p in spec.platforms}
-    if len(styles) > 1:
-        issues.append(SpecIssue(("platforms",), "all platforms of one op use one kernel style (ops-nn keeps one "
-                                "layout per op dir); split the op or pick arch35_dag or classic"))
+    if {"arch35_dag", "classic_arch35"} <= {p.kernel for p in spec.platforms}:
+        issues.append(SpecIssue(("platforms",), "arch35_dag and classic_arch35 are both kernels of arch35 SoCs "
+                                "and share op_kernel/<op>_apt.cpp; pick one for every arch35 platform"))
     socs = Counter(p.soc for p in spec.platforms)
     keys = Counter(p.tiling_key for p in spec.platforms)
     for i, p in enumerate(spec.platforms):
         loc = ("platforms", i)
         if socs[p.soc] > 1:
             issues.append(SpecIssue((*loc, "soc"), f"{p.soc} is listed more than once"))
-        if p.kernel == "arch35_dag":
+        if p.kernel != "classic":
             if SOCS[p.soc].arch != "arch35":
                 issues.append(SpecIssue((*loc, "kernel"), f"{p.soc} is not an arch35 SoC; use kernel: classic"))
             if p.aicore is None:
                 issues.append(SpecIssue((*loc, "aicore"), "arch35 ops register an OpAICoreConfig; add aicore: {}"))
-        elif p.tiling_key is None:
+        if p.kernel != "arch35_dag" and p.tiling_key is None:
             issues.append(SpecIssue((*loc, "tiling_key"), "classic kernels select the SoC math by tiling key; "
                                     "add tiling_key: <n>"))
-        elif keys[p.tiling_key] > 1:
+        elif p.kernel != "arch35_dag" and keys[p.tiling_key] > 1:
             issues.append(SpecIssue((*loc, "tiling_key"), f"tiling key {p.tiling_key} is used twice"))
+        twin = next((q for q in spec.platforms if q.soc == TILING_SOC_ALIASES.get(p.soc)), None)
+        if twin is not None and p.kernel != "arch35_dag" and twin.compute_variant != p.compute_variant:
+            issues.append(SpecIssue((*loc, "compute_variant"), f"the tiling sees {p.soc} as {twin.soc}, so it runs "
+                                    f"{twin.soc}'s tiling key: give it compute_variant {twin.compute_variant!r}"))
         if p.compute_variant not in spec.compute.variants:
             issues.append(SpecIssue((*loc, "compute_variant"), f"no compute variant {p.compute_variant!r}; "
                                     f"defined: {', '.join(spec.compute.variants)}"))
@@ -100,7 +103,7 @@ def _platforms(spec: OpSpec) -> list[SpecIssue]:
     for name in spec.compute.variants:
         if name not in used:
             issues.append(SpecIssue(("compute", "variants", name), "no platform uses this variant; remove it"))
-    issues.extend(_dispatch(spec, arch35=styles == {"arch35_dag"}))
+    issues.extend(_dispatch(spec, arch35=any(p.kernel == "arch35_dag" for p in spec.platforms)))
     if len(set(spec.tiling.sch_modes)) != len(spec.tiling.sch_modes) or not spec.tiling.sch_modes:
         issues.append(SpecIssue(("tiling", "sch_modes"), "list each schMode value once, at least one"))
     return issues
@@ -116,8 +119,9 @@ def _dispatch(spec: OpSpec, arch35: bool) -> list[SpecIssue]:
                                 "so each combination needs a different one"))
     if not arch35:
         return issues
-    if len(spec.compute.variants) > 1:
-        issues.append(SpecIssue(("compute", "variants"), "an arch35 DAG op has one compute variant"))
+    if len({p.compute_variant for p in spec.platforms if p.kernel == "arch35_dag"}) > 1:
+        issues.append(SpecIssue(("compute", "variants"), "an arch35 DAG kernel has one compute variant: give "
+                                "every arch35_dag platform the same one"))
     roles = [("inputs", i, t) for i, t in enumerate(spec.inputs)] + [
         ("outputs", i, t) for i, t in enumerate(spec.outputs)
     ]

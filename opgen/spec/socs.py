@@ -29,3 +29,7 @@ SOCS: dict[str, Soc] = {
         Soc("ascend350", "arch35", None, "Ascend350", 3510, 32, 248 * KIB),
     )
 }
+
+# platform_ascendc reports these SoCs to a tiling as another SoC's SocVersion (asc-devkit
+# impl/utils/tiling/platform/platform_ascendc.cpp: "Ascend910_93" -> SocVersion::ASCEND910B)
+TILING_SOC_ALIASES = {"ascend910_93": "ascend910b"}

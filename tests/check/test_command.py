@@ -65,7 +65,7 @@ def test_json_report_has_tiers_items_and_figures(tmp_path: Path) -> None:
     result = run(copy_sample(tmp_path, GELU), "--json")
     assert result.exit_code == 0
     data = json.loads(result.stdout)
-    assert data["op_type"] == "GeluGrad" and data["layout"] == "classic" and data["status"] == "pass"
+    assert data["op_type"] == "GeluGrad" and data["families"] == "classic" and data["status"] == "pass"
     tiers = {t["tier"]: t for t in data["tiers"]}
     assert tier_statuses(tiers) == ALL_PASS
     assert tiers["headers"]["items"] == [{"item": "host files compile", "status": "skip", "reason": tiers[

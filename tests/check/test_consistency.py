@@ -26,7 +26,7 @@ def test_classic_skips_the_tpl_comparison_and_says_why(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, GELU)
     item = by_item(consistency_tier(op_dir, loaded(op_dir)[1]), "TPL dType macros == tiling")
     assert item.status == "skip"
-    assert "classic layout" in item.reason
+    assert "classic kernel" in item.reason
 
 
 def test_arch35_tiling_data_is_atvoss_struct(tmp_path: Path) -> None:

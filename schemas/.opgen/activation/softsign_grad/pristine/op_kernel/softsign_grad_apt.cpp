@@ -5,39 +5,21 @@
  */
 
 /*!
- * \file softsign_grad_apt.cpp
+ * \file softsign_grad.cpp
  * \brief Computes the gradient of softsign.
  */
-#include "kernel_operator.h"
-#include "kernel_tiling/kernel_tiling.h"
-#include "arch35/softsign_grad_dag.h"
-#include "arch35/softsign_grad_tiling_struct.h"
-#include "atvoss/elewise/elewise_sch.h"
-#include "atvoss/util/dfx.h"
+#include "arch35/softsign_grad.h"
 
-using namespace AscendC;
-using namespace Ops::Base;
-using namespace SoftsignGradNs;
+using namespace NsSoftsignGrad;
 
-template <uint64_t schMode, uint64_t dType>
-__global__ __aicore__ void softsign_grad(GM_ADDR gradients, GM_ADDR features, GM_ADDR output, GM_ADDR workspace,
-                                         GM_ADDR tiling)
+extern "C" __global__ __aicore__ void softsign_grad(GM_ADDR gradients, GM_ADDR features, GM_ADDR output,
+                                                    GM_ADDR workspace, GM_ADDR tiling)
 {
-    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
-    REGISTER_TILING_DEFAULT(EleBaseTilingDataV2);
-    GET_TILING_DATA_WITH_STRUCT(EleBaseTilingDataV2, tilingData, tiling);
-    TPipe pipe;
-    if constexpr (dType == TPL_FP16) {
-        ElementwiseSch<schMode, SoftsignGradDag<half>::OpDag> sch(&tilingData, &pipe);
-        sch.Init(gradients, features, output);
-        sch.Process();
-    } else if constexpr (dType == TPL_FP32) {
-        ElementwiseSch<schMode, SoftsignGradDag<float>::OpDag> sch(&tilingData, &pipe);
-        sch.Init(gradients, features, output);
-        sch.Process();
-    } else if constexpr (dType == TPL_BF16) {
-        ElementwiseSch<schMode, SoftsignGradDag<bfloat16_t>::OpDag> sch(&tilingData, &pipe);
-        sch.Init(gradients, features, output);
-        sch.Process();
+    REGISTER_TILING_DEFAULT(SoftsignGradTilingData);
+    GET_TILING_DATA_WITH_STRUCT(SoftsignGradTilingData, tilingData, tiling);
+    if (TILING_KEY_IS(1)) { // ascend950
+        KernelSoftsignGrad<DTYPE_GRADIENTS, DTYPE_FEATURES, DTYPE_OUTPUT, 1> op;
+        op.Init(gradients, features, output, tilingData);
+        op.Process();
     }
 }

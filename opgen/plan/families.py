@@ -1,0 +1,112 @@
+"""Kernel families: each platform's `kernel:` names one; an op dir holds one kernel per family it uses.
+
+A family fixes where its kernel and host tiling live, which blueprint set renders them, which vector ops
+its kernel has natively (the lowering dialect), its C++ namespace and its ST arch dir. ops-nn keeps several
+families in one op dir (activation/hard_swish_grad_v2: a classic kernel for 910b-class SoCs and an arch35
+one for 950), so the plan carries a tuple of families, in the order the spec first names them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..spec.models import OpSpec
+from .family_paths import family_paths
+from .kernel_ut import KernelUtPlan
+from .ophost_tests import OphostUtPlan
+from .platforms import SocPlan
+
+# the family's unit tests, from its dialect, SoCs and kernel entry (relative to tests/ut/op_kernel)
+UtBuilder = Callable[[bool, tuple[SocPlan, ...], str], tuple[KernelUtPlan, OphostUtPlan]]
+
+
+@dataclass(frozen=True)
+class FamilyShape:
+    """What a family's name fixes, before the op's name and SoCs are known."""
+
+    blueprint: str  # blueprints/<blueprint>: the family's own files
+    dialect: str  # lowering.NATIVE key: the vector ops its kernel has natively
+    under_arch35: bool  # its kernel headers and host tiling live in the arch35/ subdirs
+    namespace_pattern: str  # {op}: the op type
+    default_st_arch: str  # tests/st/<arch>, for SoCs without a tiling dir
+
+
+SHAPES: dict[str, FamilyShape] = {
+    "classic": FamilyShape("classic", "classic", False, "Ns{op}", "arch22"),
+    "arch35_dag": FamilyShape("arch35", "arch35", True, "{op}Ns", "arch35"),
+    # a TPipe/TQue kernel for 950 under op_kernel/arch35/ (activation/softsign_grad, hard_shrink_grad)
+    "classic_arch35": FamilyShape("classic", "classic", True, "Ns{op}", "arch35"),
+}
+
+
+@dataclass(frozen=True)
+class KernelFamily:
+    name: str  # the spec's `kernel:` value
+    blueprint: str
+    dialect: str
+    socs: tuple[SocPlan, ...]  # the SoCs this family's kernel serves, in spec order
+    kernel_entry: str  # op-dir relative path of the kernel's entry source
+    kernel_dir: str  # op-dir relative dir of the kernel's headers
+    kernel_include: str  # how the entry includes the kernel's header
+    op_file: str  # the def's ExtendCfgInfo("opFile.value") for its SoCs; empty: the default <op>.cpp
+    tiling_source: str  # op-dir relative path of the host tiling
+    tiling_ut: str  # op-dir relative path of the host tiling's UT
+    kernel_ut_file: str  # op-dir relative path of the kernel UT
+    namespace: str
+    st_arch: str
+    kernel_ut: KernelUtPlan
+    ophost_ut: OphostUtPlan
+
+    @property
+    def is_dag(self) -> bool:
+        return self.dialect == "arch35"
+
+    @property
+    def soc_names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.socs)
+
+    @property
+    def tiling_dir(self) -> str:
+        return self.tiling_source.rsplit("/", 1)[0]
+
+    @property
+    def tiling_ut_dir(self) -> str:
+        return self.tiling_ut.rsplit("/", 1)[0]
+
+    @property
+    def kernel_entry_name(self) -> str:
+        return self.kernel_entry.rsplit("/", 1)[1]
+
+    @property
+    def kernel_ut_name(self) -> str:
+        return self.kernel_ut_file.rsplit("/", 1)[1]
+
+
+def kernel_families(spec: OpSpec, socs: tuple[SocPlan, ...], tests: UtBuilder) -> tuple[KernelFamily, ...]:
+    """One family per distinct `kernel:` value, each with the SoCs that name it."""
+    names = list(dict.fromkeys(p.kernel for p in spec.platforms))
+    families = []
+    for name in names:
+        shape = SHAPES[name]
+        members = tuple(s for s, p in zip(socs, spec.platforms, strict=True) if p.kernel == name)
+        arches = [s.arch for s in members if s.arch]
+        paths = family_paths(spec.snake_name, name, several=len(names) > 1)
+        kernel_ut, ophost_ut = tests(shape.dialect == "arch35", members, f"../../../{paths['kernel_entry']}")
+        families.append(KernelFamily(
+            name=name, blueprint=shape.blueprint, dialect=shape.dialect, socs=members, **paths,
+            namespace=shape.namespace_pattern.format(op=spec.op_type),
+            st_arch=arches[0] if arches else shape.default_st_arch, kernel_ut=kernel_ut, ophost_ut=ophost_ut,
+        ))
+    return tuple(families)
+
+
+def dialect_of(kernel: str) -> str:
+    """The lowering dialect of a platform's `kernel:` value."""
+    return SHAPES[kernel].dialect
+
+
+def op_api_dir(families: tuple[KernelFamily, ...]) -> str:
+    """Where the aclnn sources go: ops-nn ops whose only kernel is an arch35 DAG keep them in op_api/, ops
+    with a classic kernel under op_host/op_api/ (activation/hard_swish_grad_v2, gelu_grad)."""
+    return "op_api" if all(f.is_dag for f in families) else "op_host/op_api"
