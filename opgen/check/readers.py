@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..spec.dtypes import DTYPES, PROTO_TYPE_CLASSES
+from ..spec.dtypes import PROTO_DTYPES, PROTO_TYPE_CLASSES
 
-_GE_TO_NAME = {d.ge: d.name for d in DTYPES.values()}
+_GE_TO_NAME = {d.ge: d.name for d in PROTO_DTYPES.values()}
 _C_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _CMAKE_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|#[^\n]*')
 

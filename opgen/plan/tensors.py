@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..spec.dtypes import DTYPES, MASK_DTYPES, Dtype
+from ..spec.dtypes import DTYPES, MASK_DTYPES, PROTO_DTYPES, Dtype
 from ..spec.models import OpSpec, TensorSpec
 from .reserved import lower_camel
 from .text import SpecText
@@ -135,7 +135,7 @@ def _tensor(t: TensorSpec, role: str, index: int, count: int, key: tuple[str, ..
     camel = lower_camel(t.name)
     return TensorPlan(
         name=t.name, role=role, index=index, dtypes=tuple(DTYPES[d] for d in column),
-        formats=t.format_column(count), proto_dtypes=tuple(DTYPES[d] for d in dict.fromkeys(proto)),
+        formats=t.format_column(count), proto_dtypes=tuple(PROTO_DTYPES[d] for d in dict.fromkeys(proto)),
         proto_class=proto_class, doc=SpecText(t.doc),
         camel=camel, macro=f"DTYPE_{t.name.upper()}", type_param=f"TYPE_{t.name.upper()}", dag_type=dag_type,
         is_mask=role == "input" and set(column) <= MASK_DTYPES and "uint1" in column, read_by_kernel=read,
