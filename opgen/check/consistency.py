@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..plan import RenderPlan
+from .formats_item import format_items
 from .items import CheckItem, more_line, ok, skipped, verdict
 from .readers import (
     DefInfo,
@@ -50,6 +51,7 @@ def consistency_tier(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
     items = [ok("def dtype combinations", f"{len(combos)}: " + ", ".join(show(c, n_in) for c in combos),
                 combinations=len(combos))]
     items += binary_json_items(op_dir, files, info)
+    items += format_items(op_dir, files, info)
     items.append(tiling_dispatch_item(op_dir, files, info))
     items.append(tpl_item(op_dir, files, info))
     items.append(proto_item(op_dir, files, info))
