@@ -18,10 +18,7 @@ SAMPLE_SPECS = {"relu_grad_v2", "gelu_grad"}
 TRAINING = sorted(p.stem for p in SCHEMAS.glob("*.yaml") if p.stem not in SAMPLE_SPECS)
 _GE = {"DT_FLOAT": "float32", "DT_FLOAT16": "float16", "DT_BF16": "bfloat16"}
 # facts that differ from upstream on purpose, each with the reason (README "Training set" lists them too)
-DIFFERENCES: dict[tuple[str, str], str] = {
-    ("silu_grad", "dtypes"): "upstream also registers six mixed-precision columns (fp16/bf16 inputs with an fp32 "
-                             "output); an arch35 DAG spec cannot express those yet (issue 10 item 6)",
-}
+DIFFERENCES: dict[tuple[str, str], str] = {}
 
 
 def test_there_are_at_least_ten_training_specs() -> None:
