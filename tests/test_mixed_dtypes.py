@@ -95,6 +95,10 @@ def _mixed_spec(tmp_path: Path, edit) -> Path:
      r"inputs\[0\]\.dtypes: differs from the first output's dtype column: .* compute\.dtype: float32"),
     (lambda t: t.replace("constraints:\n", "constraints:\n  same_dtype: [dy, x, dx]\n"),
      r"constraints\.same_dtype: x and dy have different dtypes in some combination"),
+    (lambda t: t.replace("dtypes: [float16, bfloat16, float32, float32, float32,",
+                         "dtypes: [float16, bfloat16, float32, float16, float32,"),
+     r"aclnn: with mixed-precision columns the aclnn wrapper takes inputs of different dtypes for one output "
+     r"dtype.* float16, float32 for mixed inputs"),
     (lambda t: t.replace("kernel: arch35_dag\n    aicore: {}", "kernel: classic\n    tiling_key: 1"),
      r"outputs\[0\]\.dtypes: the classic tiling dispatches on the first output's dtype.*kernel: arch35_dag"),
 ])
@@ -118,3 +122,12 @@ def test_a_wrong_output_cast_of_a_mixed_column_fails_numerics(run, tmp_path: Pat
     flat = re.sub(r"[│\s]+", " ", checked.out)
     assert re.search(r"numerics .*FAIL", flat), flat
     assert re.search(r"dtypes \(float16, bfloat16 -> float32\).*returned float16\[\d+\], expected float32", flat), flat
+
+
+def test_the_aclnn_wrapper_and_l0_op_take_mixed_inputs_with_a_float32_output() -> None:
+    wrapper = re.sub(r"\s+", " ", _read("op_api/aclnn_silu_backward.cpp"))
+    assert ("if (gradOutput->GetDataType() != self->GetDataType()) { OP_CHECK_DTYPE_NOT_MATCH(gradInput, "
+            "op::DataType::DT_FLOAT, return false); } else { OP_CHECK_DTYPE_NOT_SAME(gradOutput, gradInput, "
+            "return false); }") in wrapper
+    l0 = re.sub(r"\s+", " ", _read("op_api/silu_grad.cpp"))
+    assert "(dy->GetDataType() != x->GetDataType()) ? op::DataType::DT_FLOAT : dy->GetDataType()" in l0

@@ -111,6 +111,12 @@ class RenderPlan:
         return ", ".join(dict.fromkeys(d.ge for d in self.key_dtypes))
 
     @property
+    def l0_output_dtype(self) -> str:
+        """The dtype the l0 op allocates its outputs in: the dtype source's, or the mixed-precision rule's."""
+        mixed = self.aclnn.l0_mixed_dtype if self.aclnn else ""
+        return mixed or f"{self.dtype_source.name}->GetDataType()"
+
+    @property
     def dag_template_params(self) -> str:
         return ", ".join(f"typename {p}" for p in dag_params(self.tensors))
 

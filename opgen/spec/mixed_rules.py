@@ -3,6 +3,7 @@ fp32 output): what the tiling can dispatch on and the kernel can compute."""
 
 from __future__ import annotations
 
+from .dtypes import MASK_DTYPES
 from .issues import SpecIssue
 from .models import OpSpec
 
@@ -33,3 +34,25 @@ def dispatch_issues(spec: OpSpec, arch35: bool) -> list[SpecIssue]:
             issues.append(SpecIssue(("constraints", "same_dtype"), f"{name} and {same[0]} have different dtypes in "
                                     "some combination; drop the tensors of mixed columns from same_dtype"))
     return issues
+
+
+def aclnn_issues(spec: OpSpec) -> list[SpecIssue]:
+    """An aclnn wrapper without promotion takes inputs of different dtypes only for one output dtype (upstream
+    aclnnSiluBackward: float32), and inputs of one dtype give an output of that dtype."""
+    if spec.aclnn is None or spec.aclnn.promotion:
+        return []
+    count = spec.combination_count
+    data = [t.dtype_column(count) for t in spec.inputs if not set(t.dtype_column(count)) <= MASK_DTYPES]
+    out = spec.outputs[0].dtype_column(count)
+    if not data:
+        return []
+    mixed = {out[k] for k in range(count) if len({c[k] for c in data}) > 1}
+    same_off = [k for k in range(count) if len({c[k] for c in data}) == 1 and out[k] != data[0][k]]
+    if not mixed:
+        return []
+    if len(mixed) > 1 or same_off:
+        return [SpecIssue(("aclnn",), "with mixed-precision columns the aclnn wrapper takes inputs of different "
+                          "dtypes for one output dtype, and inputs of one dtype for an output of that dtype; "
+                          f"the columns give {', '.join(sorted(mixed))} for mixed inputs; set aclnn.promotion "
+                          "or change the columns")]
+    return []

@@ -7,7 +7,7 @@ from collections import Counter
 from .bounds import number_issues, ub_issues
 from .dtypes import DTYPES, MASK_DTYPES, PROTO_TYPE_CLASSES
 from .issues import SpecIssue
-from .mixed_rules import dispatch_issues
+from .mixed_rules import aclnn_issues, dispatch_issues
 from .models import OpSpec
 from .naming import name_issues
 from .recipe import OPS, Step
@@ -18,7 +18,7 @@ from .socs import SOCS
 def check_semantics(spec: OpSpec) -> list[SpecIssue]:
     issues: list[SpecIssue] = []
     for rule in (_names, name_issues, _dtypes, _platforms, _constraints, _infershape, _recipe, _aclnn, _golden,
-                 _tests, number_issues):
+                 _tests, number_issues, aclnn_issues):
         issues.extend(rule(spec))
     if not issues:  # the UB budget is costed from the plan's buffers: only for an otherwise sound spec
         issues.extend(ub_issues(spec))
