@@ -10,6 +10,7 @@ import pytest
 from conftest import SAMPLES, SCHEMAS, snapshot
 
 from opgen.generate import render_specs
+from opgen.spec.dtypes import PROTO_DTYPES, PROTO_TYPE_CLASSES
 from opgen.spec.load import load_spec
 from opgen.spec.models import OpSpec
 
@@ -18,12 +19,10 @@ TRAINING = sorted(p.stem for p in SCHEMAS.glob("*.yaml") if p.stem not in SAMPLE
 _GE = {"DT_FLOAT": "float32", "DT_FLOAT16": "float16", "DT_BF16": "bfloat16"}
 # facts that differ from upstream on purpose, each with the reason (README "Training set" lists them too)
 DIFFERENCES: dict[tuple[str, str], str] = {
-    ("silu_grad", "dtypes"): "upstream also registers six mixed-precision columns (fp16/bf16 inputs with an fp32 "
-                             "output); an arch35 DAG spec cannot express those yet (issue 10 item 6)",
     ("hard_swish_grad_v2", "tensors"): "spec tensor names are snake_case: upstream's gradOutput is grad_output",
     ("hard_swish_grad_v2", "dtypes"): "the same columns, keyed by grad_output for upstream's gradOutput",
-    ("hard_swish_grad_v2", "socs"): "no ascend910 (its fp16/fp32-only column set needs per-SoC dtype lists, "
-                                    "item 6) and no mc62: neither is a SoC opgen knows",
+    ("hard_swish_grad_v2", "socs"): "no ascend910 (its fp16/fp32-only column set needs per-SoC dtype lists) "
+                                    "and no mc62: neither is a SoC opgen knows",
 }
 
 
@@ -43,8 +42,14 @@ def test_training_samples_are_in_sync_with_their_specs(name: str, rendered: dict
     assert committed == rendered[name], "run: opgen gen --force schemas/*.yaml -o generated_samples"
 
 
+def _proto_admits(types: str) -> frozenset[str]:
+    """The ge::DataType enumerators a proto TensorType(...) admits: listed ones and named classes, expanded."""
+    names = re.findall(r"\w+", types.replace("TensorType", ""))
+    return frozenset().union(*(PROTO_TYPE_CLASSES.get(n, {n}) for n in names))
+
+
 def _upstream(ops_nn: Path, spec: OpSpec) -> dict[str, object]:
-    """The facts upstream registers: proto tensors and attrs, def dtype columns, AICore SoCs."""
+    """The facts upstream registers: proto tensors, their admitted dtypes and attrs, def dtype columns, SoCs."""
     folder = ops_nn / spec.category / spec.snake_name
     proto = (folder / "op_graph" / f"{spec.snake_name}_proto.h").read_text(encoding="utf-8")
     definition = (folder / "op_host" / f"{spec.snake_name}_def.cpp").read_text(encoding="utf-8")
@@ -57,6 +62,8 @@ def _upstream(ops_nn: Path, spec: OpSpec) -> dict[str, object]:
     return {
         "op_type": re.search(r"REG_OP\((\w+)\)", proto).group(1),  # type: ignore[union-attr]
         "tensors": tuple(re.findall(r"\.(INPUT|OPTIONAL_INPUT|OUTPUT)\((\w+),", proto)),
+        "proto_dtypes": {n: _proto_admits(t) for n, t in
+                         re.findall(r"\.(?:INPUT|OPTIONAL_INPUT|OUTPUT)\((\w+),([^\n]*)", proto)},
         "attrs": tuple((n, t, float(v.rstrip("f")) if t == "Float" else v)
                        for n, t, v in re.findall(r"\.ATTR\((\w+),\s*(\w+),\s*([^)]+)\)", proto)),
         "dtypes": columns,
@@ -70,11 +77,18 @@ def _mine(spec: OpSpec) -> dict[str, object]:
     return {
         "op_type": spec.op_type,
         "tensors": tuple(kinds + [("OUTPUT", t.name) for t in spec.outputs]),
+        "proto_dtypes": {t.name: _my_proto_admits(t.proto_dtypes or t.dtype_column(count)) for t in spec.tensors},
         "attrs": tuple((a.name, a.type.capitalize(), float(a.default) if a.type == "float" else str(a.default).lower())
                        for a in spec.attrs),
         "dtypes": {t.name: t.dtype_column(count) for t in spec.tensors},
         "socs": tuple(sorted(p.soc for p in spec.platforms)),
     }
+
+
+def _my_proto_admits(types: str | tuple[str, ...]) -> frozenset[str]:
+    if isinstance(types, str):
+        return PROTO_TYPE_CLASSES[types]
+    return frozenset(PROTO_DTYPES[d].ge for d in types)
 
 
 @pytest.mark.parametrize("name", TRAINING)

@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..plan import RenderPlan
+from .formats_item import format_items
 from .items import CheckItem, more_line, ok, skipped, verdict
 from .readers import (
     DefInfo,
@@ -52,6 +53,7 @@ def consistency_tier(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
     items = [ok("def dtype combinations", f"{len(combos)}: " + ", ".join(show(c, n_in) for c in combos),
                 combinations=len(combos))]
     items += binary_json_items(op_dir, files, info)
+    items += format_items(op_dir, files, info)
     families = family_files(plan.name, plan.op_type, plan.families)
     for suffix, one in families:
         items += relabel([tiling_dispatch_item(op_dir, one, info), tpl_item(op_dir, one, info)], suffix)

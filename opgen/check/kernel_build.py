@@ -114,7 +114,7 @@ def instantiations(plan: RenderPlan, family: KernelFamily, combination: DtypeCom
     """arch35 DAG: the entry template at each ASCENDC_TPL_SEL (schMode, dType) of this dtype; classic: the one
     entry, whose TILING_KEY_IS branches all compile in one unit (one expression per tiling key)."""
     if family.is_dag:
-        return tuple(f"&{plan.name}<TPL_SCH_MODE_{mode}, {combination.key.tpl}>" for mode in plan.sch_modes)
+        return tuple(f"&{plan.name}<TPL_SCH_MODE_{mode}, {combination.tpl}>" for mode in plan.sch_modes)
     keys = plan.classic.variants if plan.classic is not None else ()
     return tuple(f"&{plan.name} /* tiling key {v.tiling_key} */" for v in keys) or (f"&{plan.name}",)
 

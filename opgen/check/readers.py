@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ..plan.families import KernelFamily
-from ..spec.dtypes import DTYPES, PROTO_TYPE_CLASSES
+from ..spec.dtypes import PROTO_DTYPES, PROTO_TYPE_CLASSES
 from .items import CheckItem
 
-_GE_TO_NAME = {d.ge: d.name for d in DTYPES.values()}
+_GE_TO_NAME = {d.ge: d.name for d in PROTO_DTYPES.values()}
 _C_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _CMAKE_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|#[^\n]*')
 
@@ -143,6 +143,7 @@ class DefTensor:
     name: str
     dtypes: tuple[str, ...] | None  # canonical names per combination; None: no `.DataType({...})` found
     line: int
+    formats: tuple[str, ...] = ()  # ge::Format names (without FORMAT_) per combination, from `.Format({...})`
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,7 @@ class DefInfo:
 _DEF_TENSOR = re.compile(r'this\s*->\s*(Input|Output)\s*\(\s*"(\w+)"\s*\)')
 _DEF_NEXT = re.compile(r"this\s*->")
 _DATATYPE = re.compile(r"\.DataType\s*\(\s*\{([^}]*)\}\s*\)")
+_FORMAT = re.compile(r"\.Format\s*\(\s*\{([^}]*)\}\s*\)")
 
 
 def golden_assignment(tree: ast.Module) -> tuple[ast.expr, int] | None:
@@ -195,7 +197,9 @@ def read_def(src: Source) -> DefInfo:
         segment = src.code[match.end() : nxt.start() if nxt else len(src.code)]
         types = _DATATYPE.search(segment)
         dtypes = tuple(ge_name(t) for t in re.findall(r"DT_\w+", types.group(1))) if types else None
-        tensors.append(DefTensor(match.group(1).lower(), match.group(2), dtypes, src.line(match.start())))
+        formats = _FORMAT.search(segment)
+        tensors.append(DefTensor(match.group(1).lower(), match.group(2), dtypes, src.line(match.start()),
+                                 tuple(re.findall(r"FORMAT_(\w+)", formats.group(1))) if formats else ()))
     return DefInfo(
         tensors=tuple(tensors),
         socs=find_named(src, r'AddConfig\s*\(\s*"(\w+)"'),
@@ -248,6 +252,7 @@ class BinaryEntry:
     names: tuple[str, ...]  # tensor names, inputs (by index) then outputs (by index)
     dtypes: tuple[str, ...]
     bin_filename: str
+    formats: tuple[str, ...] = ()
 
 
 def read_binary_json(path: Path) -> tuple[str, list[BinaryEntry]]:
@@ -259,7 +264,7 @@ def read_binary_json(path: Path) -> tuple[str, list[BinaryEntry]]:
             tensors = [sorted(entry.get(role, []), key=lambda t: int(t["index"])) for role in ("inputs", "outputs")]
             flat = tensors[0] + tensors[1]
             entries.append(BinaryEntry(k, tuple(str(t["name"]) for t in flat), tuple(str(t["dtype"]) for t in flat),
-                                       str(entry.get("bin_filename", ""))))
+                                       str(entry.get("bin_filename", "")), tuple(str(t["format"]) for t in flat)))
         return str(data.get("op_type", "")), entries
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise ReadError(f"not an ops-nn binary JSON ({type(error).__name__}: {error})") from None

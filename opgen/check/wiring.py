@@ -119,8 +119,10 @@ def _arch35_keys(op_dir: Path, files: OpFiles, label: str) -> CheckItem:
     if not sel:
         return verdict(label, [f"{tpl.rel}: no ASCENDC_TPL_DTYPE_SEL(dType, ...)"])
     selected = [t.strip() for t in sel.group(1).split(",") if t.strip()]
-    branches = {m.group(1): (m.group(2), kernel.line(m.start())) for m in re.finditer(
-        r"dType\s*==\s*(\w+)\s*\)\s*\{[^}]*?Dag\s*<\s*([\w:]+)\s*>", kernel.code)}
+    branches = {m.group(1): (_dag_args(m.group(2)), kernel.line(m.start())) for m in re.finditer(
+        r"dType\s*==\s*(\w+)\s*\)\s*\{[^}]*?Dag\s*<([^>]*)>", kernel.code)}
+    host = {m.group(1): _dag_args(m.group(2)) for m in re.finditer(
+        r"dType\s*=\s*(\w+)\s*;[^}]*?DoTiling\s*<\s*\w+Dag\s*<([^>]*)>", tiling.code)}
     mapped = {m.group(2): m.group(1) for m in re.finditer(r"==\s*ge::(DT_\w+)\s*\)\s*\{\s*dType\s*=\s*(\w+)\s*;",
                                                            tiling.code)}
     problems = [f"{files.kernel_entry} has no `dType == {t}` branch for a key {tpl.rel} selects" for t in selected
@@ -128,16 +130,23 @@ def _arch35_keys(op_dir: Path, files: OpFiles, label: str) -> CheckItem:
     problems += [f"{kernel.rel}:{line}: branch for {t}, which {tpl.rel} does not select" for t, (_, line) in
                  branches.items() if t not in selected]
     by_ge = {d.ge: d for d in DTYPES.values()}
-    for t, (ctype, line) in branches.items():
+    for t, (args, line) in branches.items():
         dtype = by_ge.get(mapped.get(t, ""))
-        if dtype is not None and ctype != dtype.kernel:
-            problems.append(f"{kernel.rel}:{line}: the {t} branch runs on {ctype}, but {tiling.rel} sets {t} for "
+        if dtype is not None and args[0] != dtype.kernel:
+            problems.append(f"{kernel.rel}:{line}: the {t} branch runs on {args[0]}, but {tiling.rel} sets {t} for "
                             f"{dtype.ge} ({dtype.kernel})")
+        if t in host and host[t] != args:  # mixed columns: one type per DAG parameter, host and kernel alike
+            problems.append(f"{kernel.rel}:{line}: the {t} branch runs the DAG on <{', '.join(args)}>, {tiling.rel} "
+                            f"tiles it for <{', '.join(host[t])}>")
     sch = [m.strip() for m in modes.group(1).split(",")] if modes else ["?"]
     if "GET_TPL_TILING_KEY" not in tiling.code:
         problems.append(f"{tiling.rel}: no GET_TPL_TILING_KEY(schMode, dType): its tiling key is not TPL-derived")
     return verdict(label, problems, f"TPL-derived: schMode {{{', '.join(sch)}}} x dType {{{', '.join(selected)}}}; "
                                     f"kernel branches on each dType")
+
+
+def _dag_args(text: str) -> tuple[str, ...]:
+    return tuple(a.strip() for a in text.split(","))
 
 
 def _classic_keys(op_dir: Path, files: OpFiles, label: str) -> CheckItem:

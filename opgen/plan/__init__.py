@@ -20,7 +20,7 @@ from .lowering import lower
 from .ophost_tests import OphostUtPlan, ophost_ut_plan
 from .platforms import SocPlan, soc_plan
 from .st_cases import st_csv
-from .tensors import DtypeCombination, TensorPlan, combinations, tensor_plans
+from .tensors import DtypeCombination, TensorPlan, combinations, dag_params, dispatch_tensors, tensor_plans
 from .text import LicenseHeader, SpecText
 
 NO_BROADCAST_REASON = " (the kernel does not broadcast)"
@@ -126,7 +126,22 @@ class RenderPlan:
 
     @property
     def dtype_names_text(self) -> str:
-        return ", ".join(d.ge for d in self.key_dtypes)
+        return ", ".join(dict.fromkeys(d.ge for d in self.key_dtypes))
+
+    @property
+    def l0_output_dtype(self) -> str:
+        """The dtype the l0 op allocates its outputs in: the dtype source's, or the mixed-precision rule's."""
+        mixed = self.aclnn.l0_mixed_dtype if self.aclnn else ""
+        return mixed or f"{self.dtype_source.name}->GetDataType()"
+
+    @property
+    def dag_template_params(self) -> str:
+        return ", ".join(f"typename {p}" for p in dag_params(self.tensors))
+
+    @property
+    def dispatch_tensors(self) -> tuple[TensorPlan, ...]:
+        """Tensors besides the first output whose dtype the arch35 tiling reads to pick a mixed combination."""
+        return dispatch_tensors(self.tensors)
 
     @property
     def compute_units(self) -> str:
@@ -155,7 +170,7 @@ class RenderPlan:
 
     @property
     def tpl_dtype_list(self) -> str:
-        return ", ".join(d.tpl for d in self.key_dtypes)
+        return ", ".join(c.tpl for c in self.combinations)
 
     @property
     def kernel_params(self) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..spec.models import OpSpec, camel_to_snake
+from .aclnn_mixed import l0_output_dtype, mixed_dtype_checks, mixed_output
 from .aclnn_ut import AclnnUtCase, aclnn_ut_cases, ut_params
 from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
@@ -65,6 +66,7 @@ class AclnnPlan:
     return_codes: tuple[tuple[str, int, str], ...]  # what GetWorkspaceSize returns, and why
     ut_include: str  # the wrapper header, relative to tests/ut/op_api
     ut_cases: tuple[AclnnUtCase, ...]
+    l0_mixed_dtype: str  # the l0 output's dtype expression for mixed-precision columns, "" without
 
     @property
     def ut_class(self) -> str:
@@ -108,6 +110,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     out = outputs[0].name
     ret = "return false"
 
+    mixed = None if a.promotion else mixed_output([p.tensor for p in data], outputs[0].tensor, combos)
     dtype_checks = [f"OP_CHECK_DTYPE_NOT_SUPPORT({p.name}, DTYPE_SUPPORT_LIST, {ret});" for p in data]
     for p in inputs:
         if p.tensor.is_mask:
@@ -123,6 +126,8 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
             f"{name_constant}, \"{names}\", {dtype_strings}, "
             f"\"the dtype the inputs promote to is not supported\"), {ret});")
         dtype_checks.append(f"OP_CHECK_RESULT_DTYPE_CAST_FAILED(promoteType, {out}->GetDataType(), {ret});")
+    elif mixed is not None:
+        dtype_checks += mixed_dtype_checks([p.name for p in data], out, mixed, ret)
     else:
         dtype_checks.extend(f"OP_CHECK_DTYPE_NOT_SAME({p.name}, {out}, {ret});" for p in data)
 
@@ -206,6 +211,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         return_codes=RETURN_CODES, ut_include=f"../../../{op_api_dir}/aclnn_{camel_to_snake(a.api)}.h",
         ut_cases=aclnn_ut_cases(spec, ut_params([(p.name, p.tensor) for p in inputs]),
                                 ut_params([(p.name, p.tensor) for p in outputs]), combos, socs),
+        l0_mixed_dtype=l0_output_dtype([p.tensor.name for p in data], mixed) if mixed else "",
     )
 
 

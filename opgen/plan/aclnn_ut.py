@@ -143,10 +143,11 @@ def aclnn_ut_cases(spec: OpSpec, inputs: Sequence[_Param], outputs: Sequence[_Pa
     m = _Matrix(spec, inputs, outputs, combos)
     base = m.fit(spec.tests.shapes[0])
     for combo in combos:
-        m.add(f"normal_{combo.key.name}", f"every tensor {combo.key.name}: accepted", SUCCESS, base, combo)
+        every = f"every tensor {combo.key.name}" if combo.label == combo.key.name else ", ".join(combo.names)
+        m.add(f"normal_{combo.label}", f"{every}: accepted", SUCCESS, base, combo)
     for soc in socs:
         for combo in combos:
-            m.add(f"{soc.name}_normal_{combo.key.name}", f"{combo.key.name} on {soc.name}: accepted", SUCCESS,
+            m.add(f"{soc.name}_normal_{combo.label}", f"{combo.key.name} on {soc.name}: accepted", SUCCESS,
                   base, combo, soc=soc.soc_enum)
     for p in m.all_params():
         m.add(f"null_{p.name}", f"{p.name} is a null pointer", NULLPTR, base, combos[0], null=p.name)
@@ -243,7 +244,7 @@ def _layouts(m: _Matrix) -> None:
     cols = m.fit((5,))[0]
     views = {p.name: ((1, 2), (cols, 2)) for p in m.data_inputs}
     for combo in m.combos[:2]:
-        m.add(f"not_contiguous_{combo.key.name}", "transposed (non-contiguous) inputs: made contiguous, accepted",
+        m.add(f"not_contiguous_{combo.label}", "transposed (non-contiguous) inputs: made contiguous, accepted",
               SUCCESS, (2, cols), combo, views=views)
     shape = m.fit((1, 16, 1, 1))
     for fmt in FORMATS:

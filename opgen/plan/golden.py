@@ -26,6 +26,8 @@ class GoldenPlan:
     variant_params: str  # inputs the recipe reads, then cdt and shape
     variant_returns: str
     out_dtype_source: str  # the input whose dtype the outputs take
+    out_dtype: str  # the expression of the outputs' dtype: that input's, or (mixed columns) out_dtype_table's
+    out_dtype_table: tuple[tuple[str, str], ...]  # (tuple of the data inputs' dtype names, output dtype name)
     shape_args: str
     cdt: str
     input_prep: tuple[tuple[str, str], ...]  # (input, statement preparing it for the recipe)
@@ -64,9 +66,16 @@ def golden_plan(
         else:
             prep.append((t.name, f"np.broadcast_to({t.name}, shape)"))
     recipe_args = ", ".join([t.name for t in read] + ["cdt", "shape"])
+    out_dtype, table = f"{source.name}.dtype", tuple[tuple[str, str], ...]()
+    if source.dtypes != outputs[0].dtypes:  # mixed columns: no input has the output's dtype in every combination
+        keys = [repr(tuple(d.name for d in column)) for column in zip(*(t.dtypes for t in data), strict=True)]
+        table = tuple(dict.fromkeys(zip(keys, (d.name for d in outputs[0].dtypes), strict=True)))
+        names = ", ".join(f"{t.name}.dtype.name" for t in data) + ("," if len(data) == 1 else "")
+        out_dtype = f"np.dtype(_OUT_DTYPES[({names})])"
     return GoldenPlan(
         function=f"{name}_golden", params=", ".join(t.name for t in inputs), variant_params=recipe_args,
         variant_returns=f"({', '.join(t.name for t in outputs)},)", out_dtype_source=source.name,
+        out_dtype=out_dtype, out_dtype_table=table,
         shape_args=", ".join(f"{t.name}.shape" for t in data), cdt="np.float32" if float_compute else "out_dtype.type",
         input_prep=tuple(prep),
         result="outputs[0].astype(out_dtype)" if len(outputs) == 1 else "tuple(o.astype(out_dtype) for o in outputs)",

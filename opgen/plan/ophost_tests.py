@@ -133,7 +133,7 @@ def _infershape_cases(spec: OpSpec, inputs: list[TensorPlan], outputs: list[Tens
     shape = spec.tests.shapes[0]
     last = shape[-1]
     variants: list[tuple[str, DtypeCombination, tuple[int, ...], tuple[int, ...] | None]] = [
-        (f"static_{c.key.name}", c, shape, None) for c in combos]
+        (f"static_{c.label}", c, shape, None) for c in combos]
     first = combos[0]
     variants += [("dynamic_dims", first, (-1, last), None), ("unknown_rank", first, (-2,), None),
                  ("empty", first, (0, last), None)]
@@ -162,7 +162,7 @@ def _classic_cases(spec: OpSpec, soc: SocPlan, inputs: list[TensorPlan], outputs
             total = prod(shape)
             tiling = classic_tiling(total, classic_bits[combo.index], platform.core_num, ub)
             cases.append(TilingCase(
-                f"tiling_{combo.key.name}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
+                f"tiling_{combo.label}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
                 "GRAPH_SUCCESS", soc.selected_key or 0, tiling.used_cores, "".join(f"{w} " for w in tiling.fields), (),
                 f"{lib + spec.tiling.workspace_bytes}"))
     return cases
@@ -188,8 +188,8 @@ def _arch35_cases(spec: OpSpec, inputs: list[TensorPlan], outputs: list[TensorPl
             fields = (("dim0", dim0), ("coreNum", cores), ("blockFormer", former), ("blockNum", blocks),
                       ("scheMode", ELEWISE_SCHEDULE_MODE))
             cases.append(TilingCase(
-                f"tiling_{combo.key.name}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
-                "GRAPH_SUCCESS", sch_index | combo.key.tpl_code << sch_bits, blocks, "", fields,
+                f"tiling_{combo.label}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
+                "GRAPH_SUCCESS", sch_index | combo.tpl_code << sch_bits, blocks, "", fields,
                 f"{spec.tiling.workspace_bytes}"))
     return cases
 

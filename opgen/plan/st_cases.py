@@ -82,14 +82,15 @@ def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCo
     rows: list[StRow] = []
     for combo in combos:
         key = combo.key.name
+        label = combo.label
         plain = tuple(_data_range(spec, t, combo.index) for t in inputs)
         shapes = [tuple(s) for s in spec.tests.shapes]
         shapes += [_fit(s, multiple) for s in HIGH_RANKS if len(s) <= spec.constraints.max_rank]
-        rows += [StRow(f"{spec.snake_name}_{key}_{j:03d}", combo, s, plain) for j, s in enumerate(shapes)]
+        rows += [StRow(f"{spec.snake_name}_{label}_{j:03d}", combo, s, plain) for j, s in enumerate(shapes)]
         edge_shape = _fit((4, 64), multiple)
-        for label, values in _edge_sets(key, spec.tests.value_range):
+        for edge, values in _edge_sets(key, spec.tests.value_range):
             ranges = tuple(values if _is_data(t, combo) else plain[i] for i, t in enumerate(inputs))
-            rows.append(StRow(f"{spec.snake_name}_{key}_edge_{label}", combo, edge_shape, ranges))
+            rows.append(StRow(f"{spec.snake_name}_{combo.label}_edge_{edge}", combo, edge_shape, ranges))
     for platform in spec.platforms:
         soc = SOCS[platform.soc]
         combo = combos[0]

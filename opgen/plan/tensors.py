@@ -7,8 +7,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..spec.dtypes import DTYPES, MASK_DTYPES, Dtype
+from ..spec.dtypes import DTYPES, MASK_DTYPES, PROTO_DTYPES, Dtype
 from ..spec.models import OpSpec, TensorSpec
+from .mixed import combination_tpl, dag_typings, is_mixed
 from .reserved import lower_camel
 from .text import SpecText
 
@@ -26,7 +27,8 @@ class TensorPlan:
     camel: str  # lowerCamel for C++ variables
     macro: str  # DTYPE_<NAME> the build defines for classic kernels
     type_param: str  # TYPE_<NAME> template parameter of the classic kernel class
-    dag_type: str  # C++ type in the arch35 DAG: "T" or a fixed type
+    dag_type: str  # C++ type in the arch35 DAG: "T", another type parameter (mixed columns) or a fixed type
+    dag_param: bool  # dag_type is a template parameter of the DAG
     is_mask: bool  # a bit/byte mask that only select reads
     read_by_kernel: bool
     optional: bool
@@ -110,6 +112,11 @@ class DtypeCombination:
     key: Dtype  # the first output's dtype: what tiling and kernel dispatch on
     bin_filename: str
     binary_entry: dict[str, Any]
+    tpl: str  # the TPL macro selecting this combination's kernel: the key's, or its own when mixed
+    tpl_code: int
+    label: str  # names tests and cases: the key dtype, or every tensor's dtype when mixed
+    dag_args: str  # the DAG's template arguments for this combination
+    dispatch: str  # the host tiling's condition selecting this combination
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -118,26 +125,27 @@ class DtypeCombination:
 
 def tensor_plans(spec: OpSpec, recipe_args: set[str]) -> tuple[TensorPlan, ...]:
     count = spec.combination_count
-    key_column = spec.outputs[0].dtype_column(count)
+    typings = dag_typings({t.name: t.dtype_column(count) for t in spec.tensors}, spec.outputs[0].dtype_column(count))
     plans = []
     for role, items in (("input", spec.inputs), ("output", spec.outputs)):
         for index, tensor in enumerate(items):
             read = tensor.name in recipe_args or role == "output"
-            plans.append(_tensor(tensor, role, index, count, key_column, read))
+            typing = typings[tensor.name]
+            plans.append(_tensor(tensor, role, index, count, read, typing.dag_type, typing.is_param))
     return tuple(plans)
 
 
-def _tensor(t: TensorSpec, role: str, index: int, count: int, key: tuple[str, ...], read: bool) -> TensorPlan:
+def _tensor(t: TensorSpec, role: str, index: int, count: int, read: bool, dag_type: str, param: bool) -> TensorPlan:
     column = t.dtype_column(count)
     proto_class = t.proto_dtypes if isinstance(t.proto_dtypes, str) else None
     proto = column if proto_class else t.proto_dtypes or tuple(dict.fromkeys(column))
-    dag_type = "T" if column == key else DTYPES[column[0]].kernel
     camel = lower_camel(t.name)
     return TensorPlan(
         name=t.name, role=role, index=index, dtypes=tuple(DTYPES[d] for d in column),
-        formats=t.format_column(count), proto_dtypes=tuple(DTYPES[d] for d in dict.fromkeys(proto)),
+        formats=t.format_column(count), proto_dtypes=tuple(PROTO_DTYPES[d] for d in dict.fromkeys(proto)),
         proto_class=proto_class, doc=SpecText(t.doc),
         camel=camel, macro=f"DTYPE_{t.name.upper()}", type_param=f"TYPE_{t.name.upper()}", dag_type=dag_type,
+        dag_param=param,
         is_mask=role == "input" and set(column) <= MASK_DTYPES and "uint1" in column, read_by_kernel=read,
         optional=t.param_type == "optional",
     )
@@ -145,15 +153,38 @@ def _tensor(t: TensorSpec, role: str, index: int, count: int, key: tuple[str, ..
 
 def combinations(spec: OpSpec, tensors: tuple[TensorPlan, ...]) -> tuple[DtypeCombination, ...]:
     result = []
-    for k in range(spec.combination_count):
+    params = dag_params(tensors)
+    first_output = next(t for t in tensors if t.role == "output")
+    columns = [(tuple(t.dtypes[k] for t in tensors), first_output.dtypes[k]) for k in range(spec.combination_count)]
+    checked = dispatch_tensors(tensors)
+    for k, (dtypes, key) in enumerate(columns):
         entry = _binary_entry(tensors, k)
         digest = hashlib.md5(json.dumps(entry, sort_keys=True).encode(), usedforsecurity=False).hexdigest()
-        first_output = next(t for t in tensors if t.role == "output")
+        tpl, code, label = combination_tpl(k, dtypes, key, is_mixed(dtypes, key, tuple(t.dag_type for t in tensors)))
+        kernel_types = {t.dag_type: t.dtypes[k].kernel for t in tensors if t.dag_param}
+        dispatch = " && ".join([f"{t.camel}Dtype == ge::{t.dtypes[k].ge}" for t in checked]
+                               + [f"outputDtype == ge::{key.ge}"])
         result.append(DtypeCombination(
-            index=k, dtypes=tuple(t.dtypes[k] for t in tensors), key=first_output.dtypes[k],
-            bin_filename=f"{spec.op_type}_{digest}", binary_entry=entry,
+            index=k, dtypes=dtypes, key=key, bin_filename=f"{spec.op_type}_{digest}", binary_entry=entry,
+            tpl=tpl, tpl_code=code, label=label, dag_args=", ".join(kernel_types[p] for p in params),
+            dispatch=dispatch,
         ))
     return tuple(result)
+
+
+def dispatch_tensors(tensors: tuple[TensorPlan, ...]) -> tuple[TensorPlan, ...]:
+    """Tensors besides the first output whose dtype the tiling reads to pick a combination: one per varying
+    column other than the output's (none for same-dtype ops)."""
+    seen: dict[str, TensorPlan] = {}
+    for t in tensors:
+        if t.dag_param and t.dag_type != "T":
+            seen.setdefault(t.dag_type, t)
+    return tuple(seen.values())
+
+
+def dag_params(tensors: tuple[TensorPlan, ...]) -> tuple[str, ...]:
+    """The arch35 DAG's type parameters: T (the first output's column), then each other varying column's."""
+    return tuple(dict.fromkeys(["T", *(t.dag_type for t in tensors if t.dag_param)]))
 
 
 def _binary_entry(tensors: tuple[TensorPlan, ...], k: int) -> dict[str, Any]:

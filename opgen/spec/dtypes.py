@@ -42,13 +42,34 @@ ALIASES: dict[str, str] = {"fp16": "float16", "half": "float16", "bf16": "bfloat
                            "float": "float32"}
 
 
+# Dtypes a graph proto may admit although no opgen kernel computes them (upstream LeakyReluGrad's proto takes
+# DT_DOUBLE, SigmoidGrad's UnaryDataType complex): allowed in proto_dtypes, refused in def columns.
+PROTO_ONLY_DTYPES: dict[str, Dtype] = {d.name: d for d in (
+    Dtype("float64", "DT_DOUBLE", "double", "", 0, 64, True, "ACL_DOUBLE", "double"),
+    Dtype("complex64", "DT_COMPLEX64", "", "", 0, 64, False, "ACL_COMPLEX64", ""),
+    Dtype("complex128", "DT_COMPLEX128", "", "", 0, 128, False, "ACL_COMPLEX128", ""),
+)}
+PROTO_DTYPES: dict[str, Dtype] = DTYPES | PROTO_ONLY_DTYPES
+PROTO_ALIASES: dict[str, str] = {"double": "float64", "fp64": "float64"}
+
+
 def canonical_dtype(name: str) -> str:
-    """The canonical spelling of a dtype, or ValueError naming the known ones."""
+    """The canonical spelling of a dtype a kernel computes, or ValueError naming the known ones."""
     key = ALIASES.get(name, name)
+    if PROTO_ALIASES.get(key, key) in PROTO_ONLY_DTYPES:
+        raise ValueError(f"{name!r} is admitted only in proto_dtypes: no opgen kernel computes it (AscendC has no "
+                         f"{PROTO_ALIASES.get(key, key)} vector math); list it under proto_dtypes and keep dtypes to "
+                         "the columns the kernel computes")
     if key not in DTYPES:
         known = ", ".join(sorted(DTYPES))
         raise ValueError(f"unknown dtype {name!r}; use one of: {known} (aliases: fp16, bf16, fp32)")
     return key
+
+
+def canonical_proto_dtype(name: str) -> str:
+    """A dtype of a proto's TensorType list: a kernel dtype or one the proto only admits (float64, complex)."""
+    key = PROTO_ALIASES.get(name, name)
+    return key if key in PROTO_ONLY_DTYPES else canonical_dtype(name)
 
 
 def _ge(*names: str) -> frozenset[str]:

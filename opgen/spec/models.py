@@ -19,7 +19,8 @@ from pydantic import (
     WithJsonSchema,
 )
 
-from .dtypes import DTYPES, PROTO_TYPE_CLASSES, canonical_dtype
+from .dtypes import DTYPES, PROTO_DTYPES, PROTO_TYPE_CLASSES, canonical_dtype, canonical_proto_dtype
+from .formats import GE_FORMATS, canonical_format
 from .formula import parse_formula
 from .recipe import Step, parse_step
 from .socs import SOCS
@@ -60,6 +61,12 @@ def _dtype(value: str) -> str:
     return canonical_dtype(value)
 
 
+def _proto_dtype(value: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"dtype must be a string, got {value!r}")
+    return canonical_proto_dtype(value)
+
+
 def _formula(value: str) -> str:
     parse_formula(value)
     return value
@@ -77,6 +84,8 @@ SnakeName = Annotated[str, AfterValidator(_snake)]
 CamelName = Annotated[str, AfterValidator(_camel)]
 Identifier = Annotated[str, AfterValidator(_ident)]
 DtypeName = Annotated[str, AfterValidator(_dtype), WithJsonSchema({"enum": sorted(DTYPES)})]
+FormatName = Annotated[str, AfterValidator(canonical_format), WithJsonSchema({"enum": sorted(GE_FORMATS)})]
+ProtoDtypeName = Annotated[str, AfterValidator(_proto_dtype), WithJsonSchema({"enum": sorted(PROTO_DTYPES)})]
 RecipeStep = Annotated[
     Step,
     PlainValidator(_step),
@@ -106,9 +115,10 @@ class TensorSpec(Model):
     dtypes: tuple[DtypeName, ...] | DtypeName = Field(
         description="one dtype per supported combination, or one dtype for all combinations"
     )
-    formats: tuple[Literal["ND"], ...] | Literal["ND"] = "ND"
+    formats: tuple[FormatName, ...] | FormatName = Field(
+        "ND", description="one ge::Format per combination (ND, NCHW, NHWC, NC1HWC0, ...), or one for all")
     param_type: Literal["required", "optional"] = "required"
-    proto_dtypes: tuple[DtypeName, ...] | ProtoTypeClass | None = Field(
+    proto_dtypes: tuple[ProtoDtypeName, ...] | ProtoTypeClass | None = Field(
         None, description="dtypes the graph proto admits (a superset of dtypes): a list, or a named ge::TensorType "
         "class such as RealNumberType; default: dtypes"
     )

@@ -7,6 +7,7 @@ from collections import Counter
 from .bounds import number_issues, ub_issues
 from .dtypes import DTYPES, MASK_DTYPES, PROTO_TYPE_CLASSES
 from .issues import SpecIssue
+from .mixed_rules import aclnn_issues, dispatch_issues
 from .models import OpSpec
 from .naming import name_issues
 from .recipe import OPS, Step
@@ -17,7 +18,7 @@ from .socs import SOCS, TILING_SOC_ALIASES
 def check_semantics(spec: OpSpec) -> list[SpecIssue]:
     issues: list[SpecIssue] = []
     for rule in (_names, name_issues, _dtypes, _platforms, _constraints, _infershape, _recipe, _aclnn, _golden,
-                 _tests, number_issues):
+                 _tests, number_issues, aclnn_issues):
         issues.extend(rule(spec))
     if not issues:  # the UB budget is costed from the plan's buffers: only for an otherwise sound spec
         issues.extend(ub_issues(spec))
@@ -103,33 +104,9 @@ def _platforms(spec: OpSpec) -> list[SpecIssue]:
     for name in spec.compute.variants:
         if name not in used:
             issues.append(SpecIssue(("compute", "variants", name), "no platform uses this variant; remove it"))
-    issues.extend(_dispatch(spec, arch35=any(p.kernel == "arch35_dag" for p in spec.platforms)))
+    issues.extend(dispatch_issues(spec))
     if len(set(spec.tiling.sch_modes)) != len(spec.tiling.sch_modes) or not spec.tiling.sch_modes:
         issues.append(SpecIssue(("tiling", "sch_modes"), "list each schMode value once, at least one"))
-    return issues
-
-
-def _dispatch(spec: OpSpec, arch35: bool) -> list[SpecIssue]:
-    """Tiling dispatches on the first output's dtype; in a DAG other tensors follow it or stay fixed."""
-    count = spec.combination_count
-    key = spec.outputs[0].dtype_column(count)
-    issues = []
-    if len(set(key)) != len(key):
-        issues.append(SpecIssue(("outputs", 0, "dtypes"), "the tiling dispatches on the first output's dtype, "
-                                "so each combination needs a different one"))
-    if not arch35:
-        return issues
-    if len({p.compute_variant for p in spec.platforms if p.kernel == "arch35_dag"}) > 1:
-        issues.append(SpecIssue(("compute", "variants"), "an arch35 DAG kernel has one compute variant: give "
-                                "every arch35_dag platform the same one"))
-    roles = [("inputs", i, t) for i, t in enumerate(spec.inputs)] + [
-        ("outputs", i, t) for i, t in enumerate(spec.outputs)
-    ]
-    for role, i, tensor in roles:
-        column = tensor.dtype_column(count)
-        if column != key and len(set(column)) > 1:
-            issues.append(SpecIssue((role, i, "dtypes"), "in an arch35 DAG a tensor's dtype must equal the first "
-                                    "output's in every combination, or be one fixed dtype"))
     return issues
 
 

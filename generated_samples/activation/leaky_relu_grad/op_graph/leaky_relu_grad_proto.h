@@ -19,21 +19,21 @@ namespace ge {
  *
  * @par Inputs:
  * @li gradients: The gradient flowing back into leaky ReLU's output.
- *     Format ND; types DT_BF16, DT_FLOAT16, DT_FLOAT.
+ *     Format ND; types DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16.
  * @li features: The input of the forward leaky ReLU.
- *     Format ND; types DT_BF16, DT_FLOAT16, DT_FLOAT.
+ *     Format ND; types DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16.
  *
  * @par Outputs:
  * @li backprops: The gradient with respect to features.
- *     Format ND; types DT_BF16, DT_FLOAT16, DT_FLOAT.
+ *     Format ND; types DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16.
  *
  * @par Attributes:
  * @li negative_slope: default 0.0f.
  */
 REG_OP(LeakyReluGrad)
-    .INPUT(gradients, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .INPUT(features, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .OUTPUT(backprops, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .INPUT(gradients, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
+    .INPUT(features, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
+    .OUTPUT(backprops, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
     .ATTR(negative_slope, Float, 0.0f)
     .OP_END_FACTORY_REG(LeakyReluGrad)
 

@@ -19,21 +19,21 @@ namespace ge {
  *
  * @par Inputs:
  * @li y: The output of the forward sigmoid.
- *     Format ND; types DT_FLOAT16, DT_BF16, DT_FLOAT.
+ *     Format ND; types UnaryDataType.
  * @li dy: The gradient flowing back into the sigmoid's output.
- *     Format ND; types DT_FLOAT16, DT_BF16, DT_FLOAT.
+ *     Format ND; types UnaryDataType.
  *
  * @par Outputs:
  * @li z: The gradient with respect to the sigmoid's input.
- *     Format ND; types DT_FLOAT16, DT_BF16, DT_FLOAT.
+ *     Format ND; types UnaryDataType.
  *
  * @par Attributes:
  * @li complex_conj: default false.
  */
 REG_OP(SigmoidGrad)
-    .INPUT(y, TensorType({DT_FLOAT16, DT_BF16, DT_FLOAT}))
-    .INPUT(dy, TensorType({DT_FLOAT16, DT_BF16, DT_FLOAT}))
-    .OUTPUT(z, TensorType({DT_FLOAT16, DT_BF16, DT_FLOAT}))
+    .INPUT(y, TensorType::UnaryDataType())
+    .INPUT(dy, TensorType::UnaryDataType())
+    .OUTPUT(z, TensorType::UnaryDataType())
     .ATTR(complex_conj, Bool, false)
     .OP_END_FACTORY_REG(SigmoidGrad)
 

@@ -39,8 +39,11 @@ static bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* self, 
 {
     OP_CHECK_DTYPE_NOT_SUPPORT(gradOutput, DTYPE_SUPPORT_LIST, return false);
     OP_CHECK_DTYPE_NOT_SUPPORT(self, DTYPE_SUPPORT_LIST, return false);
-    OP_CHECK_DTYPE_NOT_SAME(gradOutput, gradInput, return false);
-    OP_CHECK_DTYPE_NOT_SAME(self, gradInput, return false);
+    if (gradOutput->GetDataType() != self->GetDataType()) {
+        OP_CHECK_DTYPE_NOT_MATCH(gradInput, op::DataType::DT_FLOAT, return false);
+    } else {
+        OP_CHECK_DTYPE_NOT_SAME(gradOutput, gradInput, return false);
+    }
     return true;
 }
 

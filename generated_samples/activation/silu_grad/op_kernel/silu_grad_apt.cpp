@@ -27,15 +27,39 @@ __global__ __aicore__ void silu_grad(GM_ADDR dy, GM_ADDR x, GM_ADDR dx, GM_ADDR 
     GET_TILING_DATA_WITH_STRUCT(EleBaseTilingDataV2, tilingData, tiling);
     TPipe pipe;
     if constexpr (dType == TPL_FP16) {
-        ElementwiseSch<schMode, SiluGradDag<half>::OpDag> sch(&tilingData, &pipe);
+        ElementwiseSch<schMode, SiluGradDag<half, half, half>::OpDag> sch(&tilingData, &pipe);
         sch.Init(dy, x, dx);
         sch.Process();
     } else if constexpr (dType == TPL_BF16) {
-        ElementwiseSch<schMode, SiluGradDag<bfloat16_t>::OpDag> sch(&tilingData, &pipe);
+        ElementwiseSch<schMode, SiluGradDag<bfloat16_t, bfloat16_t, bfloat16_t>::OpDag> sch(&tilingData, &pipe);
         sch.Init(dy, x, dx);
         sch.Process();
     } else if constexpr (dType == TPL_FP32) {
-        ElementwiseSch<schMode, SiluGradDag<float>::OpDag> sch(&tilingData, &pipe);
+        ElementwiseSch<schMode, SiluGradDag<float, float, float>::OpDag> sch(&tilingData, &pipe);
+        sch.Init(dy, x, dx);
+        sch.Process();
+    } else if constexpr (dType == TPL_FP16_BF16_FP32) {
+        ElementwiseSch<schMode, SiluGradDag<float, half, bfloat16_t>::OpDag> sch(&tilingData, &pipe);
+        sch.Init(dy, x, dx);
+        sch.Process();
+    } else if constexpr (dType == TPL_FP16_FP32_FP32) {
+        ElementwiseSch<schMode, SiluGradDag<float, half, float>::OpDag> sch(&tilingData, &pipe);
+        sch.Init(dy, x, dx);
+        sch.Process();
+    } else if constexpr (dType == TPL_BF16_FP16_FP32) {
+        ElementwiseSch<schMode, SiluGradDag<float, bfloat16_t, half>::OpDag> sch(&tilingData, &pipe);
+        sch.Init(dy, x, dx);
+        sch.Process();
+    } else if constexpr (dType == TPL_BF16_FP32_FP32) {
+        ElementwiseSch<schMode, SiluGradDag<float, bfloat16_t, float>::OpDag> sch(&tilingData, &pipe);
+        sch.Init(dy, x, dx);
+        sch.Process();
+    } else if constexpr (dType == TPL_FP32_FP16_FP32) {
+        ElementwiseSch<schMode, SiluGradDag<float, float, half>::OpDag> sch(&tilingData, &pipe);
+        sch.Init(dy, x, dx);
+        sch.Process();
+    } else if constexpr (dType == TPL_FP32_BF16_FP32) {
+        ElementwiseSch<schMode, SiluGradDag<float, float, bfloat16_t>::OpDag> sch(&tilingData, &pipe);
         sch.Init(dy, x, dx);
         sch.Process();
     }

@@ -27,30 +27,6 @@ ge::graphStatus SiluGradTiling::CheckDtypes()
     auto keyOutput = tilingContext->GetOutputDesc(0);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, keyOutput);
     outputDtype = keyOutput->GetDataType();
-    auto dyDesc = tilingContext->GetInputDesc(0);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, dyDesc);
-    OP_CHECK_IF(dyDesc->GetDataType() != outputDtype,
-                OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "dy, dx",
-                                                       ge::TypeUtils::DataTypeToSerialString(dyDesc->GetDataType()) +
-                                                           ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
-                                                       "The dtypes of dy and dx must be the same"),
-                return ge::GRAPH_FAILED);
-    auto xDesc = tilingContext->GetInputDesc(1);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, xDesc);
-    OP_CHECK_IF(xDesc->GetDataType() != outputDtype,
-                OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "x, dx",
-                                                       ge::TypeUtils::DataTypeToSerialString(xDesc->GetDataType()) +
-                                                           ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
-                                                       "The dtypes of x and dx must be the same"),
-                return ge::GRAPH_FAILED);
-    auto dxDesc = tilingContext->GetOutputDesc(0);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, dxDesc);
-    OP_CHECK_IF(dxDesc->GetDataType() != outputDtype,
-                OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "dx, dx",
-                                                       ge::TypeUtils::DataTypeToSerialString(dxDesc->GetDataType()) +
-                                                           ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
-                                                       "The dtypes of dx and dx must be the same"),
-                return ge::GRAPH_FAILED);
     return ge::GRAPH_SUCCESS;
 }
 
@@ -88,15 +64,39 @@ ge::graphStatus SiluGradTiling::RunTiling()
 
     ElewiseBaseTiling elewiseBaseTiling(tilingContext);
     ge::graphStatus result = ge::GRAPH_FAILED;
-    if (outputDtype == ge::DT_FLOAT16) {
+    auto dyDtypeDesc = tilingContext->GetInputDesc(0);
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, dyDtypeDesc);
+    const ge::DataType dyDtype = dyDtypeDesc->GetDataType();
+    auto xDtypeDesc = tilingContext->GetInputDesc(1);
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, xDtypeDesc);
+    const ge::DataType xDtype = xDtypeDesc->GetDataType();
+    if (dyDtype == ge::DT_FLOAT16 && xDtype == ge::DT_FLOAT16 && outputDtype == ge::DT_FLOAT16) {
         dType = TPL_FP16;
-        result = elewiseBaseTiling.DoTiling<SiluGradDag<half>::OpDag>(*tiling);
-    } else if (outputDtype == ge::DT_BF16) {
+        result = elewiseBaseTiling.DoTiling<SiluGradDag<half, half, half>::OpDag>(*tiling);
+    } else if (dyDtype == ge::DT_BF16 && xDtype == ge::DT_BF16 && outputDtype == ge::DT_BF16) {
         dType = TPL_BF16;
-        result = elewiseBaseTiling.DoTiling<SiluGradDag<bfloat16_t>::OpDag>(*tiling);
-    } else if (outputDtype == ge::DT_FLOAT) {
+        result = elewiseBaseTiling.DoTiling<SiluGradDag<bfloat16_t, bfloat16_t, bfloat16_t>::OpDag>(*tiling);
+    } else if (dyDtype == ge::DT_FLOAT && xDtype == ge::DT_FLOAT && outputDtype == ge::DT_FLOAT) {
         dType = TPL_FP32;
-        result = elewiseBaseTiling.DoTiling<SiluGradDag<float>::OpDag>(*tiling);
+        result = elewiseBaseTiling.DoTiling<SiluGradDag<float, float, float>::OpDag>(*tiling);
+    } else if (dyDtype == ge::DT_FLOAT16 && xDtype == ge::DT_BF16 && outputDtype == ge::DT_FLOAT) {
+        dType = TPL_FP16_BF16_FP32;
+        result = elewiseBaseTiling.DoTiling<SiluGradDag<float, half, bfloat16_t>::OpDag>(*tiling);
+    } else if (dyDtype == ge::DT_FLOAT16 && xDtype == ge::DT_FLOAT && outputDtype == ge::DT_FLOAT) {
+        dType = TPL_FP16_FP32_FP32;
+        result = elewiseBaseTiling.DoTiling<SiluGradDag<float, half, float>::OpDag>(*tiling);
+    } else if (dyDtype == ge::DT_BF16 && xDtype == ge::DT_FLOAT16 && outputDtype == ge::DT_FLOAT) {
+        dType = TPL_BF16_FP16_FP32;
+        result = elewiseBaseTiling.DoTiling<SiluGradDag<float, bfloat16_t, half>::OpDag>(*tiling);
+    } else if (dyDtype == ge::DT_BF16 && xDtype == ge::DT_FLOAT && outputDtype == ge::DT_FLOAT) {
+        dType = TPL_BF16_FP32_FP32;
+        result = elewiseBaseTiling.DoTiling<SiluGradDag<float, bfloat16_t, float>::OpDag>(*tiling);
+    } else if (dyDtype == ge::DT_FLOAT && xDtype == ge::DT_FLOAT16 && outputDtype == ge::DT_FLOAT) {
+        dType = TPL_FP32_FP16_FP32;
+        result = elewiseBaseTiling.DoTiling<SiluGradDag<float, float, half>::OpDag>(*tiling);
+    } else if (dyDtype == ge::DT_FLOAT && xDtype == ge::DT_BF16 && outputDtype == ge::DT_FLOAT) {
+        dType = TPL_FP32_BF16_FP32;
+        result = elewiseBaseTiling.DoTiling<SiluGradDag<float, float, bfloat16_t>::OpDag>(*tiling);
     } else {
         OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "dx",
                                   ge::TypeUtils::DataTypeToSerialString(outputDtype), "DT_FLOAT16, DT_BF16, DT_FLOAT");

@@ -20,12 +20,12 @@ using namespace Ops::Base;
 constexpr int CAST_MODE_NONE = 0;
 constexpr int CAST_MODE_RINT = 1;
 
-template <typename T>
+template <typename T, typename TDy, typename TX>
 struct SiluGradDag {
-    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                // load dy
-    using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // dy to float
-    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                // load x
-    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // x to float
+    using OpCopyIn0 = Bind<Vec::CopyIn<TDy>, Placeholder::In0<TDy>>;              // load dy
+    using OpCopyIn0Cast = Bind<Vec::Cast<float, TDy, CAST_MODE_NONE>, OpCopyIn0>; // dy to float
+    using OpCopyIn1 = Bind<Vec::CopyIn<TX>, Placeholder::In1<TX>>;                // load x
+    using OpCopyIn1Cast = Bind<Vec::Cast<float, TX, CAST_MODE_NONE>, OpCopyIn1>;  // x to float
     using Const0 = MAKE_CONST(float, -1.0);
     using OpCalcSNeg = Bind<Vec::Muls<float>, OpCopyIn1Cast, Const0>; // s_neg = muls(x, -1.0)
     using OpCalcSExp = Bind<Vec::Exp<float>, OpCalcSNeg>;             // s_exp = exp(s_neg)

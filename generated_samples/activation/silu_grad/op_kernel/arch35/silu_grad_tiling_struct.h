@@ -17,15 +17,25 @@ namespace SiluGradNs {
 #define TPL_FP16 1
 #define TPL_BF16 2
 #define TPL_FP32 3
+#define TPL_FP16_BF16_FP32 103
+#define TPL_FP16_FP32_FP32 104
+#define TPL_BF16_FP16_FP32 105
+#define TPL_BF16_FP32_FP32 106
+#define TPL_FP32_FP16_FP32 107
+#define TPL_FP32_BF16_FP32 108
 
 #define TPL_SCH_MODE_0 0
 #define TPL_SCH_MODE_1 1
 
 ASCENDC_TPL_ARGS_DECL(SiluGrad, ASCENDC_TPL_UINT_DECL(schMode, 1, ASCENDC_TPL_UI_LIST, TPL_SCH_MODE_0, TPL_SCH_MODE_1),
-                      ASCENDC_TPL_DTYPE_DECL(dType, TPL_FP16, TPL_BF16, TPL_FP32));
+                      ASCENDC_TPL_DTYPE_DECL(dType, TPL_FP16, TPL_BF16, TPL_FP32, TPL_FP16_BF16_FP32,
+                                             TPL_FP16_FP32_FP32, TPL_BF16_FP16_FP32, TPL_BF16_FP32_FP32,
+                                             TPL_FP32_FP16_FP32, TPL_FP32_BF16_FP32));
 
 ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_UINT_SEL(schMode, ASCENDC_TPL_UI_LIST, TPL_SCH_MODE_0, TPL_SCH_MODE_1),
-                                     ASCENDC_TPL_DTYPE_SEL(dType, TPL_FP16, TPL_BF16, TPL_FP32)));
+                                     ASCENDC_TPL_DTYPE_SEL(dType, TPL_FP16, TPL_BF16, TPL_FP32, TPL_FP16_BF16_FP32,
+                                                           TPL_FP16_FP32_FP32, TPL_BF16_FP16_FP32, TPL_BF16_FP32_FP32,
+                                                           TPL_FP32_FP16_FP32, TPL_FP32_BF16_FP32)));
 } // namespace SiluGradNs
 
 #endif // OPS_OP_KERNEL_SILU_GRAD_TILING_STRUCT_H_

@@ -60,8 +60,86 @@ TEST_F(l2_silu_backward_test, silu_backward_003_normal_float32)
     EXPECT_EQ(aclRet, ACLNN_SUCCESS);
 }
 
+// float16, bfloat16, float32: accepted
+TEST_F(l2_silu_backward_test, silu_backward_004_normal_float16_bfloat16_float32)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSiluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float16, float32, float32: accepted
+TEST_F(l2_silu_backward_test, silu_backward_005_normal_float16_float32_float32)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSiluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16, float16, float32: accepted
+TEST_F(l2_silu_backward_test, silu_backward_006_normal_bfloat16_float16_float32)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSiluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16, float32, float32: accepted
+TEST_F(l2_silu_backward_test, silu_backward_007_normal_bfloat16_float32_float32)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSiluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32, float16, float32: accepted
+TEST_F(l2_silu_backward_test, silu_backward_008_normal_float32_float16_float32)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSiluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32, bfloat16, float32: accepted
+TEST_F(l2_silu_backward_test, silu_backward_009_normal_float32_bfloat16_float32)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSiluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
 // float16 on ascend950: accepted
-TEST_F(l2_silu_backward_test, silu_backward_004_ascend950_normal_float16)
+TEST_F(l2_silu_backward_test, silu_backward_010_ascend950_normal_float16)
 {
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -75,7 +153,7 @@ TEST_F(l2_silu_backward_test, silu_backward_004_ascend950_normal_float16)
 }
 
 // bfloat16 on ascend950: accepted
-TEST_F(l2_silu_backward_test, silu_backward_005_ascend950_normal_bfloat16)
+TEST_F(l2_silu_backward_test, silu_backward_011_ascend950_normal_bfloat16)
 {
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -89,7 +167,7 @@ TEST_F(l2_silu_backward_test, silu_backward_005_ascend950_normal_bfloat16)
 }
 
 // float32 on ascend950: accepted
-TEST_F(l2_silu_backward_test, silu_backward_006_ascend950_normal_float32)
+TEST_F(l2_silu_backward_test, silu_backward_012_ascend950_normal_float32)
 {
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -102,8 +180,92 @@ TEST_F(l2_silu_backward_test, silu_backward_006_ascend950_normal_float32)
     EXPECT_EQ(aclRet, ACLNN_SUCCESS);
 }
 
+// float32 on ascend950: accepted
+TEST_F(l2_silu_backward_test, silu_backward_013_ascend950_normal_float16_bfloat16_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND950);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSiluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend950: accepted
+TEST_F(l2_silu_backward_test, silu_backward_014_ascend950_normal_float16_float32_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND950);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSiluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend950: accepted
+TEST_F(l2_silu_backward_test, silu_backward_015_ascend950_normal_bfloat16_float16_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND950);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSiluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend950: accepted
+TEST_F(l2_silu_backward_test, silu_backward_016_ascend950_normal_bfloat16_float32_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND950);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSiluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend950: accepted
+TEST_F(l2_silu_backward_test, silu_backward_017_ascend950_normal_float32_float16_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND950);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSiluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend950: accepted
+TEST_F(l2_silu_backward_test, silu_backward_018_ascend950_normal_float32_bfloat16_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND950);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSiluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
 // gradOutput is a null pointer
-TEST_F(l2_silu_backward_test, silu_backward_007_null_gradOutput)
+TEST_F(l2_silu_backward_test, silu_backward_019_null_gradOutput)
 {
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
@@ -115,7 +277,7 @@ TEST_F(l2_silu_backward_test, silu_backward_007_null_gradOutput)
 }
 
 // self is a null pointer
-TEST_F(l2_silu_backward_test, silu_backward_008_null_self)
+TEST_F(l2_silu_backward_test, silu_backward_020_null_self)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
@@ -127,7 +289,7 @@ TEST_F(l2_silu_backward_test, silu_backward_008_null_self)
 }
 
 // gradInput is a null pointer
-TEST_F(l2_silu_backward_test, silu_backward_009_null_gradInput)
+TEST_F(l2_silu_backward_test, silu_backward_021_null_gradInput)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -139,7 +301,7 @@ TEST_F(l2_silu_backward_test, silu_backward_009_null_gradInput)
 }
 
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_silu_backward_test, silu_backward_010_empty)
+TEST_F(l2_silu_backward_test, silu_backward_022_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -153,7 +315,7 @@ TEST_F(l2_silu_backward_test, silu_backward_010_empty)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_silu_backward_test, silu_backward_011_dtype_float64_rejected)
+TEST_F(l2_silu_backward_test, silu_backward_023_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
@@ -166,7 +328,7 @@ TEST_F(l2_silu_backward_test, silu_backward_011_dtype_float64_rejected)
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_silu_backward_test, silu_backward_012_dtype_complex64_rejected)
+TEST_F(l2_silu_backward_test, silu_backward_024_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
@@ -179,7 +341,7 @@ TEST_F(l2_silu_backward_test, silu_backward_012_dtype_complex64_rejected)
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_silu_backward_test, silu_backward_013_dtype_complex128_rejected)
+TEST_F(l2_silu_backward_test, silu_backward_025_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
@@ -192,7 +354,7 @@ TEST_F(l2_silu_backward_test, silu_backward_013_dtype_complex128_rejected)
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_silu_backward_test, silu_backward_014_dtype_undefined_rejected)
+TEST_F(l2_silu_backward_test, silu_backward_026_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
@@ -205,7 +367,7 @@ TEST_F(l2_silu_backward_test, silu_backward_014_dtype_undefined_rejected)
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_silu_backward_test, silu_backward_015_dtype_int32_rejected)
+TEST_F(l2_silu_backward_test, silu_backward_027_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -218,7 +380,7 @@ TEST_F(l2_silu_backward_test, silu_backward_015_dtype_int32_rejected)
 }
 
 // self bfloat16, the others float16: dtypes must agree
-TEST_F(l2_silu_backward_test, silu_backward_016_self_dtype_differs)
+TEST_F(l2_silu_backward_test, silu_backward_028_self_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -231,7 +393,7 @@ TEST_F(l2_silu_backward_test, silu_backward_016_self_dtype_differs)
 }
 
 // gradInput bfloat16, the others float16: dtypes must agree
-TEST_F(l2_silu_backward_test, silu_backward_017_gradInput_dtype_differs)
+TEST_F(l2_silu_backward_test, silu_backward_029_gradInput_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -244,7 +406,7 @@ TEST_F(l2_silu_backward_test, silu_backward_017_gradInput_dtype_differs)
 }
 
 // self has another shape: shapes must be equal
-TEST_F(l2_silu_backward_test, silu_backward_018_self_shape_differs)
+TEST_F(l2_silu_backward_test, silu_backward_030_self_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1025}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -257,7 +419,7 @@ TEST_F(l2_silu_backward_test, silu_backward_018_self_shape_differs)
 }
 
 // gradInput has another shape: shapes must be equal
-TEST_F(l2_silu_backward_test, silu_backward_019_gradInput_shape_differs)
+TEST_F(l2_silu_backward_test, silu_backward_031_gradInput_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -270,7 +432,7 @@ TEST_F(l2_silu_backward_test, silu_backward_019_gradInput_shape_differs)
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_silu_backward_test, silu_backward_020_rank_8)
+TEST_F(l2_silu_backward_test, silu_backward_032_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -283,7 +445,7 @@ TEST_F(l2_silu_backward_test, silu_backward_020_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_silu_backward_test, silu_backward_021_rank_9_rejected)
+TEST_F(l2_silu_backward_test, silu_backward_033_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -296,7 +458,7 @@ TEST_F(l2_silu_backward_test, silu_backward_021_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_silu_backward_test, silu_backward_022_scalar)
+TEST_F(l2_silu_backward_test, silu_backward_034_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -309,7 +471,7 @@ TEST_F(l2_silu_backward_test, silu_backward_022_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_silu_backward_test, silu_backward_023_not_contiguous_float16)
+TEST_F(l2_silu_backward_test, silu_backward_035_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -322,7 +484,7 @@ TEST_F(l2_silu_backward_test, silu_backward_023_not_contiguous_float16)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_silu_backward_test, silu_backward_024_not_contiguous_bfloat16)
+TEST_F(l2_silu_backward_test, silu_backward_036_not_contiguous_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -335,7 +497,7 @@ TEST_F(l2_silu_backward_test, silu_backward_024_not_contiguous_bfloat16)
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_silu_backward_test, silu_backward_025_format_nchw)
+TEST_F(l2_silu_backward_test, silu_backward_037_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
@@ -348,7 +510,7 @@ TEST_F(l2_silu_backward_test, silu_backward_025_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_silu_backward_test, silu_backward_026_format_nhwc)
+TEST_F(l2_silu_backward_test, silu_backward_038_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
@@ -361,7 +523,7 @@ TEST_F(l2_silu_backward_test, silu_backward_026_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_silu_backward_test, silu_backward_027_format_mixed)
+TEST_F(l2_silu_backward_test, silu_backward_039_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);

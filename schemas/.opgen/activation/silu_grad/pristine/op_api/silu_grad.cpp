@@ -31,7 +31,8 @@ const aclTensor* SiluGrad(const aclTensor* dy, const aclTensor* x, aclOpExecutor
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "SiluGrad does not support this dtype on AICore.");
         return nullptr;
     }
-    auto dx = executor->AllocTensor(dy->GetViewShape(), dy->GetDataType());
+    auto dx = executor->AllocTensor(
+        dy->GetViewShape(), (dy->GetDataType() != x->GetDataType()) ? op::DataType::DT_FLOAT : dy->GetDataType());
     CHECK_RET(dx != nullptr, nullptr);
     auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SiluGrad, OP_INPUT(dy, x), OP_OUTPUT(dx));
     OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SiluGrad ADD_TO_LAUNCHER_LIST_AICORE failed."),

@@ -30,11 +30,24 @@ _VARIANTS = {
     "Ascend950": _default,
 }
 
+# the output dtype of each combination of the inputs' dtypes (mixed precision: float16 inputs may give float32)
+_OUT_DTYPES = {
+    ('float16', 'float16'): "float16",
+    ('bfloat16', 'bfloat16'): "bfloat16",
+    ('float32', 'float32'): "float32",
+    ('float16', 'bfloat16'): "float32",
+    ('float16', 'float32'): "float32",
+    ('bfloat16', 'float16'): "float32",
+    ('bfloat16', 'float32'): "float32",
+    ('float32', 'float16'): "float32",
+    ('float32', 'bfloat16'): "float32",
+}
+
 
 def silu_grad_golden(dy, x, **kwargs):
     """Inputs in silu_grad_def.cpp order (outputs excluded); returns the output(s)."""
     variant = _VARIANTS.get(kwargs.get("short_soc_version"), _default)
-    out_dtype = dy.dtype
+    out_dtype = np.dtype(_OUT_DTYPES[(dy.dtype.name, x.dtype.name)])
     shape = np.broadcast_shapes(dy.shape, x.shape)
     cdt = np.float32
     with np.errstate(all="ignore"):

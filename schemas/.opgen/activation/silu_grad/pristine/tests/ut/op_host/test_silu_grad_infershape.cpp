@@ -63,6 +63,102 @@ TEST_F(SiluGradInfershape, infershape_static_float32)
     ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
 }
 
+TEST_F(SiluGradInfershape, infershape_static_float16_bfloat16_float32)
+{
+    gert::InfershapeContextPara infershapeContextPara("SiluGrad",
+                                                      {
+                                                          {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                          {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(SiluGradInfershape, infershape_static_float16_float32_float32)
+{
+    gert::InfershapeContextPara infershapeContextPara("SiluGrad",
+                                                      {
+                                                          {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                          {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(SiluGradInfershape, infershape_static_bfloat16_float16_float32)
+{
+    gert::InfershapeContextPara infershapeContextPara("SiluGrad",
+                                                      {
+                                                          {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                          {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(SiluGradInfershape, infershape_static_bfloat16_float32_float32)
+{
+    gert::InfershapeContextPara infershapeContextPara("SiluGrad",
+                                                      {
+                                                          {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                          {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(SiluGradInfershape, infershape_static_float32_float16_float32)
+{
+    gert::InfershapeContextPara infershapeContextPara("SiluGrad",
+                                                      {
+                                                          {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                          {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(SiluGradInfershape, infershape_static_float32_bfloat16_float32)
+{
+    gert::InfershapeContextPara infershapeContextPara("SiluGrad",
+                                                      {
+                                                          {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                          {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
 TEST_F(SiluGradInfershape, infershape_dynamic_dims)
 {
     gert::InfershapeContextPara infershapeContextPara("SiluGrad",
