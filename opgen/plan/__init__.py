@@ -8,6 +8,7 @@ from .. import __version__
 from ..spec.dtypes import Dtype
 from ..spec.models import AttrSpec, OpSpec
 from .aclnn import AclnnParts, AclnnPlan, aclnn_parts, aclnn_plan
+from .broadcast import BroadcastPlan, broadcast_plan
 from .budget import ClassicDtypeCase, classic_dtype_cases, recipe_reads
 from .classic import TILE_ALIGN, ClassicKernel, classic_kernel
 from .dag import DagKernel, dag_kernel
@@ -58,6 +59,7 @@ class RenderPlan:
     tile_align: int  # elements: the classic tiling's smallest tile
     float_compute: bool
     dag: DagKernel | None
+    broadcast: BroadcastPlan | None  # the inputs broadcast (infershape rule broadcast; arch35 kernel)
     classic: ClassicKernel | None
     classic_dtype_cases: tuple[ClassicDtypeCase, ...]
     infershape_rule: str
@@ -124,6 +126,10 @@ class RenderPlan:
         return " DISABLE_IN_OPP TRUE" if self.disable_in_opp else ""
 
     @property
+    def tiling_split(self) -> str:
+        return "broadcast" if self.broadcast else "elementwise"
+
+    @property
     def shape_checked(self) -> tuple[TensorPlan, ...]:
         return tuple(dict.fromkeys(self.same_shape + self.last_dim_checked))
 
@@ -188,8 +194,10 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     socs = tuple(soc_plan(spec, p, combos) for p in spec.platforms)
     lowered = {name: lower(steps, layout) for name, steps in spec.compute.variants.items()}
     dag = classic = None
+    brc = broadcast_plan(spec, tensors)
     if layout == "arch35":
-        dag = dag_kernel(tensors, float_compute, lowered[spec.platforms[0].compute_variant])
+        dag = dag_kernel(tensors, float_compute, lowered[spec.platforms[0].compute_variant],
+                         brc.brc_inputs if brc else ())
     else:
         classic = classic_kernel(tensors, float_compute, [
             (p.tiling_key or 0, p.soc, lowered[p.compute_variant]) for p in spec.platforms
@@ -204,7 +212,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     classic_cases = classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num) if classic else ()
     kernel_tensors = [t for t in tensors if t.read_by_kernel]
     same_shape = tuple(by_name[n] for n in spec.constraints.same_shape) or (
-        tuple(kernel_tensors) if len(kernel_tensors) > 1 else ())
+        tuple(kernel_tensors) if len(kernel_tensors) > 1 and brc is None else ())
     golden = golden_plan(name, tensors, float_compute, tuple(
         GoldenVariant(variant, tuple(s.short_version for s in socs if s.variant == variant), golden_lines(steps),
                       mask_values(steps))
@@ -216,20 +224,21 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         brief=SpecText(spec.brief), license=_license(spec),
         layout=layout, namespace=f"{spec.op_type}Ns" if layout == "arch35" else f"Ns{spec.op_type}",
         guard=name.upper(), tensors=tensors, attrs=tuple(_attr(a) for a in spec.attrs), combinations=combos,
-        socs=socs, sch_modes=spec.tiling.sch_modes, workspace_bytes=spec.tiling.workspace_bytes,
-        buffer_num=spec.tiling.buffer_num, tile_align=TILE_ALIGN, float_compute=float_compute, dag=dag, classic=classic,
+        socs=socs, sch_modes=brc.sch_modes if brc else spec.tiling.sch_modes, workspace_bytes=spec.tiling.workspace_bytes,
+        buffer_num=spec.tiling.buffer_num, tile_align=TILE_ALIGN, float_compute=float_compute, dag=dag, broadcast=brc,
+        classic=classic,
         classic_dtype_cases=classic_cases,
         infershape_rule=spec.infershape.rule,
         infershape_input=source_input,
-        same_shape=same_shape, same_shape_reason="" if spec.constraints.same_shape else NO_BROADCAST_REASON,
+        same_shape=same_shape, same_shape_reason="" if spec.constraints.same_shape or brc else NO_BROADCAST_REASON,
         same_dtype=tuple(by_name[n] for n in spec.constraints.same_dtype),
         last_dim_checked=(by_name[rule.tensor],) if rule else (), last_dim_multiple=rule.multiple if rule else 1,
         dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn, aclnn_parts=aclnn_parts(aclnn),
         disable_in_opp=spec.disable_in_opp, golden=golden,
         st_arch=arches[0] if arches else "arch22",
-        st_csv=st_csv(spec, tensors, combos, {c.dtype.name: c.bits for c in classic_cases}),
+        st_csv=st_csv(spec, tensors, combos, {c.dtype.name: c.bits for c in classic_cases}, brc),
         ophost_ut=ophost_ut_plan(spec, layout, tensors, combos, socs, tuple(c.bits for c in classic_cases),
-                                 source_input),
+                                 source_input, brc),
         kernel_ut=kernel_ut_plan(spec, layout, plan_rel_dir, tensors, combos, socs),
         example=example_plan(spec, by_name, combos), op_api_dir=op_api_dir, description=SpecText(spec.docs.description),
         formula=SpecText(spec.docs.formula),
