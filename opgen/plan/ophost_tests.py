@@ -204,7 +204,8 @@ def _broadcast_infershape_cases(spec: OpSpec, inputs: list[TensorPlan], outputs:
     cases = []
     for label, shapes, out in broadcast_infershape_shapes(spec, [t.name for t in inputs], brc):
         ins = tuple(TensorCase(_dims(s), t.dtypes[combo.index].ge) for t, s in zip(inputs, shapes, strict=True))
-        cases.append(InfershapeCase(f"infershape_broadcast_{label}", ins, tuple(t.dtypes[combo.index].ge for t in outputs),
+        dtypes = tuple(t.dtypes[combo.index].ge for t in outputs)
+        cases.append(InfershapeCase(f"infershape_broadcast_{label}", ins, dtypes,
                                     "GRAPH_FAILED" if out is None else "GRAPH_SUCCESS",
                                     () if out is None else (_dims(out),)))
     return tuple(cases)
@@ -219,7 +220,8 @@ def _broadcast_cases(spec: OpSpec, tensors: tuple[TensorPlan, ...], brc: Broadca
     cases = []
     for combo in combos:
         for case in broadcast_tiling_cases(spec, tensors, brc, combo, platform.core_num):
-            ins = tuple(TensorCase(_dims(s), t.dtypes[combo.index].ge) for t, s in zip(inputs, case.shapes, strict=True))
+            ins = tuple(TensorCase(_dims(s), t.dtypes[combo.index].ge)
+                        for t, s in zip(inputs, case.shapes, strict=True))
             cases.append(TilingCase(
                 f"tiling_{combo.key.name}_{case.label}", ins, _descs(outputs, combo, case.out_shape), "GRAPH_SUCCESS",
                 brc.sch_modes.index(case.sch_mode) | combo.key.tpl_code << sch_bits, case.block_dim, "", case.fields,
