@@ -40,7 +40,8 @@ def test_broadcast_rule_renders_copyinbrc_broadcast_tiling_and_failing_infershap
 
 
 def test_same_shape_contradicts_broadcast(run, tmp_path: Path) -> None:
-    spec = _spec(tmp_path, "softplus_grad.yaml", ("  same_dtype:", "  same_shape: [gradients, features]\n  same_dtype:"))
+    extra = "  same_shape: [gradients, features]\n  same_dtype:"
+    spec = _spec(tmp_path, "softplus_grad.yaml", ("  same_dtype:", extra))
     result = run("gen", spec, "-o", tmp_path / "out")
     assert result.code == 2
     assert "same_shape: contradicts infershape rule broadcast" in result.out + result.err
