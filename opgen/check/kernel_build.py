@@ -168,6 +168,7 @@ __aicore__ inline void OpgenCopyTiling(const __gm__ uint8_t* src, T* dst)
 #define GET_TILING_DATA_MEMBER(tiling_type, member, var, tiling)                                  \\
     decltype(((tiling_type*)0)->member) var;                                                      \\
     OpgenCopyTiling<decltype(var)>((tiling) + (size_t)(&((tiling_type*)0)->member), &var);
+#define __tiling_data_ptr__ const
 #define GET_TILING_DATA_PTR_WITH_STRUCT(tiling_struct, dst_ptr, tiling_ptr) \\
     const tiling_struct* dst_ptr = reinterpret_cast<const __gm__ tiling_struct*>(tiling_ptr);
 

@@ -67,6 +67,9 @@ def tiling_data_item(op_dir: Path, files: OpFiles) -> CheckItem:
         r"(\w+)\s*=\s*[\w.>-]*GetTilingData\s*<\s*(\w+)\s*>", s.code)]
     kernel_struct = [(s, m) for s in kernel for m in re.finditer(
         r"GET_TILING_DATA_WITH_STRUCT\s*\(\s*(\w+)\s*,\s*(\w+)", s.code)]
+    if not host_struct and not kernel_struct and any("BroadcastBaseTiling<" in s.code for s in host) and any(
+            "BroadcastSch<" in s.code for s in kernel):
+        return verdict(label, [], "atvoss broadcast: BroadcastBaseTiling writes the tiling data BroadcastSch reads")
     if not host_struct or not kernel_struct:
         return verdict(label, ["no GetTilingData<T>() in the host tiling" if not host_struct else
                                "no GET_TILING_DATA_WITH_STRUCT(T, ...) in the kernel"])

@@ -8,6 +8,7 @@ from .. import __version__
 from ..spec.dtypes import Dtype
 from ..spec.models import AttrSpec, OpSpec
 from .aclnn import AclnnParts, AclnnPlan, aclnn_parts, aclnn_plan
+from .broadcast import BroadcastPlan, broadcast_plan
 from .budget import ClassicDtypeCase, classic_dtype_cases, recipe_reads
 from .classic import TILE_ALIGN, ClassicKernel, classic_kernel
 from .cmake import CmakePlan, cmake_plan
@@ -60,6 +61,7 @@ class RenderPlan:
     tile_align: int  # elements: the classic tiling's smallest tile
     float_compute: bool
     dag: DagKernel | None  # the arch35 DAG family's kernel, if the op has that family
+    broadcast: BroadcastPlan | None  # the inputs broadcast (infershape rule broadcast; arch35 kernel)
     classic: ClassicKernel | None  # the classic family's kernel, if the op has that family
     classic_dtype_cases: tuple[ClassicDtypeCase, ...]
     infershape_rule: str
@@ -157,6 +159,10 @@ class RenderPlan:
         return " DISABLE_IN_OPP TRUE" if self.disable_in_opp else ""
 
     @property
+    def tiling_split(self) -> str:
+        return "broadcast" if self.broadcast else "elementwise"
+
+    @property
     def shape_checked(self) -> tuple[TensorPlan, ...]:
         return tuple(dict.fromkeys(self.same_shape + self.last_dim_checked))
 
@@ -218,6 +224,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     combos = combinations(spec, tensors)
     float_compute = spec.compute.dtype == "float32"
     socs = tuple(soc_plan(spec, p, combos) for p in spec.platforms)
+    brc = broadcast_plan(spec, tensors)
     rule = spec.constraints.last_dim_multiple_of
     source_input = [t.name for t in inputs].index(spec.infershape.input) if spec.infershape.input else 0
     rel_dir = f"{spec.category}/{name}"
@@ -225,7 +232,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     dag_platforms = [p for p in spec.platforms if dialect_of(p.kernel) == "arch35"]
     classic_platforms = [p for p in spec.platforms if dialect_of(p.kernel) == "classic"]
     dag = dag_kernel(tensors, float_compute, lower(spec.compute.variants[dag_platforms[0].compute_variant],
-                                                   "arch35")) if dag_platforms else None
+                                                   "arch35"), brc.brc_inputs if brc else ()) if dag_platforms else None
     classic = classic_kernel(tensors, float_compute, [
         (p.tiling_key or 0, p.soc, lower(spec.compute.variants[p.compute_variant], "classic"))
         for p in classic_platforms
@@ -234,13 +241,13 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     families = kernel_families(spec, socs, lambda dag_family, members, entry: (
         kernel_ut_plan(spec, dag_family, entry, plan_rel_dir, tensors, combos, members),
         ophost_ut_plan(spec, dag_family, tensors, combos, members, tuple(c.bits for c in classic_cases),
-                       source_input),
+                       source_input, brc),
     ))
     api_dir = op_api_dir(families)
     aclnn = aclnn_plan(spec, by_name, combos, socs, api_dir) if spec.aclnn else None
     kernel_tensors = [t for t in tensors if t.read_by_kernel]
     same_shape = tuple(by_name[n] for n in spec.constraints.same_shape) or (
-        tuple(kernel_tensors) if len(kernel_tensors) > 1 else ())
+        tuple(kernel_tensors) if len(kernel_tensors) > 1 and brc is None else ())
     # each variant as the first family that runs it lowers it
     dialects = {p.compute_variant: dialect_of(p.kernel) for p in reversed(spec.platforms)}
     lowered = {variant: lower(steps, dialects.get(variant, families[0].dialect))
@@ -256,17 +263,19 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         brief=SpecText(spec.brief), license=_license(spec),
         families=families, cmake=cmake_plan(name, families),
         guard=name.upper(), tensors=tensors, attrs=tuple(_attr(a) for a in spec.attrs), combinations=combos,
-        socs=socs, sch_modes=spec.tiling.sch_modes, workspace_bytes=spec.tiling.workspace_bytes,
-        buffer_num=spec.tiling.buffer_num, tile_align=TILE_ALIGN, float_compute=float_compute, dag=dag, classic=classic,
+        socs=socs, sch_modes=brc.sch_modes if brc else spec.tiling.sch_modes,
+        workspace_bytes=spec.tiling.workspace_bytes,
+        buffer_num=spec.tiling.buffer_num, tile_align=TILE_ALIGN, float_compute=float_compute, dag=dag, broadcast=brc,
+        classic=classic,
         classic_dtype_cases=classic_cases,
         infershape_rule=spec.infershape.rule,
         infershape_input=source_input,
-        same_shape=same_shape, same_shape_reason="" if spec.constraints.same_shape else NO_BROADCAST_REASON,
+        same_shape=same_shape, same_shape_reason="" if spec.constraints.same_shape or brc else NO_BROADCAST_REASON,
         same_dtype=tuple(by_name[n] for n in spec.constraints.same_dtype),
         last_dim_checked=(by_name[rule.tensor],) if rule else (), last_dim_multiple=rule.multiple if rule else 1,
         dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn, aclnn_parts=aclnn_parts(aclnn, api_dir),
         disable_in_opp=spec.disable_in_opp, golden=golden,
-        st_csv=st_csv(spec, tensors, combos, {c.dtype.name: c.bits for c in classic_cases}),
+        st_csv=st_csv(spec, tensors, combos, {c.dtype.name: c.bits for c in classic_cases}, brc),
         example=example_plan(spec, by_name, combos), op_api_dir=api_dir, description=SpecText(spec.docs.description),
         formula=SpecText(spec.docs.formula),
         products=tuple((SpecText(p.name), SUPPORT_MARKS[p.supported]) for p in spec.docs.products),

@@ -26,7 +26,9 @@ class DagKernel:
     init_args: tuple[str, ...]  # kernel arguments the scheduler's Init takes: read inputs, then outputs
 
 
-def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tuple[Step, ...]) -> DagKernel:
+def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tuple[Step, ...],
+               brc_inputs: tuple[str, ...] = ()) -> DagKernel:
+    """`brc_inputs` are loaded with CopyInBrc (they may broadcast to the output's shape)."""
     compute_type = "float" if float_compute else "T"
     lines: list[DagLine] = []
     nodes: dict[str, str] = {}
@@ -34,7 +36,8 @@ def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tupl
     read = [t for t in tensors if t.role == "input" and t.read_by_kernel]
     for i, t in enumerate(read):
         load_type = "uint8_t" if t.is_mask else t.dag_type
-        lines.append(DagLine(f"OpCopyIn{i}", f"Bind<Vec::CopyIn<{load_type}>, Placeholder::In{i}<{t.dag_type}>>",
+        copy_in = "CopyInBrc" if t.name in brc_inputs else "CopyIn"
+        lines.append(DagLine(f"OpCopyIn{i}", f"Bind<Vec::{copy_in}<{load_type}>, Placeholder::In{i}<{t.dag_type}>>",
                              f"load {t.name}"))
         nodes[t.name] = f"OpCopyIn{i}"
         if float_compute and not t.is_mask:

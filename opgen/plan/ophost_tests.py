@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from math import prod
 
 from ..spec.models import OpSpec
+from .broadcast import DEFAULT_TILING_WORKSPACE_SIZE, BroadcastPlan, broadcast_infershape_shapes, broadcast_tiling_cases
 from .classic import classic_tiling
 from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
@@ -98,7 +99,7 @@ class OphostUtPlan:
 
 def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
                    combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
-                   classic_bits: tuple[int, ...], source_input: int) -> OphostUtPlan:
+                   classic_bits: tuple[int, ...], source_input: int, brc: BroadcastPlan | None = None) -> OphostUtPlan:
     inputs = [t for t in tensors if t.role == "input"]
     outputs = [t for t in tensors if t.role == "output"]
     min_bits = min(_kernel_bits(t, c) for c in combos for t in tensors)
@@ -107,7 +108,9 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
         platform = UT_PLATFORMS.get(soc.name)
         if platform is None:
             continue
-        if dag:
+        if brc is not None:
+            cases = _broadcast_cases(spec, tensors, brc, combos, platform)
+        elif dag:
             cases = _arch35_cases(spec, inputs, outputs, combos, platform, min_bits)
         else:
             cases = _classic_cases(spec, soc, inputs, outputs, combos, platform, classic_bits)
@@ -117,10 +120,12 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
     arch35 = dag
     return OphostUtPlan(
         infershape_suite=f"{spec.op_type}Infershape",
-        infershape_cases=_infershape_cases(spec, inputs, outputs, combos, source_input),
+        infershape_cases=_infershape_cases(spec, inputs, outputs, combos, source_input)
+        + (_broadcast_infershape_cases(spec, inputs, outputs, combos[0], brc) if brc else ()),
         tiling_suites=tuple(suites),
         tiling_header=f"../../../../op_host/arch35/{spec.snake_name}_tiling_arch35.h" if arch35 else "",
-        compile_info=f"optiling::{spec.op_type}CompileInfo" if arch35 else f"{spec.op_type}UtCompileInfo",
+        compile_info=("Ops::Base::BroadcastCompileInfo" if brc else f"optiling::{spec.op_type}CompileInfo")
+        if arch35 else f"{spec.op_type}UtCompileInfo",
         ub_align=256 * 8 // min_bits,
     )
 
@@ -191,6 +196,42 @@ def _arch35_cases(spec: OpSpec, inputs: list[TensorPlan], outputs: list[TensorPl
                 f"tiling_{combo.label}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
                 "GRAPH_SUCCESS", sch_index | combo.tpl_code << sch_bits, blocks, "", fields,
                 f"{spec.tiling.workspace_bytes}"))
+    return cases
+
+
+def _broadcast_infershape_cases(spec: OpSpec, inputs: list[TensorPlan], outputs: list[TensorPlan],
+                                combo: DtypeCombination, brc: BroadcastPlan) -> tuple[InfershapeCase, ...]:
+    cases = []
+    for label, shapes, out in broadcast_infershape_shapes(spec, [t.name for t in inputs], brc):
+        ins = tuple(TensorCase(_dims(s), t.dtypes[combo.index].ge) for t, s in zip(inputs, shapes, strict=True))
+        dtypes = tuple(t.dtypes[combo.index].ge for t in outputs)
+        cases.append(InfershapeCase(f"infershape_broadcast_{label}", ins, dtypes,
+                                    "GRAPH_FAILED" if out is None else "GRAPH_SUCCESS",
+                                    () if out is None else (_dims(out),)))
+    return tuple(cases)
+
+
+def _broadcast_cases(spec: OpSpec, tensors: tuple[TensorPlan, ...], brc: BroadcastPlan,
+                     combos: tuple[DtypeCombination, ...], platform: UtPlatform) -> list[TilingCase]:
+    """BroadcastBaseTiling: its schedule as the TPL key (index in the kernel's schMode list, dType above it)."""
+    inputs = [t for t in tensors if t.role == "input"]
+    outputs = [t for t in tensors if t.role == "output"]
+    sch_bits = max(brc.sch_modes).bit_length()
+    cases = []
+    for combo in combos:
+        for case in broadcast_tiling_cases(spec, tensors, brc, combo, platform.core_num):
+            ins = tuple(TensorCase(_dims(s), t.dtypes[combo.index].ge)
+                        for t, s in zip(inputs, case.shapes, strict=True))
+            cases.append(TilingCase(
+                f"tiling_{combo.key.name}_{case.label}", ins, _descs(outputs, combo, case.out_shape), "GRAPH_SUCCESS",
+                brc.sch_modes.index(case.sch_mode) | combo.key.tpl_code << sch_bits, case.block_dim, "", case.fields,
+                f"{DEFAULT_TILING_WORKSPACE_SIZE}"))
+    first, shape = combos[0], spec.tests.shapes[0]
+    wider = (*shape[:-1], shape[-1] + 1)
+    ins = tuple(TensorCase(_dims(wider if t.name == brc.brc_inputs[0] else shape), t.dtypes[first.index].ge)
+                for t in inputs)
+    cases.append(TilingCase(f"tiling_{brc.brc_inputs[0]}_not_broadcastable", ins, _descs(outputs, first, shape),
+                            "GRAPH_FAILED"))
     return cases
 
 

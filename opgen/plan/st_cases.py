@@ -22,6 +22,7 @@ import numpy as np
 
 from ..spec.models import OpSpec
 from ..spec.socs import SOCS
+from .broadcast import BroadcastPlan, broadcast_st_shapes
 from .classic import classic_tiling
 from .tensors import DtypeCombination, TensorPlan
 
@@ -45,10 +46,11 @@ class StRow:
     shape: tuple[int, ...]
     ranges: tuple[tuple[float, ...], ...]  # per input: (low, high, special values...)
     soc_series: str = ""
+    input_shapes: tuple[tuple[int, ...], ...] = ()  # per input where they differ (broadcast), else `shape`
 
 
 def st_csv(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCombination, ...],
-           bits_per_element: dict[str, int]) -> str:
+           bits_per_element: dict[str, int], brc: BroadcastPlan | None = None) -> str:
     """The whole CSV text; values are Python literals as the test kit reads them (nan and inf by name).
 
     `bits_per_element`: UB bits one element takes per output dtype in the classic tiling (empty: arch35).
@@ -58,10 +60,10 @@ def st_csv(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCom
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(ST_COLUMNS)
-    for row in st_rows(spec, tensors, combos, bits_per_element):
+    for row in st_rows(spec, tensors, combos, bits_per_element, brc):
         k = row.combo.index
         tolerance = spec.golden.tolerances[row.combo.key.name]
-        shapes_in = tuple(row.shape for _ in inputs)
+        shapes_in = row.input_shapes or tuple(row.shape for _ in inputs)
         shapes_out = tuple(row.shape for _ in outputs)
         writer.writerow([
             row.name, spec.snake_name, repr(tuple(t.dtypes[k].name for t in inputs)), repr(shapes_in),
@@ -75,7 +77,7 @@ def st_csv(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCom
 
 
 def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCombination, ...],
-            bits_per_element: dict[str, int]) -> list[StRow]:
+            bits_per_element: dict[str, int], brc: BroadcastPlan | None = None) -> list[StRow]:
     inputs = [t for t in tensors if t.role == "input"]
     rule = spec.constraints.last_dim_multiple_of
     multiple = rule.multiple if rule else 1
@@ -87,10 +89,12 @@ def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCo
         shapes = [tuple(s) for s in spec.tests.shapes]
         shapes += [_fit(s, multiple) for s in HIGH_RANKS if len(s) <= spec.constraints.max_rank]
         rows += [StRow(f"{spec.snake_name}_{label}_{j:03d}", combo, s, plain) for j, s in enumerate(shapes)]
+        rows += [StRow(f"{spec.snake_name}_{label}_{case}", combo, out, plain, input_shapes=ins)
+                 for case, ins, out in (broadcast_st_shapes(spec, [t.name for t in inputs], brc) if brc else ())]
         edge_shape = _fit((4, 64), multiple)
         for edge, values in _edge_sets(key, spec.tests.value_range):
             ranges = tuple(values if _is_data(t, combo) else plain[i] for i, t in enumerate(inputs))
-            rows.append(StRow(f"{spec.snake_name}_{combo.label}_edge_{edge}", combo, edge_shape, ranges))
+            rows.append(StRow(f"{spec.snake_name}_{label}_edge_{edge}", combo, edge_shape, ranges))
     for platform in spec.platforms:
         soc = SOCS[platform.soc]
         combo = combos[0]

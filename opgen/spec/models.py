@@ -181,7 +181,7 @@ class Constraints(Model):
 
 
 class InferShapeSpec(Model):
-    rule: Literal["elementwise", "same_as_input"]
+    rule: Literal["elementwise", "same_as_input", "broadcast"]
     input: SnakeName | None = Field(None, description="same_as_input: the input whose shape the outputs take")
 
 

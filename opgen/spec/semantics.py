@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .bounds import number_issues, ub_issues
+from .broadcast import broadcast_issues
 from .dtypes import DTYPES, MASK_DTYPES, PROTO_TYPE_CLASSES
 from .issues import SpecIssue
 from .mixed_rules import aclnn_issues, dispatch_issues
@@ -18,7 +19,7 @@ from .socs import SOCS, TILING_SOC_ALIASES
 def check_semantics(spec: OpSpec) -> list[SpecIssue]:
     issues: list[SpecIssue] = []
     for rule in (_names, name_issues, _dtypes, _platforms, _constraints, _infershape, _recipe, _aclnn, _golden,
-                 _tests, number_issues, aclnn_issues):
+                 _tests, number_issues, aclnn_issues, broadcast_issues):
         issues.extend(rule(spec))
     if not issues:  # the UB budget is costed from the plan's buffers: only for an otherwise sound spec
         issues.extend(ub_issues(spec))
@@ -132,8 +133,8 @@ def _infershape(spec: OpSpec) -> list[SpecIssue]:
     inputs = {t.name for t in spec.inputs}
     if rule.rule == "same_as_input" and rule.input not in inputs:
         return [SpecIssue(("infershape", "input"), f"same_as_input needs input: one of {', '.join(sorted(inputs))}")]
-    if rule.rule == "elementwise" and rule.input is not None:
-        return [SpecIssue(("infershape", "input"), "elementwise takes no input; remove it")]
+    if rule.rule in ("elementwise", "broadcast") and rule.input is not None:
+        return [SpecIssue(("infershape", "input"), f"{rule.rule} takes no input; remove it")]
     return []
 
 

@@ -8,11 +8,17 @@
  * \file softplus_grad_infershape.cpp
  * \brief Shape inference of SoftplusGrad
  */
-#include "infershape_elewise_util.h"
+#include "op_common/op_host/infershape_broadcast_util.h"
 #include "register/op_impl_registry.h"
 
 using namespace ge;
 namespace ops {
+constexpr size_t BROADCAST_INPUT_NUM = 2;
 
-IMPL_OP_INFERSHAPE(SoftplusGrad).InferShape(Ops::Base::InferShape4Elewise);
+static ge::graphStatus InferShapeForSoftplusGrad(gert::InferShapeContext* context)
+{
+    return Ops::Base::InferShape4Broadcast(context, BROADCAST_INPUT_NUM);
+}
+
+IMPL_OP_INFERSHAPE(SoftplusGrad).InferShape(InferShapeForSoftplusGrad);
 } // namespace ops

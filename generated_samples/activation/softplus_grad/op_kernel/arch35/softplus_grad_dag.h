@@ -22,9 +22,9 @@ constexpr int CAST_MODE_RINT = 1;
 
 template <typename T>
 struct SoftplusGradDag {
-    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                // load gradients
+    using OpCopyIn0 = Bind<Vec::CopyInBrc<T>, Placeholder::In0<T>>;             // load gradients
     using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // gradients to float
-    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                // load features
+    using OpCopyIn1 = Bind<Vec::CopyInBrc<T>, Placeholder::In1<T>>;             // load features
     using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // features to float
     using Const0 = MAKE_CONST(float, -1.0);
     using OpCalcNf = Bind<Vec::Muls<float>, OpCopyIn1Cast, Const0>; // nf = muls(features, -1.0)

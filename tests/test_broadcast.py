@@ -1,0 +1,47 @@
+"""Broadcast: the infershape rule, its UT cases, the arch35 kernel's CopyInBrc, and the classic refusal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import SAMPLES
+
+SCHEMAS = SAMPLES.parent / "schemas"
+
+
+def _spec(tmp_path: Path, name: str, edit: tuple[str, str]) -> Path:
+    text = (SCHEMAS / name).read_text()
+    assert edit[0] in text
+    path = tmp_path / name
+    path.write_text(text.replace(*edit))
+    return path
+
+
+def test_classic_spec_asking_broadcast_is_refused(run, tmp_path: Path) -> None:
+    spec = _spec(tmp_path, "gelu_grad.yaml", ("rule: same_as_input\n  input: x", "rule: broadcast"))
+    result = run("gen", spec, "-o", tmp_path / "out")
+    assert result.code == 2
+    assert "kernel: infershape rule broadcast: the classic kernel does not broadcast" in result.out + result.err
+    assert not (tmp_path / "out").exists()
+
+
+def test_broadcast_rule_renders_copyinbrc_broadcast_tiling_and_failing_infershape(run, tmp_path: Path) -> None:
+    result = run("gen", SCHEMAS / "softplus_grad.yaml", "-o", tmp_path / "out")
+    assert result.code == 0
+    op = tmp_path / "out" / "activation" / "softplus_grad"
+    assert (op / "op_kernel/arch35/softplus_grad_dag.h").read_text().count("Vec::CopyInBrc<") == 2
+    assert "BroadcastBaseTiling<" in (op / "op_host/arch35/softplus_grad_tiling_arch35.cpp").read_text()
+    assert "BroadcastSch<schMode" in (op / "op_kernel/softplus_grad_apt.cpp").read_text()
+    infershape_ut = (op / "tests/ut/op_host/test_softplus_grad_infershape.cpp").read_text()
+    incompatible = infershape_ut.split("infershape_broadcast_gradients_incompatible")[1].split("TEST_F")[0]
+    assert "ge::GRAPH_FAILED" in incompatible
+    dynamic = infershape_ut.split("infershape_broadcast_gradients_dynamic")[1].split("TEST_F")[0]
+    assert "{4, 1024}" in dynamic and "GRAPH_SUCCESS" in dynamic
+
+
+def test_same_shape_contradicts_broadcast(run, tmp_path: Path) -> None:
+    extra = "  same_shape: [gradients, features]\n  same_dtype:"
+    spec = _spec(tmp_path, "softplus_grad.yaml", ("  same_dtype:", extra))
+    result = run("gen", spec, "-o", tmp_path / "out")
+    assert result.code == 2
+    assert "same_shape: contradicts infershape rule broadcast" in result.out + result.err
