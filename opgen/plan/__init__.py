@@ -15,6 +15,7 @@ from .examples import ExamplePlan, example_plan
 from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan, mask_values
 from .kernel_ut import KernelUtPlan, kernel_ut_plan
 from .lowering import lower
+from .optional import AbsentPlan, DagBranch, absent_plan, dag_branches
 from .ophost_tests import OphostUtPlan, ophost_ut_plan
 from .platforms import SocPlan, soc_plan
 from .st_cases import st_csv
@@ -58,6 +59,8 @@ class RenderPlan:
     tile_align: int  # elements: the classic tiling's smallest tile
     float_compute: bool
     dag: DagKernel | None
+    absent: AbsentPlan | None  # the absent path of an optional input the recipe reads
+    dag_branches: tuple[DagBranch, ...]  # arch35: per dtype combination (and presence) the DAG the tiling picks
     classic: ClassicKernel | None
     classic_dtype_cases: tuple[ClassicDtypeCase, ...]
     infershape_rule: str
@@ -137,7 +140,7 @@ class RenderPlan:
 
     @property
     def tpl_dtype_list(self) -> str:
-        return ", ".join(d.tpl for d in self.key_dtypes)
+        return ", ".join(b.tpl for b in self.dag_branches) or ", ".join(d.tpl for d in self.key_dtypes)
 
     @property
     def kernel_params(self) -> str:
@@ -205,11 +208,14 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     kernel_tensors = [t for t in tensors if t.read_by_kernel]
     same_shape = tuple(by_name[n] for n in spec.constraints.same_shape) or (
         tuple(kernel_tensors) if len(kernel_tensors) > 1 else ())
-    golden = golden_plan(name, tensors, float_compute, tuple(
+    variants = tuple(
         GoldenVariant(variant, tuple(s.short_version for s in socs if s.variant == variant), golden_lines(steps),
                       mask_values(steps))
         for variant, steps in lowered.items()
-    ))
+    )
+    absent = absent_plan(spec, tensors, float_compute, variants, layout)
+    golden = golden_plan(name, tensors, float_compute, variants, (
+        absent.tensor.name, absent.golden_table, absent.golden_variants) if absent else None)
     return RenderPlan(
         opgen_version=__version__, op_type=spec.op_type, name=name, category=spec.category,
         experimental=spec.experimental, rel_dir=plan_rel_dir,
@@ -218,6 +224,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         guard=name.upper(), tensors=tensors, attrs=tuple(_attr(a) for a in spec.attrs), combinations=combos,
         socs=socs, sch_modes=spec.tiling.sch_modes, workspace_bytes=spec.tiling.workspace_bytes,
         buffer_num=spec.tiling.buffer_num, tile_align=TILE_ALIGN, float_compute=float_compute, dag=dag, classic=classic,
+        absent=absent, dag_branches=dag_branches(spec.op_type, combos, dag, absent),
         classic_dtype_cases=classic_cases,
         infershape_rule=spec.infershape.rule,
         infershape_input=source_input,

@@ -32,7 +32,8 @@ def _unpack_mask(packed, shape):
 
 def relu_grad_v2_golden(gradients, mask, **kwargs):
     """Inputs in relu_grad_v2_def.cpp order (outputs excluded); returns the output(s)."""
-    variant = _VARIANTS.get(kwargs.get("short_soc_version"), _default)
+    variants = _VARIANTS
+    variant = variants.get(kwargs.get("short_soc_version"), _default)
     out_dtype = gradients.dtype
     shape = np.broadcast_shapes(gradients.shape)
     cdt = out_dtype.type
