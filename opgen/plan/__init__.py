@@ -15,8 +15,8 @@ from .examples import ExamplePlan, example_plan
 from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan, mask_values
 from .kernel_ut import KernelUtPlan, kernel_ut_plan
 from .lowering import lower
-from .optional import AbsentPlan, DagBranch, absent_plan, dag_branches
 from .ophost_tests import OphostUtPlan, ophost_ut_plan
+from .optional import AbsentPlan, DagBranch, absent_plan, dag_branches
 from .platforms import SocPlan, soc_plan
 from .st_cases import st_csv
 from .tensors import DtypeCombination, TensorPlan, combinations, tensor_plans

@@ -100,19 +100,19 @@ ge::graphStatus MishGradTiling::RunTiling()
         dType = TPL_BF16;
         result = elewiseBaseTiling.DoTiling<MishGradDag<bfloat16_t>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_BF16 && !tanhxPresent) {
-        dType = TPL_BF16_WITHOUTTANHX;
+        dType = TPL_BF16_WITHOUT_TANHX;
         result = elewiseBaseTiling.DoTiling<MishGradWithoutTanhxDag<bfloat16_t>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_FLOAT16 && tanhxPresent) {
         dType = TPL_FP16;
         result = elewiseBaseTiling.DoTiling<MishGradDag<half>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_FLOAT16 && !tanhxPresent) {
-        dType = TPL_FP16_WITHOUTTANHX;
+        dType = TPL_FP16_WITHOUT_TANHX;
         result = elewiseBaseTiling.DoTiling<MishGradWithoutTanhxDag<half>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_FLOAT && tanhxPresent) {
         dType = TPL_FP32;
         result = elewiseBaseTiling.DoTiling<MishGradDag<float>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_FLOAT && !tanhxPresent) {
-        dType = TPL_FP32_WITHOUTTANHX;
+        dType = TPL_FP32_WITHOUT_TANHX;
         result = elewiseBaseTiling.DoTiling<MishGradWithoutTanhxDag<float>::OpDag>(*tiling);
     } else {
         OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "x_grad",

@@ -81,7 +81,8 @@ _VARIANTS_WITHOUT_TANHX = {
 
 def mish_grad_golden(grad, x, tanhx=None, **kwargs):
     """Inputs in mish_grad_def.cpp order (outputs excluded); returns the output(s)."""
-    variant = (_VARIANTS if tanhx is not None else _VARIANTS_WITHOUT_TANHX).get(kwargs.get("short_soc_version"), _default if tanhx is not None else _default_without_tanhx)
+    variants = _VARIANTS if tanhx is not None else _VARIANTS_WITHOUT_TANHX
+    variant = variants.get(kwargs.get("short_soc_version"), _default if tanhx is not None else _default_without_tanhx)
     out_dtype = grad.dtype
     shape = np.broadcast_shapes(grad.shape, x.shape)
     cdt = np.float32

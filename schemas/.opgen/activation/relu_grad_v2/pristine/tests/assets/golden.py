@@ -32,8 +32,7 @@ def _unpack_mask(packed, shape):
 
 def relu_grad_v2_golden(gradients, mask, **kwargs):
     """Inputs in relu_grad_v2_def.cpp order (outputs excluded); returns the output(s)."""
-    variants = _VARIANTS
-    variant = variants.get(kwargs.get("short_soc_version"), _default)
+    variant = _VARIANTS.get(kwargs.get("short_soc_version"), _default)
     out_dtype = gradients.dtype
     shape = np.broadcast_shapes(gradients.shape)
     cdt = out_dtype.type
