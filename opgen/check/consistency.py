@@ -214,8 +214,8 @@ def st_csv_items(op_dir: Path, info: DefInfo) -> list[CheckItem]:
         rows = read_st_csv(op_dir / rel)
         problems = [f"{rel}:{r.line}: input_dtypes/output_dtypes unreadable" for r in rows if r.dtypes is None]
         matched = {r.line: _st_combination(r.dtypes, combos) for r in rows if r.dtypes is not None}
-        problems += [f"{rel}:{r.line} ({r.testcase}): {show(tuple(str(d) for d in r.dtypes), n_in)} is not a def combination"
-                     for r in rows if r.dtypes is not None and matched[r.line] is None]
+        problems += [f"{rel}:{r.line} ({r.testcase}): {show(tuple(map(str, r.dtypes)), n_in)} is not a def "
+                     "combination" for r in rows if r.dtypes is not None and matched[r.line] is None]
         used = {c for c in matched.values() if c is not None}
         items.append(verdict(f"ST CSV dtypes ⊆ def ({Path(rel).name})", problems[:4] + more_line(problems, 4),
                              f"{len(rows)} rows cover {len(used)} of {len(combos)} combinations", rows=len(rows)))

@@ -236,7 +236,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         st_arch=arches[0] if arches else "arch22",
         st_csv=st_csv(spec, tensors, combos, {c.dtype.name: c.bits for c in classic_cases}),
         ophost_ut=ophost_ut_plan(spec, layout, tensors, combos, socs, tuple(c.bits for c in classic_cases),
-                                 source_input),
+                                 source_input, absent.tensor if absent else None),
         kernel_ut=kernel_ut_plan(spec, layout, plan_rel_dir, tensors, combos, socs),
         example=example_plan(spec, by_name, combos), op_api_dir=op_api_dir, description=SpecText(spec.docs.description),
         formula=SpecText(spec.docs.formula),

@@ -14,6 +14,8 @@ from math import prod
 
 from ..spec.models import OpSpec
 from .classic import classic_tiling
+from .optional import ABSENT_TPL_OFFSET
+from .optional_ut import absent_infershape_cases, absent_tiling_cases
 from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
 
@@ -58,6 +60,7 @@ class InfershapeCase:
     outputs: tuple[str, ...]  # dtypes; the executor starts every output with an empty shape
     expect: str  # GRAPH_SUCCESS | GRAPH_FAILED
     output_shapes: tuple[str, ...]
+    instance_args: str = ""  # IR instance numbers, given when an optional input is absent
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,7 @@ class TilingCase:
     tiling_data: str = ""  # ExecuteTestCase's text of the tiling data (int64 words), "" where not computed
     fields: tuple[tuple[str, int], ...] = ()  # arch35: EleBaseTilingDataV2 fields computed here
     workspaces: str = ""
+    instance_args: str = ""  # attrs and IR instance numbers, given when an optional input is absent
 
     @property
     def succeeds(self) -> bool:
@@ -98,7 +102,9 @@ class OphostUtPlan:
 
 def ophost_ut_plan(spec: OpSpec, layout: str, tensors: tuple[TensorPlan, ...],
                    combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
-                   classic_bits: tuple[int, ...], source_input: int) -> OphostUtPlan:
+                   classic_bits: tuple[int, ...], source_input: int,
+                   absent: TensorPlan | None = None) -> OphostUtPlan:
+    """`absent`: the optional input whose absent path gets cases of its own."""
     inputs = [t for t in tensors if t.role == "input"]
     outputs = [t for t in tensors if t.role == "output"]
     min_bits = min(_kernel_bits(t, c) for c in combos for t in tensors)
@@ -109,6 +115,9 @@ def ophost_ut_plan(spec: OpSpec, layout: str, tensors: tuple[TensorPlan, ...],
             continue
         if layout == "arch35":
             cases = _arch35_cases(spec, inputs, outputs, combos, platform, min_bits)
+            if absent is not None:
+                sch_bits = max(1, max(spec.tiling.sch_modes).bit_length())
+                cases += absent_tiling_cases(cases, inputs, absent, outputs, ABSENT_TPL_OFFSET << sch_bits)
         else:
             cases = _classic_cases(spec, soc, inputs, outputs, combos, platform, classic_bits)
         cases += _failing_cases(spec, inputs, outputs, combos)
@@ -117,12 +126,20 @@ def ophost_ut_plan(spec: OpSpec, layout: str, tensors: tuple[TensorPlan, ...],
     arch35 = layout == "arch35"
     return OphostUtPlan(
         infershape_suite=f"{spec.op_type}Infershape",
-        infershape_cases=_infershape_cases(spec, inputs, outputs, combos, source_input),
+        infershape_cases=_with_absent(_infershape_cases(spec, inputs, outputs, combos, source_input), inputs,
+                                      absent, outputs),
         tiling_suites=tuple(suites),
         tiling_header=f"../../../../op_host/arch35/{spec.snake_name}_tiling_arch35.h" if arch35 else "",
         compile_info=f"optiling::{spec.op_type}CompileInfo" if arch35 else f"{spec.op_type}UtCompileInfo",
         ub_align=256 * 8 // min_bits,
     )
+
+
+def _with_absent(cases: tuple[InfershapeCase, ...], inputs: list[TensorPlan], absent: TensorPlan | None,
+                 outputs: list[TensorPlan]) -> tuple[InfershapeCase, ...]:
+    if absent is None:
+        return cases
+    return cases + tuple(absent_infershape_cases(list(cases[:1]), inputs, absent, outputs))
 
 
 def _infershape_cases(spec: OpSpec, inputs: list[TensorPlan], outputs: list[TensorPlan],
