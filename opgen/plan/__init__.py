@@ -139,6 +139,11 @@ class RenderPlan:
         return ", ".join(f"TPL_SCH_MODE_{m}" for m in self.sch_modes)
 
     @property
+    def dag_constants(self) -> tuple[tuple[str, int], ...]:
+        """The mode constants of the DAG header: the DAG's, then those only the absent path's DAG uses."""
+        return (self.dag.constants if self.dag else ()) + (self.absent.extra_constants if self.absent else ())
+
+    @property
     def tpl_dtype_list(self) -> str:
         return ", ".join(b.tpl for b in self.dag_branches) or ", ".join(d.tpl for d in self.key_dtypes)
 
@@ -213,7 +218,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
                       mask_values(steps))
         for variant, steps in lowered.items()
     )
-    absent = absent_plan(spec, tensors, float_compute, variants, layout)
+    absent = absent_plan(spec, tensors, float_compute, variants, layout, dag)
     golden = golden_plan(name, tensors, float_compute, variants, (
         absent.tensor.name, absent.golden_table, absent.golden_variants) if absent else None)
     return RenderPlan(

@@ -75,6 +75,7 @@ class TilingCase:
     fields: tuple[tuple[str, int], ...] = ()  # arch35: EleBaseTilingDataV2 fields computed here
     workspaces: str = ""
     instance_args: str = ""  # attrs and IR instance numbers, given when an optional input is absent
+    ub_align: int = 0  # arch35: ElewiseTiling's ubFormer alignment (elements): 256 bytes of the DAG's narrowest dtype
 
     @property
     def succeeds(self) -> bool:
@@ -97,7 +98,6 @@ class OphostUtPlan:
     tiling_suites: tuple[TilingSuite, ...]
     tiling_header: str  # arch35: the tiling header (compile info, tiling struct); classic: none
     compile_info: str  # the compile info the tiling gets (classic: a UT-local empty one; the tiling reads none)
-    ub_align: int  # arch35: ElewiseTiling's ubFormer alignment (elements) for the min dtype
 
 
 def ophost_ut_plan(spec: OpSpec, layout: str, tensors: tuple[TensorPlan, ...],
@@ -131,7 +131,6 @@ def ophost_ut_plan(spec: OpSpec, layout: str, tensors: tuple[TensorPlan, ...],
         tiling_suites=tuple(suites),
         tiling_header=f"../../../../op_host/arch35/{spec.snake_name}_tiling_arch35.h" if arch35 else "",
         compile_info=f"optiling::{spec.op_type}CompileInfo" if arch35 else f"{spec.op_type}UtCompileInfo",
-        ub_align=256 * 8 // min_bits,
     )
 
 
@@ -207,7 +206,8 @@ def _arch35_cases(spec: OpSpec, inputs: list[TensorPlan], outputs: list[TensorPl
             cases.append(TilingCase(
                 f"tiling_{combo.key.name}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
                 "GRAPH_SUCCESS", sch_index | combo.key.tpl_code << sch_bits, blocks, "", fields,
-                f"{spec.tiling.workspace_bytes}"))
+                f"{spec.tiling.workspace_bytes}",
+                ub_align=256 * 8 // min(_kernel_bits(t, combo) for t in (*inputs, *outputs) if t.read_by_kernel)))
     return cases
 
 

@@ -42,6 +42,7 @@ class AbsentPlan:
     dag: DagKernel | None  # arch35 only
     golden_variants: tuple[GoldenVariant, ...]  # the golden variants with the absent steps in front
     golden_table: str  # golden.py's table of those variants
+    extra_constants: tuple[tuple[str, int], ...]  # mode constants the absent DAG uses and the other does not
 
 
 def absent_name(tensor: TensorPlan) -> str:
@@ -50,7 +51,7 @@ def absent_name(tensor: TensorPlan) -> str:
 
 
 def absent_plan(spec: OpSpec, tensors: tuple[TensorPlan, ...], float_compute: bool,
-                variants: tuple[GoldenVariant, ...], layout: str) -> AbsentPlan | None:
+                variants: tuple[GoldenVariant, ...], layout: str, present: DagKernel | None) -> AbsentPlan | None:
     """The absent path of the one optional input with `compute.absent` steps that the kernel reads, if any."""
     by_name = {t.name: t for t in tensors}
     names = [n for n in spec.compute.absent if n in by_name and by_name[n].read_by_kernel and by_name[n].optional]
@@ -70,6 +71,8 @@ def absent_plan(spec: OpSpec, tensors: tuple[TensorPlan, ...], float_compute: bo
         presence_decl=f"const bool {presence} = tilingContext->GetOptionalInputDesc({tensor.index}) != nullptr;",
         dag_struct=f"{spec.op_type}{suffix}Dag", dag=dag,
         golden_variants=golden, golden_table=f"_VARIANTS_WITHOUT_{tensor.name.upper()}",
+        extra_constants=tuple(c for c in (dag.constants if dag else ()) if c not in (
+            present.constants if present else ())),
     )
 
 

@@ -19,6 +19,9 @@ namespace MishGradNs {
 using namespace Ops::Base;
 constexpr int CAST_MODE_NONE = 0;
 constexpr int CAST_MODE_RINT = 1;
+constexpr int COMPARE_MODE_LT = 0;
+constexpr int COMPARE_MODE_EQ = 2;
+constexpr int VSEL_TENSOR_TENSOR_MODE = 2;
 
 template <typename T>
 struct MishGradDag {
