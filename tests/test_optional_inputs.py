@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import SCHEMAS, copy_spec, snapshot
+
 from opgen.check.numerics import check_numerics, load_golden
 from opgen.plan import build_plan
 from opgen.plan.st_cases import read_st_value
