@@ -65,6 +65,12 @@ def test_absent_steps_for_a_required_input_are_refused(run, tmp_path: Path) -> N
     assert "inputs[2].param_type" in text  # and tanhx is read with no absent steps
 
 
+def test_the_output_shape_cannot_come_from_an_optional_input(run, tmp_path: Path) -> None:
+    lines = _refused(run, tmp_path, lambda t: t.replace("  rule: elementwise\n",
+                                                        "  rule: same_as_input\n  input: tanhx\n"))
+    assert any("infershape.input: 'tanhx' is optional and may be absent" in line for line in lines), lines
+
+
 def test_the_tiling_picks_the_dag_by_presence_and_the_kernel_inits_without_the_input(mish: Path) -> None:
     tiling = (mish / "op_host/arch35/mish_grad_tiling_arch35.cpp").read_text(encoding="utf-8")
     assert "const bool tanhxPresent = tilingContext->GetOptionalInputDesc(2) != nullptr;" in tiling

@@ -34,6 +34,9 @@ def optional_issues(spec: OpSpec) -> list[SpecIssue]:
     if len(absent) > 1:
         issues.append(SpecIssue(("compute", "absent"), f"{', '.join(absent)}: one optional input per op may be "
                                 "absent (the kernel has a path with it and one without)"))
+    if spec.infershape.input in optional:
+        issues.append(SpecIssue(("infershape", "input"), f"{spec.infershape.input!r} is optional and may be absent; "
+                                "take the output shape from a required input"))
     if absent and any(p.kernel != "arch35_dag" for p in spec.platforms):
         issues.append(SpecIssue(("compute", "absent"), "an absent optional input needs arch35_dag kernels on "
                                 "every platform; classic kernels have no absent path"))
