@@ -30,7 +30,6 @@ class DagBranch:
     kernel_type: str
     init_args: str  # the scheduler's Init arguments: the inputs this path reads, then the outputs
     combination: int  # index of the dtype combination
-    absent: bool  # the optional input is absent on this path
 
 
 @dataclass(frozen=True)
@@ -86,14 +85,14 @@ def dag_branches(op_type: str, combos: tuple[DtypeCombination, ...], dag: DagKer
         key = f"outputDtype == ge::{c.key.ge}"
         if absent is None:
             branches.append(DagBranch(key, c.key.tpl, c.key.tpl_code, f"{op_type}Dag", c.key.kernel,
-                                      ", ".join(dag.init_args), c.index, False))
+                                      ", ".join(dag.init_args), c.index))
             continue
         suffix = f"WITHOUT_{absent.tensor.name.upper()}"
         absent_args = ", ".join(absent.dag.init_args) if absent.dag else ""
         branches += [
             DagBranch(f"{key} && {absent.presence}", c.key.tpl, c.key.tpl_code, f"{op_type}Dag", c.key.kernel,
-                      ", ".join(dag.init_args), c.index, False),
+                      ", ".join(dag.init_args), c.index),
             DagBranch(f"{key} && !{absent.presence}", f"{c.key.tpl}_{suffix}", c.key.tpl_code + ABSENT_TPL_OFFSET,
-                      absent.dag_struct, c.key.kernel, absent_args, c.index, True),
+                      absent.dag_struct, c.key.kernel, absent_args, c.index),
         ]
     return tuple(branches)
