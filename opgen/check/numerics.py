@@ -36,6 +36,7 @@ from ..plan.st_cases import read_st_value
 from ..plan.tensors import DtypeCombination, TensorPlan
 from ..spec.models import OpSpec
 from .emulator import emulate, numpy_dtype, pack_mask, unpack_mask
+from .numerics_optional import absent_marked, present_inputs, rounding_bound, row_combination, without
 from .references import Reference, build_reference
 
 Array = npt.NDArray[Any]
@@ -95,12 +96,16 @@ def check_numerics(spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[Num
         rng = np.random.default_rng([seed, combo.index])
         random = [_random(t, combo, (RANDOM_ELEMENTS,), _range(spec, t, combo), rng) for t in plan.inputs]
         samples = {"random": random, "edge": _edge_inputs(plan, combo, rng, spec)}
-        for sample, inputs in samples.items():
+        for sample, drawn in samples.items():
+            inputs = present_inputs(spec, plan, combo, drawn)
             expected = _reference(reference, inputs)
-            for variant in plan.golden.variants:
-                got = emulate(plan, variant, combo, inputs)
+            absent = absent_marked(plan, combo, inputs)
+            present = _widened(expected, rounding_bound(spec, plan, inputs)) if plan.absent else expected
+            for variant, given, want in [(v, inputs, present) for v in plan.golden.variants] + [
+                    (v, absent, expected) for v in plan.golden.absent_variants]:
+                got = emulate(plan, variant, combo, given)
                 case = _Case(plan.op_type, variant.name, variant.socs, combo, sample, len(plan.inputs))
-                results += _judge(spec, plan, case, inputs, got, expected, reference.reads)
+                results += _judge(spec, plan, case, given, got, want, reference.reads)
     return results
 
 
@@ -112,25 +117,36 @@ def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
     if reference is None:
         return []
     kernel = load_golden(golden_py, plan)
-    samples: list[tuple[str, DtypeCombination, list[Array]]] = []
+    samples: list[tuple[str, DtypeCombination, list[Array | None]]] = []
     for n, row in enumerate(csv.DictReader(io.StringIO(plan.st_csv))):
         names = read_st_value(row["input_dtypes"]) + read_st_value(row["output_dtypes"])
-        combo = next(c for c in plan.combinations if c.names == tuple(names))
+        combo = row_combination(plan, names)
         shapes, ranges = read_st_value(row["input_shapes"]), read_st_value(row["input_data_ranges"])
         rng = np.random.default_rng([seed, n])
-        samples.append((f"st:{row['testcase_name']}", combo, [
-            _random(t, combo, _checked_shape(tuple(shape)), tuple(bounds), rng)
-            for t, shape, bounds in zip(plan.inputs, shapes, ranges, strict=True)]))
+        drawn = [None if shape is None else _random(t, combo, _checked_shape(tuple(shape)), tuple(bounds), rng)
+                 for t, shape, bounds in zip(plan.inputs, shapes, ranges, strict=True)]
+        arrays = [a for a in drawn if a is not None]
+        given = present_inputs(spec, plan, combo, arrays) if len(arrays) == len(drawn) else drawn
+        samples.append((f"st:{row['testcase_name']}", combo, list(given)))
     for combo in plan.combinations:
-        samples.append(("edge", combo, _edge_inputs(plan, combo, np.random.default_rng([seed, combo.index]), spec)))
+        edge = present_inputs(spec, plan, combo, _edge_inputs(plan, combo, np.random.default_rng(
+            [seed, combo.index]), spec))
+        samples.append(("edge", combo, list[Array | None](edge)))
+        if plan.absent:
+            samples.append((f"edge without {plan.absent.tensor.name}", combo, without(plan, edge)))
     results: list[NumericsResult] = []
-    for sample, combo, inputs in samples:
+    for sample, combo, given in samples:
+        inputs = absent_marked(plan, combo, given) if any(a is None for a in given) else [
+            a for a in given if a is not None]
         expected = _reference(reference, inputs)
+        if plan.absent and all(a is not None for a in given):
+            expected = _widened(expected, rounding_bound(spec, plan, inputs))
         for soc in plan.socs:
             case = _Case(plan.op_type, soc.variant, (soc.short_version,), combo, sample, len(plan.inputs))
             try:
                 with np.errstate(all="ignore"):  # edge values overflow on purpose
-                    returned = kernel(*(a.copy() for a in inputs), short_soc_version=soc.short_version)
+                    returned = kernel(*(None if a is None else a.copy() for a in given),
+                                      short_soc_version=soc.short_version)
             except Exception as exc:  # the golden is user-editable code: report, do not crash the check
                 results.append(_broken(case, plan, f"golden raised {type(exc).__name__}: {exc}"))
                 continue
@@ -282,6 +298,10 @@ def _reference(reference: Reference, inputs: Sequence[Array]) -> _Expected:
     with np.errstate(all="ignore"):
         outputs, bound, undefined = reference.fn(inputs)
     return tuple(np.where(undefined, np.nan, o) for o in outputs), bound, undefined.ravel()
+
+
+def _widened(expected: _Expected, bound: Array) -> _Expected:
+    return expected[0], np.asarray(expected[1]) + bound, expected[2]
 
 
 def _judge(spec: OpSpec, plan: RenderPlan, case: _Case, inputs: Sequence[Array], got: tuple[Array, ...],

@@ -277,7 +277,7 @@ def read_binary_json(path: Path) -> tuple[str, list[BinaryEntry]]:
 class CsvRow:
     line: int
     op_name: str
-    dtypes: tuple[str, ...] | None  # input_dtypes + output_dtypes; None when unreadable
+    dtypes: tuple[str | None, ...] | None  # input_dtypes + output_dtypes (None: an absent input); None when unreadable
     testcase: str
 
 
@@ -287,7 +287,7 @@ def read_st_csv(path: Path) -> list[CsvRow]:
         reader = csv.DictReader(handle)
         for row in reader:
             try:
-                dtypes: tuple[str, ...] | None = tuple(_literal(row.get("input_dtypes"))) + tuple(
+                dtypes: tuple[str | None, ...] | None = tuple(_literal(row.get("input_dtypes"))) + tuple(
                     _literal(row.get("output_dtypes")))
             except (ValueError, SyntaxError, TypeError):
                 dtypes = None
@@ -296,11 +296,12 @@ def read_st_csv(path: Path) -> list[CsvRow]:
     return rows
 
 
-def _literal(cell: str | None) -> tuple[str, ...]:
+def _literal(cell: str | None) -> tuple[str | None, ...]:
+    """A dtype list cell; None stands for an absent optional input."""
     value: Any = ast.literal_eval((cell or "").strip())
     if isinstance(value, str):
         return (value,)
-    return tuple(str(v) for v in value)
+    return tuple(None if v is None else str(v) for v in value)
 
 
 # ---------------------------------------------------------------- kernel entry, CMake

@@ -19,8 +19,9 @@ from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan, mask_v
 from .kernel_ut import KernelUtPlan, kernel_ut_plan
 from .lowering import lower
 from .ophost_tests import OphostUtPlan, ophost_ut_plan
+from .optional import AbsentPlan, DagBranch, absent_plan, dag_branches
 from .platforms import SocPlan, soc_plan
-from .st_cases import st_csv
+from .st_cases import absent_inputs, st_csv
 from .tensors import DtypeCombination, TensorPlan, combinations, dag_params, dispatch_tensors, tensor_plans
 from .text import LicenseHeader, SpecText
 
@@ -62,6 +63,8 @@ class RenderPlan:
     float_compute: bool
     dag: DagKernel | None  # the arch35 DAG family's kernel, if the op has that family
     broadcast: BroadcastPlan | None  # the inputs broadcast (infershape rule broadcast; arch35 kernel)
+    absent: AbsentPlan | None  # the absent path of an optional input the recipe reads
+    dag_branches: tuple[DagBranch, ...]  # arch35: per dtype combination (and presence) the DAG the tiling picks
     classic: ClassicKernel | None  # the classic family's kernel, if the op has that family
     classic_dtype_cases: tuple[ClassicDtypeCase, ...]
     infershape_rule: str
@@ -175,8 +178,13 @@ class RenderPlan:
         return ", ".join(f"TPL_SCH_MODE_{m}" for m in self.sch_modes)
 
     @property
+    def dag_constants(self) -> tuple[tuple[str, int], ...]:
+        """The mode constants of the DAG header: the DAG's, then those only the absent path's DAG uses."""
+        return (self.dag.constants if self.dag else ()) + (self.absent.extra_constants if self.absent else ())
+
+    @property
     def tpl_dtype_list(self) -> str:
-        return ", ".join(c.tpl for c in self.combinations)
+        return ", ".join(b.tpl for b in self.dag_branches) or ", ".join(c.tpl for c in self.combinations)
 
     @property
     def kernel_params(self) -> str:
@@ -238,10 +246,11 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         for p in classic_platforms
     ]) if classic_platforms else None
     classic_cases = classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num) if classic else ()
+    absent_input = next((by_name[n] for n in absent_inputs(spec, inputs)), None)
     families = kernel_families(spec, socs, lambda dag_family, members, entry: (
         kernel_ut_plan(spec, dag_family, entry, plan_rel_dir, tensors, combos, members),
         ophost_ut_plan(spec, dag_family, tensors, combos, members, tuple(c.bits for c in classic_cases),
-                       source_input, brc),
+                       source_input, brc, absent_input),
     ))
     api_dir = op_api_dir(families)
     aclnn = aclnn_plan(spec, by_name, combos, socs, api_dir) if spec.aclnn else None
@@ -252,11 +261,14 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     dialects = {p.compute_variant: dialect_of(p.kernel) for p in reversed(spec.platforms)}
     lowered = {variant: lower(steps, dialects.get(variant, families[0].dialect))
                for variant, steps in spec.compute.variants.items()}
-    golden = golden_plan(name, tensors, float_compute, tuple(
+    variants = tuple(
         GoldenVariant(variant, tuple(s.short_version for s in socs if s.variant == variant), golden_lines(steps),
                       mask_values(steps))
         for variant, steps in lowered.items()
-    ))
+    )
+    absent = absent_plan(spec, tensors, float_compute, variants, "arch35" if dag else "classic", dag)
+    golden = golden_plan(name, tensors, float_compute, variants, (
+        absent.tensor.name, absent.golden_table, absent.golden_variants) if absent else None)
     return RenderPlan(
         opgen_version=__version__, op_type=spec.op_type, name=name, category=spec.category,
         experimental=spec.experimental, rel_dir=plan_rel_dir,
@@ -266,7 +278,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         socs=socs, sch_modes=brc.sch_modes if brc else spec.tiling.sch_modes,
         workspace_bytes=spec.tiling.workspace_bytes,
         buffer_num=spec.tiling.buffer_num, tile_align=TILE_ALIGN, float_compute=float_compute, dag=dag, broadcast=brc,
-        classic=classic,
+        classic=classic, absent=absent, dag_branches=dag_branches(spec.op_type, combos, dag, absent),
         classic_dtype_cases=classic_cases,
         infershape_rule=spec.infershape.rule,
         infershape_input=source_input,

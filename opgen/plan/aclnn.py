@@ -171,7 +171,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
                         f"CHECK_RET({var} != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
         feeds[p.tensor.name] = var
     for name, source in a.unused_inputs.items():
-        feeds[name] = f"{source}Contiguous"
+        feeds[name] = "nullptr" if source is None else f"{source}Contiguous"
     if a.broadcast and len(data) > 1:
         prepare.insert(0, "op::Shape broadcastShape;")
         prepare.insert(1, f"BroadcastInferShape({data[0].name}->GetViewShape(), {data[1].name}->GetViewShape(), "

@@ -35,6 +35,10 @@ class GoldenPlan:
     variants: tuple[GoldenVariant, ...]
     unpacks_masks: bool  # whether the golden needs its bit-mask unpacking helper
     imports_math: bool  # erf is spelled with math.erf
+    absent_variants: tuple[GoldenVariant, ...] = ()  # the variants run when the optional input is None
+    absent_table: str = ""  # golden.py's name for their table
+    variant_table: str = "_VARIANTS"  # the expression choosing the table
+    variant_fallback: str = ""  # the variant of a SoC the table does not name
 
 
 def mask_values(steps: tuple[Step, ...]) -> tuple[str, ...]:
@@ -50,12 +54,14 @@ def golden_lines(steps: tuple[Step, ...]) -> tuple[str, ...]:
 
 
 def golden_plan(
-    name: str, tensors: tuple[TensorPlan, ...], float_compute: bool, variants: tuple[GoldenVariant, ...]
+    name: str, tensors: tuple[TensorPlan, ...], float_compute: bool, variants: tuple[GoldenVariant, ...],
+    absent: tuple[str, str, tuple[GoldenVariant, ...]] | None = None,
 ) -> GoldenPlan:
+    """`absent`: (optional input, table name, its variants) when the golden takes that input as None."""
     inputs = [t for t in tensors if t.role == "input"]
     outputs = [t for t in tensors if t.role == "output"]
     read = [t for t in inputs if t.read_by_kernel]
-    data = [t for t in inputs if not t.is_mask]
+    data = [t for t in inputs if not t.is_mask and not (absent and t.name == absent[0])]
     source = next((t for t in data if t.dtypes == outputs[0].dtypes), data[0])
     prep = []
     for t in read:
@@ -65,6 +71,8 @@ def golden_plan(
             prep.append((t.name, f"np.broadcast_to({t.name}.astype(np.float32), shape)"))
         else:
             prep.append((t.name, f"np.broadcast_to({t.name}, shape)"))
+    if absent:
+        prep = [(n, f"None if {n} is None else {p}" if n == absent[0] else p) for n, p in prep]
     recipe_args = ", ".join([t.name for t in read] + ["cdt", "shape"])
     out_dtype, table = f"{source.name}.dtype", tuple[tuple[str, str], ...]()
     if source.dtypes != outputs[0].dtypes:  # mixed columns: no input has the output's dtype in every combination
@@ -73,12 +81,25 @@ def golden_plan(
         names = ", ".join(f"{t.name}.dtype.name" for t in data) + ("," if len(data) == 1 else "")
         out_dtype = f"np.dtype(_OUT_DTYPES[({names})])"
     return GoldenPlan(
-        function=f"{name}_golden", params=", ".join(t.name for t in inputs), variant_params=recipe_args,
+        function=f"{name}_golden", params=_params(inputs, absent[0] if absent else None),
+        variant_params=recipe_args,
         variant_returns=f"({', '.join(t.name for t in outputs)},)", out_dtype_source=source.name,
         out_dtype=out_dtype, out_dtype_table=table,
         shape_args=", ".join(f"{t.name}.shape" for t in data), cdt="np.float32" if float_compute else "out_dtype.type",
         input_prep=tuple(prep),
         result="outputs[0].astype(out_dtype)" if len(outputs) == 1 else "tuple(o.astype(out_dtype) for o in outputs)",
         variants=variants, unpacks_masks=any(t.is_mask for t in read),
-        imports_math=any("math." in line for v in variants for line in v.lines),
+        imports_math=any("math." in line for v in variants + (absent[2] if absent else ()) for line in v.lines),
+        absent_variants=absent[2] if absent else (), absent_table=absent[1] if absent else "",
+        variant_table=f"_VARIANTS if {absent[0]} is not None else {absent[1]}" if absent else "_VARIANTS",
+        variant_fallback=f"_{variants[0].name}" + (
+            f" if {absent[0]} is not None else _{absent[2][0].name}" if absent else ""),
     )
+
+
+def _params(inputs: list[TensorPlan], absent: str | None) -> str:
+    """The golden's parameters, def order; the optional input defaults to None when nothing follows it."""
+    names = [t.name for t in inputs]
+    if absent and names[-1] == absent:
+        names[-1] = f"{absent}=None"
+    return ", ".join(names)

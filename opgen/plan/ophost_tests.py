@@ -15,6 +15,8 @@ from math import prod
 from ..spec.models import OpSpec
 from .broadcast import DEFAULT_TILING_WORKSPACE_SIZE, BroadcastPlan, broadcast_infershape_shapes, broadcast_tiling_cases
 from .classic import classic_tiling
+from .optional import ABSENT_TPL_OFFSET
+from .optional_ut import absent_infershape_cases, absent_tiling_cases
 from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
 
@@ -59,6 +61,7 @@ class InfershapeCase:
     outputs: tuple[str, ...]  # dtypes; the executor starts every output with an empty shape
     expect: str  # GRAPH_SUCCESS | GRAPH_FAILED
     output_shapes: tuple[str, ...]
+    instance_args: str = ""  # IR instance numbers, given when an optional input is absent
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,8 @@ class TilingCase:
     tiling_data: str = ""  # ExecuteTestCase's text of the tiling data (int64 words), "" where not computed
     fields: tuple[tuple[str, int], ...] = ()  # arch35: EleBaseTilingDataV2 fields computed here
     workspaces: str = ""
+    instance_args: str = ""  # attrs and IR instance numbers, given when an optional input is absent
+    ub_align: int = 0  # arch35: ElewiseTiling's ubFormer alignment (elements): 256 bytes of the DAG's narrowest dtype
 
     @property
     def succeeds(self) -> bool:
@@ -94,12 +99,13 @@ class OphostUtPlan:
     tiling_suites: tuple[TilingSuite, ...]
     tiling_header: str  # arch35: the tiling header (compile info, tiling struct); classic: none
     compile_info: str  # the compile info the tiling gets (classic: a UT-local empty one; the tiling reads none)
-    ub_align: int  # arch35: ElewiseTiling's ubFormer alignment (elements) for the min dtype
 
 
 def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
                    combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
-                   classic_bits: tuple[int, ...], source_input: int, brc: BroadcastPlan | None = None) -> OphostUtPlan:
+                   classic_bits: tuple[int, ...], source_input: int, brc: BroadcastPlan | None = None,
+                   absent: TensorPlan | None = None) -> OphostUtPlan:
+    """`absent`: the optional input whose absent path gets cases of its own."""
     inputs = [t for t in tensors if t.role == "input"]
     outputs = [t for t in tensors if t.role == "output"]
     min_bits = min(_kernel_bits(t, c) for c in combos for t in tensors)
@@ -112,6 +118,9 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
             cases = _broadcast_cases(spec, tensors, brc, combos, platform)
         elif dag:
             cases = _arch35_cases(spec, inputs, outputs, combos, platform, min_bits)
+            if absent is not None:
+                sch_bits = max(1, max(spec.tiling.sch_modes).bit_length())
+                cases += absent_tiling_cases(cases, inputs, absent, outputs, ABSENT_TPL_OFFSET << sch_bits)
         else:
             cases = _classic_cases(spec, soc, inputs, outputs, combos, platform, classic_bits)
         cases += _failing_cases(spec, inputs, outputs, combos)
@@ -120,14 +129,21 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
     arch35 = dag
     return OphostUtPlan(
         infershape_suite=f"{spec.op_type}Infershape",
-        infershape_cases=_infershape_cases(spec, inputs, outputs, combos, source_input)
+        infershape_cases=_with_absent(_infershape_cases(spec, inputs, outputs, combos, source_input), inputs,
+                                      absent, outputs)
         + (_broadcast_infershape_cases(spec, inputs, outputs, combos[0], brc) if brc else ()),
         tiling_suites=tuple(suites),
         tiling_header=f"../../../../op_host/arch35/{spec.snake_name}_tiling_arch35.h" if arch35 else "",
         compile_info=("Ops::Base::BroadcastCompileInfo" if brc else f"optiling::{spec.op_type}CompileInfo")
         if arch35 else f"{spec.op_type}UtCompileInfo",
-        ub_align=256 * 8 // min_bits,
     )
+
+
+def _with_absent(cases: tuple[InfershapeCase, ...], inputs: list[TensorPlan], absent: TensorPlan | None,
+                 outputs: list[TensorPlan]) -> tuple[InfershapeCase, ...]:
+    if absent is None:
+        return cases
+    return cases + tuple(absent_infershape_cases(list(cases[:1]), inputs, absent, outputs))
 
 
 def _infershape_cases(spec: OpSpec, inputs: list[TensorPlan], outputs: list[TensorPlan],
@@ -195,7 +211,8 @@ def _arch35_cases(spec: OpSpec, inputs: list[TensorPlan], outputs: list[TensorPl
             cases.append(TilingCase(
                 f"tiling_{combo.label}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
                 "GRAPH_SUCCESS", sch_index | combo.tpl_code << sch_bits, blocks, "", fields,
-                f"{spec.tiling.workspace_bytes}"))
+                f"{spec.tiling.workspace_bytes}",
+                ub_align=256 * 8 // min(_kernel_bits(t, combo) for t in (*inputs, *outputs) if t.read_by_kernel)))
     return cases
 
 

@@ -44,9 +44,10 @@ class StRow:
     name: str
     combo: DtypeCombination
     shape: tuple[int, ...]
-    ranges: tuple[tuple[float, ...], ...]  # per input: (low, high, special values...)
+    ranges: tuple[tuple[float, ...] | None, ...]  # per input: (low, high, special values...); None: absent
     soc_series: str = ""
     input_shapes: tuple[tuple[int, ...], ...] = ()  # per input where they differ (broadcast), else `shape`
+    absent: str = ""  # the optional input this row leaves out (None in every column), if any
 
 
 def st_csv(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCombination, ...],
@@ -63,17 +64,24 @@ def st_csv(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCom
     for row in st_rows(spec, tensors, combos, bits_per_element, brc):
         k = row.combo.index
         tolerance = spec.golden.tolerances[row.combo.key.name]
-        shapes_in = row.input_shapes or tuple(row.shape for _ in inputs)
+        given = row.input_shapes or tuple(row.shape for _ in inputs)
+        shapes_in = tuple(None if t.name == row.absent else shape for t, shape in zip(inputs, given, strict=True))
         shapes_out = tuple(row.shape for _ in outputs)
         writer.writerow([
-            row.name, spec.snake_name, repr(tuple(t.dtypes[k].name for t in inputs)), repr(shapes_in),
-            repr(shapes_out), repr(tuple(t.formats[k] for t in inputs)), repr(tuple(t.formats[k] for t in outputs)),
-            "{}", repr(shapes_in), repr(tuple(t.dtypes[k].name for t in outputs)), repr(shapes_out),
-            repr(tuple(t.formats[k] for t in inputs)), repr(tuple(t.formats[k] for t in outputs)),
+            row.name, spec.snake_name, repr(_present(row, inputs, [t.dtypes[k].name for t in inputs])),
+            repr(shapes_in), repr(shapes_out), repr(_present(row, inputs, [t.formats[k] for t in inputs])),
+            repr(tuple(t.formats[k] for t in outputs)), "{}", repr(shapes_in),
+            repr(tuple(t.dtypes[k].name for t in outputs)), repr(shapes_out),
+            repr(_present(row, inputs, [t.formats[k] for t in inputs])), repr(tuple(t.formats[k] for t in outputs)),
             repr(row.ranges), repr(tuple((tolerance.rtol, tolerance.rtol) for _ in outputs)), repr(tolerance.atol),
             row.soc_series,
         ])
     return buffer.getvalue()
+
+
+def _present(row: StRow, inputs: list[TensorPlan], cells: list[Any]) -> tuple[Any, ...]:
+    """A row's per-input cells, None for the input it leaves out (as upstream MishGrad's ST rows)."""
+    return tuple(None if t.name == row.absent else cell for t, cell in zip(inputs, cells, strict=True))
 
 
 def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCombination, ...],
@@ -95,6 +103,10 @@ def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCo
         for edge, values in _edge_sets(key, spec.tests.value_range):
             ranges = tuple(values if _is_data(t, combo) else plain[i] for i, t in enumerate(inputs))
             rows.append(StRow(f"{spec.snake_name}_{label}_edge_{edge}", combo, edge_shape, ranges))
+        for name in absent_inputs(spec, inputs):
+            without = tuple(None if t.name == name else r for t, r in zip(inputs, plain, strict=True))
+            rows += [StRow(f"{spec.snake_name}_{label}_without_{name}_{j:03d}", combo, s, without,
+                           absent=name) for j, s in enumerate(shapes)]
     for platform in spec.platforms:
         soc = SOCS[platform.soc]
         combo = combos[0]
@@ -107,6 +119,11 @@ def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCo
                           tuple(_data_range(spec, t, combo.index) for t in inputs),
                           repr((soc.short_version,))))
     return rows
+
+
+def absent_inputs(spec: OpSpec, inputs: Sequence[TensorPlan]) -> tuple[str, ...]:
+    """The optional inputs the kernel reads that have an absent path (compute.absent)."""
+    return tuple(t.name for t in inputs if t.optional and t.read_by_kernel and t.name in spec.compute.absent)
 
 
 def _is_data(t: TensorPlan, combo: DtypeCombination) -> bool:

@@ -64,7 +64,8 @@ class TensorPlan:
 
     @property
     def desc_getter(self) -> str:
-        return f"Get{self.role.capitalize()}Desc({self.index})"
+        optional = "Optional" if self.optional else ""
+        return f"Get{optional}{self.role.capitalize()}Desc({self.index})"
 
     @property
     def shape_getter(self) -> str:

@@ -200,6 +200,10 @@ class ComputeSpec(Model):
         description="float32: cast inputs in (CAST_NONE) and outputs back (CAST_RINT); native: compute in I/O dtype"
     )
     variants: dict[Identifier, tuple[RecipeStep, ...]] = Field(min_length=1)
+    absent: dict[SnakeName, tuple[RecipeStep, ...]] = Field(
+        default_factory=dict, description="per optional input the recipe reads: the steps that compute its value "
+        "when it is absent, from the other inputs; the last step assigns the input's name"
+    )
 
 
 class AclnnParam(Model):
@@ -211,8 +215,9 @@ class AclnnSpec(Model):
     api: CamelName = Field(description="aclnn<Api>: the two-phase API name without the aclnn prefix")
     inputs: tuple[AclnnParam, ...]
     outputs: tuple[AclnnParam, ...]
-    unused_inputs: dict[SnakeName, Identifier] = Field(
-        default_factory=dict, description="op inputs the API does not take, each fed from the named API input"
+    unused_inputs: dict[SnakeName, Identifier | None] = Field(
+        default_factory=dict, description="op inputs the API does not take, each fed from the named API input; "
+        "null: an optional input the l0 op gets as nullptr (absent)"
     )
     promotion: bool = False
     broadcast: bool = False

@@ -11,6 +11,7 @@ from .issues import SpecIssue
 from .mixed_rules import aclnn_issues, dispatch_issues
 from .models import OpSpec
 from .naming import name_issues
+from .optional import optional_issues
 from .recipe import OPS, Step
 from .reference import reference_problems
 from .socs import SOCS, TILING_SOC_ALIASES
@@ -19,7 +20,7 @@ from .socs import SOCS, TILING_SOC_ALIASES
 def check_semantics(spec: OpSpec) -> list[SpecIssue]:
     issues: list[SpecIssue] = []
     for rule in (_names, name_issues, _dtypes, _platforms, _constraints, _infershape, _recipe, _aclnn, _golden,
-                 _tests, number_issues, aclnn_issues, broadcast_issues):
+                 _tests, number_issues, aclnn_issues, broadcast_issues, optional_issues):
         issues.extend(rule(spec))
     if not issues:  # the UB budget is costed from the plan's buffers: only for an otherwise sound spec
         issues.extend(ub_issues(spec))
@@ -206,7 +207,9 @@ def _aclnn(spec: OpSpec) -> list[SpecIssue]:
     for name, source in a.unused_inputs.items():
         if name not in inputs:
             issues.append(SpecIssue(("aclnn", "unused_inputs", name), "not an op input"))
-        if source not in api_inputs:
+        if source is None and name not in {t.name for t in spec.inputs if t.param_type == "optional"}:
+            issues.append(SpecIssue(("aclnn", "unused_inputs", name), "only an optional input can be fed nullptr"))
+        elif source is not None and source not in api_inputs:
             issues.append(SpecIssue(("aclnn", "unused_inputs", name), f"{source!r} is not an API input"))
     mapped = Counter([p.tensor for p in a.inputs] + list(a.unused_inputs))
     for name in inputs:

@@ -56,7 +56,14 @@ def _mutants(steps: tuple[Step, ...]) -> Iterator[tuple[int, str, tuple[Step, ..
 
 def _with(spec: OpSpec, variant: str, steps: tuple[Step, ...]) -> OpSpec:
     variants = {**spec.compute.variants, variant: steps}
-    return spec.model_copy(update={"compute": ComputeSpec(dtype=spec.compute.dtype, variants=variants)})
+    return spec.model_copy(update={"compute": ComputeSpec(dtype=spec.compute.dtype, variants=variants,
+                                                          absent=spec.compute.absent)})
+
+
+def _with_absent(spec: OpSpec, name: str, steps: tuple[Step, ...]) -> OpSpec:
+    absent = {**spec.compute.absent, name: steps}
+    return spec.model_copy(update={"compute": ComputeSpec(dtype=spec.compute.dtype,
+                                                          variants=spec.compute.variants, absent=absent)})
 
 
 @pytest.mark.parametrize("name", SPECS)
@@ -74,4 +81,11 @@ def test_every_mutant_of_every_step_fails_the_numerics(name: str) -> None:
                 survivors.append(f"{key}: listed as equivalent but caught; remove it from EQUIVALENT")
             elif not caught and key not in EQUIVALENT:
                 survivors.append(f"{key}: `{mutated[j]}` for `{steps[j]}` passes the numerics")
+    for input_name, steps in spec.compute.absent.items():  # the steps giving an absent input its value
+        for j, kind, mutated in _mutants(steps):
+            changed = _with_absent(spec, input_name, mutated)
+            results = check_numerics(changed, build_plan(changed, name))
+            if not any(not r.passed for r in results if r.variant.endswith(f"_without_{input_name}")):
+                survivors.append(f"{(name, 'absent', input_name, j, kind)}: `{mutated[j]}` for `{steps[j]}` "
+                                 "passes the numerics of the absent path")
     assert survivors == []

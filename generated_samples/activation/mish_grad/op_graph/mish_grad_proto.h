@@ -22,7 +22,7 @@ namespace ge {
  *     Format ND; types DT_BF16, DT_FLOAT16, DT_FLOAT.
  * @li x: The input of the forward Mish.
  *     Format ND; types DT_BF16, DT_FLOAT16, DT_FLOAT.
- * @li tanhx: tanh(softplus(x)) if the forward saved it (not read by this kernel).
+ * @li tanhx: tanh(softplus(x)) if the forward saved it; absent, the kernel computes it from x.
  *     Format ND; types DT_BF16, DT_FLOAT16, DT_FLOAT.
  *
  * @par Outputs:

@@ -29,14 +29,26 @@ __global__ __aicore__ void mish_grad(GM_ADDR grad, GM_ADDR x, GM_ADDR tanhx, GM_
     TPipe pipe;
     if constexpr (dType == TPL_BF16) {
         ElementwiseSch<schMode, MishGradDag<bfloat16_t>::OpDag> sch(&tilingData, &pipe);
+        sch.Init(grad, x, tanhx, x_grad);
+        sch.Process();
+    } else if constexpr (dType == TPL_BF16_WITHOUT_TANHX) {
+        ElementwiseSch<schMode, MishGradWithoutTanhxDag<bfloat16_t>::OpDag> sch(&tilingData, &pipe);
         sch.Init(grad, x, x_grad);
         sch.Process();
     } else if constexpr (dType == TPL_FP16) {
         ElementwiseSch<schMode, MishGradDag<half>::OpDag> sch(&tilingData, &pipe);
+        sch.Init(grad, x, tanhx, x_grad);
+        sch.Process();
+    } else if constexpr (dType == TPL_FP16_WITHOUT_TANHX) {
+        ElementwiseSch<schMode, MishGradWithoutTanhxDag<half>::OpDag> sch(&tilingData, &pipe);
         sch.Init(grad, x, x_grad);
         sch.Process();
     } else if constexpr (dType == TPL_FP32) {
         ElementwiseSch<schMode, MishGradDag<float>::OpDag> sch(&tilingData, &pipe);
+        sch.Init(grad, x, tanhx, x_grad);
+        sch.Process();
+    } else if constexpr (dType == TPL_FP32_WITHOUT_TANHX) {
+        ElementwiseSch<schMode, MishGradWithoutTanhxDag<float>::OpDag> sch(&tilingData, &pipe);
         sch.Init(grad, x, x_grad);
         sch.Process();
     }

@@ -43,9 +43,8 @@ ge::graphStatus MishGradTiling::CheckDtypes()
                                                            ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
                                                        "The dtypes of x and x_grad must be the same"),
                 return ge::GRAPH_FAILED);
-    auto tanhxDesc = tilingContext->GetInputDesc(2);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, tanhxDesc);
-    OP_CHECK_IF(tanhxDesc->GetDataType() != outputDtype,
+    auto tanhxDesc = tilingContext->GetOptionalInputDesc(2);
+    OP_CHECK_IF(tanhxDesc != nullptr && tanhxDesc->GetDataType() != outputDtype,
                 OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "tanhx, x_grad",
                                                        ge::TypeUtils::DataTypeToSerialString(tanhxDesc->GetDataType()) +
                                                            ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
@@ -96,15 +95,25 @@ ge::graphStatus MishGradTiling::RunTiling()
 
     ElewiseBaseTiling elewiseBaseTiling(tilingContext);
     ge::graphStatus result = ge::GRAPH_FAILED;
-    if (outputDtype == ge::DT_BF16) {
+    const bool tanhxPresent = tilingContext->GetOptionalInputDesc(2) != nullptr;
+    if (outputDtype == ge::DT_BF16 && tanhxPresent) {
         dType = TPL_BF16;
         result = elewiseBaseTiling.DoTiling<MishGradDag<bfloat16_t>::OpDag>(*tiling);
-    } else if (outputDtype == ge::DT_FLOAT16) {
+    } else if (outputDtype == ge::DT_BF16 && !tanhxPresent) {
+        dType = TPL_BF16_WITHOUT_TANHX;
+        result = elewiseBaseTiling.DoTiling<MishGradWithoutTanhxDag<bfloat16_t>::OpDag>(*tiling);
+    } else if (outputDtype == ge::DT_FLOAT16 && tanhxPresent) {
         dType = TPL_FP16;
         result = elewiseBaseTiling.DoTiling<MishGradDag<half>::OpDag>(*tiling);
-    } else if (outputDtype == ge::DT_FLOAT) {
+    } else if (outputDtype == ge::DT_FLOAT16 && !tanhxPresent) {
+        dType = TPL_FP16_WITHOUT_TANHX;
+        result = elewiseBaseTiling.DoTiling<MishGradWithoutTanhxDag<half>::OpDag>(*tiling);
+    } else if (outputDtype == ge::DT_FLOAT && tanhxPresent) {
         dType = TPL_FP32;
         result = elewiseBaseTiling.DoTiling<MishGradDag<float>::OpDag>(*tiling);
+    } else if (outputDtype == ge::DT_FLOAT && !tanhxPresent) {
+        dType = TPL_FP32_WITHOUT_TANHX;
+        result = elewiseBaseTiling.DoTiling<MishGradWithoutTanhxDag<float>::OpDag>(*tiling);
     } else {
         OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "x_grad",
                                   ge::TypeUtils::DataTypeToSerialString(outputDtype), "DT_BF16, DT_FLOAT16, DT_FLOAT");

@@ -85,7 +85,7 @@ aclnnStatus aclnnMishBackwardGetWorkspaceSize(const aclTensor* gradOutput, const
     auto selfContiguous = l0op::Contiguous(self, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-    auto result = l0op::MishGrad(gradOutputContiguous, selfContiguous, selfContiguous, opExecutor);
+    auto result = l0op::MishGrad(gradOutputContiguous, selfContiguous, nullptr, opExecutor);
     CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);

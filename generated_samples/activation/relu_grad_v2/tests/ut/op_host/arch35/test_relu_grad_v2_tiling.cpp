@@ -13,10 +13,10 @@
 
 // The UB split of ElewiseTiling depends on the DAG's live-buffer count, which atvoss derives at compile
 // time; these are the relations every split must keep.
-static void ExpectUbSplitConsistent(const Ops::Base::EleBaseTilingDataV2& tiling)
+static void ExpectUbSplitConsistent(const Ops::Base::EleBaseTilingDataV2& tiling, int64_t ubAlign)
 {
     ASSERT_GT(tiling.ubFormer, 0);
-    EXPECT_EQ(tiling.ubFormer % 256, 0);
+    EXPECT_EQ(tiling.ubFormer % ubAlign, 0);
     EXPECT_EQ(tiling.elemNum, tiling.ubFormer);
     EXPECT_EQ(tiling.ubLoopOfFormerBlock, (tiling.blockFormer + tiling.ubFormer - 1) / tiling.ubFormer);
     EXPECT_EQ(tiling.ubTailOfFormerBlock, tiling.blockFormer - (tiling.ubLoopOfFormerBlock - 1) * tiling.ubFormer);
@@ -54,7 +54,7 @@ TEST_F(ReluGradV2TilingAscend950, tiling_bfloat16_test_shape)
     EXPECT_EQ(tiling.blockFormer, 2048);
     EXPECT_EQ(tiling.blockNum, 1);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 256);
 }
 
 TEST_F(ReluGradV2TilingAscend950, tiling_bfloat16_all_cores)
@@ -80,7 +80,7 @@ TEST_F(ReluGradV2TilingAscend950, tiling_bfloat16_all_cores)
     EXPECT_EQ(tiling.blockFormer, 16384);
     EXPECT_EQ(tiling.blockNum, 64);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 256);
 }
 
 TEST_F(ReluGradV2TilingAscend950, tiling_float16_test_shape)
@@ -106,7 +106,7 @@ TEST_F(ReluGradV2TilingAscend950, tiling_float16_test_shape)
     EXPECT_EQ(tiling.blockFormer, 2048);
     EXPECT_EQ(tiling.blockNum, 1);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 256);
 }
 
 TEST_F(ReluGradV2TilingAscend950, tiling_float16_all_cores)
@@ -132,7 +132,7 @@ TEST_F(ReluGradV2TilingAscend950, tiling_float16_all_cores)
     EXPECT_EQ(tiling.blockFormer, 16384);
     EXPECT_EQ(tiling.blockNum, 64);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 256);
 }
 
 TEST_F(ReluGradV2TilingAscend950, tiling_float32_test_shape)
@@ -158,7 +158,7 @@ TEST_F(ReluGradV2TilingAscend950, tiling_float32_test_shape)
     EXPECT_EQ(tiling.blockFormer, 2048);
     EXPECT_EQ(tiling.blockNum, 1);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 256);
 }
 
 TEST_F(ReluGradV2TilingAscend950, tiling_float32_all_cores)
@@ -184,7 +184,7 @@ TEST_F(ReluGradV2TilingAscend950, tiling_float32_all_cores)
     EXPECT_EQ(tiling.blockFormer, 16384);
     EXPECT_EQ(tiling.blockNum, 64);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 256);
 }
 
 TEST_F(ReluGradV2TilingAscend950, tiling_int8_test_shape)
@@ -210,7 +210,7 @@ TEST_F(ReluGradV2TilingAscend950, tiling_int8_test_shape)
     EXPECT_EQ(tiling.blockFormer, 2048);
     EXPECT_EQ(tiling.blockNum, 1);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 256);
 }
 
 TEST_F(ReluGradV2TilingAscend950, tiling_int8_all_cores)
@@ -236,7 +236,7 @@ TEST_F(ReluGradV2TilingAscend950, tiling_int8_all_cores)
     EXPECT_EQ(tiling.blockFormer, 16384);
     EXPECT_EQ(tiling.blockNum, 64);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 256);
 }
 
 TEST_F(ReluGradV2TilingAscend950, tiling_int32_test_shape)
@@ -262,7 +262,7 @@ TEST_F(ReluGradV2TilingAscend950, tiling_int32_test_shape)
     EXPECT_EQ(tiling.blockFormer, 2048);
     EXPECT_EQ(tiling.blockNum, 1);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 256);
 }
 
 TEST_F(ReluGradV2TilingAscend950, tiling_int32_all_cores)
@@ -288,7 +288,7 @@ TEST_F(ReluGradV2TilingAscend950, tiling_int32_all_cores)
     EXPECT_EQ(tiling.blockFormer, 16384);
     EXPECT_EQ(tiling.blockNum, 64);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 256);
 }
 
 TEST_F(ReluGradV2TilingAscend950, tiling_uint8_test_shape)
@@ -314,7 +314,7 @@ TEST_F(ReluGradV2TilingAscend950, tiling_uint8_test_shape)
     EXPECT_EQ(tiling.blockFormer, 2048);
     EXPECT_EQ(tiling.blockNum, 1);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 256);
 }
 
 TEST_F(ReluGradV2TilingAscend950, tiling_uint8_all_cores)
@@ -340,7 +340,7 @@ TEST_F(ReluGradV2TilingAscend950, tiling_uint8_all_cores)
     EXPECT_EQ(tiling.blockFormer, 16384);
     EXPECT_EQ(tiling.blockNum, 64);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 256);
 }
 
 TEST_F(ReluGradV2TilingAscend950, tiling_unsupported_dtype)

@@ -29,6 +29,36 @@ struct MishGradDag {
     using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // grad to float
     using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                // load x
     using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // x to float
+    using OpCopyIn2 = Bind<Vec::CopyIn<T>, Placeholder::In2<T>>;                // load tanhx
+    using OpCopyIn2Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn2>; // tanhx to float
+    using OpCalcT2 = Bind<Vec::Mul<float>, OpCopyIn2Cast, OpCopyIn2Cast>;       // t2 = mul(tanhx, tanhx)
+    using Const0 = MAKE_CONST(float, -1.0);
+    using OpCalcNt2 = Bind<Vec::Muls<float>, OpCalcT2, Const0>; // nt2 = muls(t2, -1.0)
+    using Const1 = MAKE_CONST(float, 1.0);
+    using OpCalcSech2 = Bind<Vec::Adds<float>, OpCalcNt2, Const1>;                  // sech2 = adds(nt2, 1.0)
+    using OpCalcSgNeg = Bind<Vec::Muls<float>, OpCopyIn1Cast, Const0>;              // sg_neg = muls(x, -1.0)
+    using OpCalcSgExp = Bind<Vec::Exp<float>, OpCalcSgNeg>;                         // sg_exp = exp(sg_neg)
+    using OpCalcSg1p = Bind<Vec::Adds<float>, OpCalcSgExp, Const1>;                 // sg_1p = adds(sg_exp, 1.0)
+    using OpCalcSg = Bind<Vec::Reciprocal<float>, OpCalcSg1p>;                      // sg = reciprocal(sg_1p)
+    using OpCalcA = Bind<Vec::Mul<float>, OpCalcSech2, OpCalcSg>;                   // a = mul(sech2, sg)
+    using OpCalcB = Bind<Vec::Mul<float>, OpCalcA, OpCopyIn1Cast>;                  // b = mul(a, x)
+    using OpCalcC = Bind<Vec::Add<float>, OpCopyIn2Cast, OpCalcB>;                  // c = add(tanhx, b)
+    using OpCalcXGrad = Bind<Vec::Mul<float>, OpCalcC, OpCopyIn0Cast>;              // x_grad = mul(c, grad)
+    using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcXGrad>;  // x_grad back from float
+    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCopyOut0Cast>; // store x_grad
+
+    using Outputs = Elems<OpCopyOut0>;
+    using MemCfg = MemOptCfg<MemLevel::LEVEL_2>;
+    using OpDag = DAGSch<Outputs, void, MemCfg>;
+};
+
+// tanhx absent: its value computed from the other inputs first
+template <typename T>
+struct MishGradWithoutTanhxDag {
+    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                // load grad
+    using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // grad to float
+    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                // load x
+    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // x to float
     using OpCalcSpPos = Bind<Vec::Relu<float>, OpCopyIn1Cast>;                  // sp_pos = relu(x)
     using OpCalcSpAbs = Bind<Vec::Abs<float>, OpCopyIn1Cast>;                   // sp_abs = abs(x)
     using Const0 = MAKE_CONST(float, -1.0);
@@ -52,35 +82,36 @@ struct MishGradDag {
                              OpCalcSpLogLog>; // sp_log = select(sp_log_small, sp_log_p1, sp_log_log)
     using OpCalcSp = Bind<Vec::Add<float>, OpCalcSpPos, OpCalcSpLog>; // sp = add(sp_pos, sp_log)
     using Const4 = MAKE_CONST(float, 2.0);
-    using OpCalcT2x = Bind<Vec::Muls<float>, OpCalcSp, Const4>;   // t_2x = muls(sp, 2.0)
-    using OpCalcTExp = Bind<Vec::Exp<float>, OpCalcT2x>;          // t_exp = exp(t_2x)
-    using OpCalcT1p = Bind<Vec::Adds<float>, OpCalcTExp, Const1>; // t_1p = adds(t_exp, 1.0)
-    using OpCalcTInv = Bind<Vec::Reciprocal<float>, OpCalcT1p>;   // t_inv = reciprocal(t_1p)
+    using OpCalcTanhx2x = Bind<Vec::Muls<float>, OpCalcSp, Const4>;       // tanhx_2x = muls(sp, 2.0)
+    using OpCalcTanhxExp = Bind<Vec::Exp<float>, OpCalcTanhx2x>;          // tanhx_exp = exp(tanhx_2x)
+    using OpCalcTanhx1p = Bind<Vec::Adds<float>, OpCalcTanhxExp, Const1>; // tanhx_1p = adds(tanhx_exp, 1.0)
+    using OpCalcTanhxInv = Bind<Vec::Reciprocal<float>, OpCalcTanhx1p>;   // tanhx_inv = reciprocal(tanhx_1p)
     using Const5 = MAKE_CONST(float, -2.0);
-    using OpCalcTM2 = Bind<Vec::Muls<float>, OpCalcTInv, Const5>; // t_m2 = muls(t_inv, -2.0)
-    using OpCalcTFar = Bind<Vec::Adds<float>, OpCalcTM2, Const1>; // t_far = adds(t_m2, 1.0)
-    using OpCalcTAbs = Bind<Vec::Abs<float>, OpCalcSp>;           // t_abs = abs(sp)
+    using OpCalcTanhxM2 = Bind<Vec::Muls<float>, OpCalcTanhxInv, Const5>; // tanhx_m2 = muls(tanhx_inv, -2.0)
+    using OpCalcTanhxFar = Bind<Vec::Adds<float>, OpCalcTanhxM2, Const1>; // tanhx_far = adds(tanhx_m2, 1.0)
+    using OpCalcTanhxAbs = Bind<Vec::Abs<float>, OpCalcSp>;               // tanhx_abs = abs(sp)
     using Const6 = MAKE_CONST(float, 0.0625);
-    using OpCalcTNear =
-        Bind<Vec::Compare<uint8_t, float, COMPARE_MODE_LT>, OpCalcTAbs, Const6>; // t_near = lt(t_abs, 0.0625)
-    using OpCalcTSq = Bind<Vec::Mul<float>, OpCalcSp, OpCalcSp>;                 // t_sq = mul(sp, sp)
+    using OpCalcTanhxNear = Bind<Vec::Compare<uint8_t, float, COMPARE_MODE_LT>, OpCalcTanhxAbs,
+                                 Const6>;                            // tanhx_near = lt(tanhx_abs, 0.0625)
+    using OpCalcTanhxSq = Bind<Vec::Mul<float>, OpCalcSp, OpCalcSp>; // tanhx_sq = mul(sp, sp)
     using Const7 = MAKE_CONST(float, -0.3333333333333333);
-    using OpCalcTT3 = Bind<Vec::Muls<float>, OpCalcTSq, Const7>;     // t_t3 = muls(t_sq, -0.3333333333333333)
-    using OpCalcTF = Bind<Vec::Adds<float>, OpCalcTT3, Const1>;      // t_f = adds(t_t3, 1.0)
-    using OpCalcTTaylor = Bind<Vec::Mul<float>, OpCalcSp, OpCalcTF>; // t_taylor = mul(sp, t_f)
-    using OpCalcT = Bind<Vec::Select<uint8_t, float, VSEL_TENSOR_TENSOR_MODE>, OpCalcTNear, OpCalcTTaylor,
-                         OpCalcTFar>;                                  // t = select(t_near, t_taylor, t_far)
-    using OpCalcT2 = Bind<Vec::Mul<float>, OpCalcT, OpCalcT>;          // t2 = mul(t, t)
-    using OpCalcNt2 = Bind<Vec::Muls<float>, OpCalcT2, Const0>;        // nt2 = muls(t2, -1.0)
-    using OpCalcSech2 = Bind<Vec::Adds<float>, OpCalcNt2, Const1>;     // sech2 = adds(nt2, 1.0)
-    using OpCalcSgNeg = Bind<Vec::Muls<float>, OpCopyIn1Cast, Const0>; // sg_neg = muls(x, -1.0)
-    using OpCalcSgExp = Bind<Vec::Exp<float>, OpCalcSgNeg>;            // sg_exp = exp(sg_neg)
-    using OpCalcSg1p = Bind<Vec::Adds<float>, OpCalcSgExp, Const1>;    // sg_1p = adds(sg_exp, 1.0)
-    using OpCalcSg = Bind<Vec::Reciprocal<float>, OpCalcSg1p>;         // sg = reciprocal(sg_1p)
-    using OpCalcA = Bind<Vec::Mul<float>, OpCalcSech2, OpCalcSg>;      // a = mul(sech2, sg)
-    using OpCalcB = Bind<Vec::Mul<float>, OpCalcA, OpCopyIn1Cast>;     // b = mul(a, x)
-    using OpCalcC = Bind<Vec::Add<float>, OpCalcT, OpCalcB>;           // c = add(t, b)
-    using OpCalcXGrad = Bind<Vec::Mul<float>, OpCalcC, OpCopyIn0Cast>; // x_grad = mul(c, grad)
+    using OpCalcTanhxT3 =
+        Bind<Vec::Muls<float>, OpCalcTanhxSq, Const7>; // tanhx_t3 = muls(tanhx_sq, -0.3333333333333333)
+    using OpCalcTanhxF = Bind<Vec::Adds<float>, OpCalcTanhxT3, Const1>;      // tanhx_f = adds(tanhx_t3, 1.0)
+    using OpCalcTanhxTaylor = Bind<Vec::Mul<float>, OpCalcSp, OpCalcTanhxF>; // tanhx_taylor = mul(sp, tanhx_f)
+    using OpCalcTanhx = Bind<Vec::Select<uint8_t, float, VSEL_TENSOR_TENSOR_MODE>, OpCalcTanhxNear, OpCalcTanhxTaylor,
+                             OpCalcTanhxFar>; // tanhx = select(tanhx_near, tanhx_taylor, tanhx_far)
+    using OpCalcT2 = Bind<Vec::Mul<float>, OpCalcTanhx, OpCalcTanhx>;               // t2 = mul(tanhx, tanhx)
+    using OpCalcNt2 = Bind<Vec::Muls<float>, OpCalcT2, Const0>;                     // nt2 = muls(t2, -1.0)
+    using OpCalcSech2 = Bind<Vec::Adds<float>, OpCalcNt2, Const1>;                  // sech2 = adds(nt2, 1.0)
+    using OpCalcSgNeg = Bind<Vec::Muls<float>, OpCopyIn1Cast, Const0>;              // sg_neg = muls(x, -1.0)
+    using OpCalcSgExp = Bind<Vec::Exp<float>, OpCalcSgNeg>;                         // sg_exp = exp(sg_neg)
+    using OpCalcSg1p = Bind<Vec::Adds<float>, OpCalcSgExp, Const1>;                 // sg_1p = adds(sg_exp, 1.0)
+    using OpCalcSg = Bind<Vec::Reciprocal<float>, OpCalcSg1p>;                      // sg = reciprocal(sg_1p)
+    using OpCalcA = Bind<Vec::Mul<float>, OpCalcSech2, OpCalcSg>;                   // a = mul(sech2, sg)
+    using OpCalcB = Bind<Vec::Mul<float>, OpCalcA, OpCopyIn1Cast>;                  // b = mul(a, x)
+    using OpCalcC = Bind<Vec::Add<float>, OpCalcTanhx, OpCalcB>;                    // c = add(tanhx, b)
+    using OpCalcXGrad = Bind<Vec::Mul<float>, OpCalcC, OpCopyIn0Cast>;              // x_grad = mul(c, grad)
     using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcXGrad>;  // x_grad back from float
     using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCopyOut0Cast>; // store x_grad
 

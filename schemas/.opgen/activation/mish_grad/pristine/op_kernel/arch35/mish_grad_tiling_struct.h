@@ -15,17 +15,22 @@
 
 namespace MishGradNs {
 #define TPL_BF16 2
+#define TPL_BF16_WITHOUT_TANHX 18
 #define TPL_FP16 1
+#define TPL_FP16_WITHOUT_TANHX 17
 #define TPL_FP32 3
+#define TPL_FP32_WITHOUT_TANHX 19
 
 #define TPL_SCH_MODE_0 0
 #define TPL_SCH_MODE_1 1
 
 ASCENDC_TPL_ARGS_DECL(MishGrad, ASCENDC_TPL_UINT_DECL(schMode, 1, ASCENDC_TPL_UI_LIST, TPL_SCH_MODE_0, TPL_SCH_MODE_1),
-                      ASCENDC_TPL_DTYPE_DECL(dType, TPL_BF16, TPL_FP16, TPL_FP32));
+                      ASCENDC_TPL_DTYPE_DECL(dType, TPL_BF16, TPL_BF16_WITHOUT_TANHX, TPL_FP16, TPL_FP16_WITHOUT_TANHX,
+                                             TPL_FP32, TPL_FP32_WITHOUT_TANHX));
 
 ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_UINT_SEL(schMode, ASCENDC_TPL_UI_LIST, TPL_SCH_MODE_0, TPL_SCH_MODE_1),
-                                     ASCENDC_TPL_DTYPE_SEL(dType, TPL_BF16, TPL_FP16, TPL_FP32)));
+                                     ASCENDC_TPL_DTYPE_SEL(dType, TPL_BF16, TPL_BF16_WITHOUT_TANHX, TPL_FP16,
+                                                           TPL_FP16_WITHOUT_TANHX, TPL_FP32, TPL_FP32_WITHOUT_TANHX)));
 } // namespace MishGradNs
 
 #endif // OPS_OP_KERNEL_MISH_GRAD_TILING_STRUCT_H_

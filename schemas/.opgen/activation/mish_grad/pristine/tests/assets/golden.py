@@ -11,7 +11,23 @@ import numpy as np
 __golden__ = {"kernel": {"mish_grad": "mish_grad_golden"}}
 
 
-def _default(grad, x, cdt, shape):
+def _default(grad, x, tanhx, cdt, shape):
+    """Kernel math of Ascend950."""
+    t2 = np.multiply(tanhx, tanhx)
+    nt2 = np.multiply(t2, cdt(-1.0))
+    sech2 = np.add(nt2, cdt(1.0))
+    sg_neg = np.multiply(x, cdt(-1.0))
+    sg_exp = np.exp(sg_neg)
+    sg_1p = np.add(sg_exp, cdt(1.0))
+    sg = np.reciprocal(sg_1p)
+    a = np.multiply(sech2, sg)
+    b = np.multiply(a, x)
+    c = np.add(tanhx, b)
+    x_grad = np.multiply(c, grad)
+    return (x_grad,)
+
+
+def _default_without_tanhx(grad, x, tanhx, cdt, shape):
     """Kernel math of Ascend950."""
     sp_pos = np.maximum(x, np.zeros_like(x))
     sp_abs = np.abs(x)
@@ -27,20 +43,20 @@ def _default(grad, x, cdt, shape):
     sp_log_small = np.less(sp_log_w, cdt(16777216.0))
     sp_log = np.where(sp_log_small, sp_log_p1, sp_log_log)
     sp = np.add(sp_pos, sp_log)
-    t_2x = np.multiply(sp, cdt(2.0))
-    t_exp = np.exp(t_2x)
-    t_1p = np.add(t_exp, cdt(1.0))
-    t_inv = np.reciprocal(t_1p)
-    t_m2 = np.multiply(t_inv, cdt(-2.0))
-    t_far = np.add(t_m2, cdt(1.0))
-    t_abs = np.abs(sp)
-    t_near = np.less(t_abs, cdt(0.0625))
-    t_sq = np.multiply(sp, sp)
-    t_t3 = np.multiply(t_sq, cdt(-0.3333333333333333))
-    t_f = np.add(t_t3, cdt(1.0))
-    t_taylor = np.multiply(sp, t_f)
-    t = np.where(t_near, t_taylor, t_far)
-    t2 = np.multiply(t, t)
+    tanhx_2x = np.multiply(sp, cdt(2.0))
+    tanhx_exp = np.exp(tanhx_2x)
+    tanhx_1p = np.add(tanhx_exp, cdt(1.0))
+    tanhx_inv = np.reciprocal(tanhx_1p)
+    tanhx_m2 = np.multiply(tanhx_inv, cdt(-2.0))
+    tanhx_far = np.add(tanhx_m2, cdt(1.0))
+    tanhx_abs = np.abs(sp)
+    tanhx_near = np.less(tanhx_abs, cdt(0.0625))
+    tanhx_sq = np.multiply(sp, sp)
+    tanhx_t3 = np.multiply(tanhx_sq, cdt(-0.3333333333333333))
+    tanhx_f = np.add(tanhx_t3, cdt(1.0))
+    tanhx_taylor = np.multiply(sp, tanhx_f)
+    tanhx = np.where(tanhx_near, tanhx_taylor, tanhx_far)
+    t2 = np.multiply(tanhx, tanhx)
     nt2 = np.multiply(t2, cdt(-1.0))
     sech2 = np.add(nt2, cdt(1.0))
     sg_neg = np.multiply(x, cdt(-1.0))
@@ -49,7 +65,7 @@ def _default(grad, x, cdt, shape):
     sg = np.reciprocal(sg_1p)
     a = np.multiply(sech2, sg)
     b = np.multiply(a, x)
-    c = np.add(t, b)
+    c = np.add(tanhx, b)
     x_grad = np.multiply(c, grad)
     return (x_grad,)
 
@@ -58,15 +74,21 @@ _VARIANTS = {
     "Ascend950": _default,
 }
 
+_VARIANTS_WITHOUT_TANHX = {
+    "Ascend950": _default_without_tanhx,
+}
 
-def mish_grad_golden(grad, x, tanhx, **kwargs):
+
+def mish_grad_golden(grad, x, tanhx=None, **kwargs):
     """Inputs in mish_grad_def.cpp order (outputs excluded); returns the output(s)."""
-    variant = _VARIANTS.get(kwargs.get("short_soc_version"), _default)
+    variants = _VARIANTS if tanhx is not None else _VARIANTS_WITHOUT_TANHX
+    variant = variants.get(kwargs.get("short_soc_version"), _default if tanhx is not None else _default_without_tanhx)
     out_dtype = grad.dtype
-    shape = np.broadcast_shapes(grad.shape, x.shape, tanhx.shape)
+    shape = np.broadcast_shapes(grad.shape, x.shape)
     cdt = np.float32
     with np.errstate(all="ignore"):
         grad = np.broadcast_to(grad.astype(np.float32), shape)
         x = np.broadcast_to(x.astype(np.float32), shape)
-        outputs = variant(grad, x, cdt, shape)
+        tanhx = None if tanhx is None else np.broadcast_to(tanhx.astype(np.float32), shape)
+        outputs = variant(grad, x, tanhx, cdt, shape)
         return outputs[0].astype(out_dtype)

@@ -116,3 +116,20 @@ TEST_F(MishGradInfershape, infershape_empty)
     };
     ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
 }
+
+TEST_F(MishGradInfershape, infershape_static_bfloat16_without_tanhx)
+{
+    gert::InfershapeContextPara infershapeContextPara("MishGrad",
+                                                      {
+                                                          {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                          {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                      },
+                                                      {1, 1, 0}, {1});
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}

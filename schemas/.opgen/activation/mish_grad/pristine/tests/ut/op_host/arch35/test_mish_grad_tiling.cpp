@@ -13,10 +13,10 @@
 
 // The UB split of ElewiseTiling depends on the DAG's live-buffer count, which atvoss derives at compile
 // time; these are the relations every split must keep.
-static void ExpectUbSplitConsistent(const Ops::Base::EleBaseTilingDataV2& tiling)
+static void ExpectUbSplitConsistent(const Ops::Base::EleBaseTilingDataV2& tiling, int64_t ubAlign)
 {
     ASSERT_GT(tiling.ubFormer, 0);
-    EXPECT_EQ(tiling.ubFormer % 128, 0);
+    EXPECT_EQ(tiling.ubFormer % ubAlign, 0);
     EXPECT_EQ(tiling.elemNum, tiling.ubFormer);
     EXPECT_EQ(tiling.ubLoopOfFormerBlock, (tiling.blockFormer + tiling.ubFormer - 1) / tiling.ubFormer);
     EXPECT_EQ(tiling.ubTailOfFormerBlock, tiling.blockFormer - (tiling.ubLoopOfFormerBlock - 1) * tiling.ubFormer);
@@ -55,7 +55,7 @@ TEST_F(MishGradTilingAscend950, tiling_bfloat16_test_shape)
     EXPECT_EQ(tiling.blockFormer, 1024);
     EXPECT_EQ(tiling.blockNum, 1);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 128);
 }
 
 TEST_F(MishGradTilingAscend950, tiling_bfloat16_all_cores)
@@ -82,7 +82,7 @@ TEST_F(MishGradTilingAscend950, tiling_bfloat16_all_cores)
     EXPECT_EQ(tiling.blockFormer, 16384);
     EXPECT_EQ(tiling.blockNum, 64);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 128);
 }
 
 TEST_F(MishGradTilingAscend950, tiling_float16_test_shape)
@@ -109,7 +109,7 @@ TEST_F(MishGradTilingAscend950, tiling_float16_test_shape)
     EXPECT_EQ(tiling.blockFormer, 1024);
     EXPECT_EQ(tiling.blockNum, 1);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 128);
 }
 
 TEST_F(MishGradTilingAscend950, tiling_float16_all_cores)
@@ -136,7 +136,7 @@ TEST_F(MishGradTilingAscend950, tiling_float16_all_cores)
     EXPECT_EQ(tiling.blockFormer, 16384);
     EXPECT_EQ(tiling.blockNum, 64);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 128);
 }
 
 TEST_F(MishGradTilingAscend950, tiling_float32_test_shape)
@@ -163,7 +163,7 @@ TEST_F(MishGradTilingAscend950, tiling_float32_test_shape)
     EXPECT_EQ(tiling.blockFormer, 1024);
     EXPECT_EQ(tiling.blockNum, 1);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 64);
 }
 
 TEST_F(MishGradTilingAscend950, tiling_float32_all_cores)
@@ -190,7 +190,163 @@ TEST_F(MishGradTilingAscend950, tiling_float32_all_cores)
     EXPECT_EQ(tiling.blockFormer, 16384);
     EXPECT_EQ(tiling.blockNum, 64);
     EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling);
+    ExpectUbSplitConsistent(tiling, 64);
+}
+
+TEST_F(MishGradTilingAscend950, tiling_bfloat16_test_shape_without_tanhx)
+{
+    optiling::MishGradCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("MishGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {}, {1, 1, 0}, {1}, &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 37, EMPTY_EXPECT_TILING_DATA, {0});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1024);
+    EXPECT_EQ(tiling.coreNum, 1);
+    EXPECT_EQ(tiling.blockFormer, 1024);
+    EXPECT_EQ(tiling.blockNum, 1);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling, 128);
+}
+
+TEST_F(MishGradTilingAscend950, tiling_bfloat16_all_cores_without_tanhx)
+{
+    optiling::MishGradCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("MishGrad",
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {}, {1, 1, 0}, {1}, &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 37, EMPTY_EXPECT_TILING_DATA, {0});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 64U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1048576);
+    EXPECT_EQ(tiling.coreNum, 64);
+    EXPECT_EQ(tiling.blockFormer, 16384);
+    EXPECT_EQ(tiling.blockNum, 64);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling, 128);
+}
+
+TEST_F(MishGradTilingAscend950, tiling_float16_test_shape_without_tanhx)
+{
+    optiling::MishGradCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("MishGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {}, {1, 1, 0}, {1}, &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 35, EMPTY_EXPECT_TILING_DATA, {0});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1024);
+    EXPECT_EQ(tiling.coreNum, 1);
+    EXPECT_EQ(tiling.blockFormer, 1024);
+    EXPECT_EQ(tiling.blockNum, 1);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling, 128);
+}
+
+TEST_F(MishGradTilingAscend950, tiling_float16_all_cores_without_tanhx)
+{
+    optiling::MishGradCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("MishGrad",
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {}, {1, 1, 0}, {1}, &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 35, EMPTY_EXPECT_TILING_DATA, {0});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 64U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1048576);
+    EXPECT_EQ(tiling.coreNum, 64);
+    EXPECT_EQ(tiling.blockFormer, 16384);
+    EXPECT_EQ(tiling.blockNum, 64);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling, 128);
+}
+
+TEST_F(MishGradTilingAscend950, tiling_float32_test_shape_without_tanhx)
+{
+    optiling::MishGradCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("MishGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {}, {1, 1, 0}, {1}, &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 39, EMPTY_EXPECT_TILING_DATA, {0});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1024);
+    EXPECT_EQ(tiling.coreNum, 1);
+    EXPECT_EQ(tiling.blockFormer, 1024);
+    EXPECT_EQ(tiling.blockNum, 1);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling, 64);
+}
+
+TEST_F(MishGradTilingAscend950, tiling_float32_all_cores_without_tanhx)
+{
+    optiling::MishGradCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("MishGrad",
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {}, {1, 1, 0}, {1}, &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 39, EMPTY_EXPECT_TILING_DATA, {0});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 64U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1048576);
+    EXPECT_EQ(tiling.coreNum, 64);
+    EXPECT_EQ(tiling.blockFormer, 16384);
+    EXPECT_EQ(tiling.blockNum, 64);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling, 64);
 }
 
 TEST_F(MishGradTilingAscend950, tiling_unsupported_dtype)
