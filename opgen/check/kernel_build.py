@@ -126,11 +126,11 @@ def kernel_variants(plan: RenderPlan) -> list[KernelVariant | tuple[str, str]]:
     found: list[KernelVariant | tuple[str, str]] = []
     family_of = {soc.name: f for f in plan.families for soc in f.socs}
     for soc in plan.socs:
-        family = family_of[soc.name]
         arch = soc_arch(soc.name)
         if arch is None:
             found.append((soc.name, unmapped_reason(soc.name)))
             continue
+        family = family_of[soc.name]
         for combination in plan.combinations:
             found.append(KernelVariant(soc.name, arch, combination, variant_defines(plan, combination),
                                        instantiations(plan, family, combination), family))
