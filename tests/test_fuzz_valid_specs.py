@@ -16,6 +16,7 @@ from opgen.check.items import FAIL
 from opgen.check.syntax_tier import syntax_tier
 from opgen.generate import render_loaded
 from opgen.spec.load import LoadedSpec, parse_spec
+from opgen.spec.socs import TILING_SOC_ALIASES
 from opgen.write import write_trees
 
 FLOATS = ["float32", "float16", "bfloat16"]
@@ -71,9 +72,12 @@ def valid_specs(draw: st.DrawFn) -> str:
     if mask:
         inputs.append({"name": mask, "dtypes": "uint1", "proto_dtypes": ["uint8", "uint1"]})
     socs = draw(st.lists(st.sampled_from(CLASSIC_SOCS if classic else ARCH35_SOCS), min_size=1, unique=True))
-    variants = ["main"] if not classic or draw(st.booleans()) else [f"v_{s}" for s in socs]
+    # A SoC the tiling sees as another runs that SoC's variant, so variants are named by the tiling's SoC.
+    shared = not classic or draw(st.booleans())
+    variant_of = {s: "main" if shared else f"v_{TILING_SOC_ALIASES.get(s, s)}" for s in socs}
+    variants = sorted(set(variant_of.values()))
     platforms = [
-        {"soc": soc, "kernel": "classic", "tiling_key": i, "compute_variant": variants[i % len(variants)]}
+        {"soc": soc, "kernel": "classic", "tiling_key": i, "compute_variant": variant_of[soc]}
         if classic else {"soc": soc, "kernel": "arch35_dag", "aicore": {}, "compute_variant": "main"}
         for i, soc in enumerate(socs)
     ]

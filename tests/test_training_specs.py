@@ -21,6 +21,7 @@ _GE = {"DT_FLOAT": "float32", "DT_FLOAT16": "float16", "DT_BF16": "bfloat16"}
 DIFFERENCES: dict[tuple[str, str], str] = {
     ("hard_swish_grad_v2", "tensors"): "spec tensor names are snake_case: upstream's gradOutput is grad_output",
     ("hard_swish_grad_v2", "dtypes"): "the same columns, keyed by grad_output for upstream's gradOutput",
+    ("hard_swish_grad_v2", "proto_dtypes"): "the same type lists, keyed by grad_output for upstream's gradOutput",
     ("hard_swish_grad_v2", "socs"): "no ascend910 (its fp16/fp32-only column set needs per-SoC dtype lists) "
                                     "and no mc62: neither is a SoC opgen knows",
 }
