@@ -82,7 +82,7 @@ def kernel_ut_plan(
         golden_rel=f"{rel_dir}/tests/assets/golden.py",
         workspace_bytes=max(spec.tiling.workspace_bytes, UT_WORKSPACE_BYTES),
         gen_data_inputs=tuple(
-            (t.name, "rng.integers(0, 256, size=(count + 7) // 8, dtype=np.uint8)" if t.is_mask
+            (t.name, "rng.integers(0, 256, size=(int(np.prod(shape)) + 7) // 8, dtype=np.uint8)" if t.is_mask
              else f"rng.uniform({low!r}, {high!r}, size=shape).astype(dtype)")
             for t in inputs
         ),

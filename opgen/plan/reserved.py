@@ -37,8 +37,8 @@ CPP_NAMES = frozenset((
     "platform_ascendc", "platformInfo", "printf", "progress", "promoteType", "result", "resultCast", "results",
     "ret", "return_expr", "sch", "schMode", "session", "sessionOptions", "shape", "size", "size_t", "socVersion",
     "src", "std", "stream", "strides", "string", "tensor", "testing", "tileDataNum", "tileNum", "tiling",
-    "tilingContext", "tilingContextPara", "tilingData", "tilingInfo", "tilingKey", "totalNum", "ubAlign", "ubSize", "uint1_t",
-    "uint32_t", "uint64_t", "uint8_t", "uniqueExecutor", "usedCores", "ut", "viewCopyResult", "workspace",
+    "tilingContext", "tilingContextPara", "tilingData", "tilingInfo", "tilingKey", "totalNum", "ubAlign", "ubSize",
+    "uint1_t", "uint32_t", "uint64_t", "uint8_t", "uniqueExecutor", "usedCores", "ut", "viewCopyResult", "workspace",
     "workspaceAddr", "workspaces", "workspaceSize"
 ))
 # Python names of tests/assets/golden.py and gen_data.py (module names, functions, locals)

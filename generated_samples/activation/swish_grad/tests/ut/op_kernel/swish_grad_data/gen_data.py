@@ -54,7 +54,6 @@ def gen_data(shape, dtype_name, soc_version, seed=0):
     golden_fn = load_golden()
     rng = np.random.default_rng(seed)
     dtype = numpy_dtype(dtype_name)
-    count = int(np.prod(shape))
     inputs = []
     grad = rng.uniform(-5.0, 5.0, size=shape).astype(dtype)
     grad.tofile("input_grad.bin")
@@ -67,7 +66,7 @@ def gen_data(shape, dtype_name, soc_version, seed=0):
     inputs.append(y)
     outputs = golden_fn(*inputs, short_soc_version=soc_version)
     outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-    for name, value in zip(['grad_x'], outputs):
+    for name, value in zip(['grad_x'], outputs, strict=True):
         np.asarray(value).astype(dtype).tofile(f"golden_{name}.bin")
 
 

@@ -54,17 +54,16 @@ def gen_data(shape, dtype_name, soc_version, seed=0):
     golden_fn = load_golden()
     rng = np.random.default_rng(seed)
     dtype = numpy_dtype(dtype_name)
-    count = int(np.prod(shape))
     inputs = []
     gradients = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
     gradients.tofile("input_gradients.bin")
     inputs.append(gradients)
-    mask = rng.integers(0, 256, size=(count + 7) // 8, dtype=np.uint8)
+    mask = rng.integers(0, 256, size=(int(np.prod(shape)) + 7) // 8, dtype=np.uint8)
     mask.tofile("input_mask.bin")
     inputs.append(mask)
     outputs = golden_fn(*inputs, short_soc_version=soc_version)
     outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-    for name, value in zip(['backprops'], outputs):
+    for name, value in zip(['backprops'], outputs, strict=True):
         np.asarray(value).astype(dtype).tofile(f"golden_{name}.bin")
 
 
