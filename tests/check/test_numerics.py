@@ -366,3 +366,15 @@ def test_missing_torch_says_which_extra_to_install(tmp_path: Path, monkeypatch: 
     assert row["status"] == "fail"
     assert row["reason"] == ("the independent reference needs PyTorch, which is not installed: "
                              "pip install 'opgen[check]'")
+
+
+def test_a_golden_that_takes_the_first_input_shape_fails_the_rows_where_that_input_broadcasts(
+        tmp_path: Path) -> None:
+    spec, plan = _sample("softplus_grad")
+    source = (SAMPLES / plan.rel_dir / "tests" / "assets" / "golden.py").read_text()
+    fault = source.replace("shape = np.broadcast_shapes(gradients.shape, features.shape)", "shape = gradients.shape")
+    assert fault != source
+    results = check_golden_file(_golden(tmp_path, fault), spec, plan)
+    failing = {r.sample for r in _failing(results)}
+    assert failing and all("_brc_gradients" in s for s in failing)
+    assert {r.sample for r in results if "_brc_gradients" in r.sample} == failing
