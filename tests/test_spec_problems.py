@@ -48,3 +48,8 @@ def test_every_cross_field_problem_is_listed(run, tmp_path: Path) -> None:
 def test_a_single_problem_keeps_the_one_line_form(run, tmp_path: Path) -> None:
     lines = _gen(run, tmp_path, lambda t: t.replace("kernel: classic", "kernel: clasic", 1))
     assert len(lines) == 1 and re.match(r"^error: \S+gelu_grad\.yaml:\d+: platforms\[0\]\.kernel: ", lines[0])
+
+
+def test_an_input_with_no_dtypes_is_one_problem_not_a_crash(run, tmp_path: Path) -> None:
+    lines = _gen(run, tmp_path, lambda t: t.replace("dtypes: [float32, float16, bfloat16]", "dtypes: []", 1))
+    assert len(lines) == 1 and "inputs[0].dtypes: has 0 dtypes but other tensors have 3" in lines[0]
