@@ -52,4 +52,9 @@ def test_a_single_problem_keeps_the_one_line_form(run, tmp_path: Path) -> None:
 
 def test_an_input_with_no_dtypes_is_one_problem_not_a_crash(run, tmp_path: Path) -> None:
     lines = _gen(run, tmp_path, lambda t: t.replace("dtypes: [float32, float16, bfloat16]", "dtypes: []", 1))
-    assert len(lines) == 1 and "inputs[0].dtypes: has 0 dtypes but other tensors have 3" in lines[0]
+    assert len(lines) == 1 and "inputs[0].dtypes: lists no dtype; give one dtype per combination" in lines[0]
+
+
+def test_no_tensor_with_dtypes_is_a_problem_per_tensor_not_a_crash(run, tmp_path: Path) -> None:
+    lines = _gen(run, tmp_path, lambda t: t.replace("dtypes: [float32, float16, bfloat16]", "dtypes: []"))
+    assert any("outputs[0].dtypes: lists no dtype" in line for line in lines)

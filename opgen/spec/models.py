@@ -35,6 +35,12 @@ MAX_LICENSE_CHARS = 8192
 WINDOWS_DEVICE_NAMES = frozenset(["con", "prn", "aux", "nul"] + [f"{d}{i}" for d in ("com", "lpt") for i in range(10)])
 
 
+def _some_dtype(value: tuple[str, ...]) -> tuple[str, ...]:
+    if not value:
+        raise ValueError("lists no dtype; give one dtype per combination, or a single dtype for all")
+    return value
+
+
 def _snake(value: str) -> str:
     if len(value) > MAX_NAME_LENGTH or not SNAKE_PATTERN.match(value):
         raise ValueError(f"{value!r} must be snake_case ASCII (like relu_grad_v2), at most {MAX_NAME_LENGTH} chars")
@@ -112,7 +118,7 @@ class TensorSpec(Model):
     """An input or output; `dtypes[k]` of every tensor together make supported combination k."""
 
     name: SnakeName
-    dtypes: tuple[DtypeName, ...] | DtypeName = Field(
+    dtypes: Annotated[tuple[DtypeName, ...], AfterValidator(_some_dtype)] | DtypeName = Field(
         description="one dtype per supported combination, or one dtype for all combinations"
     )
     formats: tuple[FormatName, ...] | FormatName = Field(

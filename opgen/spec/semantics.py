@@ -151,8 +151,7 @@ def _recipe(spec: OpSpec) -> list[SpecIssue]:
 
 def _variant(spec: OpSpec, variant: str, steps: tuple[Step, ...], masks: set[str]) -> list[SpecIssue]:
     inputs = {t.name for t in spec.inputs}
-    # a tensor with no dtypes is reported by _dtypes; the recipe is still checked
-    dtypes = {t.name: column[0] for t in spec.inputs if (column := t.dtype_column(spec.combination_count))}
+    dtypes = {t.name: t.dtype_column(spec.combination_count)[0] for t in spec.inputs}
     outputs = [t.name for t in spec.outputs]
     defined: set[str] = set(inputs)
     uses: Counter[str] = Counter()
