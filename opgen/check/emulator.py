@@ -7,7 +7,7 @@ tests/assets/golden.py), so a wrong spelling shows up here as well as in the gol
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from types import CodeType
 from typing import Any
@@ -61,19 +61,23 @@ def compute_dtype(plan: RenderPlan, combination: DtypeCombination) -> np.dtype[A
 
 
 def emulate(
-    plan: RenderPlan, variant: GoldenVariant, combination: DtypeCombination, inputs: Sequence[Array]
+    plan: RenderPlan, variant: GoldenVariant, combination: DtypeCombination, inputs: Sequence[Array],
+    attrs: Mapping[str, object] | None = None,
 ) -> tuple[Array, ...]:
     """Run one variant on `inputs` (def order, I/O dtypes, masks packed); the outputs in their dtypes.
 
     Casts as the kernel does: float32 recipes cast inputs in exactly (CAST_NONE) and outputs back with
-    round-to-nearest-even (CAST_RINT); native recipes compute in the I/O dtype.
+    round-to-nearest-even (CAST_RINT); native recipes compute in the I/O dtype. `attrs`: the values of
+    the attrs the recipe reads (default: their defaults), as the kernel's DAG Vars or tiling fields hold them.
     """
     if len(inputs) != len(plan.inputs):
         raise ValueError(f"{plan.op_type} takes {len(plan.inputs)} inputs, got {len(inputs)}")
     cdt = compute_dtype(plan, combination)
     plain = [np.asarray(a) for a, t in zip(inputs, plan.inputs, strict=True) if not t.is_mask]
     shape = tuple(np.broadcast_shapes(*(a.shape for a in plain))) if plain else (inputs[0].size * 8,)
-    values: dict[str, Any] = {}
+    defaults = {a.name: a for a in plan.attrs}
+    values: dict[str, Any] = {name: (attrs or {}).get(name, defaults[name].value)
+                              for name in plan.scalars.var_names}
     for array, tensor in zip(inputs, plan.inputs, strict=True):
         if not tensor.read_by_kernel:
             continue  # as in the golden: the recipe cannot name what the kernel does not read

@@ -21,7 +21,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ import numpy.typing as npt
 
 from ..errors import OpgenError
 from ..plan import RenderPlan
+from ..plan.attrs import AttrValue, attr_settings
 from ..plan.st_cases import read_st_value
 from ..plan.tensors import DtypeCombination, TensorPlan
 from ..spec.models import OpSpec
@@ -96,17 +97,24 @@ def check_numerics(spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[Num
         rng = np.random.default_rng([seed, combo.index])
         random = [_random(t, combo, (RANDOM_ELEMENTS,), _range(spec, t, combo), rng) for t in plan.inputs]
         samples = {"random": random, "edge": _edge_inputs(plan, combo, rng, spec)}
-        for sample, drawn in samples.items():
-            inputs = present_inputs(spec, plan, combo, drawn)
-            expected = _reference(reference, inputs)
-            absent = absent_marked(plan, combo, inputs)
-            present = _widened(expected, rounding_bound(spec, plan, inputs)) if plan.absent else expected
-            for variant, given, want in [(v, inputs, present) for v in plan.golden.variants] + [
-                    (v, absent, expected) for v in plan.golden.absent_variants]:
-                got = emulate(plan, variant, combo, given)
-                case = _Case(plan.op_type, variant.name, variant.socs, combo, sample, len(plan.inputs))
-                results += _judge(spec, plan, case, given, got, want, reference.reads)
+        for n, attrs in enumerate(attr_settings(spec)):
+            label = "" if n == 0 else f" {_shown_attrs(attrs, spec)}"
+            for sample, drawn in samples.items():
+                inputs = present_inputs(spec, plan, combo, drawn)
+                expected = _reference(reference, inputs, attrs)
+                absent = absent_marked(plan, combo, inputs)
+                present = _widened(expected, rounding_bound(spec, plan, inputs)) if plan.absent else expected
+                for variant, given, want in [(v, inputs, present) for v in plan.golden.variants] + [
+                        (v, absent, expected) for v in plan.golden.absent_variants]:
+                    got = emulate(plan, variant, combo, given, attrs)
+                    case = _Case(plan.op_type, variant.name, variant.socs, combo, sample + label, len(plan.inputs))
+                    results += _judge(spec, plan, case, given, got, want, reference.reads)
     return results
+
+
+def _shown_attrs(attrs: Mapping[str, AttrValue], spec: OpSpec) -> str:
+    """The attrs that differ from their defaults, as `name=value`."""
+    return ", ".join(f"{a.name}={attrs[a.name]!r}" for a in spec.attrs if attrs[a.name] != a.default)
 
 
 def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
@@ -117,7 +125,7 @@ def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
     if reference is None:
         return []
     kernel = load_golden(golden_py, plan)
-    samples: list[tuple[str, DtypeCombination, list[Array | None]]] = []
+    samples: list[tuple[str, DtypeCombination, list[Array | None], dict[str, AttrValue]]] = []
     for n, row in enumerate(csv.DictReader(io.StringIO(plan.st_csv))):
         names = read_st_value(row["input_dtypes"]) + read_st_value(row["output_dtypes"])
         combo = row_combination(plan, names)
@@ -127,18 +135,18 @@ def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
                  for t, shape, bounds in zip(plan.inputs, shapes, ranges, strict=True)]
         arrays = [a for a in drawn if a is not None]
         given = present_inputs(spec, plan, combo, arrays) if len(arrays) == len(drawn) else drawn
-        samples.append((f"st:{row['testcase_name']}", combo, list(given)))
+        samples.append((f"st:{row['testcase_name']}", combo, list(given), read_st_value(row["attributes"])))
     for combo in plan.combinations:
         edge = present_inputs(spec, plan, combo, _edge_inputs(plan, combo, np.random.default_rng(
             [seed, combo.index]), spec))
-        samples.append(("edge", combo, list[Array | None](edge)))
+        samples.append(("edge", combo, list[Array | None](edge), {}))
         if plan.absent:
-            samples.append((f"edge without {plan.absent.tensor.name}", combo, without(plan, edge)))
+            samples.append((f"edge without {plan.absent.tensor.name}", combo, without(plan, edge), {}))
     results: list[NumericsResult] = []
-    for sample, combo, given in samples:
+    for sample, combo, given, attrs in samples:
         inputs = absent_marked(plan, combo, given) if any(a is None for a in given) else [
             a for a in given if a is not None]
-        expected = _reference(reference, inputs)
+        expected = _reference(reference, inputs, attrs)
         if plan.absent and all(a is not None for a in given):
             expected = _widened(expected, rounding_bound(spec, plan, inputs))
         for soc in plan.socs:
@@ -146,7 +154,7 @@ def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
             try:
                 with np.errstate(all="ignore"):  # edge values overflow on purpose
                     returned = kernel(*(None if a is None else a.copy() for a in given),
-                                      short_soc_version=soc.short_version)
+                                      **attrs, short_soc_version=soc.short_version)
             except Exception as exc:  # the golden is user-editable code: report, do not crash the check
                 results.append(_broken(case, plan, f"golden raised {type(exc).__name__}: {exc}"))
                 continue
@@ -293,10 +301,11 @@ def _within(values: Array, domain: tuple[float, float] | None) -> Array:
     return merged[np.sort(first)]
 
 
-def _reference(reference: Reference, inputs: Sequence[Array]) -> _Expected:
+def _reference(reference: Reference, inputs: Sequence[Array], attrs: Mapping[str, AttrValue] | None = None
+               ) -> _Expected:
     """The reference outputs (NaN where no value is right), its own error bound, and where that is."""
     with np.errstate(all="ignore"):
-        outputs, bound, undefined = reference.fn(inputs)
+        outputs, bound, undefined = reference.fn(inputs, attrs)
     return tuple(np.where(undefined, np.nan, o) for o in outputs), bound, undefined.ravel()
 
 

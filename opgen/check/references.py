@@ -17,7 +17,7 @@ It also marks the elements where no value is right, so they are counted undefine
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..plan import RenderPlan
+from ..plan.attrs import AttrValue, kernel_value
 from ..spec.formula import evaluate
 from ..spec.models import OpSpec
 from ..spec.reference import ResolvedReference, resolve_reference
@@ -38,11 +39,12 @@ COMPARISON_BAND = 2.0**-22  # relative: four float32 roundings
 
 @dataclass(frozen=True)
 class Reference:
-    """`fn(inputs)` (all op inputs, def order, masks packed) returns one array per output (float64 on the
-    broadcast shape), the bound of its own absolute error per element and the undefined elements."""
+    """`fn(inputs, attrs)` (all op inputs, def order, masks packed; attrs: values, default the defaults) returns
+    one array per output (float64 on the broadcast shape), the bound of its own absolute error per element and
+    the undefined elements."""
 
     reads: tuple[int, ...]  # the inputs the formula reads: a NaN in them must come out as NaN
-    fn: Callable[[Sequence[Array]], tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]]
+    fn: Callable[..., tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]]  # (inputs, attrs=None)
     resolved: ResolvedReference
 
 
@@ -53,10 +55,14 @@ def build_reference(spec: OpSpec, plan: RenderPlan) -> Reference | None:
         return None
     names = [t.name for t in plan.inputs]
     read = set(resolved.formula.names) | ({resolved.grad} if resolved.grad else set())
-    attrs = {a.name: float(np.float32(a.default)) if a.type == "float" else float(a.default) for a in spec.attrs}
+    kinds = {a.name: a.type for a in spec.attrs}
+    defaults = {a.name: a.default for a in spec.attrs}
 
-    def fn(inputs: Sequence[Array]) -> tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]:
-        return _evaluate(resolved, plan, inputs, attrs)
+    def fn(inputs: Sequence[Array], attrs: Mapping[str, AttrValue] | None = None
+           ) -> tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]:
+        values = {**defaults, **(attrs or {})}
+        numbers = {n: float(kernel_value(kinds[n], v)) for n, v in values.items() if kinds[n] != "string"}
+        return _evaluate(resolved, plan, inputs, numbers)
 
     return Reference(tuple(i for i, n in enumerate(names) if n in read), fn, resolved)
 

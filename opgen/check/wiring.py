@@ -80,6 +80,8 @@ def tiling_data_item(op_dir: Path, files: OpFiles) -> CheckItem:
                                f"{', '.join(sorted(kernel_types))}"])
     struct = next(iter(host_types))
     written = {f for s, m in host_struct for f in re.findall(rf"\b{m.group(1)}\s*->\s*(\w+)\s*=(?!=)", s.code)}
+    written |= {f for s, m in host_struct for f in re.findall(  # a field atvoss's DoTiling fills (attrs ride along)
+        rf"DoTiling\w*\s*<[^;]*?>\s*\(\s*{m.group(1)}\s*->\s*(\w+)\s*\)", s.code)}
     read = {f for s in kernel for f in re.findall(r"\btilingData\s*(?:\.|->)\s*(\w+)", s.code)}
     fields = _struct_fields(kernel, struct)
     if fields is None:

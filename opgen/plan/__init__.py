@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 from .. import __version__
 from ..spec.dtypes import Dtype
-from ..spec.models import AttrSpec, OpSpec
+from ..spec.models import OpSpec
 from .aclnn import AclnnParts, AclnnPlan, aclnn_parts, aclnn_plan
+from .attrs import AttrPlan, KernelScalars, attr_plans, kernel_scalars
 from .broadcast import BroadcastPlan, broadcast_plan
 from .budget import ClassicDtypeCase, classic_dtype_cases, recipe_reads
 from .classic import TILE_ALIGN, ClassicKernel, classic_kernel
@@ -32,14 +33,6 @@ DEFAULT_LICENSE = f"Copyright (c) the authors of this operator.\nSPDX-License-Id
 
 
 @dataclass(frozen=True)
-class AttrPlan:
-    name: str
-    proto_type: str  # ATTR type in REG_OP: Int, Float, Bool
-    def_method: str  # OpDef attr setter: Int, Float, Bool
-    default: str  # C++ literal
-
-
-@dataclass(frozen=True)
 class RenderPlan:
     opgen_version: str
     op_type: str
@@ -54,6 +47,7 @@ class RenderPlan:
     guard: str  # upper-case stem for header guards
     tensors: tuple[TensorPlan, ...]
     attrs: tuple[AttrPlan, ...]
+    scalars: KernelScalars  # the attrs the recipe reads, on their way to the kernel
     combinations: tuple[DtypeCombination, ...]
     socs: tuple[SocPlan, ...]
     sch_modes: tuple[int, ...]
@@ -233,6 +227,8 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     float_compute = spec.compute.dtype == "float32"
     socs = tuple(soc_plan(spec, p, combos) for p in spec.platforms)
     brc = broadcast_plan(spec, tensors)
+    attrs = attr_plans(spec)
+    scalars = kernel_scalars(spec, attrs)
     rule = spec.constraints.last_dim_multiple_of
     source_input = [t.name for t in inputs].index(spec.infershape.input) if spec.infershape.input else 0
     rel_dir = f"{spec.category}/{name}"
@@ -240,7 +236,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     dag_platforms = [p for p in spec.platforms if dialect_of(p.kernel) == "arch35"]
     classic_platforms = [p for p in spec.platforms if dialect_of(p.kernel) == "classic"]
     dag = dag_kernel(tensors, float_compute, lower(spec.compute.variants[dag_platforms[0].compute_variant],
-                                                   "arch35"), brc.brc_inputs if brc else ()) if dag_platforms else None
+                                                   "arch35"), brc.brc_inputs if brc else (), scalars.var_names) if dag_platforms else None
     classic = classic_kernel(tensors, float_compute, [
         (p.tiling_key or 0, p.soc, lower(spec.compute.variants[p.compute_variant], "classic"))
         for p in classic_platforms
@@ -248,7 +244,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     classic_cases = classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num) if classic else ()
     absent_input = next((by_name[n] for n in absent_inputs(spec, inputs)), None)
     families = kernel_families(spec, socs, lambda dag_family, members, entry: (
-        kernel_ut_plan(spec, dag_family, entry, plan_rel_dir, tensors, combos, members),
+        kernel_ut_plan(spec, dag_family, entry, plan_rel_dir, tensors, combos, members, scalars),
         ophost_ut_plan(spec, dag_family, tensors, combos, members, tuple(c.bits for c in classic_cases),
                        source_input, brc, absent_input),
     ))
@@ -266,15 +262,16 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
                       mask_values(steps))
         for variant, steps in lowered.items()
     )
-    absent = absent_plan(spec, tensors, float_compute, variants, "arch35" if dag else "classic", dag)
-    golden = golden_plan(name, tensors, float_compute, variants, (
+    absent = absent_plan(spec, tensors, float_compute, variants, "arch35" if dag else "classic", dag,
+                         scalars.var_names)
+    golden = golden_plan(name, tensors, float_compute, attrs, scalars, variants, (
         absent.tensor.name, absent.golden_table, absent.golden_variants) if absent else None)
     return RenderPlan(
         opgen_version=__version__, op_type=spec.op_type, name=name, category=spec.category,
         experimental=spec.experimental, rel_dir=plan_rel_dir,
         brief=SpecText(spec.brief), license=_license(spec),
         families=families, cmake=cmake_plan(name, families),
-        guard=name.upper(), tensors=tensors, attrs=tuple(_attr(a) for a in spec.attrs), combinations=combos,
+        guard=name.upper(), tensors=tensors, attrs=attrs, scalars=scalars, combinations=combos,
         socs=socs, sch_modes=brc.sch_modes if brc else spec.tiling.sch_modes,
         workspace_bytes=spec.tiling.workspace_bytes,
         buffer_num=spec.tiling.buffer_num, tile_align=TILE_ALIGN, float_compute=float_compute, dag=dag, broadcast=brc,
@@ -303,14 +300,3 @@ def _license(spec: OpSpec) -> LicenseHeader:
     lines = spec.license_header.strip().splitlines()
     return LicenseHeader(tuple([*lines, GENERATED_BY] if spec.generated_by_line else lines))
 
-
-def _attr(attr: AttrSpec) -> AttrPlan:
-    """The default as a C++ literal of the attr's type (the spec check refused mistyped and non-finite ones)."""
-    kind = attr.type.capitalize()
-    if attr.type == "bool":
-        default = "true" if attr.default else "false"
-    elif attr.type == "float":
-        default = f"{float(attr.default)!r}f"
-    else:
-        default = str(int(attr.default))
-    return AttrPlan(attr.name, kind, kind, default)

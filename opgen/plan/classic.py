@@ -191,7 +191,8 @@ def _scalar_literal(value: float, value_type: str, float_compute: bool) -> str:
 def _call(step: Step, names: dict[str, str], value_type: str, float_compute: bool) -> str:
     api = SPELLINGS[step.op].ascendc
     dst = names[step.out]
-    args = [names[a] if isinstance(a, str) else _scalar_literal(a, value_type, float_compute) for a in step.args]
+    args = [names[a] if isinstance(a, str) else _scalar_literal(float(a), value_type, float_compute)  # type: ignore[arg-type]
+            for a in step.args]  # the spec check keeps attrs out of classic recipes
     if step.op == "select":
         mask, src, other = args
         mode = "VSEL_TENSOR_TENSOR_MODE" if isinstance(step.args[2], str) else "VSEL_TENSOR_SCALAR_MODE"

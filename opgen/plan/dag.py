@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..spec.recipe import OPS, Step
+from ..spec.recipe import OPS, Arg, AttrRef, Step
 from .ops import COMPARE_MODES, SPELLINGS
 from .reserved import DAG_FILL_SUFFIX, DAG_VALUE_PREFIX, upper_camel
 from .tensors import TensorPlan
@@ -27,8 +27,9 @@ class DagKernel:
 
 
 def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tuple[Step, ...],
-               brc_inputs: tuple[str, ...] = ()) -> DagKernel:
-    """`brc_inputs` are loaded with CopyInBrc (they may broadcast to the output's shape)."""
+               brc_inputs: tuple[str, ...] = (), var_names: tuple[str, ...] = ()) -> DagKernel:
+    """`brc_inputs` are loaded with CopyInBrc (they may broadcast to the output's shape);
+    `var_names`: the attrs the steps read, each a `Placeholder::Var` of that index (the kernel sets them)."""
     compute_type = "float" if float_compute else "T"
     lines: list[DagLine] = []
     nodes: dict[str, str] = {}
@@ -45,11 +46,16 @@ def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tupl
                                  f"OpCopyIn{i}>", f"{t.name} to float"))
             nodes[t.name] = f"OpCopyIn{i}Cast"
 
-    def const(value: float) -> str:
+    def const(value: float | AttrRef) -> str:
+        if isinstance(value, AttrRef):
+            return f"Placeholder::Var<{compute_type}, {var_names.index(value.name)}>"
         if value not in consts:
             consts[value] = f"Const{len(consts)}"
             lines.append(DagLine(consts[value], f"MAKE_CONST(float, {value!r})", ""))
         return consts[value]
+
+    def node(arg: Arg) -> str:
+        return nodes[arg] if isinstance(arg, str) else const(arg)
 
     modes: dict[str, int] = {}
     for step in steps:
@@ -67,10 +73,10 @@ def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tupl
         elif OPS[step.op].gives_mask:
             mode, value, _ = COMPARE_MODES[step.op]
             modes[f"COMPARE_MODE_{mode}"] = value
-            args = [nodes[a] if isinstance(a, str) else const(a) for a in step.args]
+            args = [node(a) for a in step.args]
             expr = f"Bind<Vec::Compare<uint8_t, {compute_type}, COMPARE_MODE_{mode}>, {', '.join(args)}>"
         else:
-            args = [nodes[a] if isinstance(a, str) else const(a) for a in step.args]
+            args = [node(a) for a in step.args]
             expr = f"Bind<Vec::{vec}<{compute_type}>, {', '.join(args)}>"
         lines.append(DagLine(alias, expr, str(step)))
         nodes[step.out] = alias

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..spec.recipe import OPS, Step
+from .attrs import AttrPlan, KernelScalars
 from .ops import SPELLINGS
 from .tensors import TensorPlan
 
@@ -22,8 +23,8 @@ class GoldenPlan:
     """What tests/assets/golden.py prints around the variants' lines."""
 
     function: str
-    params: str  # every input, def order
-    variant_params: str  # inputs the recipe reads, then cdt and shape
+    params: str  # every input, def order, then every attr as a keyword with its default
+    variant_params: str  # inputs the recipe reads, cdt and shape, then the attrs it reads
     variant_returns: str
     out_dtype_source: str  # the input whose dtype the outputs take
     out_dtype: str  # the expression of the outputs' dtype: that input's, or (mixed columns) out_dtype_table's
@@ -48,13 +49,14 @@ def mask_values(steps: tuple[Step, ...]) -> tuple[str, ...]:
 def golden_lines(steps: tuple[Step, ...]) -> tuple[str, ...]:
     lines = []
     for step in steps:
-        args = [a if isinstance(a, str) else f"cdt({a!r})" for a in step.args]
+        args = [a if isinstance(a, str) else f"cdt({a})" for a in step.args]  # an AttrRef prints its name
         lines.append(f"{step.out} = {SPELLINGS[step.op].numpy.format(*args)}")
     return tuple(lines)
 
 
 def golden_plan(
-    name: str, tensors: tuple[TensorPlan, ...], float_compute: bool, variants: tuple[GoldenVariant, ...],
+    name: str, tensors: tuple[TensorPlan, ...], float_compute: bool, attrs: tuple[AttrPlan, ...],
+    scalars: KernelScalars, variants: tuple[GoldenVariant, ...],
     absent: tuple[str, str, tuple[GoldenVariant, ...]] | None = None,
 ) -> GoldenPlan:
     """`absent`: (optional input, table name, its variants) when the golden takes that input as None."""
@@ -73,7 +75,8 @@ def golden_plan(
             prep.append((t.name, f"np.broadcast_to({t.name}, shape)"))
     if absent:
         prep = [(n, f"None if {n} is None else {p}" if n == absent[0] else p) for n, p in prep]
-    recipe_args = ", ".join([t.name for t in read] + ["cdt", "shape"])
+    recipe_args = ", ".join([t.name for t in read] + ["cdt", "shape"] + list(scalars.var_names))
+    keywords = ["*", *(f"{a.name}={a.python_default}" for a in attrs)] if attrs else []
     out_dtype, table = f"{source.name}.dtype", tuple[tuple[str, str], ...]()
     if source.dtypes != outputs[0].dtypes:  # mixed columns: no input has the output's dtype in every combination
         keys = [repr(tuple(d.name for d in column)) for column in zip(*(t.dtypes for t in data), strict=True)]
@@ -81,7 +84,7 @@ def golden_plan(
         names = ", ".join(f"{t.name}.dtype.name" for t in data) + ("," if len(data) == 1 else "")
         out_dtype = f"np.dtype(_OUT_DTYPES[({names})])"
     return GoldenPlan(
-        function=f"{name}_golden", params=_params(inputs, absent[0] if absent else None),
+        function=f"{name}_golden", params=", ".join([_params(inputs, absent[0] if absent else None), *keywords]),
         variant_params=recipe_args,
         variant_returns=f"({', '.join(t.name for t in outputs)},)", out_dtype_source=source.name,
         out_dtype=out_dtype, out_dtype_table=table,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..spec.models import OpSpec
+from .attrs import KernelScalars
 from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
 
@@ -29,7 +30,7 @@ class KernelUtCase:
     shape_arg: str  # gen_data.py's shape argument, shell-quoted
     elements: int
     block_dim: int
-    tiling_fields: tuple[tuple[str, int], ...]
+    tiling_fields: tuple[tuple[str, int | str], ...]  # (field, value or C++ literal)
     setup: tuple[str, ...]  # statements before ICPU_RUN_KF (tiling key, kernel mode)
     kernel_call: str  # the entry the lambda calls
     buffers: tuple[tuple[str, str], ...]  # (kernel argument, byte size expression)
@@ -57,7 +58,7 @@ class KernelUtPlan:
 
 def kernel_ut_plan(
     spec: OpSpec, dag: bool, kernel_source: str, rel_dir: str, tensors: tuple[TensorPlan, ...],
-    combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
+    combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...], scalars: KernelScalars,
 ) -> KernelUtPlan:
     name = spec.snake_name
     shape = spec.tests.shapes[0]
@@ -67,10 +68,11 @@ def kernel_ut_plan(
     inputs = [t for t in tensors if t.role == "input"]
     low, high = spec.tests.value_range
     if dag:
-        struct = "EleBaseTilingDataV2"
+        struct = scalars.tiling_struct
         # gen_data.py takes one dtype for every tensor: mixed combinations are left to the kernel and numerics tiers
-        cases = [_arch35_case(name, c, socs[0], shape, elements, 1, tensors) for c in combos if c.label == c.key.name]
-        cases.append(_arch35_case(name, combos[0], socs[0], shape, elements, MULTI_CORES, tensors))
+        cases = [_arch35_case(name, c, socs[0], shape, elements, 1, tensors, scalars)
+                 for c in combos if c.label == c.key.name]
+        cases.append(_arch35_case(name, combos[0], socs[0], shape, elements, MULTI_CORES, tensors, scalars))
     else:
         struct = f"{spec.op_type}TilingData"
         cases = [_classic_case(name, combos[0], soc, shape, elements, cores, tensors)
@@ -114,7 +116,9 @@ def _shape_arg(shape: tuple[int, ...]) -> str:
 
 
 def _arch35_case(name: str, combo: DtypeCombination, soc: SocPlan, shape: tuple[int, ...], elements: int,
-                 cores: int, tensors: tuple[TensorPlan, ...]) -> KernelUtCase:
+                 cores: int, tensors: tuple[TensorPlan, ...], scalars: KernelScalars) -> KernelUtCase:
+    """The base tiling's fields (inside the attrs' struct, if the recipe reads attrs), then each attr's default
+    (the golden gen_data.py runs takes the defaults)."""
     former, tail, used = _split(elements, cores)
     ub = TILE * 2 if cores > 1 else elements  # several UB loops per core when split
     loops = (-(-former // ub), -(-tail // ub))
@@ -122,6 +126,7 @@ def _arch35_case(name: str, combo: DtypeCombination, soc: SocPlan, shape: tuple[
               ("ubFormer", ub), ("ubLoopOfFormerBlock", loops[0]), ("ubLoopOfTailBlock", loops[1]),
               ("ubTailOfFormerBlock", former - (loops[0] - 1) * ub), ("ubTailOfTailBlock", tail - (loops[1] - 1) * ub),
               ("elemNum", ub), ("scheMode", 0))
+    fields = tuple((scalars.base_member + f, v) for f, v in fields) + tuple((a.field, a.default) for a in scalars.attrs)
     label = f"{used}_cores" if used > 1 else "1_core"
     return KernelUtCase(
         f"{name}_{combo.key.name}_{label}", f"{combo.key.name}, {used} core(s), {loops[0]} UB loop(s) per core",

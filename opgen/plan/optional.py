@@ -30,6 +30,7 @@ class DagBranch:
     dag_args: str  # the DAG struct's template arguments
     init_args: str  # the scheduler's Init arguments: the inputs this path reads, then the outputs
     combination: int  # index of the dtype combination
+    var_type: str  # the compute type of this path: the type its DAG Vars (attrs) are set in
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,8 @@ def absent_name(tensor: TensorPlan) -> str:
 
 
 def absent_plan(spec: OpSpec, tensors: tuple[TensorPlan, ...], float_compute: bool,
-                variants: tuple[GoldenVariant, ...], layout: str, present: DagKernel | None) -> AbsentPlan | None:
+                variants: tuple[GoldenVariant, ...], layout: str, present: DagKernel | None,
+                var_names: tuple[str, ...] = ()) -> AbsentPlan | None:
     """The absent path of the one optional input with `compute.absent` steps that the kernel reads, if any."""
     by_name = {t.name: t for t in tensors}
     names = [n for n in spec.compute.absent if n in by_name and by_name[n].read_by_kernel and by_name[n].optional]
@@ -61,7 +63,7 @@ def absent_plan(spec: OpSpec, tensors: tuple[TensorPlan, ...], float_compute: bo
     suffix = absent_name(tensor)
     without = tuple(replace(t, read_by_kernel=False) if t.name == tensor.name else t for t in tensors)
     dag_steps = lowered[spec.platforms[0].compute_variant]
-    dag = dag_kernel(without, float_compute, dag_steps) if layout == "arch35" else None
+    dag = dag_kernel(without, float_compute, dag_steps, (), var_names) if layout == "arch35" else None
     golden = tuple(GoldenVariant(f"{v.name}_without_{tensor.name}", v.socs, golden_lines(lowered[v.name]),
                                  mask_values(lowered[v.name])) for v in variants)
     presence = f"{tensor.camel}Present"
@@ -82,16 +84,17 @@ def dag_branches(op_type: str, combos: tuple[DtypeCombination, ...], dag: DagKer
         return ()
     branches = []
     for c in combos:
+        var_type = "float" if dag.compute_type == "float" else c.key.kernel
         if absent is None:
             branches.append(DagBranch(c.dispatch, c.tpl, c.tpl_code, f"{op_type}Dag", c.dag_args,
-                                      ", ".join(dag.init_args), c.index))
+                                      ", ".join(dag.init_args), c.index, var_type))
             continue
         suffix = f"WITHOUT_{absent.tensor.name.upper()}"
         absent_args = ", ".join(absent.dag.init_args) if absent.dag else ""
         branches += [
             DagBranch(f"{c.dispatch} && {absent.presence}", c.tpl, c.tpl_code, f"{op_type}Dag", c.dag_args,
-                      ", ".join(dag.init_args), c.index),
+                      ", ".join(dag.init_args), c.index, var_type),
             DagBranch(f"{c.dispatch} && !{absent.presence}", f"{c.tpl}_{suffix}", c.tpl_code + ABSENT_TPL_OFFSET,
-                      absent.dag_struct, c.dag_args, absent_args, c.index),
+                      absent.dag_struct, c.dag_args, absent_args, c.index, var_type),
         ]
     return tuple(branches)

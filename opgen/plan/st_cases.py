@@ -15,13 +15,14 @@ import csv
 import io
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from ..spec.models import OpSpec
 from ..spec.socs import SOCS
+from .attrs import AttrValue, attr_settings
 from .broadcast import BroadcastPlan, broadcast_st_shapes
 from .classic import classic_tiling
 from .tensors import DtypeCombination, TensorPlan
@@ -48,6 +49,7 @@ class StRow:
     soc_series: str = ""
     input_shapes: tuple[tuple[int, ...], ...] = ()  # per input where they differ (broadcast), else `shape`
     absent: str = ""  # the optional input this row leaves out (None in every column), if any
+    attrs: tuple[tuple[str, AttrValue], ...] = ()  # every attr's value (the defaults but on the attrs rows)
 
 
 def st_csv(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCombination, ...],
@@ -70,7 +72,7 @@ def st_csv(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCom
         writer.writerow([
             row.name, spec.snake_name, repr(_present(row, inputs, [t.dtypes[k].name for t in inputs])),
             repr(shapes_in), repr(shapes_out), repr(_present(row, inputs, [t.formats[k] for t in inputs])),
-            repr(tuple(t.formats[k] for t in outputs)), "{}", repr(shapes_in),
+            repr(tuple(t.formats[k] for t in outputs)), repr(dict(row.attrs)), repr(shapes_in),
             repr(tuple(t.dtypes[k].name for t in outputs)), repr(shapes_out),
             repr(_present(row, inputs, [t.formats[k] for t in inputs])), repr(tuple(t.formats[k] for t in outputs)),
             repr(row.ranges), repr(tuple((tolerance.rtol, tolerance.rtol) for _ in outputs)), repr(tolerance.atol),
@@ -90,6 +92,7 @@ def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCo
     rule = spec.constraints.last_dim_multiple_of
     multiple = rule.multiple if rule else 1
     rows: list[StRow] = []
+    defaults, *others = attr_settings(spec)
     for combo in combos:
         key = combo.key.name
         label = combo.label
@@ -107,6 +110,8 @@ def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCo
             without = tuple(None if t.name == name else r for t, r in zip(inputs, plain, strict=True))
             rows += [StRow(f"{spec.snake_name}_{label}_without_{name}_{j:03d}", combo, s, without,
                            absent=name) for j, s in enumerate(shapes)]
+        rows += [StRow(f"{spec.snake_name}_{label}_attrs_{n}", combo, shapes[0], plain, attrs=tuple(other.items()))
+                 for n, other in enumerate(others)]
     for platform in spec.platforms:
         soc = SOCS[platform.soc]
         combo = combos[0]
@@ -118,7 +123,7 @@ def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCo
         rows.append(StRow(f"{spec.snake_name}_{combo.key.name}_{soc.name}_{cores}", combo, shape,
                           tuple(_data_range(spec, t, combo.index) for t in inputs),
                           repr((soc.short_version,))))
-    return rows
+    return [replace(r, attrs=r.attrs or tuple(defaults.items())) for r in rows]
 
 
 def absent_inputs(spec: OpSpec, inputs: Sequence[TensorPlan]) -> tuple[str, ...]:

@@ -21,23 +21,34 @@ def number_issues(spec: OpSpec) -> list[SpecIssue]:
 
 
 def _attr_defaults(spec: OpSpec) -> list[SpecIssue]:
+    """Each attr value the spec gives (def default, proto default, checked value) in the attr's type."""
     issues = []
     for i, attr in enumerate(spec.attrs):
-        loc = ("attrs", i, "default")
-        value = attr.default
-        shown = ("true" if value else "false") if isinstance(value, bool) else repr(value)  # as YAML spells it
-        if attr.type == "bool" and not isinstance(value, bool):
-            issues.append(SpecIssue(loc, f"{shown} is not a bool; write true or false"))
-        elif attr.type == "int" and (isinstance(value, bool) or not isinstance(value, int)):
-            issues.append(SpecIssue(loc, f"{shown} is not an integer; an int attr takes a whole number like 0"))
-        elif attr.type == "int" and not INT64[0] <= value <= INT64[1]:
-            issues.append(SpecIssue(loc, f"{value} does not fit the int64_t an Int attr holds"))
-        elif attr.type == "float" and isinstance(value, bool):
-            issues.append(SpecIssue(loc, f"{shown} is not a number; a float attr takes a number like 1.0"))
-        elif attr.type == "float" and not (math.isfinite(value) and abs(value) <= FLOAT_MAX["float32"]):
-            issues.append(SpecIssue(loc, f"{value!r} is not a finite float32; use a finite number within "
-                                    "+-3.4e38"))
+        for field in ("default", "proto_default", "check_value"):
+            value = getattr(attr, field)
+            problem = None if value is None else _attr_value_problem(attr.type, value)
+            if problem:
+                issues.append(SpecIssue(("attrs", i, field), problem))
     return issues
+
+
+def _attr_value_problem(kind: str, value: bool | int | float | str) -> str | None:
+    shown = ("true" if value else "false") if isinstance(value, bool) else repr(value)  # as YAML spells it
+    if kind == "string":
+        return None if isinstance(value, str) else f"{shown} is not a string; a string attr takes one of its values"
+    if isinstance(value, str):
+        return f"{shown} is a string; a {kind} attr takes a {'true/false' if kind == 'bool' else 'number'}"
+    if kind == "bool" and not isinstance(value, bool):
+        return f"{shown} is not a bool; write true or false"
+    if kind == "int" and (isinstance(value, bool) or not isinstance(value, int)):
+        return f"{shown} is not an integer; an int attr takes a whole number like 0"
+    if kind == "int" and not INT64[0] <= value <= INT64[1]:
+        return f"{value} does not fit the int64_t an Int attr holds"
+    if kind == "float" and isinstance(value, bool):
+        return f"{shown} is not a number; a float attr takes a number like 1.0"
+    if kind == "float" and not (math.isfinite(value) and abs(value) <= FLOAT_MAX["float32"]):
+        return f"{value!r} is not a finite float32; use a finite number within +-3.4e38"
+    return None
 
 
 def _dtype_limits(name: str) -> tuple[float, float]:
@@ -58,7 +69,7 @@ def _recipe_constants(spec: OpSpec) -> list[SpecIssue]:
     for variant, steps in spec.compute.variants.items():
         for j, step in enumerate(steps):
             for arg in step.args:
-                if isinstance(arg, str):
+                if not isinstance(arg, float):
                     continue
                 bad = [d for d in dtypes if not _dtype_limits(d)[0] <= arg <= _dtype_limits(d)[1]]
                 if bad:

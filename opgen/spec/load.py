@@ -13,6 +13,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
 from ..errors import OpgenError, spec_error
+from .attrs import attr_types
 from .issues import SpecIssue
 from .license import read_license_file
 from .models import OpSpec
@@ -54,7 +55,7 @@ def parse_spec(text: str, where: str, base: Path | None = None) -> OpSpec:
     """
     data = _read_yaml(text, where)
     try:
-        spec = OpSpec.model_validate(data)
+        spec = OpSpec.model_validate(data, context={"attrs": attr_types(data)})
     except ValidationError as exc:
         problems = [(loc, _describe(error, loc)) for loc, error in _distinct_errors(data, exc)]
         raise _problems(where, data, problems) from None

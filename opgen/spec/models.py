@@ -16,6 +16,7 @@ from pydantic import (
     FiniteFloat,
     PlainSerializer,
     PlainValidator,
+    ValidationInfo,
     WithJsonSchema,
 )
 
@@ -78,12 +79,12 @@ def _formula(value: str) -> str:
     return value
 
 
-def _step(value: object) -> Step:
+def _step(value: object, info: ValidationInfo) -> Step:
     if isinstance(value, Step):
         return value
     if not isinstance(value, str):
         raise ValueError(f"a recipe step is a string like 'z = mul(a, b)', got {value!r}")
-    return parse_step(value)
+    return parse_step(value, (info.context or {}).get("attrs"))
 
 
 SnakeName = Annotated[str, AfterValidator(_snake)]
@@ -144,8 +145,14 @@ class TensorSpec(Model):
 
 class AttrSpec(Model):
     name: SnakeName
-    type: Literal["int", "float", "bool"]
-    default: int | float | bool
+    type: Literal["int", "float", "bool", "string"]
+    default: bool | int | float | str = Field(description="the OpDef (def.cpp) default, which the kernel and aclnn use")
+    proto_default: bool | int | float | str | None = Field(
+        None, description="the REG_OP (proto) default where upstream registers another value; default: default")
+    values: tuple[str, ...] = Field((), description="string attrs: the values the op accepts, each picking the "
+                                    "compute variant of the same name")
+    check_value: bool | int | float | None = Field(
+        None, description="the non-default value the numerics check also runs the recipe with (default: derived)")
     doc: str = ""
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -57,15 +58,28 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 @dataclass(frozen=True)
+class AttrRef:
+    """An attr named where a constant can stand: the kernel reads it from the tiling (classic) or a DAG Var."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+Arg = str | float | AttrRef  # a value name, a constant, or an attr
+
+
+@dataclass(frozen=True)
 class Step:
-    """One parsed recipe step; args are value names (str) or constants (float)."""
+    """One parsed recipe step; args are value names (str), constants (float) or attrs (AttrRef)."""
 
     out: str
     op: str
-    args: tuple[str | float, ...]
+    args: tuple[Arg, ...]
 
     def __str__(self) -> str:
-        shown = ", ".join(a if isinstance(a, str) else repr(a) for a in self.args)
+        shown = ", ".join(repr(a) if isinstance(a, float) else str(a) for a in self.args)
         return f"{self.out} = {self.op}({shown})"
 
     @property
@@ -73,26 +87,48 @@ class Step:
         return tuple(a for a in self.args if isinstance(a, str))
 
 
-def parse_step(text: str) -> Step:
-    """Parse `out = op(a, b)`; ValueError says what is wrong and the accepted form."""
+def parse_step(text: str, attrs: Mapping[str, str] | None = None) -> Step:
+    """Parse `out = op(a, b)`; ValueError says what is wrong and the accepted form.
+
+    `attrs` maps the op's attr names to their types: a name in a constant's place (or in a comparison's or
+    select's value-or-number place) that is an attr becomes an AttrRef."""
     match = _STEP.match(text)
     if not match:
         raise ValueError(f"step {text!r} is not of the form `out = op(arg, ...)`")
     out, op, raw_args = match.groups()
     if op not in OPS:
         raise ValueError(f"step {text!r}: unknown op {op!r}; known ops: {', '.join(sorted(OPS))}")
-    args: list[str | float] = []
-    for raw in (a.strip() for a in raw_args.split(",")) if raw_args.strip() else ():
-        args.append(_parse_arg(raw, text))
+    raws = [a.strip() for a in raw_args.split(",")] if raw_args.strip() else []
     signature = OPS[op].args
-    if len(args) != len(signature):
-        raise ValueError(f"step {text!r}: {op} takes {len(signature)} argument(s), got {len(args)}")
-    for arg, kind in zip(args, signature, strict=True):
+    if len(raws) != len(signature):
+        raise ValueError(f"step {text!r}: {op} takes {len(signature)} argument(s), got {len(raws)}")
+    args: list[Arg] = []
+    for raw, kind in zip(raws, signature, strict=True):
+        arg: Arg = _parse_arg(raw, text)
         if kind == "tensor" and not isinstance(arg, str):
             raise ValueError(f"step {text!r}: {op} needs a value name where {arg!r} stands")
+        if isinstance(arg, str) and kind != "tensor" and attrs is not None and arg in attrs:
+            arg = _attr_arg(arg, attrs[arg], text)
+        if kind == "tensor" and attrs is not None and isinstance(arg, str) and arg in attrs:
+            raise ValueError(f"step {text!r}: {op} needs a value where attr {arg!r} stands; an attr can stand "
+                             "only where a number can (e.g. muls(x, scale))")
         if kind == "scalar" and isinstance(arg, str):
-            raise ValueError(f"step {text!r}: {op} needs a number where {arg!r} stands")
+            known = ", ".join(n for n, t in (attrs or {}).items() if t in NUMERIC_ATTR_TYPES) or "none"
+            raise ValueError(f"step {text!r}: {op} needs a number or a numeric attr where {arg!r} stands "
+                             f"(numeric attrs: {known})")
+        args.append(arg)
     return Step(out, op, tuple(args))
+
+
+NUMERIC_ATTR_TYPES = ("float", "int")
+
+
+def _attr_arg(name: str, kind: str, text: str) -> AttrRef:
+    """A float or int attr as a step's number; bool and string attrs pick the math through variants."""
+    if kind not in NUMERIC_ATTR_TYPES:
+        raise ValueError(f"step {text!r}: attr {name!r} is a {kind}, not a number; only float and int attrs "
+                         "can stand where a number can (a string attr picks a compute variant)")
+    return AttrRef(name)
 
 
 def _parse_arg(raw: str, text: str) -> str | float:

@@ -1,0 +1,116 @@
+"""Attrs in the plan: their C++ literals, and how the ones a recipe reads reach the kernel and the tests.
+
+arch35: a tiling data struct (the elementwise base tiling, then one field per attr) filled by the host
+tiling from `GetAttrs()` (the def default when absent); the kernel sets each DAG `Placeholder::Var` from it.
+The golden takes every attr as a keyword argument, the ST rows carry them, and the numerics check runs the
+defaults and a second, non-default setting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..spec.attrs import recipe_attrs
+from ..spec.models import AttrSpec, OpSpec
+from .reserved import lower_camel
+
+AttrValue = bool | int | float | str
+C_TYPES = {"float": "float", "int": "int64_t", "bool": "bool", "string": "char"}
+
+
+@dataclass(frozen=True)
+class AttrPlan:
+    name: str
+    index: int  # the attr's position: GetAttrPointer's argument
+    proto_type: str  # ATTR type in REG_OP: Int, Float, Bool, String
+    def_method: str  # OpDef attr setter: Int, Float, Bool, String
+    default: str  # C++ literal of the def (OpDef) default
+    proto_default: str  # C++ literal of the REG_OP default
+    c_type: str  # what GetAttrPointer reads
+    field: str  # lowerCamel: the tiling data field
+    value: AttrValue  # the def default
+
+    @property
+    def python_default(self) -> str:
+        """The golden's keyword default, a Python literal."""
+        return repr(self.value)
+
+
+@dataclass(frozen=True)
+class KernelScalars:
+    """How the attrs a recipe reads travel from the host tiling to the kernel (none: the plain base tiling)."""
+
+    attrs: tuple[AttrPlan, ...]  # in DAG Var index order
+    tiling_struct: str  # the tiling data type the tiling fills and the kernel registers
+    base_member: str  # "" or "baseTiling.": where the elementwise base tiling's fields sit in that struct
+
+    @property
+    def var_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.attrs)
+
+    @property
+    def host_base(self) -> str:
+        """What the host tiling hands DoTiling."""
+        return "tiling->baseTiling" if self.attrs else "*tiling"
+
+    @property
+    def kernel_base(self) -> str:
+        """What the kernel hands the scheduler."""
+        return "&tilingData.baseTiling" if self.attrs else "&tilingData"
+
+
+def attr_plans(spec: OpSpec) -> tuple[AttrPlan, ...]:
+    return tuple(_attr(i, a) for i, a in enumerate(spec.attrs))
+
+
+def kernel_scalars(spec: OpSpec, attrs: tuple[AttrPlan, ...]) -> KernelScalars:
+    read = recipe_attrs(spec)
+    used = tuple(a for a in attrs if a.name in read)
+    if not used:
+        return KernelScalars((), "EleBaseTilingDataV2", "")
+    return KernelScalars(used, f"{spec.op_type}TilingData", "baseTiling.")
+
+
+def attr_settings(spec: OpSpec) -> tuple[dict[str, AttrValue], ...]:
+    """The attr values the numerics check runs: the defaults, then every numeric attr at a non-default value
+    (its check_value, else derived), so math that ignores an attr fails the second setting."""
+    defaults = {a.name: a.default for a in spec.attrs}
+    numeric = [a for a in spec.attrs if a.type in ("float", "int", "bool")]
+    if not numeric:
+        return (defaults,)
+    return defaults, {**defaults, **{a.name: _other(a) for a in numeric}}
+
+
+def kernel_value(kind: str, value: AttrValue) -> AttrValue:
+    """The value as the kernel holds it: a float attr in float32 (a Python float of that value)."""
+    return float(np.float32(value)) if kind == "float" else value
+
+
+def _other(attr: AttrSpec) -> AttrValue:
+    if attr.check_value is not None:
+        return attr.check_value
+    if attr.type == "bool":
+        return not attr.default
+    if attr.type == "int":
+        return int(attr.default) + 1
+    return float(attr.default) * 2.0 if attr.default else 0.5
+
+
+def _attr(index: int, attr: AttrSpec) -> AttrPlan:
+    proto = attr.default if attr.proto_default is None else attr.proto_default
+    kind = attr.type.capitalize()
+    return AttrPlan(attr.name, index, kind, kind, _literal(attr.type, attr.default), _literal(attr.type, proto),
+                    C_TYPES[attr.type], lower_camel(attr.name), attr.default)
+
+
+def _literal(kind: str, value: AttrValue) -> str:
+    """The value as a C++ literal of the attr's type (the spec check refused mistyped and non-finite ones)."""
+    if kind == "bool":
+        return "true" if value else "false"
+    if kind == "float":
+        return f"{float(value)!r}f"
+    if kind == "string":
+        return f'"{value}"'
+    return str(int(value))

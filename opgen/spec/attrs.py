@@ -1,0 +1,64 @@
+"""Attrs in the math: which names a recipe step may read as numbers, and the rules string attrs follow."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .issues import SpecIssue
+from .models import OpSpec
+from .recipe import AttrRef
+
+
+def attr_types(data: Any) -> dict[str, str]:
+    """attr name -> type from the raw spec data, so that recipe steps parse names of attrs as attrs; entries
+    malformed in any way are left to the model's own messages."""
+    attrs = data.get("attrs") if isinstance(data, dict) else None
+    if not isinstance(attrs, list):
+        return {}
+    return {a["name"]: a["type"] for a in attrs
+            if isinstance(a, dict) and isinstance(a.get("name"), str) and isinstance(a.get("type"), str)}
+
+
+def attr_issues(spec: OpSpec) -> list[SpecIssue]:
+    issues = []
+    variants = set(spec.compute.variants)
+    for i, attr in enumerate(spec.attrs):
+        loc = ("attrs", i)
+        if attr.type != "string":
+            if attr.values:
+                issues.append(SpecIssue((*loc, "values"), f"only string attrs list values; {attr.name} is a "
+                                        f"{attr.type}"))
+            if attr.check_value is not None and attr.check_value == attr.default:
+                issues.append(SpecIssue((*loc, "check_value"), f"{attr.check_value!r} is the default; the check "
+                                        "runs the default anyway, give another value"))
+            continue
+        if not attr.values:
+            issues.append(SpecIssue((*loc, "values"), f"string attr {attr.name} needs its accepted values, e.g. "
+                                    "[none, tanh]"))
+            continue
+        if attr.check_value is not None:
+            issues.append(SpecIssue((*loc, "check_value"), "a string attr is checked with every value; remove it"))
+        for field in ("default", "proto_default"):
+            value = getattr(attr, field)
+            if value is not None and value not in attr.values:
+                issues.append(SpecIssue((*loc, field), f"{value!r} is not one of values {list(attr.values)}"))
+        missing = [v for v in attr.values if v not in variants]
+        if missing:
+            issues.append(SpecIssue((*loc, "values"), f"no compute variant for {', '.join(map(repr, missing))}; "
+                                    "each value of a string attr picks the compute variant of its name"))
+    if recipe_attrs(spec) and any(p.kernel == "classic" for p in spec.platforms):
+        issues.append(SpecIssue(("compute",), f"the recipe reads attrs ({', '.join(recipe_attrs(spec))}), which "
+                                "only arch35_dag kernels take yet (DAG scalars); a classic kernel needs constants"))
+    outs = {s.out for steps in spec.compute.variants.values() for s in steps}
+    issues += [SpecIssue(("attrs", i, "name"), f"a recipe step also names a value {a.name!r}; rename the value")
+               for i, a in enumerate(spec.attrs) if a.name in outs]
+    if sum(a.type == "string" for a in spec.attrs) > 1:
+        issues.append(SpecIssue(("attrs",), "at most one string attr can pick the compute variant"))
+    return issues
+
+
+def recipe_attrs(spec: OpSpec) -> tuple[str, ...]:
+    """The attrs some recipe step reads as a number, in attr order."""
+    read = {a.name for steps in spec.compute.variants.values() for s in steps for a in s.args
+            if isinstance(a, AttrRef)}
+    return tuple(a.name for a in spec.attrs if a.name in read)
