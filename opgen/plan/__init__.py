@@ -275,7 +275,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         socs=socs, sch_modes=brc.sch_modes if brc else spec.tiling.sch_modes,
         workspace_bytes=spec.tiling.workspace_bytes,
         buffer_num=spec.tiling.buffer_num, tile_align=TILE_ALIGN, float_compute=float_compute, dag=dag, broadcast=brc,
-        classic=classic, absent=absent, dag_branches=dag_branches(spec.op_type, combos, dag, absent),
+        classic=classic, absent=absent, dag_branches=dag_branches(spec.op_type, combos, dag, absent, scalars),
         classic_dtype_cases=classic_cases,
         infershape_rule=spec.infershape.rule,
         infershape_input=source_input,

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..spec.attrs import recipe_attrs
 from ..spec.models import AttrSpec, OpSpec
+from .classic import attr_member
 from .reserved import lower_camel
 
 AttrValue = bool | int | float | str
@@ -30,6 +31,7 @@ class AttrPlan:
     proto_default: str  # C++ literal of the REG_OP default
     c_type: str  # what GetAttrPointer reads
     field: str  # lowerCamel: the tiling data field
+    member: str  # the classic kernel's member holding it
     value: AttrValue  # the def default
 
     @property
@@ -49,6 +51,11 @@ class KernelScalars:
     @property
     def var_names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.attrs)
+
+    def set_vars(self, var_type: str) -> tuple[str, ...]:
+        """The arch35 kernel's SetVar statements, one per attr, for a DAG computing in `var_type`."""
+        return tuple(f"sch.template SetVar<{var_type}, {i}>("
+                     f"{_cast(var_type, a.c_type, f'tilingData.{a.field}')});" for i, a in enumerate(self.attrs))
 
     @property
     def host_base(self) -> str:
@@ -102,7 +109,11 @@ def _attr(index: int, attr: AttrSpec) -> AttrPlan:
     proto = attr.default if attr.proto_default is None else attr.proto_default
     kind = attr.type.capitalize()
     return AttrPlan(attr.name, index, kind, kind, _literal(attr.type, attr.default), _literal(attr.type, proto),
-                    C_TYPES[attr.type], lower_camel(attr.name), attr.default)
+                    C_TYPES[attr.type], lower_camel(attr.name), attr_member(attr.name), attr.default)
+
+
+def _cast(to: str, c_type: str, value: str) -> str:
+    return value if to == c_type else f"static_cast<{to}>({value})"
 
 
 def _literal(kind: str, value: AttrValue) -> str:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..spec.recipe import OPS, Step
+from ..spec.recipe import OPS, Arg, AttrRef, Step
 from .ops import COMPARE_MODES, SPELLINGS
+from .reserved import lower_camel
 from .tensors import TensorPlan
 
 COUNT = "count"
@@ -184,15 +185,27 @@ def _assign(steps: tuple[Step, ...], outputs: set[str], *, mask: bool) -> tuple[
     return assigned, used
 
 
-def _scalar_literal(value: float, value_type: str, float_compute: bool) -> str:
+def _scalar(value: float | AttrRef, value_type: str, float_compute: bool) -> str:
+    """A constant as a literal of the compute type; an attr as the kernel's member holding its tiling field."""
+    if isinstance(value, AttrRef):
+        member = attr_member(value.name)
+        return member if float_compute and value.kind == "float" else f"static_cast<{value_type}>({member})"
     return f"{value!r}f" if float_compute else f"static_cast<{value_type}>({value!r})"
+
+
+def attr_member(attr: str) -> str:
+    """The classic kernel's member an attr's tiling field is copied into."""
+    return f"{lower_camel(attr)}_"
+
+
+def _arg(arg: Arg, names: dict[str, str], value_type: str, float_compute: bool) -> str:
+    return names[arg] if isinstance(arg, str) else _scalar(arg, value_type, float_compute)
 
 
 def _call(step: Step, names: dict[str, str], value_type: str, float_compute: bool) -> str:
     api = SPELLINGS[step.op].ascendc
     dst = names[step.out]
-    args = [names[a] if isinstance(a, str) else _scalar_literal(float(a), value_type, float_compute)  # type: ignore[arg-type]
-            for a in step.args]  # the spec check keeps attrs out of classic recipes
+    args = [_arg(a, names, value_type, float_compute) for a in step.args]
     if step.op == "select":
         mask, src, other = args
         mode = "VSEL_TENSOR_TENSOR_MODE" if isinstance(step.args[2], str) else "VSEL_TENSOR_SCALAR_MODE"

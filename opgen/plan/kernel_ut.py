@@ -75,7 +75,7 @@ def kernel_ut_plan(
         cases.append(_arch35_case(name, combos[0], socs[0], shape, elements, MULTI_CORES, tensors, scalars))
     else:
         struct = f"{spec.op_type}TilingData"
-        cases = [_classic_case(name, combos[0], soc, shape, elements, cores, tensors)
+        cases = [_classic_case(name, combos[0], soc, shape, elements, cores, tensors, scalars)
                  for soc in socs for cores in (1, MULTI_CORES)]
     return KernelUtPlan(
         socs=tuple(s for s in socs if s.kernel_ut_soc),
@@ -137,10 +137,11 @@ def _arch35_case(name: str, combo: DtypeCombination, soc: SocPlan, shape: tuple[
 
 
 def _classic_case(name: str, combo: DtypeCombination, soc: SocPlan, shape: tuple[int, ...], elements: int,
-                  cores: int, tensors: tuple[TensorPlan, ...]) -> KernelUtCase:
+                  cores: int, tensors: tuple[TensorPlan, ...], scalars: KernelScalars) -> KernelUtCase:
     former, tail, used = _split(elements, cores)
     tile = TILE if cores > 1 else min(elements, TILE)
-    fields = (("totalNum", elements), ("blockFormer", former), ("blockTail", tail), ("tileDataNum", tile))
+    fields = (("totalNum", elements), ("blockFormer", former), ("blockTail", tail), ("tileDataNum", tile),
+              *((a.field, a.default) for a in scalars.attrs))
     return KernelUtCase(
         f"{name}_{combo.key.name}_{soc.name}_{used}_core{'s' if used > 1 else ''}",
         f"{combo.key.name} with {soc.name}'s math (tiling key {soc.tiling_key}), {used} core(s), "

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..spec.models import OpSpec
+from .attrs import KernelScalars
 from .dag import DagKernel, dag_kernel
 from .golden import GoldenVariant, golden_lines, mask_values
 from .lowering import lower
@@ -30,7 +31,7 @@ class DagBranch:
     dag_args: str  # the DAG struct's template arguments
     init_args: str  # the scheduler's Init arguments: the inputs this path reads, then the outputs
     combination: int  # index of the dtype combination
-    var_type: str  # the compute type of this path: the type its DAG Vars (attrs) are set in
+    set_vars: tuple[str, ...]  # the kernel's statements setting the DAG Vars (attrs) in this path's compute type
 
 
 @dataclass(frozen=True)
@@ -78,23 +79,24 @@ def absent_plan(spec: OpSpec, tensors: tuple[TensorPlan, ...], float_compute: bo
 
 
 def dag_branches(op_type: str, combos: tuple[DtypeCombination, ...], dag: DagKernel | None,
-                 absent: AbsentPlan | None) -> tuple[DagBranch, ...]:
+                 absent: AbsentPlan | None, scalars: KernelScalars) -> tuple[DagBranch, ...]:
     """Per dtype combination the present path and, with an absent-able input, the absent one."""
     if dag is None:
         return ()
     branches = []
     for c in combos:
         var_type = "float" if dag.compute_type == "float" else c.key.kernel
+        set_vars = scalars.set_vars(var_type)
         if absent is None:
             branches.append(DagBranch(c.dispatch, c.tpl, c.tpl_code, f"{op_type}Dag", c.dag_args,
-                                      ", ".join(dag.init_args), c.index, var_type))
+                                      ", ".join(dag.init_args), c.index, set_vars))
             continue
         suffix = f"WITHOUT_{absent.tensor.name.upper()}"
         absent_args = ", ".join(absent.dag.init_args) if absent.dag else ""
         branches += [
             DagBranch(f"{c.dispatch} && {absent.presence}", c.tpl, c.tpl_code, f"{op_type}Dag", c.dag_args,
-                      ", ".join(dag.init_args), c.index, var_type),
+                      ", ".join(dag.init_args), c.index, set_vars),
             DagBranch(f"{c.dispatch} && !{absent.presence}", f"{c.tpl}_{suffix}", c.tpl_code + ABSENT_TPL_OFFSET,
-                      absent.dag_struct, c.dag_args, absent_args, c.index, var_type),
+                      absent.dag_struct, c.dag_args, absent_args, c.index, set_vars),
         ]
     return tuple(branches)

@@ -46,9 +46,11 @@ def attr_issues(spec: OpSpec) -> list[SpecIssue]:
         if missing:
             issues.append(SpecIssue((*loc, "values"), f"no compute variant for {', '.join(map(repr, missing))}; "
                                     "each value of a string attr picks the compute variant of its name"))
-    if recipe_attrs(spec) and any(p.kernel == "classic" for p in spec.platforms):
-        issues.append(SpecIssue(("compute",), f"the recipe reads attrs ({', '.join(recipe_attrs(spec))}), which "
-                                "only arch35_dag kernels take yet (DAG scalars); a classic kernel needs constants"))
+    if recipe_attrs(spec) and spec.infershape.rule == "broadcast" and any(
+            p.kernel == "arch35_dag" for p in spec.platforms):
+        issues.append(SpecIssue(("compute",), f"the recipe reads attrs ({', '.join(recipe_attrs(spec))}), but a "
+                                "broadcasting arch35_dag kernel (BroadcastSch) takes no DAG scalars; use constants "
+                                "or the elementwise infershape rule"))
     outs = {s.out for steps in spec.compute.variants.values() for s in steps}
     issues += [SpecIssue(("attrs", i, "name"), f"a recipe step also names a value {a.name!r}; rename the value")
                for i, a in enumerate(spec.attrs) if a.name in outs]

@@ -62,6 +62,7 @@ class AttrRef:
     """An attr named where a constant can stand: the kernel reads it from the tiling (classic) or a DAG Var."""
 
     name: str
+    kind: str  # the attr's type: float or int
 
     def __str__(self) -> str:
         return self.name
@@ -128,7 +129,7 @@ def _attr_arg(name: str, kind: str, text: str) -> AttrRef:
     if kind not in NUMERIC_ATTR_TYPES:
         raise ValueError(f"step {text!r}: attr {name!r} is a {kind}, not a number; only float and int attrs "
                          "can stand where a number can (a string attr picks a compute variant)")
-    return AttrRef(name)
+    return AttrRef(name, kind)
 
 
 def _parse_arg(raw: str, text: str) -> str | float:
