@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import configparser
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,8 @@ import numpy.typing as npt
 
 from ..cann_sources import CannSources, enable_hint
 from ..plan import RenderPlan
+from ..plan.attr_cases import classic_tiling_bytes
+from ..plan.attrs import AttrValue, attr_settings, shown_attrs
 from ..plan.classic import ClassicTiling, classic_tiling
 from ..plan.golden import GoldenVariant
 from ..plan.platforms import SocPlan
@@ -126,9 +128,10 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
         return bad(label, build.problem)
     rng = np.random.default_rng(seed)
     tile = classic_tiling(1, case.bits, facts.vector_cores, facts.ub_bytes).tile_data_num
+    defaults, *others = attr_settings(spec)
     runs = [_run_shape(build.executable, spec, plan, soc, combo, golden, shape, facts.ub_bytes,
-                       classic_tiling(int(np.prod(shape)), case.bits, facts.vector_cores, facts.ub_bytes), rng)
-            for shape in run_shapes(facts, tile)]
+                       classic_tiling(int(np.prod(shape)), case.bits, facts.vector_cores, facts.ub_bytes), rng, attrs)
+            for shape, attrs in [(s, defaults) for s in run_shapes(facts, tile)] + [(TAIL_SHAPE, a) for a in others]]
     problems = [p for r in runs for p in r.problems]
     figures: dict[str, float | int | str] = {
         "max_abs": max(r.max_abs for r in runs), "max_rel": max(r.max_rel for r in runs),
@@ -141,11 +144,13 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
 
 def _run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, soc: SocPlan, combo: DtypeCombination,
                golden: GoldenVariant, shape: tuple[int, ...], guard: int, tiling: ClassicTiling,
-               rng: np.random.Generator) -> ShapeRun:
+               rng: np.random.Generator, attrs: Mapping[str, AttrValue]) -> ShapeRun:
+    """One launch; `attrs`: the values the tiling data carries to the kernel (and the emulator computes with)."""
     inputs = _inputs(spec, plan, combo, shape, rng)
     files = {f"in_{t.name}.bin": a.tobytes() for t, a in zip(plan.inputs, inputs, strict=True)}
-    files["tiling.bin"] = np.array(tiling.fields, dtype=np.uint64).tobytes()
-    where = f"{'x'.join(map(str, shape))} on {tiling.used_cores} core(s)"
+    files["tiling.bin"] = classic_tiling_bytes(tiling.fields, plan.scalars, attrs)
+    shown = shown_attrs(spec, attrs)
+    where = f"{'x'.join(map(str, shape))} on {tiling.used_cores} core(s)" + (f" with {shown}" if shown else "")
     with tempfile.TemporaryDirectory(prefix="opgen-run-out-") as out_dir:
         outs = {t.name: Path(out_dir) / f"out_{t.name}.bin" for t in plan.outputs}
         lines = [f"cores {tiling.used_cores}", f"tiling_key {soc.tiling_key or 0}", "tiling tiling.bin",
@@ -162,7 +167,7 @@ def _run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, soc: SocPlan, c
         problems = [_overrun(line, where) for line in done.stdout.splitlines() if line.startswith("overrun ")]
         got = tuple(np.fromfile(outs[t.name], dtype=numpy_dtype(t.dtypes[combo.index].name)).reshape(shape)
                     for t in plan.outputs)
-    expected = emulate(plan, golden, combo, inputs)
+    expected = emulate(plan, golden, combo, inputs, attrs)
     max_abs = max_rel = 0.0
     for tensor, have, want in zip(plan.outputs, got, expected, strict=True):
         tol = spec.golden.tolerances.get(tensor.dtypes[combo.index].name) or spec.golden.tolerances[combo.key.name]

@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from ..errors import OpgenError
 from ..plan import RenderPlan
-from ..plan.attrs import AttrValue, attr_settings
+from ..plan.attrs import AttrValue, attr_settings, shown_attrs
 from ..plan.st_cases import read_st_value
 from ..plan.tensors import DtypeCombination, TensorPlan
 from ..spec.models import OpSpec
@@ -98,7 +98,7 @@ def check_numerics(spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[Num
         random = [_random(t, combo, (RANDOM_ELEMENTS,), _range(spec, t, combo), rng) for t in plan.inputs]
         samples = {"random": random, "edge": _edge_inputs(plan, combo, rng, spec)}
         for n, attrs in enumerate(attr_settings(spec)):
-            label = "" if n == 0 else f" {_shown_attrs(attrs, spec)}"
+            label = "" if n == 0 else f" {shown_attrs(spec, attrs)}"
             for sample, drawn in samples.items():
                 inputs = present_inputs(spec, plan, combo, drawn)
                 expected = _reference(reference, inputs, attrs)
@@ -110,11 +110,6 @@ def check_numerics(spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[Num
                     case = _Case(plan.op_type, variant.name, variant.socs, combo, sample + label, len(plan.inputs))
                     results += _judge(spec, plan, case, given, got, want, reference.reads)
     return results
-
-
-def _shown_attrs(attrs: Mapping[str, AttrValue], spec: OpSpec) -> str:
-    """The attrs that differ from their defaults, as `name=value`."""
-    return ", ".join(f"{a.name}={attrs[a.name]!r}" for a in spec.attrs if attrs[a.name] != a.default)
 
 
 def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,

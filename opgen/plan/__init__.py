@@ -235,8 +235,8 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     plan_rel_dir = f"experimental/{rel_dir}" if spec.experimental else rel_dir
     dag_platforms = [p for p in spec.platforms if dialect_of(p.kernel) == "arch35"]
     classic_platforms = [p for p in spec.platforms if dialect_of(p.kernel) == "classic"]
-    dag = dag_kernel(tensors, float_compute, lower(spec.compute.variants[dag_platforms[0].compute_variant],
-                                                   "arch35"), brc.brc_inputs if brc else (), scalars.var_names) if dag_platforms else None
+    dag = dag_kernel(tensors, float_compute, lower(spec.compute.variants[dag_platforms[0].compute_variant], "arch35"),
+                     brc.brc_inputs if brc else (), scalars.var_names) if dag_platforms else None
     classic = classic_kernel(tensors, float_compute, [
         (p.tiling_key or 0, p.soc, lower(spec.compute.variants[p.compute_variant], "classic"))
         for p in classic_platforms
@@ -246,7 +246,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     families = kernel_families(spec, socs, lambda dag_family, members, entry: (
         kernel_ut_plan(spec, dag_family, entry, plan_rel_dir, tensors, combos, members, scalars),
         ophost_ut_plan(spec, dag_family, tensors, combos, members, tuple(c.bits for c in classic_cases),
-                       source_input, brc, absent_input),
+                       source_input, brc, absent_input, attrs, scalars),
     ))
     api_dir = op_api_dir(families)
     aclnn = aclnn_plan(spec, by_name, combos, socs, api_dir) if spec.aclnn else None

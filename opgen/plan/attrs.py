@@ -8,6 +8,7 @@ defaults and a second, non-default setting.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,7 @@ C_TYPES = {"float": "float", "int": "int64_t", "bool": "bool", "string": "char"}
 @dataclass(frozen=True)
 class AttrPlan:
     name: str
+    kind: str  # the spec's type: float, int, bool, string
     index: int  # the attr's position: GetAttrPointer's argument
     proto_type: str  # ATTR type in REG_OP: Int, Float, Bool, String
     def_method: str  # OpDef attr setter: Int, Float, Bool, String
@@ -90,6 +92,11 @@ def attr_settings(spec: OpSpec) -> tuple[dict[str, AttrValue], ...]:
     return defaults, {**defaults, **{a.name: _other(a) for a in numeric}}
 
 
+def shown_attrs(spec: OpSpec, attrs: Mapping[str, AttrValue]) -> str:
+    """The attrs that differ from their defaults, as `name=value` (empty at the defaults)."""
+    return ", ".join(f"{a.name}={attrs[a.name]!r}" for a in spec.attrs if attrs[a.name] != a.default)
+
+
 def kernel_value(kind: str, value: AttrValue) -> AttrValue:
     """The value as the kernel holds it: a float attr in float32 (a Python float of that value)."""
     return float(np.float32(value)) if kind == "float" else value
@@ -108,7 +115,8 @@ def _other(attr: AttrSpec) -> AttrValue:
 def _attr(index: int, attr: AttrSpec) -> AttrPlan:
     proto = attr.default if attr.proto_default is None else attr.proto_default
     kind = attr.type.capitalize()
-    return AttrPlan(attr.name, index, kind, kind, _literal(attr.type, attr.default), _literal(attr.type, proto),
+    return AttrPlan(attr.name, attr.type, index, kind, kind, c_literal(attr.type, attr.default),
+                    c_literal(attr.type, proto),
                     C_TYPES[attr.type], lower_camel(attr.name), attr_member(attr.name), attr.default)
 
 
@@ -116,7 +124,7 @@ def _cast(to: str, c_type: str, value: str) -> str:
     return value if to == c_type else f"static_cast<{to}>({value})"
 
 
-def _literal(kind: str, value: AttrValue) -> str:
+def c_literal(kind: str, value: AttrValue) -> str:
     """The value as a C++ literal of the attr's type (the spec check refused mistyped and non-finite ones)."""
     if kind == "bool":
         return "true" if value else "false"

@@ -122,11 +122,12 @@ def _arch35_case(name: str, combo: DtypeCombination, soc: SocPlan, shape: tuple[
     former, tail, used = _split(elements, cores)
     ub = TILE * 2 if cores > 1 else elements  # several UB loops per core when split
     loops = (-(-former // ub), -(-tail // ub))
-    fields = (("dim0", elements), ("coreNum", used), ("blockNum", used), ("blockFormer", former),
+    base = (("dim0", elements), ("coreNum", used), ("blockNum", used), ("blockFormer", former),
               ("ubFormer", ub), ("ubLoopOfFormerBlock", loops[0]), ("ubLoopOfTailBlock", loops[1]),
               ("ubTailOfFormerBlock", former - (loops[0] - 1) * ub), ("ubTailOfTailBlock", tail - (loops[1] - 1) * ub),
               ("elemNum", ub), ("scheMode", 0))
-    fields = tuple((scalars.base_member + f, v) for f, v in fields) + tuple((a.field, a.default) for a in scalars.attrs)
+    fields: tuple[tuple[str, int | str], ...] = tuple((scalars.base_member + f, v) for f, v in base) + tuple(
+        (a.field, a.default) for a in scalars.attrs)
     label = f"{used}_cores" if used > 1 else "1_core"
     return KernelUtCase(
         f"{name}_{combo.key.name}_{label}", f"{combo.key.name}, {used} core(s), {loops[0]} UB loop(s) per core",
@@ -140,8 +141,9 @@ def _classic_case(name: str, combo: DtypeCombination, soc: SocPlan, shape: tuple
                   cores: int, tensors: tuple[TensorPlan, ...], scalars: KernelScalars) -> KernelUtCase:
     former, tail, used = _split(elements, cores)
     tile = TILE if cores > 1 else min(elements, TILE)
-    fields = (("totalNum", elements), ("blockFormer", former), ("blockTail", tail), ("tileDataNum", tile),
-              *((a.field, a.default) for a in scalars.attrs))
+    fields: tuple[tuple[str, int | str], ...] = (
+        ("totalNum", elements), ("blockFormer", former), ("blockTail", tail), ("tileDataNum", tile),
+        *((a.field, a.default) for a in scalars.attrs))
     return KernelUtCase(
         f"{name}_{combo.key.name}_{soc.name}_{used}_core{'s' if used > 1 else ''}",
         f"{combo.key.name} with {soc.name}'s math (tiling key {soc.tiling_key}), {used} core(s), "

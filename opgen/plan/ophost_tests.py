@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from math import prod
 
 from ..spec.models import OpSpec
+from .attr_cases import with_attrs
+from .attrs import AttrPlan, KernelScalars
 from .broadcast import DEFAULT_TILING_WORKSPACE_SIZE, BroadcastPlan, broadcast_infershape_shapes, broadcast_tiling_cases
 from .classic import classic_tiling
 from .optional import ABSENT_TPL_OFFSET
@@ -77,6 +79,7 @@ class TilingCase:
     workspaces: str = ""
     instance_args: str = ""  # attrs and IR instance numbers, given when an optional input is absent
     ub_align: int = 0  # arch35: ElewiseTiling's ubFormer alignment (elements): 256 bytes of the DAG's narrowest dtype
+    attr_checks: tuple[tuple[str, str], ...] = ()  # arch35: (tiling struct field, expected C++ literal) per attr
 
     @property
     def succeeds(self) -> bool:
@@ -98,13 +101,14 @@ class OphostUtPlan:
     infershape_cases: tuple[InfershapeCase, ...]
     tiling_suites: tuple[TilingSuite, ...]
     tiling_header: str  # arch35: the tiling header (compile info, tiling struct); classic: none
+    attrs_struct_header: str  # arch35 with recipe attrs: the header of the struct the attrs ride in; else none
     compile_info: str  # the compile info the tiling gets (classic: a UT-local empty one; the tiling reads none)
 
 
 def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
                    combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
-                   classic_bits: tuple[int, ...], source_input: int, brc: BroadcastPlan | None = None,
-                   absent: TensorPlan | None = None) -> OphostUtPlan:
+                   classic_bits: tuple[int, ...], source_input: int, brc: BroadcastPlan | None,
+                   absent: TensorPlan | None, attrs: tuple[AttrPlan, ...], scalars: KernelScalars) -> OphostUtPlan:
     """`absent`: the optional input whose absent path gets cases of its own."""
     inputs = [t for t in tensors if t.role == "input"]
     outputs = [t for t in tensors if t.role == "output"]
@@ -123,7 +127,7 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
                 cases += absent_tiling_cases(cases, inputs, absent, outputs, ABSENT_TPL_OFFSET << sch_bits)
         else:
             cases = _classic_cases(spec, soc, inputs, outputs, combos, platform, classic_bits)
-        cases += _failing_cases(spec, inputs, outputs, combos)
+        cases = with_attrs(cases + _failing_cases(spec, inputs, outputs, combos), spec, attrs, scalars, dag)
         suites.append(TilingSuite(soc.name, f"{spec.op_type}Tiling{_camel(soc.name)}", platform.core_num,
                                   platform.ub_size, tuple(cases)))
     arch35 = dag
@@ -134,6 +138,8 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
         + (_broadcast_infershape_cases(spec, inputs, outputs, combos[0], brc) if brc else ()),
         tiling_suites=tuple(suites),
         tiling_header=f"../../../../op_host/arch35/{spec.snake_name}_tiling_arch35.h" if arch35 else "",
+        attrs_struct_header=f"../../../../op_kernel/arch35/{spec.snake_name}_tiling_struct.h"
+        if arch35 and scalars.attrs else "",
         compile_info=("Ops::Base::BroadcastCompileInfo" if brc else f"optiling::{spec.op_type}CompileInfo")
         if arch35 else f"{spec.op_type}UtCompileInfo",
     )

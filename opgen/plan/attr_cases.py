@@ -1,0 +1,62 @@
+"""op_host tiling UT cases with the op's attrs in the context, as GE builds it: every attr, in attr order
+(`GetAttrPointer(i)` counts them all), at its def default; and one case more at the non-default setting the
+numerics check runs, whose expected tiling data carries those values, so a tiling that ignores an attr fails."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..spec.models import OpSpec
+from .attrs import AttrPlan, AttrValue, KernelScalars, attr_settings, c_literal
+
+if TYPE_CHECKING:
+    from .ophost_tests import TilingCase
+
+ANY_VALUE_TYPES = {"float": "float", "int": "int64_t", "bool": "bool", "string": "std::string"}
+C_LAYOUT = {"float": "<f4", "int64_t": "<i8", "bool": "?"}  # numpy spellings of the attr fields' C types
+CLASSIC_FIELDS = ("totalNum", "blockFormer", "blockTail", "tileDataNum")  # the classic struct's uint64 fields
+
+
+def with_attrs(cases: list[TilingCase], spec: OpSpec, attrs: tuple[AttrPlan, ...], scalars: KernelScalars,
+               dag: bool) -> list[TilingCase]:
+    if not attrs:
+        return cases
+    defaults, *others = attr_settings(spec)
+    given = [_given(c, attrs, defaults, scalars, dag) if c.succeeds else c for c in cases]
+    first = next((c for c in cases if c.succeeds), None)
+    if first is None or not scalars.attrs:
+        return given
+    return given + [replace(_given(first, attrs, values, scalars, dag), name=f"{first.name}_attrs_{n}")
+                    for n, values in enumerate(others)]
+
+
+def classic_tiling_bytes(fields: tuple[int, ...], scalars: KernelScalars, values: Mapping[str, AttrValue]) -> bytes:
+    """The classic tiling data struct as host and kernel see it: its uint64 fields, then the attr fields the
+    recipe reads, laid out (and padded) as the C compiler does."""
+    layout = np.dtype([(n, "<u8") for n in CLASSIC_FIELDS] + [(a.field, C_LAYOUT[a.c_type]) for a in scalars.attrs],
+                      align=True)
+    record = np.zeros((), dtype=layout)
+    for name, value in zip(CLASSIC_FIELDS, fields, strict=True):
+        record[name] = value
+    for attr in scalars.attrs:
+        record[attr.field] = values[attr.name]
+    return record.tobytes()
+
+
+def _given(case: TilingCase, attrs: tuple[AttrPlan, ...], values: Mapping[str, AttrValue], scalars: KernelScalars,
+           dag: bool) -> TilingCase:
+    listed = "{" + ", ".join(
+        f'{{"{a.name}", Ops::NN::AnyValue::CreateFrom<{ANY_VALUE_TYPES[a.kind]}>'
+        f"({c_literal(a.kind, values[a.name])})}}" for a in attrs) + "}"
+    rest = case.instance_args.removeprefix("{}, ") if case.instance_args.startswith("{}") else case.instance_args
+    if dag:
+        checks = tuple((a.field, c_literal(a.kind, values[a.name])) for a in scalars.attrs)
+        return replace(case, instance_args=", ".join(filter(None, [listed, rest])), attr_checks=checks)
+    fields = tuple(int(w) for w in case.tiling_data.split()[:len(CLASSIC_FIELDS)])
+    words = np.frombuffer(classic_tiling_bytes(fields, scalars, values), dtype="<i8")
+    return replace(case, instance_args=", ".join(filter(None, [listed, rest])),
+                   tiling_data="".join(f"{w} " for w in words))
