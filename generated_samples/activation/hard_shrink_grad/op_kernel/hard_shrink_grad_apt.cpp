@@ -5,39 +5,21 @@
  */
 
 /*!
- * \file hard_shrink_grad_apt.cpp
+ * \file hard_shrink_grad.cpp
  * \brief Computes the gradient of hard shrink.
  */
-#include "kernel_operator.h"
-#include "kernel_tiling/kernel_tiling.h"
-#include "arch35/hard_shrink_grad_dag.h"
-#include "arch35/hard_shrink_grad_tiling_struct.h"
-#include "atvoss/elewise/elewise_sch.h"
-#include "atvoss/util/dfx.h"
+#include "arch35/hard_shrink_grad.h"
 
-using namespace AscendC;
-using namespace Ops::Base;
-using namespace HardShrinkGradNs;
+using namespace NsHardShrinkGrad;
 
-template <uint64_t schMode, uint64_t dType>
-__global__ __aicore__ void hard_shrink_grad(GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace,
-                                            GM_ADDR tiling)
+extern "C" __global__ __aicore__ void hard_shrink_grad(GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops,
+                                                       GM_ADDR workspace, GM_ADDR tiling)
 {
-    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
-    REGISTER_TILING_DEFAULT(EleBaseTilingDataV2);
-    GET_TILING_DATA_WITH_STRUCT(EleBaseTilingDataV2, tilingData, tiling);
-    TPipe pipe;
-    if constexpr (dType == TPL_FP16) {
-        ElementwiseSch<schMode, HardShrinkGradDag<half>::OpDag> sch(&tilingData, &pipe);
-        sch.Init(gradients, features, backprops);
-        sch.Process();
-    } else if constexpr (dType == TPL_FP32) {
-        ElementwiseSch<schMode, HardShrinkGradDag<float>::OpDag> sch(&tilingData, &pipe);
-        sch.Init(gradients, features, backprops);
-        sch.Process();
-    } else if constexpr (dType == TPL_BF16) {
-        ElementwiseSch<schMode, HardShrinkGradDag<bfloat16_t>::OpDag> sch(&tilingData, &pipe);
-        sch.Init(gradients, features, backprops);
-        sch.Process();
+    REGISTER_TILING_DEFAULT(HardShrinkGradTilingData);
+    GET_TILING_DATA_WITH_STRUCT(HardShrinkGradTilingData, tilingData, tiling);
+    if (TILING_KEY_IS(1)) { // ascend950
+        KernelHardShrinkGrad<DTYPE_GRADIENTS, DTYPE_FEATURES, DTYPE_BACKPROPS, 1> op;
+        op.Init(gradients, features, backprops, tilingData);
+        op.Process();
     }
 }

@@ -30,7 +30,7 @@ public:
             .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-        this->Attr("alpha").AttrType(OPTIONAL).Float(0.16666666f);
+        this->Attr("alpha").AttrType(OPTIONAL).Float(0.16666666666666666f);
         this->Attr("beta").AttrType(OPTIONAL).Float(0.5f);
 
         OpAICoreConfig configAscend950;

@@ -5,39 +5,21 @@
  */
 
 /*!
- * \file hard_sigmoid_grad_apt.cpp
+ * \file hard_sigmoid_grad.cpp
  * \brief Computes the gradient of hard sigmoid.
  */
-#include "kernel_operator.h"
-#include "kernel_tiling/kernel_tiling.h"
-#include "arch35/hard_sigmoid_grad_dag.h"
-#include "arch35/hard_sigmoid_grad_tiling_struct.h"
-#include "atvoss/elewise/elewise_sch.h"
-#include "atvoss/util/dfx.h"
+#include "arch35/hard_sigmoid_grad.h"
 
-using namespace AscendC;
-using namespace Ops::Base;
-using namespace HardSigmoidGradNs;
+using namespace NsHardSigmoidGrad;
 
-template <uint64_t schMode, uint64_t dType>
-__global__ __aicore__ void hard_sigmoid_grad(GM_ADDR grads, GM_ADDR input_x, GM_ADDR y, GM_ADDR workspace,
-                                             GM_ADDR tiling)
+extern "C" __global__ __aicore__ void hard_sigmoid_grad(GM_ADDR grads, GM_ADDR input_x, GM_ADDR y, GM_ADDR workspace,
+                                                        GM_ADDR tiling)
 {
-    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
-    REGISTER_TILING_DEFAULT(EleBaseTilingDataV2);
-    GET_TILING_DATA_WITH_STRUCT(EleBaseTilingDataV2, tilingData, tiling);
-    TPipe pipe;
-    if constexpr (dType == TPL_FP32) {
-        ElementwiseSch<schMode, HardSigmoidGradDag<float>::OpDag> sch(&tilingData, &pipe);
-        sch.Init(grads, input_x, y);
-        sch.Process();
-    } else if constexpr (dType == TPL_FP16) {
-        ElementwiseSch<schMode, HardSigmoidGradDag<half>::OpDag> sch(&tilingData, &pipe);
-        sch.Init(grads, input_x, y);
-        sch.Process();
-    } else if constexpr (dType == TPL_BF16) {
-        ElementwiseSch<schMode, HardSigmoidGradDag<bfloat16_t>::OpDag> sch(&tilingData, &pipe);
-        sch.Init(grads, input_x, y);
-        sch.Process();
+    REGISTER_TILING_DEFAULT(HardSigmoidGradTilingData);
+    GET_TILING_DATA_WITH_STRUCT(HardSigmoidGradTilingData, tilingData, tiling);
+    if (TILING_KEY_IS(1)) { // ascend950
+        KernelHardSigmoidGrad<DTYPE_GRADS, DTYPE_INPUT_X, DTYPE_Y, 1> op;
+        op.Init(grads, input_x, y, tilingData);
+        op.Process();
     }
 }

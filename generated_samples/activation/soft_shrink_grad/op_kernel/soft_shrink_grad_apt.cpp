@@ -5,39 +5,21 @@
  */
 
 /*!
- * \file soft_shrink_grad_apt.cpp
+ * \file soft_shrink_grad.cpp
  * \brief Computes the gradient of soft shrink.
  */
-#include "kernel_operator.h"
-#include "kernel_tiling/kernel_tiling.h"
-#include "arch35/soft_shrink_grad_dag.h"
-#include "arch35/soft_shrink_grad_tiling_struct.h"
-#include "atvoss/elewise/elewise_sch.h"
-#include "atvoss/util/dfx.h"
+#include "arch35/soft_shrink_grad.h"
 
-using namespace AscendC;
-using namespace Ops::Base;
-using namespace SoftShrinkGradNs;
+using namespace NsSoftShrinkGrad;
 
-template <uint64_t schMode, uint64_t dType>
-__global__ __aicore__ void soft_shrink_grad(GM_ADDR input_grad, GM_ADDR input_x, GM_ADDR output_y, GM_ADDR workspace,
-                                            GM_ADDR tiling)
+extern "C" __global__ __aicore__ void soft_shrink_grad(GM_ADDR input_grad, GM_ADDR input_x, GM_ADDR output_y,
+                                                       GM_ADDR workspace, GM_ADDR tiling)
 {
-    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
-    REGISTER_TILING_DEFAULT(EleBaseTilingDataV2);
-    GET_TILING_DATA_WITH_STRUCT(EleBaseTilingDataV2, tilingData, tiling);
-    TPipe pipe;
-    if constexpr (dType == TPL_FP16) {
-        ElementwiseSch<schMode, SoftShrinkGradDag<half>::OpDag> sch(&tilingData, &pipe);
-        sch.Init(input_grad, input_x, output_y);
-        sch.Process();
-    } else if constexpr (dType == TPL_FP32) {
-        ElementwiseSch<schMode, SoftShrinkGradDag<float>::OpDag> sch(&tilingData, &pipe);
-        sch.Init(input_grad, input_x, output_y);
-        sch.Process();
-    } else if constexpr (dType == TPL_BF16) {
-        ElementwiseSch<schMode, SoftShrinkGradDag<bfloat16_t>::OpDag> sch(&tilingData, &pipe);
-        sch.Init(input_grad, input_x, output_y);
-        sch.Process();
+    REGISTER_TILING_DEFAULT(SoftShrinkGradTilingData);
+    GET_TILING_DATA_WITH_STRUCT(SoftShrinkGradTilingData, tilingData, tiling);
+    if (TILING_KEY_IS(1)) { // ascend950
+        KernelSoftShrinkGrad<DTYPE_INPUT_GRAD, DTYPE_INPUT_X, DTYPE_OUTPUT_Y, 1> op;
+        op.Init(input_grad, input_x, output_y, tilingData);
+        op.Process();
     }
 }

@@ -24,19 +24,22 @@ __global__ __aicore__ void swish_grad(GM_ADDR grad, GM_ADDR x, GM_ADDR y, GM_ADD
                                       GM_ADDR tiling)
 {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
-    REGISTER_TILING_DEFAULT(EleBaseTilingDataV2);
-    GET_TILING_DATA_WITH_STRUCT(EleBaseTilingDataV2, tilingData, tiling);
+    REGISTER_TILING_DEFAULT(SwishGradTilingData);
+    GET_TILING_DATA_WITH_STRUCT(SwishGradTilingData, tilingData, tiling);
     TPipe pipe;
     if constexpr (dType == TPL_BF16) {
-        ElementwiseSch<schMode, SwishGradDag<bfloat16_t>::OpDag> sch(&tilingData, &pipe);
+        ElementwiseSch<schMode, SwishGradDag<bfloat16_t>::OpDag> sch(&tilingData.baseTiling, &pipe);
+        sch.template SetVar<float, 0>(tilingData.scale);
         sch.Init(grad, x, grad_x);
         sch.Process();
     } else if constexpr (dType == TPL_FP16) {
-        ElementwiseSch<schMode, SwishGradDag<half>::OpDag> sch(&tilingData, &pipe);
+        ElementwiseSch<schMode, SwishGradDag<half>::OpDag> sch(&tilingData.baseTiling, &pipe);
+        sch.template SetVar<float, 0>(tilingData.scale);
         sch.Init(grad, x, grad_x);
         sch.Process();
     } else if constexpr (dType == TPL_FP32) {
-        ElementwiseSch<schMode, SwishGradDag<float>::OpDag> sch(&tilingData, &pipe);
+        ElementwiseSch<schMode, SwishGradDag<float>::OpDag> sch(&tilingData.baseTiling, &pipe);
+        sch.template SetVar<float, 0>(tilingData.scale);
         sch.Init(grad, x, grad_x);
         sch.Process();
     }

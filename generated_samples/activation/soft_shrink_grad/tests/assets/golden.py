@@ -11,10 +11,10 @@ import numpy as np
 __golden__ = {"kernel": {"soft_shrink_grad": "soft_shrink_grad_golden"}}
 
 
-def _default(input_grad, input_x, cdt, shape):
+def _default(input_grad, input_x, cdt, shape, lambd):
     """Kernel math of Ascend950."""
     mag = np.abs(input_x)
-    live = np.greater(mag, cdt(0.5))
+    live = np.greater(mag, cdt(lambd))
     output_y = np.where(live, input_grad, cdt(0.0))
     return (output_y,)
 
@@ -24,7 +24,7 @@ _VARIANTS = {
 }
 
 
-def soft_shrink_grad_golden(input_grad, input_x, **kwargs):
+def soft_shrink_grad_golden(input_grad, input_x, *, lambd=0.5, **kwargs):
     """Inputs in soft_shrink_grad_def.cpp order (outputs excluded); returns the output(s)."""
     variant = _VARIANTS.get(kwargs.get("short_soc_version"), _default)
     out_dtype = input_grad.dtype
@@ -33,5 +33,5 @@ def soft_shrink_grad_golden(input_grad, input_x, **kwargs):
     with np.errstate(all="ignore"):
         input_grad = np.broadcast_to(input_grad.astype(np.float32), shape)
         input_x = np.broadcast_to(input_x.astype(np.float32), shape)
-        outputs = variant(input_grad, input_x, cdt, shape)
+        outputs = variant(input_grad, input_x, cdt, shape, lambd)
         return outputs[0].astype(out_dtype)

@@ -22,21 +22,21 @@ constexpr int CAST_MODE_RINT = 1;
 
 template <typename T>
 struct SwishGradDag {
-    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                // load grad
-    using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // grad to float
-    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                // load x
-    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // x to float
-    using Const0 = MAKE_CONST(float, 1.0);
-    using OpCalcSx = Bind<Vec::Muls<float>, OpCopyIn1Cast, Const0>; // sx = muls(x, 1.0)
-    using Const1 = MAKE_CONST(float, -1.0);
-    using OpCalcSNeg = Bind<Vec::Muls<float>, OpCalcSx, Const1>;                    // s_neg = muls(sx, -1.0)
-    using OpCalcSExp = Bind<Vec::Exp<float>, OpCalcSNeg>;                           // s_exp = exp(s_neg)
-    using OpCalcS1p = Bind<Vec::Adds<float>, OpCalcSExp, Const0>;                   // s_1p = adds(s_exp, 1.0)
+    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                        // load grad
+    using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>;         // grad to float
+    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                        // load x
+    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>;         // x to float
+    using OpCalcSx = Bind<Vec::Muls<float>, OpCopyIn1Cast, Placeholder::Var<float, 0>>; // sx = muls(x, scale)
+    using Const0 = MAKE_CONST(float, -1.0);
+    using OpCalcSNeg = Bind<Vec::Muls<float>, OpCalcSx, Const0>; // s_neg = muls(sx, -1.0)
+    using OpCalcSExp = Bind<Vec::Exp<float>, OpCalcSNeg>;        // s_exp = exp(s_neg)
+    using Const1 = MAKE_CONST(float, 1.0);
+    using OpCalcS1p = Bind<Vec::Adds<float>, OpCalcSExp, Const1>;                   // s_1p = adds(s_exp, 1.0)
     using OpCalcS = Bind<Vec::Reciprocal<float>, OpCalcS1p>;                        // s = reciprocal(s_1p)
-    using OpCalcS0 = Bind<Vec::Muls<float>, OpCalcS, Const1>;                       // s0 = muls(s, -1.0)
-    using OpCalcS1 = Bind<Vec::Adds<float>, OpCalcS0, Const0>;                      // s1 = adds(s0, 1.0)
+    using OpCalcS0 = Bind<Vec::Muls<float>, OpCalcS, Const0>;                       // s0 = muls(s, -1.0)
+    using OpCalcS1 = Bind<Vec::Adds<float>, OpCalcS0, Const1>;                      // s1 = adds(s0, 1.0)
     using OpCalcT0 = Bind<Vec::Mul<float>, OpCalcSx, OpCalcS1>;                     // t0 = mul(sx, s1)
-    using OpCalcT1 = Bind<Vec::Adds<float>, OpCalcT0, Const0>;                      // t1 = adds(t0, 1.0)
+    using OpCalcT1 = Bind<Vec::Adds<float>, OpCalcT0, Const1>;                      // t1 = adds(t0, 1.0)
     using OpCalcT2 = Bind<Vec::Mul<float>, OpCalcS, OpCalcT1>;                      // t2 = mul(s, t1)
     using OpCalcGradX = Bind<Vec::Mul<float>, OpCalcT2, OpCopyIn0Cast>;             // grad_x = mul(t2, grad)
     using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcGradX>;  // grad_x back from float

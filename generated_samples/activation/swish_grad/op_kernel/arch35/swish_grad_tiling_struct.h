@@ -12,6 +12,7 @@
 #define OPS_OP_KERNEL_SWISH_GRAD_TILING_STRUCT_H_
 
 #include "ascendc/host_api/tiling/template_argument.h"
+#include "atvoss/elewise/elewise_base_struct.h"
 
 namespace SwishGradNs {
 #define TPL_BF16 2
@@ -26,6 +27,11 @@ ASCENDC_TPL_ARGS_DECL(SwishGrad, ASCENDC_TPL_UINT_DECL(schMode, 1, ASCENDC_TPL_U
 
 ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_UINT_SEL(schMode, ASCENDC_TPL_UI_LIST, TPL_SCH_MODE_0, TPL_SCH_MODE_1),
                                      ASCENDC_TPL_DTYPE_SEL(dType, TPL_BF16, TPL_FP16, TPL_FP32)));
+
+struct SwishGradTilingData {
+    Ops::Base::EleBaseTilingData baseTiling;
+    float scale; // attr scale, DAG Var 0
+};
 } // namespace SwishGradNs
 
 #endif // OPS_OP_KERNEL_SWISH_GRAD_TILING_STRUCT_H_

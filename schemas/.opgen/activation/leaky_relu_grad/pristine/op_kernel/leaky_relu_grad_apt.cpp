@@ -24,19 +24,22 @@ __global__ __aicore__ void leaky_relu_grad(GM_ADDR gradients, GM_ADDR features, 
                                            GM_ADDR tiling)
 {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
-    REGISTER_TILING_DEFAULT(EleBaseTilingDataV2);
-    GET_TILING_DATA_WITH_STRUCT(EleBaseTilingDataV2, tilingData, tiling);
+    REGISTER_TILING_DEFAULT(LeakyReluGradTilingData);
+    GET_TILING_DATA_WITH_STRUCT(LeakyReluGradTilingData, tilingData, tiling);
     TPipe pipe;
     if constexpr (dType == TPL_BF16) {
-        ElementwiseSch<schMode, LeakyReluGradDag<bfloat16_t>::OpDag> sch(&tilingData, &pipe);
+        ElementwiseSch<schMode, LeakyReluGradDag<bfloat16_t>::OpDag> sch(&tilingData.baseTiling, &pipe);
+        sch.template SetVar<float, 0>(tilingData.negativeSlope);
         sch.Init(gradients, features, backprops);
         sch.Process();
     } else if constexpr (dType == TPL_FP16) {
-        ElementwiseSch<schMode, LeakyReluGradDag<half>::OpDag> sch(&tilingData, &pipe);
+        ElementwiseSch<schMode, LeakyReluGradDag<half>::OpDag> sch(&tilingData.baseTiling, &pipe);
+        sch.template SetVar<float, 0>(tilingData.negativeSlope);
         sch.Init(gradients, features, backprops);
         sch.Process();
     } else if constexpr (dType == TPL_FP32) {
-        ElementwiseSch<schMode, LeakyReluGradDag<float>::OpDag> sch(&tilingData, &pipe);
+        ElementwiseSch<schMode, LeakyReluGradDag<float>::OpDag> sch(&tilingData.baseTiling, &pipe);
+        sch.template SetVar<float, 0>(tilingData.negativeSlope);
         sch.Init(gradients, features, backprops);
         sch.Process();
     }

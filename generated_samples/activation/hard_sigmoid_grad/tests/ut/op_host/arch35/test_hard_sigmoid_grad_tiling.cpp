@@ -8,22 +8,12 @@
 #include <vector>
 #include <gtest/gtest.h>
 #include "tiling_case_executor.h"
-#include "atvoss/elewise/elewise_tiling.h"
-#include "../../../../op_host/arch35/hard_sigmoid_grad_tiling_arch35.h"
 
-// The UB split of ElewiseTiling depends on the DAG's live-buffer count, which atvoss derives at compile
-// time; these are the relations every split must keep.
-static void ExpectUbSplitConsistent(const Ops::Base::EleBaseTilingDataV2& tiling, int64_t ubAlign)
-{
-    ASSERT_GT(tiling.ubFormer, 0);
-    EXPECT_EQ(tiling.ubFormer % ubAlign, 0);
-    EXPECT_EQ(tiling.elemNum, tiling.ubFormer);
-    EXPECT_EQ(tiling.ubLoopOfFormerBlock, (tiling.blockFormer + tiling.ubFormer - 1) / tiling.ubFormer);
-    EXPECT_EQ(tiling.ubTailOfFormerBlock, tiling.blockFormer - (tiling.ubLoopOfFormerBlock - 1) * tiling.ubFormer);
-    int64_t blockTail = tiling.dim0 - (tiling.blockNum - 1) * tiling.blockFormer;
-    EXPECT_EQ(tiling.ubLoopOfTailBlock, (blockTail + tiling.ubFormer - 1) / tiling.ubFormer);
-    EXPECT_EQ(tiling.ubTailOfTailBlock, blockTail - (tiling.ubLoopOfTailBlock - 1) * tiling.ubFormer);
-}
+namespace {
+struct HardSigmoidGradUtCompileInfo {};
+} // namespace
+
+// One suite per SoC: ops-nn builds an op_host UT per compute unit, and the tiling sees that SoC's platform.
 
 class HardSigmoidGradTilingAscend950 : public testing::Test {
 protected:
@@ -33,7 +23,7 @@ protected:
 
 TEST_F(HardSigmoidGradTilingAscend950, tiling_float32_test_shape)
 {
-    optiling::HardSigmoidGradCompileInfo compileInfo;
+    HardSigmoidGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardSigmoidGrad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
@@ -42,24 +32,18 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_float32_test_shape)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
+                                              {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(0.16666666666666666f)},
+                                               {"beta", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}},
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 7, EMPTY_EXPECT_TILING_DATA, {0});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 5376 4539628425432443563 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
-    EXPECT_EQ(tilingInfo.blockNum, 1U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1024);
-    EXPECT_EQ(tiling.coreNum, 1);
-    EXPECT_EQ(tiling.blockFormer, 1024);
-    EXPECT_EQ(tiling.blockNum, 1);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 64);
+    EXPECT_EQ(tilingInfo.blockNum, 4U);
 }
 
 TEST_F(HardSigmoidGradTilingAscend950, tiling_float32_all_cores)
 {
-    optiling::HardSigmoidGradCompileInfo compileInfo;
+    HardSigmoidGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardSigmoidGrad",
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
@@ -68,24 +52,19 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_float32_all_cores)
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
+                                              {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(0.16666666666666666f)},
+                                               {"beta", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}},
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 7, EMPTY_EXPECT_TILING_DATA, {0});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 5376 4539628425432443563 ",
+                    {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 64U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1048576);
-    EXPECT_EQ(tiling.coreNum, 64);
-    EXPECT_EQ(tiling.blockFormer, 16384);
-    EXPECT_EQ(tiling.blockNum, 64);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 64);
 }
 
 TEST_F(HardSigmoidGradTilingAscend950, tiling_float16_test_shape)
 {
-    optiling::HardSigmoidGradCompileInfo compileInfo;
+    HardSigmoidGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardSigmoidGrad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
@@ -94,24 +73,18 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_float16_test_shape)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
+                                              {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(0.16666666666666666f)},
+                                               {"beta", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}},
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 3, EMPTY_EXPECT_TILING_DATA, {0});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 7424 4539628425432443563 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
-    EXPECT_EQ(tilingInfo.blockNum, 1U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1024);
-    EXPECT_EQ(tiling.coreNum, 1);
-    EXPECT_EQ(tiling.blockFormer, 1024);
-    EXPECT_EQ(tiling.blockNum, 1);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 128);
+    EXPECT_EQ(tilingInfo.blockNum, 4U);
 }
 
 TEST_F(HardSigmoidGradTilingAscend950, tiling_float16_all_cores)
 {
-    optiling::HardSigmoidGradCompileInfo compileInfo;
+    HardSigmoidGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardSigmoidGrad",
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
@@ -120,24 +93,19 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_float16_all_cores)
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
+                                              {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(0.16666666666666666f)},
+                                               {"beta", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}},
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 3, EMPTY_EXPECT_TILING_DATA, {0});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 7424 4539628425432443563 ",
+                    {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 64U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1048576);
-    EXPECT_EQ(tiling.coreNum, 64);
-    EXPECT_EQ(tiling.blockFormer, 16384);
-    EXPECT_EQ(tiling.blockNum, 64);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 128);
 }
 
 TEST_F(HardSigmoidGradTilingAscend950, tiling_bfloat16_test_shape)
 {
-    optiling::HardSigmoidGradCompileInfo compileInfo;
+    HardSigmoidGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardSigmoidGrad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -146,24 +114,18 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_bfloat16_test_shape)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
+                                              {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(0.16666666666666666f)},
+                                               {"beta", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}},
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {0});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 7424 4539628425432443563 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
-    EXPECT_EQ(tilingInfo.blockNum, 1U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1024);
-    EXPECT_EQ(tiling.coreNum, 1);
-    EXPECT_EQ(tiling.blockFormer, 1024);
-    EXPECT_EQ(tiling.blockNum, 1);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 128);
+    EXPECT_EQ(tilingInfo.blockNum, 4U);
 }
 
 TEST_F(HardSigmoidGradTilingAscend950, tiling_bfloat16_all_cores)
 {
-    optiling::HardSigmoidGradCompileInfo compileInfo;
+    HardSigmoidGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardSigmoidGrad",
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -172,24 +134,19 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_bfloat16_all_cores)
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
+                                              {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(0.16666666666666666f)},
+                                               {"beta", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}},
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {0});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 7424 4539628425432443563 ",
+                    {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 64U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1048576);
-    EXPECT_EQ(tiling.coreNum, 64);
-    EXPECT_EQ(tiling.blockFormer, 16384);
-    EXPECT_EQ(tiling.blockNum, 64);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 128);
 }
 
 TEST_F(HardSigmoidGradTilingAscend950, tiling_unsupported_dtype)
 {
-    optiling::HardSigmoidGradCompileInfo compileInfo;
+    HardSigmoidGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardSigmoidGrad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_DOUBLE, ge::FORMAT_ND},
@@ -204,7 +161,7 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_unsupported_dtype)
 
 TEST_F(HardSigmoidGradTilingAscend950, tiling_empty_tensor)
 {
-    optiling::HardSigmoidGradCompileInfo compileInfo;
+    HardSigmoidGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardSigmoidGrad",
                                               {
                                                   {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
@@ -219,7 +176,7 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_empty_tensor)
 
 TEST_F(HardSigmoidGradTilingAscend950, tiling_mixed_dtypes)
 {
-    optiling::HardSigmoidGradCompileInfo compileInfo;
+    HardSigmoidGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardSigmoidGrad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
@@ -234,7 +191,7 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_mixed_dtypes)
 
 TEST_F(HardSigmoidGradTilingAscend950, tiling_input_x_shape_mismatch)
 {
-    optiling::HardSigmoidGradCompileInfo compileInfo;
+    HardSigmoidGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardSigmoidGrad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
@@ -245,4 +202,24 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_input_x_shape_mismatch)
                                               },
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
+TEST_F(HardSigmoidGradTilingAscend950, tiling_float32_test_shape_attrs_0)
+{
+    HardSigmoidGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("HardSigmoidGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(0.3333333333333333f)},
+                                               {"beta", Ops::NN::AnyValue::CreateFrom<float>(1.0f)}},
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 5376 4575657222459796139 ", {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 4U);
 }

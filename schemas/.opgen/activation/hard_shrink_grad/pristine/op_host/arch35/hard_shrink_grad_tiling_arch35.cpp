@@ -5,22 +5,50 @@
  */
 
 /*!
- * \file hard_shrink_grad_tiling_arch35.cpp
- * \brief arch35 tiling of HardShrinkGrad: dtype checks, elementwise split, TPL tiling key
+ * \file hard_shrink_grad_tiling.cpp
+ * \brief tiling of HardShrinkGrad: core split, UB tile size, tiling key per SoC
  */
-#include "hard_shrink_grad_tiling_arch35.h"
 #include "graph/utils/type_utils.h"
 #include "log/log.h"
 #include "platform/platform_info.h"
 #include "register/op_impl_registry.h"
-#include "../op_kernel/arch35/hard_shrink_grad_dag.h"
-#include "../op_kernel/arch35/hard_shrink_grad_tiling_struct.h"
-
-using namespace ge;
-using namespace HardShrinkGradNs;
+#include "tiling/platform/platform_ascendc.h"
+#include "hard_shrink_grad/op_kernel/arch35/hard_shrink_grad_tiling_data.h"
+#include "hard_shrink_grad/op_kernel/arch35/hard_shrink_grad_tiling_key.h"
 
 namespace optiling {
+struct HardShrinkGradCompileInfo {};
+
+constexpr uint64_t BUFFER_NUM = 2;
+constexpr uint64_t CALC_BUFFER_NUM = 4; // float scratch buffers of Compute()
+constexpr uint64_t TILE_ALIGN = 256;    // elements; keeps every copy 32-byte aligned
 constexpr uint64_t WORKSPACE_BYTES = 0;
+
+struct DtypeCase {
+    ge::DataType dtype;      // the output dtype of one supported combination
+    uint64_t bitsPerElement; // UB bits one element takes: queues * BUFFER_NUM + scratch buffers
+};
+
+static const DtypeCase DTYPE_CASES[] = {
+    {ge::DT_FLOAT16, 225},
+    {ge::DT_FLOAT, 321},
+    {ge::DT_BF16, 225},
+};
+
+class HardShrinkGradTiling {
+public:
+    explicit HardShrinkGradTiling(gert::TilingContext* context) : tilingContext(context) {}
+    ge::graphStatus RunTiling();
+
+private:
+    ge::graphStatus CheckDtypes();
+    ge::graphStatus CheckShapes();
+    ge::graphStatus SelectTilingKey(platform_ascendc::SocVersion socVersion);
+
+    gert::TilingContext* tilingContext;
+    ge::DataType outputDtype = ge::DT_UNDEFINED;
+    uint64_t tilingKey = 0;
+};
 
 ge::graphStatus HardShrinkGradTiling::CheckDtypes()
 {
@@ -80,66 +108,86 @@ ge::graphStatus HardShrinkGradTiling::CheckShapes()
     return ge::GRAPH_SUCCESS;
 }
 
+ge::graphStatus HardShrinkGradTiling::SelectTilingKey(platform_ascendc::SocVersion socVersion)
+{
+    if (socVersion == platform_ascendc::SocVersion::ASCEND950) {
+        tilingKey = HARD_SHRINK_GRAD_TILING_KEY_ASCEND950;
+        return ge::GRAPH_SUCCESS;
+    }
+    OP_LOGE(tilingContext->GetNodeName(), "HardShrinkGrad has no kernel for this SoC");
+    return ge::GRAPH_FAILED;
+}
+
 ge::graphStatus HardShrinkGradTiling::RunTiling()
 {
     OP_CHECK_IF(CheckDtypes() != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "check dtypes failed"),
                 return ge::GRAPH_FAILED);
     OP_CHECK_IF(CheckShapes() != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "check shapes failed"),
                 return ge::GRAPH_FAILED);
-    auto tiling = tilingContext->GetTilingData<EleBaseTilingDataV2>();
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, tiling);
-
-    ElewiseBaseTiling elewiseBaseTiling(tilingContext);
-    ge::graphStatus result = ge::GRAPH_FAILED;
-    if (outputDtype == ge::DT_FLOAT16) {
-        dType = TPL_FP16;
-        result = elewiseBaseTiling.DoTiling<HardShrinkGradDag<half>::OpDag>(*tiling);
-    } else if (outputDtype == ge::DT_FLOAT) {
-        dType = TPL_FP32;
-        result = elewiseBaseTiling.DoTiling<HardShrinkGradDag<float>::OpDag>(*tiling);
-    } else if (outputDtype == ge::DT_BF16) {
-        dType = TPL_BF16;
-        result = elewiseBaseTiling.DoTiling<HardShrinkGradDag<bfloat16_t>::OpDag>(*tiling);
-    } else {
-        OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "backprops",
-                                  ge::TypeUtils::DataTypeToSerialString(outputDtype), "DT_FLOAT16, DT_FLOAT, DT_BF16");
-        return ge::GRAPH_FAILED;
+    uint64_t bitsPerElement = 0;
+    for (const DtypeCase& dtypeCase : DTYPE_CASES) {
+        if (dtypeCase.dtype == outputDtype) {
+            bitsPerElement = dtypeCase.bitsPerElement;
+        }
     }
-    OP_CHECK_IF(result != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),
-                return ge::GRAPH_FAILED);
+    OP_CHECK_IF(
+        bitsPerElement == 0,
+        OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "backprops",
+                                  ge::TypeUtils::DataTypeToSerialString(outputDtype), "DT_FLOAT16, DT_FLOAT, DT_BF16"),
+        return ge::GRAPH_FAILED);
 
+    fe::PlatFormInfos* platformInfo = tilingContext->GetPlatformInfo();
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, platformInfo);
+    auto ascendcPlatform = platform_ascendc::PlatformAscendC(platformInfo);
+    OP_CHECK_IF(SelectTilingKey(ascendcPlatform.GetSocVersion()) != ge::GRAPH_SUCCESS,
+                OP_LOGE(tilingContext, "select tiling key failed"), return ge::GRAPH_FAILED);
+    uint64_t ubSize = 0;
+    ascendcPlatform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
+    uint64_t coreNum = ascendcPlatform.GetCoreNumAiv();
+    OP_CHECK_IF(coreNum == 0, OP_LOGE(tilingContext, "core num is 0"), return ge::GRAPH_FAILED);
+
+    auto keyOutputShape = tilingContext->GetOutputShape(0);
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, keyOutputShape);
+    uint64_t totalNum = keyOutputShape->GetStorageShape().GetShapeSize();
+    OP_CHECK_IF(totalNum == 0, OP_LOGE(tilingContext, "empty output, nothing to tile"), return ge::GRAPH_FAILED);
+    uint64_t tileDataNum = (ubSize * 8 / bitsPerElement) / TILE_ALIGN * TILE_ALIGN;
+    OP_CHECK_IF(tileDataNum == 0, OP_LOGE(tilingContext, "UB too small for one tile"), return ge::GRAPH_FAILED);
+    uint64_t perCore = (totalNum + coreNum - 1) / coreNum;
+    uint64_t blockFormer = (perCore + TILE_ALIGN - 1) / TILE_ALIGN * TILE_ALIGN;
+    uint64_t usedCores = (totalNum + blockFormer - 1) / blockFormer;
+
+    HardShrinkGradTilingData* tiling = tilingContext->GetTilingData<HardShrinkGradTilingData>();
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, tiling);
+    tiling->totalNum = totalNum;
+    tiling->blockFormer = blockFormer;
+    tiling->blockTail = totalNum - (usedCores - 1) * blockFormer;
+    tiling->tileDataNum = tileDataNum;
+    auto attrs = tilingContext->GetAttrs();
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, attrs);
+    const float* lambdAttr = attrs->GetAttrPointer<float>(0);
+    tiling->lambd = lambdAttr != nullptr ? *lambdAttr : 0.5f; // attr lambd
+
+    tilingContext->SetTilingKey(tilingKey);
+    tilingContext->SetBlockDim(usedCores);
     size_t* workspaces = tilingContext->GetWorkspaceSizes(1);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, workspaces);
-    workspaces[0] = WORKSPACE_BYTES;
-
-    const uint64_t tilingKey = GET_TPL_TILING_KEY(tiling->scheMode, dType);
-    tilingContext->SetTilingKey(tilingKey);
-    tilingContext->SetBlockDim(tiling->blockNum);
+    workspaces[0] = ascendcPlatform.GetLibApiWorkSpaceSize() + WORKSPACE_BYTES;
     return ge::GRAPH_SUCCESS;
 }
 
 static ge::graphStatus TilingForHardShrinkGrad(gert::TilingContext* context)
 {
     OP_CHECK_IF(context == nullptr, OP_LOGE("HardShrinkGrad", "tiling context is null"), return ge::GRAPH_FAILED);
-    auto compileInfo = context->GetCompileInfo<HardShrinkGradCompileInfo>();
-    OP_CHECK_NULL_WITH_CONTEXT(context, compileInfo);
     HardShrinkGradTiling tiling(context);
     return tiling.RunTiling();
 }
 
-static ge::graphStatus TilingPrepareForHardShrinkGrad(gert::TilingParseContext* context)
+static ge::graphStatus TilingParseForHardShrinkGrad([[maybe_unused]] gert::TilingParseContext* context)
 {
-    auto compileInfo = context->GetCompiledInfo<HardShrinkGradCompileInfo>();
-    OP_CHECK_NULL_WITH_CONTEXT(context, compileInfo);
-    fe::PlatFormInfos* platformInfo = context->GetPlatformInfo();
-    OP_CHECK_NULL_WITH_CONTEXT(context, platformInfo);
-    auto ascendcPlatform = platform_ascendc::PlatformAscendC(platformInfo);
-    compileInfo->coreNum = ascendcPlatform.GetCoreNumAiv();
-    ascendcPlatform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, compileInfo->ubSize);
     return ge::GRAPH_SUCCESS;
 }
 
 IMPL_OP_OPTILING(HardShrinkGrad)
     .Tiling(TilingForHardShrinkGrad)
-    .TilingParse<HardShrinkGradCompileInfo>(TilingPrepareForHardShrinkGrad);
+    .TilingParse<HardShrinkGradCompileInfo>(TilingParseForHardShrinkGrad);
 } // namespace optiling

@@ -11,10 +11,10 @@ import numpy as np
 __golden__ = {"kernel": {"hard_shrink_grad": "hard_shrink_grad_golden"}}
 
 
-def _default(gradients, features, cdt, shape):
+def _default(gradients, features, cdt, shape, lambd):
     """Kernel math of Ascend950."""
     mag = np.abs(features)
-    live = np.greater(mag, cdt(0.5))
+    live = np.greater(mag, cdt(lambd))
     backprops = np.where(live, gradients, cdt(0.0))
     return (backprops,)
 
@@ -24,7 +24,7 @@ _VARIANTS = {
 }
 
 
-def hard_shrink_grad_golden(gradients, features, **kwargs):
+def hard_shrink_grad_golden(gradients, features, *, lambd=0.5, **kwargs):
     """Inputs in hard_shrink_grad_def.cpp order (outputs excluded); returns the output(s)."""
     variant = _VARIANTS.get(kwargs.get("short_soc_version"), _default)
     out_dtype = gradients.dtype
@@ -33,5 +33,5 @@ def hard_shrink_grad_golden(gradients, features, **kwargs):
     with np.errstate(all="ignore"):
         gradients = np.broadcast_to(gradients.astype(np.float32), shape)
         features = np.broadcast_to(features.astype(np.float32), shape)
-        outputs = variant(gradients, features, cdt, shape)
+        outputs = variant(gradients, features, cdt, shape, lambd)
         return outputs[0].astype(out_dtype)

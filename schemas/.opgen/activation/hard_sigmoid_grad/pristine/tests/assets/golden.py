@@ -11,11 +11,11 @@ import numpy as np
 __golden__ = {"kernel": {"hard_sigmoid_grad": "hard_sigmoid_grad_golden"}}
 
 
-def _default(grads, input_x, cdt, shape):
+def _default(grads, input_x, cdt, shape, alpha, beta):
     """Kernel math of Ascend950."""
-    t0 = np.multiply(input_x, cdt(0.16666666))
-    t = np.add(t0, cdt(0.5))
-    g = np.multiply(grads, cdt(0.16666666))
+    t0 = np.multiply(input_x, cdt(alpha))
+    t = np.add(t0, cdt(beta))
+    g = np.multiply(grads, cdt(alpha))
     above = np.greater(t, cdt(0.0))
     g0 = np.where(above, g, cdt(0.0))
     below = np.less(t, cdt(1.0))
@@ -28,7 +28,7 @@ _VARIANTS = {
 }
 
 
-def hard_sigmoid_grad_golden(grads, input_x, **kwargs):
+def hard_sigmoid_grad_golden(grads, input_x, *, alpha=0.16666666666666666, beta=0.5, **kwargs):
     """Inputs in hard_sigmoid_grad_def.cpp order (outputs excluded); returns the output(s)."""
     variant = _VARIANTS.get(kwargs.get("short_soc_version"), _default)
     out_dtype = grads.dtype
@@ -37,5 +37,5 @@ def hard_sigmoid_grad_golden(grads, input_x, **kwargs):
     with np.errstate(all="ignore"):
         grads = np.broadcast_to(grads.astype(np.float32), shape)
         input_x = np.broadcast_to(input_x.astype(np.float32), shape)
-        outputs = variant(grads, input_x, cdt, shape)
+        outputs = variant(grads, input_x, cdt, shape, alpha, beta)
         return outputs[0].astype(out_dtype)

@@ -86,20 +86,20 @@ ge::graphStatus LeakyReluGradTiling::RunTiling()
                 return ge::GRAPH_FAILED);
     OP_CHECK_IF(CheckShapes() != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "check shapes failed"),
                 return ge::GRAPH_FAILED);
-    auto tiling = tilingContext->GetTilingData<EleBaseTilingDataV2>();
+    auto tiling = tilingContext->GetTilingData<LeakyReluGradTilingData>();
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, tiling);
 
     ElewiseBaseTiling elewiseBaseTiling(tilingContext);
     ge::graphStatus result = ge::GRAPH_FAILED;
     if (outputDtype == ge::DT_BF16) {
         dType = TPL_BF16;
-        result = elewiseBaseTiling.DoTiling<LeakyReluGradDag<bfloat16_t>::OpDag>(*tiling);
+        result = elewiseBaseTiling.DoTiling<LeakyReluGradDag<bfloat16_t>::OpDag>(tiling->baseTiling);
     } else if (outputDtype == ge::DT_FLOAT16) {
         dType = TPL_FP16;
-        result = elewiseBaseTiling.DoTiling<LeakyReluGradDag<half>::OpDag>(*tiling);
+        result = elewiseBaseTiling.DoTiling<LeakyReluGradDag<half>::OpDag>(tiling->baseTiling);
     } else if (outputDtype == ge::DT_FLOAT) {
         dType = TPL_FP32;
-        result = elewiseBaseTiling.DoTiling<LeakyReluGradDag<float>::OpDag>(*tiling);
+        result = elewiseBaseTiling.DoTiling<LeakyReluGradDag<float>::OpDag>(tiling->baseTiling);
     } else {
         OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "backprops",
                                   ge::TypeUtils::DataTypeToSerialString(outputDtype), "DT_BF16, DT_FLOAT16, DT_FLOAT");
@@ -107,14 +107,18 @@ ge::graphStatus LeakyReluGradTiling::RunTiling()
     }
     OP_CHECK_IF(result != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),
                 return ge::GRAPH_FAILED);
+    auto attrs = tilingContext->GetAttrs();
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, attrs);
+    const float* negativeSlopeAttr = attrs->GetAttrPointer<float>(0);
+    tiling->negativeSlope = negativeSlopeAttr != nullptr ? *negativeSlopeAttr : 0.0f; // attr negative_slope
 
     size_t* workspaces = tilingContext->GetWorkspaceSizes(1);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, workspaces);
     workspaces[0] = WORKSPACE_BYTES;
 
-    const uint64_t tilingKey = GET_TPL_TILING_KEY(tiling->scheMode, dType);
+    const uint64_t tilingKey = GET_TPL_TILING_KEY(tiling->baseTiling.scheMode, dType);
     tilingContext->SetTilingKey(tilingKey);
-    tilingContext->SetBlockDim(tiling->blockNum);
+    tilingContext->SetBlockDim(tiling->baseTiling.blockNum);
     return ge::GRAPH_SUCCESS;
 }
 

@@ -31,7 +31,8 @@ struct LeakyReluGradDag {
     using Const0 = MAKE_CONST(float, 0.0);
     using OpCalcPos =
         Bind<Vec::Compare<uint8_t, float, COMPARE_MODE_GT>, OpCopyIn1Cast, Const0>; // pos = gt(features, 0.0)
-    using OpCalcLeak = Bind<Vec::Muls<float>, OpCopyIn0Cast, Const0>;               // leak = muls(gradients, 0.0)
+    using OpCalcLeak =
+        Bind<Vec::Muls<float>, OpCopyIn0Cast, Placeholder::Var<float, 0>>; // leak = muls(gradients, negative_slope)
     using OpCalcBackprops = Bind<Vec::Select<uint8_t, float, VSEL_TENSOR_TENSOR_MODE>, OpCalcPos, OpCopyIn0Cast,
                                  OpCalcLeak>; // backprops = select(pos, gradients, leak)
     using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcBackprops>; // backprops back from float

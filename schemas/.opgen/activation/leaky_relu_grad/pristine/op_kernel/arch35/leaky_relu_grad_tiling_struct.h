@@ -12,6 +12,7 @@
 #define OPS_OP_KERNEL_LEAKY_RELU_GRAD_TILING_STRUCT_H_
 
 #include "ascendc/host_api/tiling/template_argument.h"
+#include "atvoss/elewise/elewise_base_struct.h"
 
 namespace LeakyReluGradNs {
 #define TPL_BF16 2
@@ -27,6 +28,11 @@ ASCENDC_TPL_ARGS_DECL(LeakyReluGrad,
 
 ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_UINT_SEL(schMode, ASCENDC_TPL_UI_LIST, TPL_SCH_MODE_0, TPL_SCH_MODE_1),
                                      ASCENDC_TPL_DTYPE_SEL(dType, TPL_BF16, TPL_FP16, TPL_FP32)));
+
+struct LeakyReluGradTilingData {
+    Ops::Base::EleBaseTilingData baseTiling;
+    float negativeSlope; // attr negative_slope, DAG Var 0
+};
 } // namespace LeakyReluGradNs
 
 #endif // OPS_OP_KERNEL_LEAKY_RELU_GRAD_TILING_STRUCT_H_

@@ -11,10 +11,10 @@ import numpy as np
 __golden__ = {"kernel": {"leaky_relu_grad": "leaky_relu_grad_golden"}}
 
 
-def _default(gradients, features, cdt, shape):
+def _default(gradients, features, cdt, shape, negative_slope):
     """Kernel math of Ascend950."""
     pos = np.greater(features, cdt(0.0))
-    leak = np.multiply(gradients, cdt(0.0))
+    leak = np.multiply(gradients, cdt(negative_slope))
     backprops = np.where(pos, gradients, leak)
     return (backprops,)
 
@@ -24,7 +24,7 @@ _VARIANTS = {
 }
 
 
-def leaky_relu_grad_golden(gradients, features, **kwargs):
+def leaky_relu_grad_golden(gradients, features, *, negative_slope=0.0, **kwargs):
     """Inputs in leaky_relu_grad_def.cpp order (outputs excluded); returns the output(s)."""
     variant = _VARIANTS.get(kwargs.get("short_soc_version"), _default)
     out_dtype = gradients.dtype
@@ -33,5 +33,5 @@ def leaky_relu_grad_golden(gradients, features, **kwargs):
     with np.errstate(all="ignore"):
         gradients = np.broadcast_to(gradients.astype(np.float32), shape)
         features = np.broadcast_to(features.astype(np.float32), shape)
-        outputs = variant(gradients, features, cdt, shape)
+        outputs = variant(gradients, features, cdt, shape, negative_slope)
         return outputs[0].astype(out_dtype)

@@ -91,20 +91,20 @@ ge::graphStatus SwishGradTiling::RunTiling()
                 return ge::GRAPH_FAILED);
     OP_CHECK_IF(CheckShapes() != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "check shapes failed"),
                 return ge::GRAPH_FAILED);
-    auto tiling = tilingContext->GetTilingData<EleBaseTilingDataV2>();
+    auto tiling = tilingContext->GetTilingData<SwishGradTilingData>();
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, tiling);
 
     ElewiseBaseTiling elewiseBaseTiling(tilingContext);
     ge::graphStatus result = ge::GRAPH_FAILED;
     if (outputDtype == ge::DT_BF16) {
         dType = TPL_BF16;
-        result = elewiseBaseTiling.DoTiling<SwishGradDag<bfloat16_t>::OpDag>(*tiling);
+        result = elewiseBaseTiling.DoTiling<SwishGradDag<bfloat16_t>::OpDag>(tiling->baseTiling);
     } else if (outputDtype == ge::DT_FLOAT16) {
         dType = TPL_FP16;
-        result = elewiseBaseTiling.DoTiling<SwishGradDag<half>::OpDag>(*tiling);
+        result = elewiseBaseTiling.DoTiling<SwishGradDag<half>::OpDag>(tiling->baseTiling);
     } else if (outputDtype == ge::DT_FLOAT) {
         dType = TPL_FP32;
-        result = elewiseBaseTiling.DoTiling<SwishGradDag<float>::OpDag>(*tiling);
+        result = elewiseBaseTiling.DoTiling<SwishGradDag<float>::OpDag>(tiling->baseTiling);
     } else {
         OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "grad_x",
                                   ge::TypeUtils::DataTypeToSerialString(outputDtype), "DT_BF16, DT_FLOAT16, DT_FLOAT");
@@ -112,14 +112,18 @@ ge::graphStatus SwishGradTiling::RunTiling()
     }
     OP_CHECK_IF(result != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),
                 return ge::GRAPH_FAILED);
+    auto attrs = tilingContext->GetAttrs();
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, attrs);
+    const float* scaleAttr = attrs->GetAttrPointer<float>(0);
+    tiling->scale = scaleAttr != nullptr ? *scaleAttr : 1.0f; // attr scale
 
     size_t* workspaces = tilingContext->GetWorkspaceSizes(1);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, workspaces);
     workspaces[0] = WORKSPACE_BYTES;
 
-    const uint64_t tilingKey = GET_TPL_TILING_KEY(tiling->scheMode, dType);
+    const uint64_t tilingKey = GET_TPL_TILING_KEY(tiling->baseTiling.scheMode, dType);
     tilingContext->SetTilingKey(tilingKey);
-    tilingContext->SetBlockDim(tiling->blockNum);
+    tilingContext->SetBlockDim(tiling->baseTiling.blockNum);
     return ge::GRAPH_SUCCESS;
 }
 

@@ -11,9 +11,9 @@ import numpy as np
 __golden__ = {"kernel": {"swish_grad": "swish_grad_golden"}}
 
 
-def _default(grad, x, cdt, shape):
+def _default(grad, x, cdt, shape, scale):
     """Kernel math of Ascend950."""
-    sx = np.multiply(x, cdt(1.0))
+    sx = np.multiply(x, cdt(scale))
     s_neg = np.multiply(sx, cdt(-1.0))
     s_exp = np.exp(s_neg)
     s_1p = np.add(s_exp, cdt(1.0))
@@ -32,7 +32,7 @@ _VARIANTS = {
 }
 
 
-def swish_grad_golden(grad, x, y, **kwargs):
+def swish_grad_golden(grad, x, y, *, scale=1.0, **kwargs):
     """Inputs in swish_grad_def.cpp order (outputs excluded); returns the output(s)."""
     variant = _VARIANTS.get(kwargs.get("short_soc_version"), _default)
     out_dtype = grad.dtype
@@ -41,5 +41,5 @@ def swish_grad_golden(grad, x, y, **kwargs):
     with np.errstate(all="ignore"):
         grad = np.broadcast_to(grad.astype(np.float32), shape)
         x = np.broadcast_to(x.astype(np.float32), shape)
-        outputs = variant(grad, x, cdt, shape)
+        outputs = variant(grad, x, cdt, shape, scale)
         return outputs[0].astype(out_dtype)

@@ -27,9 +27,9 @@ protected:
     }
 };
 
-// float16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
-TEST_F(hard_shrink_grad_test, hard_shrink_grad_float16_1_core)
+// float16 with ascend950's math (tiling key 1), 1 core(s), 4 tile(s) per core; gen_data.py writes the inputs and the
+// golden, compare_data.py checks the output
+TEST_F(hard_shrink_grad_test, hard_shrink_grad_float16_ascend950_1_core)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/hard_shrink_grad/tests/ut/op_kernel/hard_shrink_grad_data",
                                                 "hard_shrink_grad_data"));
@@ -42,26 +42,21 @@ TEST_F(hard_shrink_grad_test, hard_shrink_grad_float16_1_core)
     size_t backpropsBytes = 1024 * sizeof(half);
     uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(HardShrinkGradTilingData));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/hard_shrink_grad_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
     ReadFile(path + "/hard_shrink_grad_data/input_features.bin", featuresBytes, features, featuresBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
-    tilingData->blockNum = 1;
+    auto* tilingData = reinterpret_cast<HardShrinkGradTilingData*>(tiling);
+    tilingData->totalNum = 1024;
     tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
+    tilingData->blockTail = 1024;
+    tilingData->tileDataNum = 256;
+    tilingData->lambd = 0.5f;
+    ICPU_SET_TILING_KEY(1);
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
-        ::hard_shrink_grad<0, TPL_FP16>(gradients, features, backprops, workspace, tiling);
+        ::hard_shrink_grad(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, gradients, features, backprops, workspace, tiling);
     WriteFile(path + "/hard_shrink_grad_data/output_backprops.bin", backprops, backpropsBytes);
@@ -74,103 +69,9 @@ TEST_F(hard_shrink_grad_test, hard_shrink_grad_float16_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./hard_shrink_grad_data", {"float16"}));
 }
 
-// float32, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
-TEST_F(hard_shrink_grad_test, hard_shrink_grad_float32_1_core)
-{
-    ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/hard_shrink_grad/tests/ut/op_kernel/hard_shrink_grad_data",
-                                                "hard_shrink_grad_data"));
-    ASSERT_TRUE(kernel_ut::RunGenData("./hard_shrink_grad_data", {"'(1024,)'", "float32", "Ascend950"}));
-
-    size_t gradientsBytes = 1024 * sizeof(float);
-    uint8_t* gradients = (uint8_t*)AscendC::GmAlloc(gradientsBytes);
-    size_t featuresBytes = 1024 * sizeof(float);
-    uint8_t* features = (uint8_t*)AscendC::GmAlloc(featuresBytes);
-    size_t backpropsBytes = 1024 * sizeof(float);
-    uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
-    uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
-    string path = kernel_ut::GetTestWorkDir();
-    ReadFile(path + "/hard_shrink_grad_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
-    ReadFile(path + "/hard_shrink_grad_data/input_features.bin", featuresBytes, features, featuresBytes);
-
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
-    tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
-    AscendC::SetKernelMode(KernelMode::AIV_MODE);
-    auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
-        ::hard_shrink_grad<0, TPL_FP32>(gradients, features, backprops, workspace, tiling);
-    };
-    ICPU_RUN_KF(kernel, 1, gradients, features, backprops, workspace, tiling);
-    WriteFile(path + "/hard_shrink_grad_data/output_backprops.bin", backprops, backpropsBytes);
-
-    AscendC::GmFree(gradients);
-    AscendC::GmFree(features);
-    AscendC::GmFree(backprops);
-    AscendC::GmFree(workspace);
-    AscendC::GmFree(tiling);
-    EXPECT_TRUE(kernel_ut::RunCompareData("./hard_shrink_grad_data", {"float32"}));
-}
-
-// bfloat16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
-TEST_F(hard_shrink_grad_test, hard_shrink_grad_bfloat16_1_core)
-{
-    ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/hard_shrink_grad/tests/ut/op_kernel/hard_shrink_grad_data",
-                                                "hard_shrink_grad_data"));
-    ASSERT_TRUE(kernel_ut::RunGenData("./hard_shrink_grad_data", {"'(1024,)'", "bfloat16", "Ascend950"}));
-
-    size_t gradientsBytes = 1024 * sizeof(bfloat16_t);
-    uint8_t* gradients = (uint8_t*)AscendC::GmAlloc(gradientsBytes);
-    size_t featuresBytes = 1024 * sizeof(bfloat16_t);
-    uint8_t* features = (uint8_t*)AscendC::GmAlloc(featuresBytes);
-    size_t backpropsBytes = 1024 * sizeof(bfloat16_t);
-    uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
-    uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
-    string path = kernel_ut::GetTestWorkDir();
-    ReadFile(path + "/hard_shrink_grad_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
-    ReadFile(path + "/hard_shrink_grad_data/input_features.bin", featuresBytes, features, featuresBytes);
-
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
-    tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
-    AscendC::SetKernelMode(KernelMode::AIV_MODE);
-    auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
-        ::hard_shrink_grad<0, TPL_BF16>(gradients, features, backprops, workspace, tiling);
-    };
-    ICPU_RUN_KF(kernel, 1, gradients, features, backprops, workspace, tiling);
-    WriteFile(path + "/hard_shrink_grad_data/output_backprops.bin", backprops, backpropsBytes);
-
-    AscendC::GmFree(gradients);
-    AscendC::GmFree(features);
-    AscendC::GmFree(backprops);
-    AscendC::GmFree(workspace);
-    AscendC::GmFree(tiling);
-    EXPECT_TRUE(kernel_ut::RunCompareData("./hard_shrink_grad_data", {"bfloat16"}));
-}
-
-// float16, 2 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
-TEST_F(hard_shrink_grad_test, hard_shrink_grad_float16_2_cores)
+// float16 with ascend950's math (tiling key 1), 2 core(s), 2 tile(s) per core; gen_data.py writes the inputs and the
+// golden, compare_data.py checks the output
+TEST_F(hard_shrink_grad_test, hard_shrink_grad_float16_ascend950_2_cores)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/hard_shrink_grad/tests/ut/op_kernel/hard_shrink_grad_data",
                                                 "hard_shrink_grad_data"));
@@ -183,26 +84,21 @@ TEST_F(hard_shrink_grad_test, hard_shrink_grad_float16_2_cores)
     size_t backpropsBytes = 1024 * sizeof(half);
     uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(HardShrinkGradTilingData));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/hard_shrink_grad_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
     ReadFile(path + "/hard_shrink_grad_data/input_features.bin", featuresBytes, features, featuresBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 2;
-    tilingData->blockNum = 2;
+    auto* tilingData = reinterpret_cast<HardShrinkGradTilingData*>(tiling);
+    tilingData->totalNum = 1024;
     tilingData->blockFormer = 512;
-    tilingData->ubFormer = 512;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 512;
-    tilingData->ubTailOfTailBlock = 512;
-    tilingData->elemNum = 512;
-    tilingData->scheMode = 0;
+    tilingData->blockTail = 512;
+    tilingData->tileDataNum = 256;
+    tilingData->lambd = 0.5f;
+    ICPU_SET_TILING_KEY(1);
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
-        ::hard_shrink_grad<0, TPL_FP16>(gradients, features, backprops, workspace, tiling);
+        ::hard_shrink_grad(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 2, gradients, features, backprops, workspace, tiling);
     WriteFile(path + "/hard_shrink_grad_data/output_backprops.bin", backprops, backpropsBytes);

@@ -27,9 +27,9 @@ protected:
     }
 };
 
-// float32, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
-TEST_F(hard_sigmoid_grad_test, hard_sigmoid_grad_float32_1_core)
+// float32 with ascend950's math (tiling key 1), 1 core(s), 4 tile(s) per core; gen_data.py writes the inputs and the
+// golden, compare_data.py checks the output
+TEST_F(hard_sigmoid_grad_test, hard_sigmoid_grad_float32_ascend950_1_core)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment(
         "activation/hard_sigmoid_grad/tests/ut/op_kernel/hard_sigmoid_grad_data", "hard_sigmoid_grad_data"));
@@ -42,26 +42,22 @@ TEST_F(hard_sigmoid_grad_test, hard_sigmoid_grad_float32_1_core)
     size_t yBytes = 1024 * sizeof(float);
     uint8_t* y = (uint8_t*)AscendC::GmAlloc(yBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(HardSigmoidGradTilingData));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/hard_sigmoid_grad_data/input_grads.bin", gradsBytes, grads, gradsBytes);
     ReadFile(path + "/hard_sigmoid_grad_data/input_input_x.bin", inputXBytes, inputX, inputXBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
-    tilingData->blockNum = 1;
+    auto* tilingData = reinterpret_cast<HardSigmoidGradTilingData*>(tiling);
+    tilingData->totalNum = 1024;
     tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
+    tilingData->blockTail = 1024;
+    tilingData->tileDataNum = 256;
+    tilingData->alpha = 0.16666666666666666f;
+    tilingData->beta = 0.5f;
+    ICPU_SET_TILING_KEY(1);
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR grads, GM_ADDR input_x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
-        ::hard_sigmoid_grad<0, TPL_FP32>(grads, input_x, y, workspace, tiling);
+        ::hard_sigmoid_grad(grads, input_x, y, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, grads, input_x, y, workspace, tiling);
     WriteFile(path + "/hard_sigmoid_grad_data/output_y.bin", y, yBytes);
@@ -74,103 +70,9 @@ TEST_F(hard_sigmoid_grad_test, hard_sigmoid_grad_float32_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./hard_sigmoid_grad_data", {"float32"}));
 }
 
-// float16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
-TEST_F(hard_sigmoid_grad_test, hard_sigmoid_grad_float16_1_core)
-{
-    ASSERT_TRUE(kernel_ut::SetupTestEnvironment(
-        "activation/hard_sigmoid_grad/tests/ut/op_kernel/hard_sigmoid_grad_data", "hard_sigmoid_grad_data"));
-    ASSERT_TRUE(kernel_ut::RunGenData("./hard_sigmoid_grad_data", {"'(1024,)'", "float16", "Ascend950"}));
-
-    size_t gradsBytes = 1024 * sizeof(half);
-    uint8_t* grads = (uint8_t*)AscendC::GmAlloc(gradsBytes);
-    size_t inputXBytes = 1024 * sizeof(half);
-    uint8_t* inputX = (uint8_t*)AscendC::GmAlloc(inputXBytes);
-    size_t yBytes = 1024 * sizeof(half);
-    uint8_t* y = (uint8_t*)AscendC::GmAlloc(yBytes);
-    uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
-    string path = kernel_ut::GetTestWorkDir();
-    ReadFile(path + "/hard_sigmoid_grad_data/input_grads.bin", gradsBytes, grads, gradsBytes);
-    ReadFile(path + "/hard_sigmoid_grad_data/input_input_x.bin", inputXBytes, inputX, inputXBytes);
-
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
-    tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
-    AscendC::SetKernelMode(KernelMode::AIV_MODE);
-    auto kernel = [](GM_ADDR grads, GM_ADDR input_x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
-        ::hard_sigmoid_grad<0, TPL_FP16>(grads, input_x, y, workspace, tiling);
-    };
-    ICPU_RUN_KF(kernel, 1, grads, input_x, y, workspace, tiling);
-    WriteFile(path + "/hard_sigmoid_grad_data/output_y.bin", y, yBytes);
-
-    AscendC::GmFree(grads);
-    AscendC::GmFree(inputX);
-    AscendC::GmFree(y);
-    AscendC::GmFree(workspace);
-    AscendC::GmFree(tiling);
-    EXPECT_TRUE(kernel_ut::RunCompareData("./hard_sigmoid_grad_data", {"float16"}));
-}
-
-// bfloat16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
-TEST_F(hard_sigmoid_grad_test, hard_sigmoid_grad_bfloat16_1_core)
-{
-    ASSERT_TRUE(kernel_ut::SetupTestEnvironment(
-        "activation/hard_sigmoid_grad/tests/ut/op_kernel/hard_sigmoid_grad_data", "hard_sigmoid_grad_data"));
-    ASSERT_TRUE(kernel_ut::RunGenData("./hard_sigmoid_grad_data", {"'(1024,)'", "bfloat16", "Ascend950"}));
-
-    size_t gradsBytes = 1024 * sizeof(bfloat16_t);
-    uint8_t* grads = (uint8_t*)AscendC::GmAlloc(gradsBytes);
-    size_t inputXBytes = 1024 * sizeof(bfloat16_t);
-    uint8_t* inputX = (uint8_t*)AscendC::GmAlloc(inputXBytes);
-    size_t yBytes = 1024 * sizeof(bfloat16_t);
-    uint8_t* y = (uint8_t*)AscendC::GmAlloc(yBytes);
-    uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
-    string path = kernel_ut::GetTestWorkDir();
-    ReadFile(path + "/hard_sigmoid_grad_data/input_grads.bin", gradsBytes, grads, gradsBytes);
-    ReadFile(path + "/hard_sigmoid_grad_data/input_input_x.bin", inputXBytes, inputX, inputXBytes);
-
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
-    tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
-    AscendC::SetKernelMode(KernelMode::AIV_MODE);
-    auto kernel = [](GM_ADDR grads, GM_ADDR input_x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
-        ::hard_sigmoid_grad<0, TPL_BF16>(grads, input_x, y, workspace, tiling);
-    };
-    ICPU_RUN_KF(kernel, 1, grads, input_x, y, workspace, tiling);
-    WriteFile(path + "/hard_sigmoid_grad_data/output_y.bin", y, yBytes);
-
-    AscendC::GmFree(grads);
-    AscendC::GmFree(inputX);
-    AscendC::GmFree(y);
-    AscendC::GmFree(workspace);
-    AscendC::GmFree(tiling);
-    EXPECT_TRUE(kernel_ut::RunCompareData("./hard_sigmoid_grad_data", {"bfloat16"}));
-}
-
-// float32, 2 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
-TEST_F(hard_sigmoid_grad_test, hard_sigmoid_grad_float32_2_cores)
+// float32 with ascend950's math (tiling key 1), 2 core(s), 2 tile(s) per core; gen_data.py writes the inputs and the
+// golden, compare_data.py checks the output
+TEST_F(hard_sigmoid_grad_test, hard_sigmoid_grad_float32_ascend950_2_cores)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment(
         "activation/hard_sigmoid_grad/tests/ut/op_kernel/hard_sigmoid_grad_data", "hard_sigmoid_grad_data"));
@@ -183,26 +85,22 @@ TEST_F(hard_sigmoid_grad_test, hard_sigmoid_grad_float32_2_cores)
     size_t yBytes = 1024 * sizeof(float);
     uint8_t* y = (uint8_t*)AscendC::GmAlloc(yBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(HardSigmoidGradTilingData));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/hard_sigmoid_grad_data/input_grads.bin", gradsBytes, grads, gradsBytes);
     ReadFile(path + "/hard_sigmoid_grad_data/input_input_x.bin", inputXBytes, inputX, inputXBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 2;
-    tilingData->blockNum = 2;
+    auto* tilingData = reinterpret_cast<HardSigmoidGradTilingData*>(tiling);
+    tilingData->totalNum = 1024;
     tilingData->blockFormer = 512;
-    tilingData->ubFormer = 512;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 512;
-    tilingData->ubTailOfTailBlock = 512;
-    tilingData->elemNum = 512;
-    tilingData->scheMode = 0;
+    tilingData->blockTail = 512;
+    tilingData->tileDataNum = 256;
+    tilingData->alpha = 0.16666666666666666f;
+    tilingData->beta = 0.5f;
+    ICPU_SET_TILING_KEY(1);
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR grads, GM_ADDR input_x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
-        ::hard_sigmoid_grad<0, TPL_FP32>(grads, input_x, y, workspace, tiling);
+        ::hard_sigmoid_grad(grads, input_x, y, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 2, grads, input_x, y, workspace, tiling);
     WriteFile(path + "/hard_sigmoid_grad_data/output_y.bin", y, yBytes);

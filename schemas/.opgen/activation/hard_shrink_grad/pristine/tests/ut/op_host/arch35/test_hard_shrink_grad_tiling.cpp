@@ -8,22 +8,12 @@
 #include <vector>
 #include <gtest/gtest.h>
 #include "tiling_case_executor.h"
-#include "atvoss/elewise/elewise_tiling.h"
-#include "../../../../op_host/arch35/hard_shrink_grad_tiling_arch35.h"
 
-// The UB split of ElewiseTiling depends on the DAG's live-buffer count, which atvoss derives at compile
-// time; these are the relations every split must keep.
-static void ExpectUbSplitConsistent(const Ops::Base::EleBaseTilingDataV2& tiling, int64_t ubAlign)
-{
-    ASSERT_GT(tiling.ubFormer, 0);
-    EXPECT_EQ(tiling.ubFormer % ubAlign, 0);
-    EXPECT_EQ(tiling.elemNum, tiling.ubFormer);
-    EXPECT_EQ(tiling.ubLoopOfFormerBlock, (tiling.blockFormer + tiling.ubFormer - 1) / tiling.ubFormer);
-    EXPECT_EQ(tiling.ubTailOfFormerBlock, tiling.blockFormer - (tiling.ubLoopOfFormerBlock - 1) * tiling.ubFormer);
-    int64_t blockTail = tiling.dim0 - (tiling.blockNum - 1) * tiling.blockFormer;
-    EXPECT_EQ(tiling.ubLoopOfTailBlock, (blockTail + tiling.ubFormer - 1) / tiling.ubFormer);
-    EXPECT_EQ(tiling.ubTailOfTailBlock, blockTail - (tiling.ubLoopOfTailBlock - 1) * tiling.ubFormer);
-}
+namespace {
+struct HardShrinkGradUtCompileInfo {};
+} // namespace
+
+// One suite per SoC: ops-nn builds an op_host UT per compute unit, and the tiling sees that SoC's platform.
 
 class HardShrinkGradTilingAscend950 : public testing::Test {
 protected:
@@ -33,7 +23,7 @@ protected:
 
 TEST_F(HardShrinkGradTilingAscend950, tiling_float16_test_shape)
 {
-    optiling::HardShrinkGradCompileInfo compileInfo;
+    HardShrinkGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardShrinkGrad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
@@ -42,24 +32,17 @@ TEST_F(HardShrinkGradTilingAscend950, tiling_float16_test_shape)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
-                                              &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 3, EMPTY_EXPECT_TILING_DATA, {0});
+                                              {{"lambd", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}}, &compileInfo, 64,
+                                              245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 8704 1056964608 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
-    EXPECT_EQ(tilingInfo.blockNum, 1U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1024);
-    EXPECT_EQ(tiling.coreNum, 1);
-    EXPECT_EQ(tiling.blockFormer, 1024);
-    EXPECT_EQ(tiling.blockNum, 1);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 128);
+    EXPECT_EQ(tilingInfo.blockNum, 4U);
 }
 
 TEST_F(HardShrinkGradTilingAscend950, tiling_float16_all_cores)
 {
-    optiling::HardShrinkGradCompileInfo compileInfo;
+    HardShrinkGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardShrinkGrad",
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
@@ -68,24 +51,17 @@ TEST_F(HardShrinkGradTilingAscend950, tiling_float16_all_cores)
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
-                                              &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 3, EMPTY_EXPECT_TILING_DATA, {0});
+                                              {{"lambd", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}}, &compileInfo, 64,
+                                              245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 8704 1056964608 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 64U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1048576);
-    EXPECT_EQ(tiling.coreNum, 64);
-    EXPECT_EQ(tiling.blockFormer, 16384);
-    EXPECT_EQ(tiling.blockNum, 64);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 128);
 }
 
 TEST_F(HardShrinkGradTilingAscend950, tiling_float32_test_shape)
 {
-    optiling::HardShrinkGradCompileInfo compileInfo;
+    HardShrinkGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardShrinkGrad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
@@ -94,24 +70,17 @@ TEST_F(HardShrinkGradTilingAscend950, tiling_float32_test_shape)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
-                                              &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 7, EMPTY_EXPECT_TILING_DATA, {0});
+                                              {{"lambd", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}}, &compileInfo, 64,
+                                              245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 5888 1056964608 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
-    EXPECT_EQ(tilingInfo.blockNum, 1U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1024);
-    EXPECT_EQ(tiling.coreNum, 1);
-    EXPECT_EQ(tiling.blockFormer, 1024);
-    EXPECT_EQ(tiling.blockNum, 1);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 64);
+    EXPECT_EQ(tilingInfo.blockNum, 4U);
 }
 
 TEST_F(HardShrinkGradTilingAscend950, tiling_float32_all_cores)
 {
-    optiling::HardShrinkGradCompileInfo compileInfo;
+    HardShrinkGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardShrinkGrad",
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
@@ -120,24 +89,17 @@ TEST_F(HardShrinkGradTilingAscend950, tiling_float32_all_cores)
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
-                                              &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 7, EMPTY_EXPECT_TILING_DATA, {0});
+                                              {{"lambd", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}}, &compileInfo, 64,
+                                              245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 5888 1056964608 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 64U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1048576);
-    EXPECT_EQ(tiling.coreNum, 64);
-    EXPECT_EQ(tiling.blockFormer, 16384);
-    EXPECT_EQ(tiling.blockNum, 64);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 64);
 }
 
 TEST_F(HardShrinkGradTilingAscend950, tiling_bfloat16_test_shape)
 {
-    optiling::HardShrinkGradCompileInfo compileInfo;
+    HardShrinkGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardShrinkGrad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -146,24 +108,17 @@ TEST_F(HardShrinkGradTilingAscend950, tiling_bfloat16_test_shape)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
-                                              &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {0});
+                                              {{"lambd", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}}, &compileInfo, 64,
+                                              245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 8704 1056964608 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
-    EXPECT_EQ(tilingInfo.blockNum, 1U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1024);
-    EXPECT_EQ(tiling.coreNum, 1);
-    EXPECT_EQ(tiling.blockFormer, 1024);
-    EXPECT_EQ(tiling.blockNum, 1);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 128);
+    EXPECT_EQ(tilingInfo.blockNum, 4U);
 }
 
 TEST_F(HardShrinkGradTilingAscend950, tiling_bfloat16_all_cores)
 {
-    optiling::HardShrinkGradCompileInfo compileInfo;
+    HardShrinkGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardShrinkGrad",
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -172,24 +127,17 @@ TEST_F(HardShrinkGradTilingAscend950, tiling_bfloat16_all_cores)
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
-                                              &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {0});
+                                              {{"lambd", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}}, &compileInfo, 64,
+                                              245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 8704 1056964608 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 64U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1048576);
-    EXPECT_EQ(tiling.coreNum, 64);
-    EXPECT_EQ(tiling.blockFormer, 16384);
-    EXPECT_EQ(tiling.blockNum, 64);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 128);
 }
 
 TEST_F(HardShrinkGradTilingAscend950, tiling_unsupported_dtype)
 {
-    optiling::HardShrinkGradCompileInfo compileInfo;
+    HardShrinkGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardShrinkGrad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_DOUBLE, ge::FORMAT_ND},
@@ -204,7 +152,7 @@ TEST_F(HardShrinkGradTilingAscend950, tiling_unsupported_dtype)
 
 TEST_F(HardShrinkGradTilingAscend950, tiling_empty_tensor)
 {
-    optiling::HardShrinkGradCompileInfo compileInfo;
+    HardShrinkGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardShrinkGrad",
                                               {
                                                   {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
@@ -219,7 +167,7 @@ TEST_F(HardShrinkGradTilingAscend950, tiling_empty_tensor)
 
 TEST_F(HardShrinkGradTilingAscend950, tiling_mixed_dtypes)
 {
-    optiling::HardShrinkGradCompileInfo compileInfo;
+    HardShrinkGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardShrinkGrad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
@@ -234,7 +182,7 @@ TEST_F(HardShrinkGradTilingAscend950, tiling_mixed_dtypes)
 
 TEST_F(HardShrinkGradTilingAscend950, tiling_features_shape_mismatch)
 {
-    optiling::HardShrinkGradCompileInfo compileInfo;
+    HardShrinkGradUtCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("HardShrinkGrad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
@@ -245,4 +193,23 @@ TEST_F(HardShrinkGradTilingAscend950, tiling_features_shape_mismatch)
                                               },
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
+TEST_F(HardShrinkGradTilingAscend950, tiling_float16_test_shape_attrs_0)
+{
+    HardShrinkGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("HardShrinkGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {{"lambd", Ops::NN::AnyValue::CreateFrom<float>(1.0f)}}, &compileInfo, 64,
+                                              245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 8704 1065353216 ", {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 4U);
 }

@@ -10,6 +10,7 @@
 #include "tiling_case_executor.h"
 #include "atvoss/elewise/elewise_tiling.h"
 #include "../../../../op_host/arch35/leaky_relu_grad_tiling_arch35.h"
+#include "../../../../op_kernel/arch35/leaky_relu_grad_tiling_struct.h"
 
 // The UB split of ElewiseTiling depends on the DAG's live-buffer count, which atvoss derives at compile
 // time; these are the relations every split must keep.
@@ -42,6 +43,7 @@ TEST_F(LeakyReluGradTilingAscend950, tiling_bfloat16_test_shape)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
+                                              {{"negative_slope", Ops::NN::AnyValue::CreateFrom<float>(0.0f)}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
@@ -55,6 +57,9 @@ TEST_F(LeakyReluGradTilingAscend950, tiling_bfloat16_test_shape)
     EXPECT_EQ(tiling.blockNum, 1);
     EXPECT_EQ(tiling.scheMode, 1);
     ExpectUbSplitConsistent(tiling, 128);
+    const auto& attrTiling =
+        *reinterpret_cast<const LeakyReluGradNs::LeakyReluGradTilingData*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(attrTiling.negativeSlope, 0.0f);
 }
 
 TEST_F(LeakyReluGradTilingAscend950, tiling_bfloat16_all_cores)
@@ -68,6 +73,7 @@ TEST_F(LeakyReluGradTilingAscend950, tiling_bfloat16_all_cores)
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
+                                              {{"negative_slope", Ops::NN::AnyValue::CreateFrom<float>(0.0f)}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
@@ -81,6 +87,9 @@ TEST_F(LeakyReluGradTilingAscend950, tiling_bfloat16_all_cores)
     EXPECT_EQ(tiling.blockNum, 64);
     EXPECT_EQ(tiling.scheMode, 1);
     ExpectUbSplitConsistent(tiling, 128);
+    const auto& attrTiling =
+        *reinterpret_cast<const LeakyReluGradNs::LeakyReluGradTilingData*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(attrTiling.negativeSlope, 0.0f);
 }
 
 TEST_F(LeakyReluGradTilingAscend950, tiling_float16_test_shape)
@@ -94,6 +103,7 @@ TEST_F(LeakyReluGradTilingAscend950, tiling_float16_test_shape)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
+                                              {{"negative_slope", Ops::NN::AnyValue::CreateFrom<float>(0.0f)}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 3, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
@@ -107,6 +117,9 @@ TEST_F(LeakyReluGradTilingAscend950, tiling_float16_test_shape)
     EXPECT_EQ(tiling.blockNum, 1);
     EXPECT_EQ(tiling.scheMode, 1);
     ExpectUbSplitConsistent(tiling, 128);
+    const auto& attrTiling =
+        *reinterpret_cast<const LeakyReluGradNs::LeakyReluGradTilingData*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(attrTiling.negativeSlope, 0.0f);
 }
 
 TEST_F(LeakyReluGradTilingAscend950, tiling_float16_all_cores)
@@ -120,6 +133,7 @@ TEST_F(LeakyReluGradTilingAscend950, tiling_float16_all_cores)
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
+                                              {{"negative_slope", Ops::NN::AnyValue::CreateFrom<float>(0.0f)}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 3, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
@@ -133,6 +147,9 @@ TEST_F(LeakyReluGradTilingAscend950, tiling_float16_all_cores)
     EXPECT_EQ(tiling.blockNum, 64);
     EXPECT_EQ(tiling.scheMode, 1);
     ExpectUbSplitConsistent(tiling, 128);
+    const auto& attrTiling =
+        *reinterpret_cast<const LeakyReluGradNs::LeakyReluGradTilingData*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(attrTiling.negativeSlope, 0.0f);
 }
 
 TEST_F(LeakyReluGradTilingAscend950, tiling_float32_test_shape)
@@ -146,6 +163,7 @@ TEST_F(LeakyReluGradTilingAscend950, tiling_float32_test_shape)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
+                                              {{"negative_slope", Ops::NN::AnyValue::CreateFrom<float>(0.0f)}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 7, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
@@ -159,6 +177,9 @@ TEST_F(LeakyReluGradTilingAscend950, tiling_float32_test_shape)
     EXPECT_EQ(tiling.blockNum, 1);
     EXPECT_EQ(tiling.scheMode, 1);
     ExpectUbSplitConsistent(tiling, 64);
+    const auto& attrTiling =
+        *reinterpret_cast<const LeakyReluGradNs::LeakyReluGradTilingData*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(attrTiling.negativeSlope, 0.0f);
 }
 
 TEST_F(LeakyReluGradTilingAscend950, tiling_float32_all_cores)
@@ -172,6 +193,7 @@ TEST_F(LeakyReluGradTilingAscend950, tiling_float32_all_cores)
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
+                                              {{"negative_slope", Ops::NN::AnyValue::CreateFrom<float>(0.0f)}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 7, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
@@ -185,6 +207,9 @@ TEST_F(LeakyReluGradTilingAscend950, tiling_float32_all_cores)
     EXPECT_EQ(tiling.blockNum, 64);
     EXPECT_EQ(tiling.scheMode, 1);
     ExpectUbSplitConsistent(tiling, 64);
+    const auto& attrTiling =
+        *reinterpret_cast<const LeakyReluGradNs::LeakyReluGradTilingData*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(attrTiling.negativeSlope, 0.0f);
 }
 
 TEST_F(LeakyReluGradTilingAscend950, tiling_unsupported_dtype)
@@ -245,4 +270,34 @@ TEST_F(LeakyReluGradTilingAscend950, tiling_features_shape_mismatch)
                                               },
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
+TEST_F(LeakyReluGradTilingAscend950, tiling_bfloat16_test_shape_attrs_0)
+{
+    optiling::LeakyReluGradCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("LeakyReluGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {{"negative_slope", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}},
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {0});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1024);
+    EXPECT_EQ(tiling.coreNum, 1);
+    EXPECT_EQ(tiling.blockFormer, 1024);
+    EXPECT_EQ(tiling.blockNum, 1);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling, 128);
+    const auto& attrTiling =
+        *reinterpret_cast<const LeakyReluGradNs::LeakyReluGradTilingData*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(attrTiling.negativeSlope, 0.5f);
 }

@@ -10,6 +10,7 @@
 #include "tiling_case_executor.h"
 #include "atvoss/elewise/elewise_tiling.h"
 #include "../../../../op_host/arch35/swish_grad_tiling_arch35.h"
+#include "../../../../op_kernel/arch35/swish_grad_tiling_struct.h"
 
 // The UB split of ElewiseTiling depends on the DAG's live-buffer count, which atvoss derives at compile
 // time; these are the relations every split must keep.
@@ -43,7 +44,8 @@ TEST_F(SwishGradTilingAscend950, tiling_bfloat16_test_shape)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
-                                              &compileInfo, 64, 245760);
+                                              {{"scale", Ops::NN::AnyValue::CreateFrom<float>(1.0f)}}, &compileInfo, 64,
+                                              245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
@@ -56,6 +58,8 @@ TEST_F(SwishGradTilingAscend950, tiling_bfloat16_test_shape)
     EXPECT_EQ(tiling.blockNum, 1);
     EXPECT_EQ(tiling.scheMode, 1);
     ExpectUbSplitConsistent(tiling, 128);
+    const auto& attrTiling = *reinterpret_cast<const SwishGradNs::SwishGradTilingData*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(attrTiling.scale, 1.0f);
 }
 
 TEST_F(SwishGradTilingAscend950, tiling_bfloat16_all_cores)
@@ -70,7 +74,8 @@ TEST_F(SwishGradTilingAscend950, tiling_bfloat16_all_cores)
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
-                                              &compileInfo, 64, 245760);
+                                              {{"scale", Ops::NN::AnyValue::CreateFrom<float>(1.0f)}}, &compileInfo, 64,
+                                              245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
@@ -83,6 +88,8 @@ TEST_F(SwishGradTilingAscend950, tiling_bfloat16_all_cores)
     EXPECT_EQ(tiling.blockNum, 64);
     EXPECT_EQ(tiling.scheMode, 1);
     ExpectUbSplitConsistent(tiling, 128);
+    const auto& attrTiling = *reinterpret_cast<const SwishGradNs::SwishGradTilingData*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(attrTiling.scale, 1.0f);
 }
 
 TEST_F(SwishGradTilingAscend950, tiling_float16_test_shape)
@@ -97,7 +104,8 @@ TEST_F(SwishGradTilingAscend950, tiling_float16_test_shape)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
-                                              &compileInfo, 64, 245760);
+                                              {{"scale", Ops::NN::AnyValue::CreateFrom<float>(1.0f)}}, &compileInfo, 64,
+                                              245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 3, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
@@ -110,6 +118,8 @@ TEST_F(SwishGradTilingAscend950, tiling_float16_test_shape)
     EXPECT_EQ(tiling.blockNum, 1);
     EXPECT_EQ(tiling.scheMode, 1);
     ExpectUbSplitConsistent(tiling, 128);
+    const auto& attrTiling = *reinterpret_cast<const SwishGradNs::SwishGradTilingData*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(attrTiling.scale, 1.0f);
 }
 
 TEST_F(SwishGradTilingAscend950, tiling_float16_all_cores)
@@ -124,7 +134,8 @@ TEST_F(SwishGradTilingAscend950, tiling_float16_all_cores)
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
-                                              &compileInfo, 64, 245760);
+                                              {{"scale", Ops::NN::AnyValue::CreateFrom<float>(1.0f)}}, &compileInfo, 64,
+                                              245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 3, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
@@ -137,6 +148,8 @@ TEST_F(SwishGradTilingAscend950, tiling_float16_all_cores)
     EXPECT_EQ(tiling.blockNum, 64);
     EXPECT_EQ(tiling.scheMode, 1);
     ExpectUbSplitConsistent(tiling, 128);
+    const auto& attrTiling = *reinterpret_cast<const SwishGradNs::SwishGradTilingData*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(attrTiling.scale, 1.0f);
 }
 
 TEST_F(SwishGradTilingAscend950, tiling_float32_test_shape)
@@ -151,7 +164,8 @@ TEST_F(SwishGradTilingAscend950, tiling_float32_test_shape)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
-                                              &compileInfo, 64, 245760);
+                                              {{"scale", Ops::NN::AnyValue::CreateFrom<float>(1.0f)}}, &compileInfo, 64,
+                                              245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 7, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
@@ -164,6 +178,8 @@ TEST_F(SwishGradTilingAscend950, tiling_float32_test_shape)
     EXPECT_EQ(tiling.blockNum, 1);
     EXPECT_EQ(tiling.scheMode, 1);
     ExpectUbSplitConsistent(tiling, 64);
+    const auto& attrTiling = *reinterpret_cast<const SwishGradNs::SwishGradTilingData*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(attrTiling.scale, 1.0f);
 }
 
 TEST_F(SwishGradTilingAscend950, tiling_float32_all_cores)
@@ -178,7 +194,8 @@ TEST_F(SwishGradTilingAscend950, tiling_float32_all_cores)
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
-                                              &compileInfo, 64, 245760);
+                                              {{"scale", Ops::NN::AnyValue::CreateFrom<float>(1.0f)}}, &compileInfo, 64,
+                                              245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 7, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
@@ -191,6 +208,8 @@ TEST_F(SwishGradTilingAscend950, tiling_float32_all_cores)
     EXPECT_EQ(tiling.blockNum, 64);
     EXPECT_EQ(tiling.scheMode, 1);
     ExpectUbSplitConsistent(tiling, 64);
+    const auto& attrTiling = *reinterpret_cast<const SwishGradNs::SwishGradTilingData*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(attrTiling.scale, 1.0f);
 }
 
 TEST_F(SwishGradTilingAscend950, tiling_unsupported_dtype)
@@ -255,4 +274,34 @@ TEST_F(SwishGradTilingAscend950, tiling_x_shape_mismatch)
                                               },
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
+TEST_F(SwishGradTilingAscend950, tiling_bfloat16_test_shape_attrs_0)
+{
+    optiling::SwishGradCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("SwishGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {{"scale", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}}, &compileInfo, 64,
+                                              245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {0});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
+    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dim0, 1024);
+    EXPECT_EQ(tiling.coreNum, 1);
+    EXPECT_EQ(tiling.blockFormer, 1024);
+    EXPECT_EQ(tiling.blockNum, 1);
+    EXPECT_EQ(tiling.scheMode, 1);
+    ExpectUbSplitConsistent(tiling, 128);
+    const auto& attrTiling = *reinterpret_cast<const SwishGradNs::SwishGradTilingData*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(attrTiling.scale, 0.5f);
 }
