@@ -3,8 +3,12 @@ and (given the CANN sources) their registered facts compared with upstream's def
 
 from __future__ import annotations
 
+import ast
+import operator
 import re
 from pathlib import Path
+
+import numpy as np
 
 import pytest
 from conftest import SAMPLES, SCHEMAS, snapshot
@@ -22,6 +26,8 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     ("hard_swish_grad_v2", "tensors"): "spec tensor names are snake_case: upstream's gradOutput is grad_output",
     ("hard_swish_grad_v2", "dtypes"): "the same columns, keyed by grad_output for upstream's gradOutput",
     ("hard_swish_grad_v2", "proto_dtypes"): "the same type lists, keyed by grad_output for upstream's gradOutput",
+    ("sigmoid_grad", "def_attrs"): "upstream's def registers no attr (complex_conj is proto-only); opgen registers "
+                                   "every attr in both",
     ("hard_swish_grad_v2", "socs"): "no ascend910 (its fp16/fp32-only column set needs per-SoC dtype lists) "
                                     "and no mc62: neither is a SoC opgen knows",
 }
@@ -65,8 +71,10 @@ def _upstream(ops_nn: Path, spec: OpSpec) -> dict[str, object]:
         "tensors": tuple(re.findall(r"\.(INPUT|OPTIONAL_INPUT|OUTPUT)\((\w+),", proto)),
         "proto_dtypes": {n: _proto_admits(t) for n, t in
                          re.findall(r"\.(?:INPUT|OPTIONAL_INPUT|OUTPUT)\((\w+),([^\n]*)", proto)},
-        "attrs": tuple((n, t, float(v.rstrip("f")) if t == "Float" else v)
+        "attrs": tuple((n, t, _number(v) if t == "Float" else v)
                        for n, t, v in re.findall(r"\.ATTR\((\w+),\s*(\w+),\s*([^)]+)\)", proto)),
+        "def_attrs": tuple((n, t, _float32(v) if t == "Float" else v) for n, t, v in re.findall(
+            r'this->Attr\("(\w+)"\)(?:\.AttrType\(\w+\))?\.(\w+)\(([^;]*)\);', definition)),
         "dtypes": columns,
         "socs": tuple(sorted(set(re.findall(r'AddConfig\("(\w+)"', definition)))),
     }
@@ -79,11 +87,38 @@ def _mine(spec: OpSpec) -> dict[str, object]:
         "op_type": spec.op_type,
         "tensors": tuple(kinds + [("OUTPUT", t.name) for t in spec.outputs]),
         "proto_dtypes": {t.name: _my_proto_admits(t.proto_dtypes or t.dtype_column(count)) for t in spec.tensors},
-        "attrs": tuple((a.name, a.type.capitalize(), float(a.default) if a.type == "float" else str(a.default).lower())
-                       for a in spec.attrs),
+        "attrs": tuple((a.name, a.type.capitalize(), _proto_default(a.default if a.proto_default is None
+                                                                     else a.proto_default)) for a in spec.attrs),
+        "def_attrs": tuple((a.name, a.type.capitalize(), float(np.float32(a.default)) if a.type == "float"
+                            else str(a.default).lower()) for a in spec.attrs),
         "dtypes": {t.name: t.dtype_column(count) for t in spec.tensors},
         "socs": tuple(sorted(p.soc for p in spec.platforms)),
     }
+
+
+_ARITHMETIC = {ast.Div: operator.truediv, ast.Mult: operator.mul, ast.Add: operator.add, ast.Sub: operator.sub}
+
+
+def _number(text: str) -> float:
+    """A C++ float expression of literals, as upstream writes defaults (`0.5f`, `1.0f / 6.0f`)."""
+    def value(node: ast.expr) -> float:
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+            return float(node.value)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand)
+        if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+            return _ARITHMETIC[type(node.op)](value(node.left), value(node.right))
+        raise ValueError(f"not a float literal expression: {text!r}")
+    return value(ast.parse(re.sub(r"(\d\.?)[fF]\b", r"\1", text.strip()), mode="eval").body)
+
+
+def _float32(text: str) -> float:
+    """The value the def registers: the expression in float32, as the OpDef stores it."""
+    return float(np.float32(_number(text)))
+
+
+def _proto_default(value: object) -> object:
+    return float(value) if isinstance(value, float) else str(value).lower()
 
 
 def _my_proto_admits(types: str | tuple[str, ...]) -> frozenset[str]:
