@@ -4,7 +4,7 @@ independent reference, except the equivalent mutants listed below with the reaso
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -13,7 +13,7 @@ from opgen.check.numerics import check_numerics
 from opgen.plan import build_plan
 from opgen.spec.load import load_spec
 from opgen.spec.models import ComputeSpec, OpSpec
-from opgen.spec.recipe import Step
+from opgen.spec.recipe import AttrRef, Step
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 SPECS = sorted(p.stem for p in SCHEMAS.glob("*.yaml"))
@@ -33,7 +33,10 @@ EQUIVALENT: dict[tuple[str, str, int, str], str] = {
 }
 
 
-def _mutants(steps: tuple[Step, ...]) -> Iterator[tuple[int, str, tuple[Step, ...]]]:
+def _mutants(steps: tuple[Step, ...], defaults: Mapping[str, float]
+             ) -> Iterator[tuple[int, str, tuple[Step, ...]]]:
+    """An attr a step reads counts as its default: the constant mutant puts that constant in its place (a
+    kernel that ignores the attr), which only the checked non-default setting tells apart."""
     for j, step in enumerate(steps):
         scalars = [k for k, a in enumerate(step.args) if not isinstance(a, str)]
         for kind in ("constant", "sign", "op"):
@@ -46,10 +49,12 @@ def _mutants(steps: tuple[Step, ...]) -> Iterator[tuple[int, str, tuple[Step, ..
                 continue
             else:
                 k = scalars[0]
-                value = float(args[k])
+                arg = args[k]
+                value = defaults[arg.name] if isinstance(arg, AttrRef) else float(arg)
                 if kind == "sign" and value == 0:
                     continue
-                args[k] = -value if kind == "sign" else (value * 1.5 if value else 0.5)
+                args[k] = -value if kind == "sign" else (
+                    value if isinstance(arg, AttrRef) else value * 1.5 if value else 0.5)
                 changed = Step(step.out, step.op, tuple(args))
             yield j, kind, (*steps[:j], changed, *steps[j + 1:])
 
@@ -71,8 +76,9 @@ def test_every_mutant_of_every_step_fails_the_numerics(name: str) -> None:
     spec = load_spec(SCHEMAS / f"{name}.yaml").spec
     assert all(r.passed for r in check_numerics(spec, build_plan(spec, name)))  # the original passes
     survivors = []
+    defaults = {a.name: float(a.default) for a in spec.attrs if a.type in ("float", "int")}
     for variant, steps in spec.compute.variants.items():
-        for j, kind, mutated in _mutants(steps):
+        for j, kind, mutated in _mutants(steps, defaults):
             changed = _with(spec, variant, mutated)
             results = check_numerics(changed, build_plan(changed, name))
             caught = any(not r.passed for r in results if r.variant == variant)
@@ -82,7 +88,7 @@ def test_every_mutant_of_every_step_fails_the_numerics(name: str) -> None:
             elif not caught and key not in EQUIVALENT:
                 survivors.append(f"{key}: `{mutated[j]}` for `{steps[j]}` passes the numerics")
     for input_name, steps in spec.compute.absent.items():  # the steps giving an absent input its value
-        for j, kind, mutated in _mutants(steps):
+        for j, kind, mutated in _mutants(steps, defaults):
             changed = _with_absent(spec, input_name, mutated)
             results = check_numerics(changed, build_plan(changed, name))
             if not any(not r.passed for r in results if r.variant.endswith(f"_without_{input_name}")):
