@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import SCHEMAS, copy_spec
 
 from opgen.cann_sources import resolve_sources
 from opgen.check.kernel_run import kernel_run_rows
@@ -93,3 +94,32 @@ def test_each_kernel_fault_fails_the_run_rows_and_no_other_tier(fault: str, tmp_
     for label in ROWS_910B:
         assert rows[label].status == "fail" and reason in rows[label].reason, rows[label].reason
         assert rows[label.replace(" run", " compile")].status == "pass"  # only running the kernel shows it
+
+
+SWISH_SIGMOID_EXPANDED = """      - sx = muls(x, scale)
+      - sn = muls(sx, -1.0)
+      - e = exp(sn)
+      - d = adds(e, 1.0)
+      - one = fill(1.0)
+      - s = div(one, d)
+"""
+
+
+def test_a_classic_kernel_that_ignores_an_attr_fails_the_run_at_the_checked_setting(
+        tmp_path: Path, cann_src: Path, run) -> None:
+    """SwishGrad on the 910b classic family, its sigmoid spelled in ops the CPU model runs: the kernel scales
+    x by the scale the tiling data carries; with 1.0f written in its place it still passes at the default
+    scale, and fails the launch at scale=0.5."""
+    spec = copy_spec(SCHEMAS / "swish_grad.yaml", tmp_path, lambda t: t.replace(
+        "  - soc: ascend950\n    kernel: arch35_dag\n    aicore: {}\n",
+        "  - soc: ascend910b\n    kernel: classic\n    tiling_key: 1\n").replace(
+        "      - sx = muls(x, scale)\n      - s = sigmoid(sx)\n", SWISH_SIGMOID_EXPANDED))
+    assert run("gen", spec, "-o", tmp_path / "out").code == 0
+    op_dir = tmp_path / "out/activation/swish_grad"
+    rows = _rows(op_dir, cann_src, True)
+    assert rows and all(status == "pass" for status, _ in rows.values()), rows
+    edit(op_dir / "op_kernel/swish_grad.h", "scale_, count);", "1.0f, count);")
+    rows = _rows(op_dir, cann_src, True)
+    assert rows and all(status == "fail" for status, _ in rows.values()), rows
+    for _, reason in rows.values():  # the one differing launch is the one at the checked setting
+        assert reason.count("differs from the golden") == reason.count("with scale=0.5") == 1, reason

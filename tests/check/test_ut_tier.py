@@ -96,3 +96,20 @@ def test_a_tiling_key_change_fails_the_arch35_tiling_ut(tmp_path: Path, cann_src
     _, plan = loaded(op_dir)
     [suite] = plan.ophost_ut.tiling_suites
     assert run.figures["failed"] == sum(1 for c in suite.cases if c.succeeds)
+
+
+@pytest.mark.parametrize(("rel_dir", "tiling", "old", "new", "case"), [
+    ("activation/hard_sigmoid_grad", "op_host/arch35/hard_sigmoid_grad_tiling_arch35.cpp",
+     "tiling->alpha = alphaAttr != nullptr ? *alphaAttr : 0.16666666666666666f;",
+     "tiling->alpha = 0.16666666666666666f;", "HardSigmoidGradTilingAscend950.tiling_float32_test_shape_attrs_0"),
+    ("activation/swish_grad", "op_host/arch35/swish_grad_tiling_arch35.cpp",
+     "tiling->scale = scaleAttr != nullptr ? *scaleAttr : 1.0f;", "tiling->scale = 1.0f;",
+     "SwishGradTilingAscend950.tiling_bfloat16_test_shape_attrs_0"),
+])
+def test_a_tiling_that_ignores_an_attr_fails_only_the_ut_case_at_the_checked_setting(
+        tmp_path: Path, cann_src: Path, rel_dir: str, tiling: str, old: str, new: str, case: str) -> None:
+    op_dir = copy_sample(tmp_path, rel_dir)
+    edit(op_dir / tiling, old, new)
+    run = by_item(ut_items(op_dir, cann_src), "op_host UTs run (ascend950)")
+    assert run.status == "fail" and run.figures["failed"] == 1, run
+    assert case in run.reason
