@@ -246,8 +246,8 @@ def _broadcast_cases(spec: OpSpec, tensors: tuple[TensorPlan, ...], brc: Broadca
             ins = tuple(TensorCase(_dims(s), t.dtypes[combo.index].ge)
                         for t, s in zip(inputs, case.shapes, strict=True))
             cases.append(TilingCase(
-                f"tiling_{combo.key.name}_{case.label}", ins, _descs(outputs, combo, case.out_shape), "GRAPH_SUCCESS",
-                brc.sch_modes.index(case.sch_mode) | combo.key.tpl_code << sch_bits, case.block_dim, "", case.fields,
+                f"tiling_{combo.label}_{case.label}", ins, _descs(outputs, combo, case.out_shape), "GRAPH_SUCCESS",
+                brc.sch_modes.index(case.sch_mode) | combo.tpl_code << sch_bits, case.block_dim, "", case.fields,
                 f"{DEFAULT_TILING_WORKSPACE_SIZE}"))
     first, shape = combos[0], spec.tests.shapes[0]
     wider = (*shape[:-1], shape[-1] + 1)
