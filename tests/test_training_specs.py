@@ -27,6 +27,9 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     ("hard_swish_grad_v2", "proto_dtypes"): "the same type lists, keyed by grad_output for upstream's gradOutput",
     ("sigmoid_grad", "def_attrs"): "upstream's def registers no attr (complex_conj is proto-only); opgen registers "
                                    "every attr in both",
+    ("gelu_grad_v2", "attrs"): "no approximate: a string attr choosing the math (none/tanh DAGs) is refused until "
+                               "built; the spec is upstream's approximate='none' math",
+    ("gelu_grad_v2", "def_attrs"): "no approximate (see attrs)",
     ("hard_swish_grad_v2", "socs"): "no ascend910 (its fp16/fp32-only column set needs per-SoC dtype lists) "
                                     "and no mc62: neither is a SoC opgen knows",
 }
@@ -68,7 +71,7 @@ def _upstream(ops_nn: Path, spec: OpSpec) -> dict[str, object]:
     return {
         "op_type": re.search(r"REG_OP\((\w+)\)", proto).group(1),  # type: ignore[union-attr]
         "tensors": tuple(re.findall(r"\.(INPUT|OPTIONAL_INPUT|OUTPUT)\((\w+),", proto)),
-        "proto_dtypes": {n: _proto_admits(t) for n, t in
+        "proto_dtypes": {n: _proto_admits(_type_var(t, proto)) for n, t in
                          re.findall(r"\.(?:INPUT|OPTIONAL_INPUT|OUTPUT)\((\w+),([^\n]*)", proto)},
         "attrs": tuple((n, t, _number(v) if t == "Float" else v)
                        for n, t, v in re.findall(r"\.ATTR\((\w+),\s*(\w+),\s*([^)]+)\)", proto)),
@@ -77,6 +80,13 @@ def _upstream(ops_nn: Path, spec: OpSpec) -> dict[str, object]:
         "dtypes": columns,
         "socs": tuple(sorted(set(re.findall(r'AddConfig\("(\w+)"', definition)))),
     }
+
+
+def _type_var(types: str, proto: str) -> str:
+    """A tensor's type text, a named type variable (`"T"`, as GeluGradV2's) read as its `.DATATYPE(T, ...)`."""
+    named = re.match(r'\s*"(\w+)"\)', types)
+    declared = dict(re.findall(r"\.DATATYPE\((\w+),\s*([^\n]*)", proto))
+    return declared.get(named.group(1), types) if named else types
 
 
 def _mine(spec: OpSpec) -> dict[str, object]:
