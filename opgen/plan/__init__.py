@@ -231,7 +231,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     by_name = {t.name: t for t in tensors}
     combos = combinations(spec, tensors)
     float_compute = spec.compute.dtype == "float32"
-    socs = tuple(soc_plan(spec, p, combos) for p in spec.platforms)
+    socs = tuple(soc_plan(spec, p, combos, tensors) for p in spec.platforms)
     brc = broadcast_plan(spec, tensors)
     rule = spec.constraints.last_dim_multiple_of
     source_input = [t.name for t in inputs].index(spec.infershape.input) if spec.infershape.input else 0

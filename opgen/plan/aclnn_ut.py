@@ -146,9 +146,14 @@ def aclnn_ut_cases(spec: OpSpec, inputs: Sequence[_Param], outputs: Sequence[_Pa
         every = f"every tensor {combo.key.name}" if combo.label == combo.key.name else ", ".join(combo.names)
         m.add(f"normal_{combo.label}", f"{every}: accepted", SUCCESS, base, combo)
     for soc in socs:
-        for combo in combos:
+        for combo in soc.combinations:
             m.add(f"{soc.name}_normal_{combo.label}", f"{combo.key.name} on {soc.name}: accepted", SUCCESS,
                   base, combo, soc=soc.soc_enum)
+        taken = {c.key for c in soc.combinations}
+        for combo in combos:
+            if combo.key not in taken:
+                m.add(f"{soc.name}_{combo.label}_rejected", f"{combo.key.name} on {soc.name}: not a combination "
+                      f"{soc.name} registers", INVALID, base, combo, soc=soc.soc_enum)
     for p in m.all_params():
         m.add(f"null_{p.name}", f"{p.name} is a null pointer", NULLPTR, base, combos[0], null=p.name)
     _empty(m)

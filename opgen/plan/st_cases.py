@@ -15,7 +15,7 @@ import csv
 import io
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -24,6 +24,7 @@ from ..spec.models import OpSpec
 from ..spec.socs import SOCS
 from .broadcast import BroadcastPlan, broadcast_st_shapes
 from .classic import classic_tiling
+from .soc_columns import combination_series, supported
 from .tensors import DtypeCombination, TensorPlan
 
 ST_COLUMNS = (
@@ -107,9 +108,11 @@ def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCo
             without = tuple(None if t.name == name else r for t, r in zip(inputs, plain, strict=True))
             rows += [StRow(f"{spec.snake_name}_{label}_without_{name}_{j:03d}", combo, s, without,
                            absent=name) for j, s in enumerate(shapes)]
+    series = combination_series(spec.platforms, combos)  # rows of a combination only some SoCs support
+    rows = [replace(r, soc_series=series[r.combo.index]) if r.combo.index in series else r for r in rows]
     for platform in spec.platforms:
         soc = SOCS[platform.soc]
-        combo = combos[0]
+        combo = supported(platform, combos)[0]
         tile = _tile_elements(soc.ub_bytes, tensors, combo, bits_per_element.get(combo.key.name))
         elements = soc.vector_cores * TILES_PER_CORE * tile
         columns = _fit((SPAN_COLUMNS,), multiple)[0]
