@@ -13,6 +13,7 @@ from opgen.generate import render_specs
 from opgen.spec.dtypes import PROTO_DTYPES, PROTO_TYPE_CLASSES
 from opgen.spec.load import load_spec
 from opgen.spec.models import OpSpec
+from opgen.spec.soc_columns import soc_combinations
 
 SAMPLE_SPECS = {"relu_grad_v2", "gelu_grad"}
 TRAINING = sorted(p.stem for p in SCHEMAS.glob("*.yaml") if p.stem not in SAMPLE_SPECS)
@@ -69,7 +70,26 @@ def _upstream(ops_nn: Path, spec: OpSpec) -> dict[str, object]:
                        for n, t, v in re.findall(r"\.ATTR\((\w+),\s*(\w+),\s*([^)]+)\)", proto)),
         "dtypes": columns,
         "socs": tuple(sorted(set(re.findall(r'AddConfig\("(\w+)"', definition)))),
+        "soc_dtypes": _upstream_soc_columns(definition, spec, columns, shared.group(1) if shared else ""),
     }
+
+
+def _upstream_soc_columns(definition: str, spec: OpSpec, main: dict[str, tuple[str, ...]],
+                          shared: str) -> dict[str, tuple[tuple[str, ...], ...] | None]:
+    """Per SoC the spec names, the dtype columns upstream registers for it (tensors in def order, names
+    dropped): its OpAICoreConfig's own Input/Output columns, else the main ones; None where it is not added."""
+    added = dict(re.findall(r'AddConfig\("(\w+)"(?:\s*,\s*(\w+))?\)', definition))
+    result: dict[str, tuple[tuple[str, ...], ...] | None] = {}
+    for p in spec.platforms:
+        if p.soc not in added:
+            result[p.soc] = None
+            continue
+        own = re.findall(rf'\b{added[p.soc]}\.(?:Input|Output)\("\w+"\)[^;]*?\.DataType\((\{{[^}}]*\}}|\w+)\)',
+                         definition, re.S) if added[p.soc] else []
+        lists = [listed if listed.startswith("{") else shared for listed in own]
+        result[p.soc] = tuple(tuple(_GE[d] for d in re.findall(r"ge::(DT_\w+)", text)) for text in lists) \
+            or tuple(main.values())
+    return result
 
 
 def _mine(spec: OpSpec) -> dict[str, object]:
@@ -83,6 +103,8 @@ def _mine(spec: OpSpec) -> dict[str, object]:
                        for a in spec.attrs),
         "dtypes": {t.name: t.dtype_column(count) for t in spec.tensors},
         "socs": tuple(sorted(p.soc for p in spec.platforms)),
+        "soc_dtypes": {p.soc: tuple(tuple(t.dtype_column(count)[k] for k in soc_combinations(spec, i))
+                                    for t in spec.tensors) for i, p in enumerate(spec.platforms)},
     }
 
 
