@@ -23,8 +23,9 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     ("hard_swish_grad_v2", "tensors"): "spec tensor names are snake_case: upstream's gradOutput is grad_output",
     ("hard_swish_grad_v2", "dtypes"): "the same columns, keyed by grad_output for upstream's gradOutput",
     ("hard_swish_grad_v2", "proto_dtypes"): "the same type lists, keyed by grad_output for upstream's gradOutput",
-    ("hard_swish_grad_v2", "socs"): "no ascend910 (its fp16/fp32-only column set needs per-SoC dtype lists) "
-                                    "and no mc62: neither is a SoC opgen knows",
+    ("hard_swish_grad_v2", "socs"): "no ascend910 (its fp16/fp32 columns are expressible as platforms[i]."
+                                    "combinations, but the classic kernel's DataCopyPad is not supported on dav_c100) "
+                                    "and no mc62 (not a SoC opgen knows)",
 }
 
 
