@@ -203,3 +203,32 @@ def test_the_plan_keeps_each_socs_combinations() -> None:
     spec = load_spec(HSG).spec
     plan = build_plan(spec, HSG.name)
     assert all(s.combinations == plan.combinations and s.def_columns == () for s in plan.socs)
+
+
+def _def_of(tmp_path: Path, text: str) -> str:
+    spec = tmp_path / HSG.name
+    spec.write_text(text, encoding="utf-8")
+    [op] = render_specs([spec])
+    return op.files["op_host/hard_swish_grad_v2_def.cpp"].decode()
+
+
+def test_socs_with_the_same_own_columns_add_one_config(tmp_path: Path) -> None:
+    """As ops-nn adds config950 for both mc62 and ascend950: one declaration, two AddConfig."""
+    platform_b = "  - soc: ascend910b\n    kernel: classic\n    tiling_key: 0\n"
+    text = _subset("[1, 2]").replace(platform_b, f"{platform_b}    combinations: [1, 2]\n")
+    definition = _def_of(tmp_path, text)
+    assert definition.count("OpAICoreConfig configAscend910b;") == 1
+    assert "configAscend91093" not in definition
+    assert 'this->AICore().AddConfig("ascend910b", configAscend910b);' in definition
+    assert 'this->AICore().AddConfig("ascend910_93", configAscend910b);' in definition
+
+
+def test_a_soc_with_flags_and_own_columns_gets_both_in_one_config(tmp_path: Path) -> None:
+    platform_950 = "  - soc: ascend950\n    kernel: classic_arch35\n    tiling_key: 2\n"
+    text = HSG.read_text(encoding="utf-8")
+    assert platform_950 in text
+    definition = _def_of(tmp_path, text.replace(platform_950, f"{platform_950}    combinations: [0, 2]\n"))
+    config = definition.split("OpAICoreConfig configAscend950;")[1].split("AddConfig")[0]
+    own = _columns(config, r"\bconfigAscend950\.")
+    assert own == {n: ["bfloat16", "float32"] for n in ("grad_output", "self", "out")}
+    assert '.PrecisionReduceFlag(true)\n            .ExtendCfgInfo("opFile.value", "hard_swish_grad_v2");' in config

@@ -37,6 +37,7 @@ class SocPlan:
     binary_json: str
     combinations: tuple[DtypeCombination, ...]  # the combinations this SoC supports (soc_columns)
     def_columns: tuple[ConfigTensor, ...]  # its OpAICoreConfig's own columns; empty: the def's main columns
+    declares_config: bool = True  # False: it adds another SoC's identical config (soc_columns.share_configs)
 
     @property
     def has_config(self) -> bool:
