@@ -205,11 +205,15 @@ def test_the_plan_keeps_each_socs_combinations() -> None:
     assert all(s.combinations == plan.combinations and s.def_columns == () for s in plan.socs)
 
 
-def _def_of(tmp_path: Path, text: str) -> str:
+def _rendered(tmp_path: Path, text: str) -> dict[str, str]:
     spec = tmp_path / HSG.name
     spec.write_text(text, encoding="utf-8")
     [op] = render_specs([spec])
-    return op.files["op_host/hard_swish_grad_v2_def.cpp"].decode()
+    return {rel: data.decode() for rel, data in op.files.items()}
+
+
+def _def_of(tmp_path: Path, text: str) -> str:
+    return _rendered(tmp_path, text)["op_host/hard_swish_grad_v2_def.cpp"]
 
 
 def test_socs_with_the_same_own_columns_add_one_config(tmp_path: Path) -> None:
@@ -232,3 +236,15 @@ def test_a_soc_with_flags_and_own_columns_gets_both_in_one_config(tmp_path: Path
     own = _columns(config, r"\bconfigAscend950\.")
     assert own == {n: ["bfloat16", "float32"] for n in ("grad_output", "self", "out")}
     assert '.PrecisionReduceFlag(true)\n            .ExtendCfgInfo("opFile.value", "hard_swish_grad_v2");' in config
+
+
+def test_aclnn_ut_cases_without_a_soc_use_what_the_ut_default_soc_registers(tmp_path: Path) -> None:
+    """ops-nn's op_api UT stub reports ascend910b unless a case sets a SoC: with 910b on fp16/fp32 only, the
+    bf16 acceptance case runs on the first SoC that registers bf16 (ascend910_93)."""
+    platform_b = "  - soc: ascend910b\n    kernel: classic\n    tiling_key: 0\n"
+    text = HSG.read_text(encoding="utf-8").replace(platform_b, f"{platform_b}    combinations: [1, 2]\n")
+    files = _rendered(tmp_path, text)
+    ut = files["tests/ut/op_api/test_aclnn_hardswish_backward_v2.cpp"]
+    case = ut.split("_normal_bfloat16)")[1].split("TEST_F")[0]
+    assert "SocVersionManager socVersion(SocVersion::ASCEND910_93);" in case
+    assert "SocVersionManager" not in ut.split("_normal_float16)")[1].split("TEST_F")[0]
