@@ -248,3 +248,29 @@ def test_aclnn_ut_cases_without_a_soc_use_what_the_ut_default_soc_registers(tmp_
     case = ut.split("_normal_bfloat16)")[1].split("TEST_F")[0]
     assert "SocVersionManager socVersion(SocVersion::ASCEND910_93);" in case
     assert "SocVersionManager" not in ut.split("_normal_float16)")[1].split("TEST_F")[0]
+
+
+def test_numerics_check_each_variant_only_on_combinations_its_socs_register(tmp_path: Path) -> None:
+    """ascend950 on its own variant with fp16/fp32 only: no emulator row of that variant is bf16, while the
+    default variant (910b-class, every column) still has bf16 rows; the golden file runs likewise per SoC."""
+    from opgen.check.numerics import check_golden_file, check_numerics
+
+    platform_950 = "  - soc: ascend950\n    kernel: classic_arch35\n    tiling_key: 2\n"
+    text = HSG.read_text(encoding="utf-8")
+    steps = text.split("    default:\n")[1].split("\n\n")[0]
+    text = text.replace(platform_950, f"{platform_950}    compute_variant: arch35\n    combinations: [1, 2]\n")
+    text = text.replace("    default:\n", f"    arch35:\n{steps}\n    default:\n")
+    spec_path = tmp_path / "specs" / HSG.name
+    spec_path.parent.mkdir()
+    spec_path.write_text(text, encoding="utf-8")
+    spec = load_spec(spec_path).spec
+    plan = build_plan(spec, HSG.name)
+    rows = {(r.variant, r.dtypes[0]) for r in check_numerics(spec, plan)}
+    assert ("arch35", "float16") in rows and ("default", "bfloat16") in rows
+    assert ("arch35", "bfloat16") not in rows
+    write_ops(tmp_path / "out", render_specs([spec_path]), force=False, record_dir=spec_path.parent / ".opgen")
+    golden = check_golden_file(tmp_path / "out" / REL / "tests/assets/golden.py", spec, plan)
+    ran = {(r.socs, r.dtypes[0]) for r in golden}
+    assert (("Ascend950",), "float16") in ran and (("Ascend910B",), "bfloat16") in ran
+    assert (("Ascend950",), "bfloat16") not in ran
+    assert all(r.failures == 0 for r in golden)
