@@ -13,7 +13,6 @@ from opgen.generate import render_specs
 from opgen.spec.dtypes import PROTO_DTYPES, PROTO_TYPE_CLASSES
 from opgen.spec.load import load_spec
 from opgen.spec.models import OpSpec
-from opgen.spec.soc_columns import soc_combinations
 
 SAMPLE_SPECS = {"relu_grad_v2", "gelu_grad"}
 TRAINING = sorted(p.stem for p in SCHEMAS.glob("*.yaml") if p.stem not in SAMPLE_SPECS)
@@ -104,9 +103,14 @@ def _mine(spec: OpSpec) -> dict[str, object]:
                        for a in spec.attrs),
         "dtypes": {t.name: t.dtype_column(count) for t in spec.tensors},
         "socs": tuple(sorted(p.soc for p in spec.platforms)),
-        "soc_dtypes": {p.soc: tuple(tuple(t.dtype_column(count)[k] for k in soc_combinations(spec, i))
-                                    for t in spec.tensors) for i, p in enumerate(spec.platforms)},
+        "soc_dtypes": {p.soc: tuple(tuple(t.dtype_column(count)[k] for k in _columns_of(p.combinations, count))
+                                    for t in spec.tensors) for p in spec.platforms},
     }
+
+
+def _columns_of(chosen: tuple[int, ...] | None, count: int) -> list[int]:
+    """A platform's column indices in def order: its `combinations`, else every column."""
+    return sorted(set(range(count) if chosen is None else chosen))
 
 
 def _my_proto_admits(types: str | tuple[str, ...]) -> frozenset[str]:

@@ -35,8 +35,3 @@ def soc_column_issues(spec: OpSpec) -> list[SpecIssue]:
                 issues.append(SpecIssue(loc, f"lists combination {index} {times} times; list each once"))
     return issues
 
-
-def soc_combinations(spec: OpSpec, platform_index: int) -> tuple[int, ...]:
-    """The column indices a platform's SoC supports, in def order (all of them by default)."""
-    chosen = spec.platforms[platform_index].combinations
-    return tuple(range(spec.combination_count)) if chosen is None else tuple(sorted(set(chosen)))
