@@ -70,12 +70,15 @@ def kernel_ut_plan(
     if dag:
         struct = scalars.tiling_struct
         # gen_data.py takes one dtype for every tensor: mixed combinations are left to the kernel and numerics tiers
-        cases = [_arch35_case(name, c, socs[0], shape, elements, 1, tensors, scalars)
-                 for c in combos if c.label == c.key.name]
-        cases.append(_arch35_case(name, combos[0], socs[0], shape, elements, MULTI_CORES, tensors, scalars))
+        # each combination on the first of the family's SoCs that supports it
+        runs = [(c, next(s for s in socs if c in s.combinations)) for c in combos
+                if c.label == c.key.name and any(c in s.combinations for s in socs)]
+        cases = [_arch35_case(name, c, soc, shape, elements, 1, tensors, scalars) for c, soc in runs]
+        cases.append(_arch35_case(name, socs[0].combinations[0], socs[0], shape, elements, MULTI_CORES, tensors,
+                                  scalars))
     else:
         struct = f"{spec.op_type}TilingData"
-        cases = [_classic_case(name, combos[0], soc, shape, elements, cores, tensors, scalars)
+        cases = [_classic_case(name, soc.combinations[0], soc, shape, elements, cores, tensors, scalars)
                  for soc in socs for cores in (1, MULTI_CORES)]
     return KernelUtPlan(
         socs=tuple(s for s in socs if s.kernel_ut_soc),

@@ -119,14 +119,14 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
         if platform is None:
             continue
         if brc is not None:
-            cases = _broadcast_cases(spec, tensors, brc, combos, platform)
+            cases = _broadcast_cases(spec, tensors, brc, soc.combinations, platform)
         elif dag:
-            cases = _arch35_cases(spec, inputs, outputs, combos, platform, min_bits)
+            cases = _arch35_cases(spec, inputs, outputs, soc.combinations, platform, min_bits)
             if absent is not None:
                 sch_bits = max(1, max(spec.tiling.sch_modes).bit_length())
                 cases += absent_tiling_cases(cases, inputs, absent, outputs, ABSENT_TPL_OFFSET << sch_bits)
         else:
-            cases = _classic_cases(spec, soc, inputs, outputs, combos, platform, classic_bits)
+            cases = _classic_cases(spec, soc, inputs, outputs, soc.combinations, platform, classic_bits)
         cases = with_attrs(cases + _failing_cases(spec, inputs, outputs, combos), spec, attrs, scalars, dag)
         suites.append(TilingSuite(soc.name, f"{spec.op_type}Tiling{_camel(soc.name)}", platform.core_num,
                                   platform.ub_size, tuple(cases)))
