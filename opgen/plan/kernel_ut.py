@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..spec.models import OpSpec
 from .attrs import KernelScalars
+from .classic import TILING_FIELDS
 from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
 
@@ -145,7 +146,7 @@ def _classic_case(name: str, combo: DtypeCombination, soc: SocPlan, shape: tuple
     former, tail, used = _split(elements, cores)
     tile = TILE if cores > 1 else min(elements, TILE)
     fields: tuple[tuple[str, int | str], ...] = (
-        ("totalNum", elements), ("blockFormer", former), ("blockTail", tail), ("tileDataNum", tile),
+        *zip(TILING_FIELDS, (elements, former, tail, tile), strict=True),
         *((a.field, a.default) for a in scalars.attrs))
     return KernelUtCase(
         f"{name}_{combo.key.name}_{soc.name}_{used}_core{'s' if used > 1 else ''}",

@@ -78,6 +78,7 @@ class TilingCase:
     fields: tuple[tuple[str, int], ...] = ()  # arch35: EleBaseTilingDataV2 fields computed here
     workspaces: str = ""
     instance_args: str = ""  # attrs and IR instance numbers, given when an optional input is absent
+    classic_fields: tuple[int, ...] = ()  # classic: the values of TILING_FIELDS, which tiling_data prints
     ub_align: int = 0  # arch35: ElewiseTiling's ubFormer alignment (elements): 256 bytes of the DAG's narrowest dtype
     attr_checks: tuple[tuple[str, str], ...] = ()  # arch35: (tiling struct field, expected C++ literal) per attr
 
@@ -191,7 +192,7 @@ def _classic_cases(spec: OpSpec, soc: SocPlan, inputs: list[TensorPlan], outputs
             cases.append(TilingCase(
                 f"tiling_{combo.label}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
                 "GRAPH_SUCCESS", soc.selected_key or 0, tiling.used_cores, "".join(f"{w} " for w in tiling.fields), (),
-                f"{lib + spec.tiling.workspace_bytes}"))
+                f"{lib + spec.tiling.workspace_bytes}", classic_fields=tiling.fields))
     return cases
 
 
