@@ -89,9 +89,11 @@ def test_undeclared_names_are_learned_only_inside_asc_devkit_by_how_they_are_use
 
 # ---- with the CANN sources: real compiles (each fault compiles one variant of a copy of the sample) ----
 
-def _one_variant(plan: RenderPlan, soc: str) -> RenderPlan:
-    return dataclasses.replace(plan, socs=tuple(s for s in plan.socs if s.name == soc),
-                               combinations=plan.combinations[:1])
+def _one_variant(plan: RenderPlan, soc: str, combination: int = 0) -> RenderPlan:
+    """The plan cut to one SoC compiling one dtype combination (the kernel tier compiles each SoC's own)."""
+    chosen = plan.combinations[combination:combination + 1]
+    return dataclasses.replace(plan, socs=tuple(dataclasses.replace(s, combinations=chosen)
+                                                for s in plan.socs if s.name == soc), combinations=chosen)
 
 
 def test_gelu_sample_compiles_for_every_soc_and_dtype(cann_src: Path, tmp_path: Path) -> None:
@@ -133,9 +135,7 @@ def test_each_kernel_fault_fails_the_kernel_tier_at_the_kernel_line(cann_src: Pa
     line = next(n for n, text in enumerate((op_dir / "op_kernel/gelu_grad.h").read_text().splitlines(), 1)
                 if new in text)
     plan = loaded(op_dir)[1]
-    one = dataclasses.replace(plan, socs=tuple(s for s in plan.socs if s.name == "ascend910b"),
-                              combinations=plan.combinations[combination:combination + 1])
-    [item] = kernel_tier(op_dir, one, resolve_sources(cann_src))
+    [item] = kernel_tier(op_dir, _one_variant(plan, "ascend910b", combination), resolve_sources(cann_src))
     assert item.status == "fail", item
     assert item.reason.startswith(f"op_kernel/gelu_grad.h:{line}:") and reason in item.reason, item.reason
     others = run_checks(op_dir, loaded(op_dir)[0].path, tiers=CHEAP_TIERS)
