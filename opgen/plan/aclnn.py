@@ -6,15 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..spec.models import OpSpec, camel_to_snake
+from .aclnn_attrs import AclnnAttrs, aclnn_attrs
 from .aclnn_mixed import l0_output_dtype, mixed_dtype_checks, mixed_output
 from .aclnn_ut import AclnnUtCase, aclnn_ut_cases, ut_params
+from .attrs import AttrPlan
 from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
 
 SHARED_MAX_DIMS = (8, "MAX_SUPPORT_DIMS_NUMS")  # ops-nn common/inc/op_api/op_api_def_nn.h
 RETURN_CODES = (
     ("ACLNN_SUCCESS", 0, "Success."),
-    ("ACLNN_ERR_PARAM_NULLPTR", 161001, "A tensor argument is a null pointer."),
+    ("ACLNN_ERR_PARAM_NULLPTR", 161001, "A tensor argument (or a required aclScalar) is a null pointer."),
     ("ACLNN_ERR_PARAM_INVALID", 161002, "A dtype, format or shape is not supported (see the tables and constraints)."),
 )
 
@@ -67,6 +69,7 @@ class AclnnPlan:
     ut_include: str  # the wrapper header, relative to tests/ut/op_api
     ut_cases: tuple[AclnnUtCase, ...]
     l0_mixed_dtype: str  # the l0 output's dtype expression for mixed-precision columns, "" without
+    attrs: AclnnAttrs  # the scalar parameters and the attrs the l0 op launches with
 
     @property
     def ut_class(self) -> str:
@@ -82,15 +85,28 @@ class AclnnPlan:
 
     @property
     def params_text(self) -> str:
-        return ", ".join(f"const aclTensor* {p.name}" for p in self.inputs + self.outputs)
+        """Every API parameter: the inputs, the scalars, the outputs."""
+        return ", ".join([*(f"const aclTensor* {p.name}" for p in self.inputs),
+                          *(s.declaration for s in self.attrs.scalars),
+                          *(f"const aclTensor* {p.name}" for p in self.outputs)])
 
     @property
     def names_text(self) -> str:
+        return ", ".join([*(p.name for p in self.inputs), *(s.name for s in self.attrs.scalars),
+                          *(p.name for p in self.outputs)])
+
+    @property
+    def tensor_params_text(self) -> str:
+        """The tensor parameters only: what the dtype and shape checks look at."""
+        return ", ".join(f"const aclTensor* {p.name}" for p in self.inputs + self.outputs)
+
+    @property
+    def tensor_names_text(self) -> str:
         return ", ".join(p.name for p in self.inputs + self.outputs)
 
     @property
     def dfx_in(self) -> str:
-        return ", ".join(p.name for p in self.inputs)
+        return ", ".join([*(p.name for p in self.inputs), *(s.name for s in self.attrs.scalars)])
 
     @property
     def dfx_out(self) -> str:
@@ -98,7 +114,7 @@ class AclnnPlan:
 
 
 def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[DtypeCombination, ...],
-               socs: tuple[SocPlan, ...], op_api_dir: str) -> AclnnPlan:
+               socs: tuple[SocPlan, ...], op_api_dir: str, attrs: tuple[AttrPlan, ...]) -> AclnnPlan:
     a = spec.aclnn
     assert a is not None
     name_constant = f"ACLNN_{camel_to_snake(a.api).upper()}_NAME"
@@ -107,6 +123,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     inputs = tuple(AclnnParamPlan(p.name, by_name[p.tensor]) for p in a.inputs)
     outputs = tuple(AclnnParamPlan(p.name, by_name[p.tensor]) for p in a.outputs)
     data = [p for p in inputs if not p.tensor.is_mask]
+    scalars = aclnn_attrs(spec, attrs)
     out = outputs[0].name
     ret = "return false"
 
@@ -196,8 +213,9 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     return AclnnPlan(
         api=a.api, function=f"aclnn{a.api}", file_stem=f"aclnn_{camel_to_snake(a.api)}", inputs=inputs,
         outputs=outputs, support_dtypes=tuple(dict.fromkeys(f"op::DataType::{c.key.ge}" for c in combos)),
-        max_rank=rank, includes=tuple(includes), null_checks=tuple(
-            f"OP_CHECK_NULL({p.name}, {ret});" for p in inputs + outputs),
+        max_rank=rank, includes=tuple(includes), null_checks=(
+            *(f"OP_CHECK_NULL({p.name}, {ret});" for p in inputs), *scalars.null_checks,
+            *(f"OP_CHECK_NULL({p.name}, {ret});" for p in outputs)),
         dtype_checks=tuple(dtype_checks), shape_checks=tuple(shape_checks),
         empty_condition=" || ".join(f"{p.name}->IsEmpty()" for p in inputs), prepare=tuple(prepare),
         l0_args=l0_args, finish=tuple(finish),
@@ -210,8 +228,8 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         max_dims_decl="" if max_dims == SHARED_MAX_DIMS[1] else f"static constexpr size_t {max_dims} = {rank};",
         return_codes=RETURN_CODES, ut_include=f"../../../{op_api_dir}/aclnn_{camel_to_snake(a.api)}.h",
         ut_cases=aclnn_ut_cases(spec, ut_params([(p.name, p.tensor) for p in inputs]),
-                                ut_params([(p.name, p.tensor) for p in outputs]), combos, socs),
-        l0_mixed_dtype=l0_output_dtype([p.tensor.name for p in data], mixed) if mixed else "",
+                                ut_params([(p.name, p.tensor) for p in outputs]), combos, socs, scalars),
+        l0_mixed_dtype=l0_output_dtype([p.tensor.name for p in data], mixed) if mixed else "", attrs=scalars,
     )
 
 

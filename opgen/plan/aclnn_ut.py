@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..spec.models import OpSpec, camel_to_snake
+from .aclnn_attrs import NULL_SCALAR, AclnnAttrs
 from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
 
@@ -31,11 +32,12 @@ FORMATS = ("ACL_FORMAT_NCHW", "ACL_FORMAT_NHWC")
 @dataclass(frozen=True)
 class UtParam:
     var: str  # the descriptor variable, e.g. selfDesc
-    desc: str | None  # its TensorDesc initializer; None: the argument is a null tensor
+    desc: str | None  # its TensorDesc / ScalarDesc initializer; None: the argument is `bare`
+    bare: str = "(aclTensor*)nullptr"  # the argument without a descriptor: a null pointer or a literal
 
     @property
     def arg(self) -> str:
-        return self.var if self.desc is not None else "(aclTensor*)nullptr"
+        return self.var if self.desc is not None else self.bare
 
 
 @dataclass(frozen=True)
@@ -79,9 +81,9 @@ class _Matrix:
     """Builds the cases; every descriptor comes from `desc` so all cases spell tensors alike."""
 
     def __init__(self, spec: OpSpec, inputs: Sequence[_Param], outputs: Sequence[_Param],
-                 combos: tuple[DtypeCombination, ...]) -> None:
+                 combos: tuple[DtypeCombination, ...], attrs: AclnnAttrs) -> None:
         assert spec.aclnn is not None
-        self.spec, self.aclnn = spec, spec.aclnn
+        self.spec, self.aclnn, self.attrs = spec, spec.aclnn, attrs
         self.inputs, self.outputs, self.combos = tuple(inputs), tuple(outputs), combos
         self.data_inputs = tuple(p for p in self.inputs if p.is_data)
         rule = spec.constraints.last_dim_multiple_of
@@ -109,7 +111,7 @@ class _Matrix:
             dtypes: Mapping[str, str] | DtypeCombination, *, soc: str | None = None, null: str | None = None,
             formats: Mapping[str, str] | None = None,
             views: Mapping[str, tuple[Sequence[int], Sequence[int]]] | None = None, workspace_zero: bool = False,
-            ) -> None:
+            scalars: Sequence[str] | None = None) -> None:
         """One case; `shapes`/`dtypes` give every parameter (a mapping) or one value for all (a shape, a combo)."""
         def shape_of(p: _Param) -> Sequence[int]:
             return shapes[p.name] if isinstance(shapes, Mapping) else shapes
@@ -127,8 +129,22 @@ class _Matrix:
 
         self.cases.append(AclnnUtCase(
             f"{self.aclnn_snake}_{len(self.cases) + 1:03d}_{name}", why, soc,
-            tuple(param(p) for p in self.inputs), tuple(param(p) for p in self.outputs), expect, workspace_zero,
+            (*(param(p) for p in self.inputs), *self.scalar_params(scalars, null)),
+            tuple(param(p) for p in self.outputs), expect, workspace_zero,
         ))
+
+    def scalar_params(self, values: Sequence[str] | None, null: str | None) -> tuple[UtParam, ...]:
+        """The scalar arguments: each at its def default, or at `values`; the one named `null` a nullptr."""
+        found = []
+        for k, s in enumerate(self.attrs.scalars):
+            text = values[k] if values is not None else s.literal(s.attr.value)
+            if s.name == null:
+                found.append(UtParam(f"{s.name}Desc", None, NULL_SCALAR))
+            elif s.is_pointer:
+                found.append(UtParam(f"{s.name}Desc", text))
+            else:
+                found.append(UtParam(s.name, None, text))
+        return tuple(found)
 
     @property
     def aclnn_snake(self) -> str:
@@ -139,8 +155,9 @@ class _Matrix:
 
 
 def aclnn_ut_cases(spec: OpSpec, inputs: Sequence[_Param], outputs: Sequence[_Param],
-                   combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...]) -> tuple[AclnnUtCase, ...]:
-    m = _Matrix(spec, inputs, outputs, combos)
+                   combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
+                   attrs: AclnnAttrs) -> tuple[AclnnUtCase, ...]:
+    m = _Matrix(spec, inputs, outputs, combos, attrs)
     base = m.fit(spec.tests.shapes[0])
     for combo in combos:
         every = f"every tensor {combo.key.name}" if combo.label == combo.key.name else ", ".join(combo.names)
@@ -151,11 +168,25 @@ def aclnn_ut_cases(spec: OpSpec, inputs: Sequence[_Param], outputs: Sequence[_Pa
                   base, combo, soc=soc.soc_enum)
     for p in m.all_params():
         m.add(f"null_{p.name}", f"{p.name} is a null pointer", NULLPTR, base, combos[0], null=p.name)
+    _scalars(m, base)
     _empty(m)
     _dtypes(m)
     _shapes(m, base)
     _layouts(m)
     return tuple(m.cases)
+
+
+def _scalars(m: _Matrix, base: tuple[int, ...]) -> None:
+    for s in m.attrs.scalars:
+        if s.optional:
+            m.add(f"null_{s.name}_takes_default", f"{s.name} nullptr: the def default {s.attr.name} = "
+                  f"{s.attr.default}, accepted", SUCCESS, base, m.combos[0], null=s.name)
+        elif s.is_pointer:
+            m.add(f"null_{s.name}", f"{s.name} is a null pointer", NULLPTR, base, m.combos[0], null=s.name)
+    if m.attrs.scalars:
+        shown = ", ".join(f"{s.name} {v}" for s, v in zip(m.attrs.scalars, m.attrs.check_values, strict=True))
+        m.add("scalars_not_default", f"{shown}: accepted", SUCCESS, base, m.combos[0],
+              scalars=m.attrs.check_values)
 
 
 def _empty(m: _Matrix) -> None:

@@ -96,7 +96,8 @@ def _aclnn_names(spec: OpSpec) -> list[SpecIssue]:
     if spec.aclnn is None:
         return []
     named = [(("aclnn", role, j, "name"), p.name, cpp_forms(p.name))
-             for role, params in (("inputs", spec.aclnn.inputs), ("outputs", spec.aclnn.outputs))
+             for role, params in (("inputs", spec.aclnn.inputs), ("scalars", spec.aclnn.scalars),
+                                  ("outputs", spec.aclnn.outputs))
              for j, p in enumerate(params)]
     return _distinct(named, python=False, what="API parameter")
 
