@@ -27,7 +27,8 @@ using namespace op;
 static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
                                                                        op::DataType::DT_FLOAT};
 
-static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* betaOptional,
+                         const aclTensor* gradInput)
 {
     OP_CHECK_NULL(gradOutput, return false);
     OP_CHECK_NULL(self, return false);
@@ -54,23 +55,24 @@ static bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const
     return true;
 }
 
-static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* betaOptional,
+                               const aclTensor* gradInput)
 {
-    CHECK_RET(CheckNotNull(gradOutput, self, gradInput), ACLNN_ERR_PARAM_NULLPTR);
+    CHECK_RET(CheckNotNull(gradOutput, self, betaOptional, gradInput), ACLNN_ERR_PARAM_NULLPTR);
     CHECK_RET(CheckDtypeValid(gradOutput, self, gradInput), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(CheckShape(gradOutput, self, gradInput), ACLNN_ERR_PARAM_INVALID);
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclnnSwishBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                               const aclTensor* gradInput, uint64_t* workspaceSize,
-                                               aclOpExecutor** executor)
+                                               const aclScalar* betaOptional, const aclTensor* gradInput,
+                                               uint64_t* workspaceSize, aclOpExecutor** executor)
 {
-    L2_DFX_PHASE_1(aclnnSwishBackward, DFX_IN(gradOutput, self), DFX_OUT(gradInput));
+    L2_DFX_PHASE_1(aclnnSwishBackward, DFX_IN(gradOutput, self, betaOptional), DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-    auto ret = CheckParams(gradOutput, self, gradInput);
+    auto ret = CheckParams(gradOutput, self, betaOptional, gradInput);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
 
     if (gradOutput->IsEmpty() || self->IsEmpty()) {
@@ -84,8 +86,9 @@ aclnnStatus aclnnSwishBackwardGetWorkspaceSize(const aclTensor* gradOutput, cons
     CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto selfContiguous = l0op::Contiguous(self, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    float scaleValue = betaOptional == nullptr ? 1.0f : betaOptional->ToFloat();
 
-    auto result = l0op::SwishGrad(gradOutputContiguous, selfContiguous, selfContiguous, opExecutor);
+    auto result = l0op::SwishGrad(gradOutputContiguous, selfContiguous, selfContiguous, scaleValue, opExecutor);
     CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
