@@ -81,6 +81,10 @@ def valid_specs(draw: st.DrawFn) -> str:
         if classic else {"soc": soc, "kernel": "arch35_dag", "aicore": {}, "compute_variant": "main"}
         for i, soc in enumerate(socs)
     ]
+    for platform in platforms:  # a SoC may support only some columns (per-SoC dtype lists)
+        if len(keys) > 1 and draw(st.booleans()):
+            columns = st.integers(0, len(keys) - 1)
+            platform["combinations"] = draw(st.lists(columns, min_size=1, max_size=len(keys) - 1, unique=True))
     ops = INT_SAFE_OPS if native else FLOAT_OPS
     compute = {"dtype": "native" if native else "float32",
                "variants": {v: draw(recipes(names, ops, "z", mask, native and any(k.startswith("uint") for k in keys)))

@@ -27,8 +27,12 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     ("hard_swish_grad_v2", "proto_dtypes"): "the same type lists, keyed by grad_output for upstream's gradOutput",
     ("sigmoid_grad", "def_attrs"): "upstream's def registers no attr (complex_conj is proto-only); opgen registers "
                                    "every attr in both",
-    ("hard_swish_grad_v2", "socs"): "no ascend910 (its fp16/fp32-only column set needs per-SoC dtype lists) "
-                                    "and no mc62: neither is a SoC opgen knows",
+    ("gelu_grad_v2", "attrs"): "no approximate: a string attr choosing the math (none/tanh DAGs) is refused until "
+                               "built; the spec is upstream's approximate='none' math",
+    ("gelu_grad_v2", "def_attrs"): "no approximate (see attrs)",
+    ("hard_swish_grad_v2", "socs"): "no ascend910 (its fp16/fp32 columns are expressible as platforms[i]."
+                                    "combinations, but the classic kernel's DataCopyPad is not supported on dav_c100) "
+                                    "and no mc62 (not a SoC opgen knows)",
 }
 
 
@@ -68,7 +72,7 @@ def _upstream(ops_nn: Path, spec: OpSpec) -> dict[str, object]:
     return {
         "op_type": re.search(r"REG_OP\((\w+)\)", proto).group(1),  # type: ignore[union-attr]
         "tensors": tuple(re.findall(r"\.(INPUT|OPTIONAL_INPUT|OUTPUT)\((\w+),", proto)),
-        "proto_dtypes": {n: _proto_admits(t) for n, t in
+        "proto_dtypes": {n: _proto_admits(_type_var(t, proto)) for n, t in
                          re.findall(r"\.(?:INPUT|OPTIONAL_INPUT|OUTPUT)\((\w+),([^\n]*)", proto)},
         "attrs": tuple((n, t, _number(v) if t == "Float" else v)
                        for n, t, v in re.findall(r"\.ATTR\((\w+),\s*(\w+),\s*([^)]+)\)", proto)),
@@ -76,7 +80,33 @@ def _upstream(ops_nn: Path, spec: OpSpec) -> dict[str, object]:
             r'this->Attr\("(\w+)"\)(?:\.AttrType\(\w+\))?\.(\w+)\(([^;]*)\);', definition)),
         "dtypes": columns,
         "socs": tuple(sorted(set(re.findall(r'AddConfig\("(\w+)"', definition)))),
+        "soc_dtypes": _upstream_soc_columns(definition, spec, columns, shared.group(1) if shared else ""),
     }
+
+
+def _type_var(types: str, proto: str) -> str:
+    """A tensor's type text, a named type variable (`"T"`, as GeluGradV2's) read as its `.DATATYPE(T, ...)`."""
+    named = re.match(r'\s*"(\w+)"\)', types)
+    declared = dict(re.findall(r"\.DATATYPE\((\w+),\s*([^\n]*)", proto))
+    return declared.get(named.group(1), types) if named else types
+
+
+def _upstream_soc_columns(definition: str, spec: OpSpec, main: dict[str, tuple[str, ...]],
+                          shared: str) -> dict[str, tuple[tuple[str, ...], ...] | None]:
+    """Per SoC the spec names, the dtype columns upstream registers for it (tensors in def order, names
+    dropped): its OpAICoreConfig's own Input/Output columns, else the main ones; None where it is not added."""
+    added = dict(re.findall(r'AddConfig\("(\w+)"(?:\s*,\s*(\w+))?\)', definition))
+    result: dict[str, tuple[tuple[str, ...], ...] | None] = {}
+    for p in spec.platforms:
+        if p.soc not in added:
+            result[p.soc] = None
+            continue
+        own = re.findall(rf'\b{added[p.soc]}\.(?:Input|Output)\("\w+"\)[^;]*?\.DataType\((\{{[^}}]*\}}|\w+)\)',
+                         definition, re.S) if added[p.soc] else []
+        lists = [listed if listed.startswith("{") else shared for listed in own]
+        result[p.soc] = tuple(tuple(_GE[d] for d in re.findall(r"ge::(DT_\w+)", text)) for text in lists) \
+            or tuple(main.values())
+    return result
 
 
 def _mine(spec: OpSpec) -> dict[str, object]:
@@ -92,6 +122,8 @@ def _mine(spec: OpSpec) -> dict[str, object]:
                             else str(a.default).lower()) for a in spec.attrs),
         "dtypes": {t.name: t.dtype_column(count) for t in spec.tensors},
         "socs": tuple(sorted(p.soc for p in spec.platforms)),
+        "soc_dtypes": {p.soc: tuple(tuple(t.dtype_column(count)[k] for k in _columns_of(p.combinations, count))
+                                    for t in spec.tensors) for p in spec.platforms},
     }
 
 
@@ -118,6 +150,11 @@ def _float32(text: str) -> float:
 
 def _proto_default(value: object) -> object:
     return float(value) if isinstance(value, float) else str(value).lower()
+
+
+def _columns_of(chosen: tuple[int, ...] | None, count: int) -> list[int]:
+    """A platform's column indices in def order: its `combinations`, else every column."""
+    return sorted(set(range(count) if chosen is None else chosen))
 
 
 def _my_proto_admits(types: str | tuple[str, ...]) -> frozenset[str]:

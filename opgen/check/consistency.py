@@ -30,6 +30,7 @@ from .readers import (
     read_st_csv,
     relabel,
 )
+from .soc_configs import soc_config_items, soc_series_problems
 from .wiring import wiring_items
 
 TIER = "consistency"
@@ -52,6 +53,7 @@ def consistency_tier(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
     n_in = len(info.inputs)
     items = [ok("def dtype combinations", f"{len(combos)}: " + ", ".join(show(c, n_in) for c in combos),
                 combinations=len(combos))]
+    items += soc_config_items(src, info)
     items += binary_json_items(op_dir, files, info)
     items += format_items(op_dir, files, info)
     families = family_files(plan.name, plan.op_type, plan.families)
@@ -72,11 +74,12 @@ def binary_json_items(op_dir: Path, files: OpFiles, info: DefInfo) -> list[Check
     rels = glob_rel(op_dir, files.binary_jsons)
     if not rels:
         return [skipped("binary JSON == def", "no op_host/config/<soc>/*_binary.json (see structure)")]
-    combos, n_in = info.combinations(), len(info.inputs)
+    n_in = len(info.inputs)
     names = tuple(t.name for t in info.tensors)
     items = []
     for rel in rels:
         label = f"binary JSON == def ({rel.split('/')[2]})"
+        combos = info.soc_combinations(rel.split("/")[2])  # its OpAICoreConfig's columns, if it has its own
         try:
             _, entries = read_binary_json(op_dir / rel)
         except ReadError as error:
@@ -221,6 +224,7 @@ def st_csv_items(op_dir: Path, info: DefInfo) -> list[CheckItem]:
         matched = {r.line: _st_combination(r.dtypes, combos) for r in rows if r.dtypes is not None}
         problems += [f"{rel}:{r.line} ({r.testcase}): {show(tuple(map(str, r.dtypes)), n_in)} is not a def "
                      "combination" for r in rows if r.dtypes is not None and matched[r.line] is None]
+        problems += soc_series_problems(rel, rows, matched, info)
         used = {c for c in matched.values() if c is not None}
         items.append(verdict(f"ST CSV dtypes ⊆ def ({Path(rel).name})", problems[:4] + more_line(problems, 4),
                              f"{len(rows)} rows cover {len(used)} of {len(combos)} combinations", rows=len(rows)))

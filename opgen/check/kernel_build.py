@@ -122,7 +122,7 @@ def instantiations(plan: RenderPlan, family: KernelFamily, combination: DtypeCom
 
 
 def kernel_variants(plan: RenderPlan) -> list[KernelVariant | tuple[str, str]]:
-    """A KernelVariant per (SoC, combination); (soc, reason) for a SoC that cannot be compiled."""
+    """A KernelVariant per (SoC, combination the SoC supports); (soc, reason) for a SoC that cannot be compiled."""
     found: list[KernelVariant | tuple[str, str]] = []
     family_of = {soc.name: f for f in plan.families for soc in f.socs}
     for soc in plan.socs:
@@ -131,7 +131,7 @@ def kernel_variants(plan: RenderPlan) -> list[KernelVariant | tuple[str, str]]:
             found.append((soc.name, unmapped_reason(soc.name)))
             continue
         family = family_of[soc.name]
-        for combination in plan.combinations:
+        for combination in soc.combinations:
             found.append(KernelVariant(soc.name, arch, combination, variant_defines(plan, combination),
                                        instantiations(plan, family, combination), family))
     return found

@@ -147,10 +147,31 @@ class DefTensor:
 
 
 @dataclass(frozen=True)
+class DefConfig:
+    """An `OpAICoreConfig <var>;` and the tensors it registers columns of its own for (none: flags only)."""
+
+    var: str
+    line: int
+    tensors: tuple[DefTensor, ...]
+
+    def combinations(self) -> list[tuple[str, ...]]:
+        columns = [t.dtypes for t in self.tensors if t.dtypes is not None]
+        return list(zip(*columns, strict=False)) if columns else []
+
+
+@dataclass(frozen=True)
 class DefInfo:
     tensors: tuple[DefTensor, ...]
     socs: tuple[tuple[str, int], ...]  # (soc, line) of each AddConfig
     op_files: tuple[tuple[str, int], ...]  # ExtendCfgInfo("opFile.value", ...)
+    configs: tuple[DefConfig, ...] = ()
+    soc_configs: tuple[tuple[str, str], ...] = ()  # (soc, config var) of each AddConfig("<soc>", <var>)
+
+    def soc_combinations(self, soc: str) -> list[tuple[str, ...]]:
+        """The combinations the def registers for one SoC: its OpAICoreConfig's columns, else the main ones."""
+        var = dict(self.soc_configs).get(soc)
+        config = next((c for c in self.configs if c.var == var and c.tensors), None)
+        return config.combinations() if config is not None else self.combinations()
 
     def columns_problem(self) -> str | None:
         widths = {t.name: len(t.dtypes) for t in self.tensors if t.dtypes is not None}
@@ -172,8 +193,9 @@ class DefInfo:
         return [t for t in self.tensors if t.role == "output"]
 
 
-_DEF_TENSOR = re.compile(r'this\s*->\s*(Input|Output)\s*\(\s*"(\w+)"\s*\)')
-_DEF_NEXT = re.compile(r"this\s*->")
+_DEF_NEXT = re.compile(r"this\s*->|;")
+_CONFIG_DECL = re.compile(r"\bOpAICoreConfig\s+(\w+)\s*;")
+_ADD_CONFIG = re.compile(r'AddConfig\s*\(\s*"(\w+)"\s*(?:,\s*(\w+)\s*)?\)')
 _DATATYPE = re.compile(r"\.DataType\s*\(\s*\{([^}]*)\}\s*\)")
 _FORMAT = re.compile(r"\.Format\s*\(\s*\{([^}]*)\}\s*\)")
 
@@ -191,8 +213,21 @@ def golden_assignment(tree: ast.Module) -> tuple[ast.expr, int] | None:
 
 
 def read_def(src: Source) -> DefInfo:
+    configs = tuple(DefConfig(m.group(1), src.line(m.start()), _def_tensors(src, rf"\b{m.group(1)}\s*\."))
+                    for m in _CONFIG_DECL.finditer(src.code))
+    return DefInfo(
+        tensors=_def_tensors(src, r"this\s*->\s*"),
+        socs=find_named(src, r'AddConfig\s*\(\s*"(\w+)"'),
+        op_files=find_named(src, r'ExtendCfgInfo\s*\(\s*"opFile\.value"\s*,\s*"([^"]*)"'),
+        configs=configs,
+        soc_configs=tuple((m.group(1), m.group(2)) for m in _ADD_CONFIG.finditer(src.code) if m.group(2)),
+    )
+
+
+def _def_tensors(src: Source, owner: str) -> tuple[DefTensor, ...]:
+    """Each `<owner>Input/Output("name")` chain up to its `;`: dtypes and formats per column."""
     tensors = []
-    for match in _DEF_TENSOR.finditer(src.code):
+    for match in re.finditer(owner + r'(Input|Output)\s*\(\s*"(\w+)"\s*\)', src.code):
         nxt = _DEF_NEXT.search(src.code, match.end())
         segment = src.code[match.end() : nxt.start() if nxt else len(src.code)]
         types = _DATATYPE.search(segment)
@@ -200,11 +235,7 @@ def read_def(src: Source) -> DefInfo:
         formats = _FORMAT.search(segment)
         tensors.append(DefTensor(match.group(1).lower(), match.group(2), dtypes, src.line(match.start()),
                                  tuple(re.findall(r"FORMAT_(\w+)", formats.group(1))) if formats else ()))
-    return DefInfo(
-        tensors=tuple(tensors),
-        socs=find_named(src, r'AddConfig\s*\(\s*"(\w+)"'),
-        op_files=find_named(src, r'ExtendCfgInfo\s*\(\s*"opFile\.value"\s*,\s*"([^"]*)"'),
-    )
+    return tuple(tensors)
 
 
 def find_named(src: Source, pattern: str) -> tuple[tuple[str, int], ...]:
@@ -279,6 +310,7 @@ class CsvRow:
     op_name: str
     dtypes: tuple[str | None, ...] | None  # input_dtypes + output_dtypes (None: an absent input); None when unreadable
     testcase: str
+    soc_series: tuple[str, ...] = ()  # the short SoC versions the row is for; empty: any
 
 
 def read_st_csv(path: Path) -> list[CsvRow]:
@@ -291,8 +323,12 @@ def read_st_csv(path: Path) -> list[CsvRow]:
                     _literal(row.get("output_dtypes")))
             except (ValueError, SyntaxError, TypeError):
                 dtypes = None
+            try:
+                series = tuple(str(s) for s in _literal(row.get("soc_series")) if s) if row.get("soc_series") else ()
+            except (ValueError, SyntaxError, TypeError):
+                series = ()
             rows.append(CsvRow(reader.line_num, (row.get("op_name") or "").strip(), dtypes,
-                               (row.get("testcase_name") or "").strip()))
+                               (row.get("testcase_name") or "").strip(), series))
     return rows
 
 

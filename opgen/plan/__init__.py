@@ -22,6 +22,7 @@ from .lowering import lower
 from .ophost_tests import OphostUtPlan, ophost_ut_plan
 from .optional import AbsentPlan, DagBranch, absent_plan, dag_branches
 from .platforms import SocPlan, soc_plan
+from .soc_columns import share_configs
 from .st_cases import absent_inputs, st_csv
 from .tensors import DtypeCombination, TensorPlan, combinations, dag_params, dispatch_tensors, tensor_plans
 from .text import LicenseHeader, SpecText
@@ -225,7 +226,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     by_name = {t.name: t for t in tensors}
     combos = combinations(spec, tensors)
     float_compute = spec.compute.dtype == "float32"
-    socs = tuple(soc_plan(spec, p, combos) for p in spec.platforms)
+    socs = share_configs(tuple(soc_plan(spec, p, combos, tensors) for p in spec.platforms))
     brc = broadcast_plan(spec, tensors)
     attrs = attr_plans(spec)
     scalars = kernel_scalars(spec, attrs)

@@ -11,6 +11,7 @@ from .aclnn_mixed import l0_output_dtype, mixed_dtype_checks, mixed_output
 from .aclnn_ut import AclnnUtCase, aclnn_ut_cases, ut_params
 from .attrs import AttrPlan
 from .platforms import SocPlan
+from .soc_columns import SocDtypeList, soc_dtype_lists
 from .tensors import DtypeCombination, TensorPlan
 
 SHARED_MAX_DIMS = (8, "MAX_SUPPORT_DIMS_NUMS")  # ops-nn common/inc/op_api/op_api_def_nn.h
@@ -70,6 +71,7 @@ class AclnnPlan:
     ut_cases: tuple[AclnnUtCase, ...]
     l0_mixed_dtype: str  # the l0 output's dtype expression for mixed-precision columns, "" without
     attrs: AclnnAttrs  # the scalar parameters and the attrs the l0 op launches with
+    soc_dtype_lists: tuple[SocDtypeList, ...] = ()  # SoCs taking fewer dtypes: the checks pick the list per SoC
 
     @property
     def ut_class(self) -> str:
@@ -128,7 +130,11 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     ret = "return false"
 
     mixed = None if a.promotion else mixed_output([p.tensor for p in data], outputs[0].tensor, combos)
-    dtype_checks = [f"OP_CHECK_DTYPE_NOT_SUPPORT({p.name}, DTYPE_SUPPORT_LIST, {ret});" for p in data]
+    soc_lists = soc_dtype_lists(tuple((s.soc_enum, s.combinations) for s in socs), combos)
+    support = "supportList" if soc_lists else "DTYPE_SUPPORT_LIST"
+    dtype_checks = [f"const std::initializer_list<op::DataType>& {support} = SocDtypeSupportList();"] \
+        if soc_lists else []
+    dtype_checks += [f"OP_CHECK_DTYPE_NOT_SUPPORT({p.name}, {support}, {ret});" for p in data]
     for p in inputs:
         if p.tensor.is_mask:
             dtype_checks.append(f"OP_CHECK_DTYPE_NOT_SUPPORT({p.name}, MASK_DTYPE_SUPPORT_LIST_{p.name.upper()}, "
@@ -139,7 +145,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         dtype_strings = ' + ", " + '.join(
             f"std::string(op::ToString({p.name}->GetDataType()).GetString())" for p in data)
         dtype_checks.append(
-            f"OP_CHECK(CheckType(promoteType, DTYPE_SUPPORT_LIST), OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON("
+            f"OP_CHECK(CheckType(promoteType, {support}), OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON("
             f"{name_constant}, \"{names}\", {dtype_strings}, "
             f"\"the dtype the inputs promote to is not supported\"), {ret});")
         dtype_checks.append(f"OP_CHECK_RESULT_DTYPE_CAST_FAILED(promoteType, {out}->GetDataType(), {ret});")
@@ -209,6 +215,8 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         includes.append("aclnn_kernels/cast.h")
     if a.broadcast:
         includes.append("level0/broadcast_to.h")
+    if soc_lists:
+        includes.append("opdev/platform.h")
     l0_args = tuple(feeds[t.name] for t in spec.inputs)
     return AclnnPlan(
         api=a.api, function=f"aclnn{a.api}", file_stem=f"aclnn_{camel_to_snake(a.api)}", inputs=inputs,
@@ -230,6 +238,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         ut_cases=aclnn_ut_cases(spec, ut_params([(p.name, p.tensor) for p in inputs]),
                                 ut_params([(p.name, p.tensor) for p in outputs]), combos, socs, scalars),
         l0_mixed_dtype=l0_output_dtype([p.tensor.name for p in data], mixed) if mixed else "", attrs=scalars,
+        soc_dtype_lists=soc_lists,
     )
 
 

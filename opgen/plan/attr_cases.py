@@ -12,13 +12,13 @@ import numpy as np
 
 from ..spec.models import OpSpec
 from .attrs import AttrPlan, AttrValue, KernelScalars, attr_settings, c_literal
+from .classic import TILING_FIELDS
 
 if TYPE_CHECKING:
     from .ophost_tests import TilingCase
 
 ANY_VALUE_TYPES = {"float": "float", "int": "int64_t", "bool": "bool", "string": "std::string"}
 C_LAYOUT = {"float": "<f4", "int64_t": "<i8", "bool": "?"}  # numpy spellings of the attr fields' C types
-CLASSIC_FIELDS = ("totalNum", "blockFormer", "blockTail", "tileDataNum")  # the classic struct's uint64 fields
 
 
 def with_attrs(cases: list[TilingCase], spec: OpSpec, attrs: tuple[AttrPlan, ...], scalars: KernelScalars,
@@ -37,10 +37,10 @@ def with_attrs(cases: list[TilingCase], spec: OpSpec, attrs: tuple[AttrPlan, ...
 def classic_tiling_bytes(fields: tuple[int, ...], scalars: KernelScalars, values: Mapping[str, AttrValue]) -> bytes:
     """The classic tiling data struct as host and kernel see it: its uint64 fields, then the attr fields the
     recipe reads, laid out (and padded) as the C compiler does."""
-    layout = np.dtype([(n, "<u8") for n in CLASSIC_FIELDS] + [(a.field, C_LAYOUT[a.c_type]) for a in scalars.attrs],
+    layout = np.dtype([(n, "<u8") for n in TILING_FIELDS] + [(a.field, C_LAYOUT[a.c_type]) for a in scalars.attrs],
                       align=True)
     record = np.zeros((), dtype=layout)
-    for name, value in zip(CLASSIC_FIELDS, fields, strict=True):
+    for name, value in zip(TILING_FIELDS, fields, strict=True):
         record[name] = value
     for attr in scalars.attrs:
         record[attr.field] = values[attr.name]
@@ -56,7 +56,6 @@ def _given(case: TilingCase, attrs: tuple[AttrPlan, ...], values: Mapping[str, A
     if dag:
         checks = tuple((a.field, c_literal(a.kind, values[a.name])) for a in scalars.attrs)
         return replace(case, instance_args=", ".join(filter(None, [listed, rest])), attr_checks=checks)
-    fields = tuple(int(w) for w in case.tiling_data.split()[:len(CLASSIC_FIELDS)])
-    words = np.frombuffer(classic_tiling_bytes(fields, scalars, values), dtype="<i8")
+    words = np.frombuffer(classic_tiling_bytes(case.classic_fields, scalars, values), dtype="<i8")
     return replace(case, instance_args=", ".join(filter(None, [listed, rest])),
                    tiling_data="".join(f"{w} " for w in words))

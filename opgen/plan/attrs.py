@@ -27,8 +27,7 @@ class AttrPlan:
     name: str
     kind: str  # the spec's type: float, int, bool, string
     index: int  # the attr's position: GetAttrPointer's argument
-    proto_type: str  # ATTR type in REG_OP: Int, Float, Bool, String
-    def_method: str  # OpDef attr setter: Int, Float, Bool, String
+    ge_type: str  # Int, Float, Bool, String: the REG_OP ATTR type, also the name of the OpDef attr setter
     default: str  # C++ literal of the def (OpDef) default
     proto_default: str  # C++ literal of the REG_OP default
     c_type: str  # what GetAttrPointer reads
@@ -114,8 +113,7 @@ def _other(attr: AttrSpec) -> AttrValue:
 
 def _attr(index: int, attr: AttrSpec) -> AttrPlan:
     proto = attr.default if attr.proto_default is None else attr.proto_default
-    kind = attr.type.capitalize()
-    return AttrPlan(attr.name, attr.type, index, kind, kind, c_literal(attr.type, attr.default),
+    return AttrPlan(attr.name, attr.type, index, attr.type.capitalize(), c_literal(attr.type, attr.default),
                     c_literal(attr.type, proto),
                     C_TYPES[attr.type], lower_camel(attr.name), attr_member(attr.name), attr.default)
 

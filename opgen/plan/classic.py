@@ -20,6 +20,7 @@ SHARED_TMP = "sharedTmpBuf"
 
 
 TILE_ALIGN = 256  # elements; the classic tiling's smallest tile (keeps every copy 32-byte aligned)
+TILING_FIELDS = ("totalNum", "blockFormer", "blockTail", "tileDataNum")  # the tiling data struct's uint64 fields
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class ClassicTiling:
 
     @property
     def fields(self) -> tuple[int, ...]:
+        """The values of TILING_FIELDS."""
         return (self.total_num, self.block_former, self.block_tail, self.tile_data_num)
 
 

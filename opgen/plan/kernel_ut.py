@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..spec.models import OpSpec
 from .attrs import KernelScalars
+from .classic import TILING_FIELDS
 from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
 
@@ -70,12 +71,15 @@ def kernel_ut_plan(
     if dag:
         struct = scalars.tiling_struct
         # gen_data.py takes one dtype for every tensor: mixed combinations are left to the kernel and numerics tiers
-        cases = [_arch35_case(name, c, socs[0], shape, elements, 1, tensors, scalars)
-                 for c in combos if c.label == c.key.name]
-        cases.append(_arch35_case(name, combos[0], socs[0], shape, elements, MULTI_CORES, tensors, scalars))
+        # each combination on the first of the family's SoCs that supports it
+        runs = [(c, next(s for s in socs if c in s.combinations)) for c in combos
+                if c.label == c.key.name and any(c in s.combinations for s in socs)]
+        cases = [_arch35_case(name, c, soc, shape, elements, 1, tensors, scalars) for c, soc in runs]
+        cases.append(_arch35_case(name, socs[0].combinations[0], socs[0], shape, elements, MULTI_CORES, tensors,
+                                  scalars))
     else:
         struct = f"{spec.op_type}TilingData"
-        cases = [_classic_case(name, combos[0], soc, shape, elements, cores, tensors, scalars)
+        cases = [_classic_case(name, soc.combinations[0], soc, shape, elements, cores, tensors, scalars)
                  for soc in socs for cores in (1, MULTI_CORES)]
     return KernelUtPlan(
         socs=tuple(s for s in socs if s.kernel_ut_soc),
@@ -142,7 +146,7 @@ def _classic_case(name: str, combo: DtypeCombination, soc: SocPlan, shape: tuple
     former, tail, used = _split(elements, cores)
     tile = TILE if cores > 1 else min(elements, TILE)
     fields: tuple[tuple[str, int | str], ...] = (
-        ("totalNum", elements), ("blockFormer", former), ("blockTail", tail), ("tileDataNum", tile),
+        *zip(TILING_FIELDS, (elements, former, tail, tile), strict=True),
         *((a.field, a.default) for a in scalars.attrs))
     return KernelUtCase(
         f"{name}_{combo.key.name}_{soc.name}_{used}_core{'s' if used > 1 else ''}",

@@ -78,6 +78,7 @@ class TilingCase:
     fields: tuple[tuple[str, int], ...] = ()  # arch35: EleBaseTilingDataV2 fields computed here
     workspaces: str = ""
     instance_args: str = ""  # attrs and IR instance numbers, given when an optional input is absent
+    classic_fields: tuple[int, ...] = ()  # classic: the values of TILING_FIELDS, which tiling_data prints
     ub_align: int = 0  # arch35: ElewiseTiling's ubFormer alignment (elements): 256 bytes of the DAG's narrowest dtype
     attr_checks: tuple[tuple[str, str], ...] = ()  # arch35: (tiling struct field, expected C++ literal) per attr
 
@@ -119,14 +120,14 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
         if platform is None:
             continue
         if brc is not None:
-            cases = _broadcast_cases(spec, tensors, brc, combos, platform)
+            cases = _broadcast_cases(spec, tensors, brc, soc.combinations, platform)
         elif dag:
-            cases = _arch35_cases(spec, inputs, outputs, combos, platform, min_bits)
+            cases = _arch35_cases(spec, inputs, outputs, soc.combinations, platform, min_bits)
             if absent is not None:
                 sch_bits = max(1, max(spec.tiling.sch_modes).bit_length())
                 cases += absent_tiling_cases(cases, inputs, absent, outputs, ABSENT_TPL_OFFSET << sch_bits)
         else:
-            cases = _classic_cases(spec, soc, inputs, outputs, combos, platform, classic_bits)
+            cases = _classic_cases(spec, soc, inputs, outputs, soc.combinations, platform, classic_bits)
         cases = with_attrs(cases + _failing_cases(spec, inputs, outputs, combos), spec, attrs, scalars, dag)
         suites.append(TilingSuite(soc.name, f"{spec.op_type}Tiling{_camel(soc.name)}", platform.core_num,
                                   platform.ub_size, tuple(cases)))
@@ -191,7 +192,7 @@ def _classic_cases(spec: OpSpec, soc: SocPlan, inputs: list[TensorPlan], outputs
             cases.append(TilingCase(
                 f"tiling_{combo.label}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
                 "GRAPH_SUCCESS", soc.selected_key or 0, tiling.used_cores, "".join(f"{w} " for w in tiling.fields), (),
-                f"{lib + spec.tiling.workspace_bytes}"))
+                f"{lib + spec.tiling.workspace_bytes}", classic_fields=tiling.fields))
     return cases
 
 
@@ -246,8 +247,8 @@ def _broadcast_cases(spec: OpSpec, tensors: tuple[TensorPlan, ...], brc: Broadca
             ins = tuple(TensorCase(_dims(s), t.dtypes[combo.index].ge)
                         for t, s in zip(inputs, case.shapes, strict=True))
             cases.append(TilingCase(
-                f"tiling_{combo.key.name}_{case.label}", ins, _descs(outputs, combo, case.out_shape), "GRAPH_SUCCESS",
-                brc.sch_modes.index(case.sch_mode) | combo.key.tpl_code << sch_bits, case.block_dim, "", case.fields,
+                f"tiling_{combo.label}_{case.label}", ins, _descs(outputs, combo, case.out_shape), "GRAPH_SUCCESS",
+                brc.sch_modes.index(case.sch_mode) | combo.tpl_code << sch_bits, case.block_dim, "", case.fields,
                 f"{DEFAULT_TILING_WORKSPACE_SIZE}"))
     first, shape = combos[0], spec.tests.shapes[0]
     wider = (*shape[:-1], shape[-1] + 1)

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from ..spec.models import OpSpec, PlatformSpec
 from ..spec.socs import SOCS, TILING_SOC_ALIASES
 from .family_paths import op_file_value
-from .tensors import DtypeCombination
+from .soc_columns import ConfigTensor, config_columns, supported
+from .tensors import DtypeCombination, TensorPlan
 
 AICORE_METHODS = (
     ("dynamic_compile_static", "DynamicCompileStaticFlag"),
@@ -34,9 +35,19 @@ class SocPlan:
     selected_key: int | None  # the key a classic SelectTilingKey picks on this SoC (TILING_SOC_ALIASES)
     variant: str
     binary_json: str
+    combinations: tuple[DtypeCombination, ...]  # the combinations this SoC supports (soc_columns)
+    def_columns: tuple[ConfigTensor, ...]  # its OpAICoreConfig's own columns; empty: the def's main columns
+    declares_config: bool = True  # False: it adds another SoC's identical config (soc_columns.share_configs)
+
+    @property
+    def has_config(self) -> bool:
+        """The def registers this SoC with an OpAICoreConfig: flags of its own, or columns of its own."""
+        return bool(self.aicore_flags or self.def_columns)
 
 
-def soc_plan(spec: OpSpec, platform: PlatformSpec, combos: tuple[DtypeCombination, ...]) -> SocPlan:
+def soc_plan(spec: OpSpec, platform: PlatformSpec, all_combos: tuple[DtypeCombination, ...],
+             tensors: tuple[TensorPlan, ...]) -> SocPlan:
+    combos = supported(platform, all_combos)
     soc = SOCS[platform.soc]
     flags: tuple[tuple[str, str], ...] = ()
     extend: tuple[tuple[str, str], ...] = ()
@@ -54,6 +65,7 @@ def soc_plan(spec: OpSpec, platform: PlatformSpec, combos: tuple[DtypeCombinatio
         config_var="config" + "".join(part.capitalize() for part in soc.name.split("_")),
         tiling_key=platform.tiling_key, selected_key=_selected_key(spec, platform),
         variant=platform.compute_variant, binary_json=json.dumps(document, indent=4) + "\n",
+        combinations=combos, def_columns=config_columns(tensors, all_combos, combos),
     )
 
 

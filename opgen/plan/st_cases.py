@@ -25,6 +25,7 @@ from ..spec.socs import SOCS
 from .attrs import AttrValue, attr_settings
 from .broadcast import BroadcastPlan, broadcast_st_shapes
 from .classic import classic_tiling
+from .soc_columns import combination_series, supported
 from .tensors import DtypeCombination, TensorPlan
 
 ST_COLUMNS = (
@@ -112,9 +113,11 @@ def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCo
                            absent=name) for j, s in enumerate(shapes)]
         rows += [StRow(f"{spec.snake_name}_{label}_attrs_{n}", combo, shapes[0], plain, attrs=tuple(other.items()))
                  for n, other in enumerate(others)]
+    series = combination_series(spec.platforms, combos)  # rows of a combination only some SoCs support
+    rows = [replace(r, soc_series=series[r.combo.index]) if r.combo.index in series else r for r in rows]
     for platform in spec.platforms:
         soc = SOCS[platform.soc]
-        combo = combos[0]
+        combo = supported(platform, combos)[0]
         tile = _tile_elements(soc.ub_bytes, tensors, combo, bits_per_element.get(combo.key.name))
         elements = soc.vector_cores * TILES_PER_CORE * tile
         columns = _fit((SPAN_COLUMNS,), multiple)[0]

@@ -8,6 +8,13 @@ from .issues import SpecIssue
 from .models import OpSpec
 from .recipe import AttrRef
 
+# a string attr's values would each pick the compute variant of that name (GeluGradV2's approximate: none or
+# tanh), as one DAG per value that the tiling selects by a TPL argument; nothing renders that yet, so a tree
+# would run the platforms' variants whatever the attr says: refused rather than rendered wrong
+CHOICE_NOT_BUILT = ("string attr {name}: an attr choosing the compute variant is not built yet (the tiling, kernel "
+                    "and golden would run each platform's compute_variant whatever {name} says); leave the attr "
+                    "out and write the math of its default value")
+
 
 def attr_types(data: Any) -> dict[str, str]:
     """attr name -> type from the raw spec data, so that recipe steps parse names of attrs as attrs; entries
@@ -46,6 +53,7 @@ def attr_issues(spec: OpSpec) -> list[SpecIssue]:
         if missing:
             issues.append(SpecIssue((*loc, "values"), f"no compute variant for {', '.join(map(repr, missing))}; "
                                     "each value of a string attr picks the compute variant of its name"))
+        issues.append(SpecIssue((*loc, "type"), CHOICE_NOT_BUILT.format(name=attr.name)))
     if recipe_attrs(spec) and spec.infershape.rule == "broadcast" and any(
             p.kernel == "arch35_dag" for p in spec.platforms):
         issues.append(SpecIssue(("compute",), f"the recipe reads attrs ({', '.join(recipe_attrs(spec))}), but a "

@@ -178,6 +178,9 @@ class PlatformSpec(Model):
     tiling_key: int | None = Field(None, ge=0, le=MAX_TILING_KEY, description="classic: the tiling key that selects "
                                    "this SoC's math (the kernel's uint32_t TILING_KEY template argument)")
     compute_variant: Identifier = "default"
+    combinations: tuple[int, ...] | None = Field(
+        None, description="the dtype combinations (0-based column indices of the tensors' dtypes lists) this SoC "
+        "supports, when only some: the def registers them in an OpAICoreConfig of its own; default: all")
 
 
 class LastDimRule(Model):

@@ -16,6 +16,7 @@ from .naming import name_issues
 from .optional import optional_issues
 from .recipe import OPS, Step
 from .reference import reference_problems
+from .soc_columns import soc_column_issues
 from .socs import SOCS, TILING_SOC_ALIASES
 
 
@@ -23,7 +24,7 @@ def check_semantics(spec: OpSpec) -> list[SpecIssue]:
     issues: list[SpecIssue] = []
     for rule in (_names, name_issues, _dtypes, _platforms, _constraints, _infershape, _recipe, _aclnn, _golden,
                  _tests, number_issues, aclnn_issues, broadcast_issues, optional_issues, attr_issues,
-                 aclnn_scalar_issues):
+                 aclnn_scalar_issues, soc_column_issues):
         issues.extend(rule(spec))
     if not issues:  # the UB budget is costed from the plan's buffers: only for an otherwise sound spec
         issues.extend(ub_issues(spec))

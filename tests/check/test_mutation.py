@@ -25,11 +25,12 @@ SWAPS = {
     "eq": "ne", "ne": "eq",
 }
 # (spec, variant, step index, kind) -> why the mutant computes the same numbers as the original
-_CLAMP = ("GeluGrad clamps x to +-1e4 only to keep exp and x**2 finite; from there to +-1.5e4 the float32 "
-          "derivative is exactly 0 (x < 0) or 1 (x > 0) either way")
+_CLAMP = ("GeluGrad and GeluGradV2 clamp x to +-1e4 only to keep exp and x**2 finite; from there to +-1.5e4 "
+          "the float32 derivative is exactly 0 (x < 0) or 1 (x > 0) either way")
 EQUIVALENT: dict[tuple[str, str, int, str], str] = {
     (name, variant, step, "constant"): _CLAMP
-    for name, variant in (("gelu_grad", "ascend910b"), ("gelu_grad", "ascend310b")) for step in (0, 1)
+    for name, variant in (("gelu_grad", "ascend910b"), ("gelu_grad", "ascend310b"), ("gelu_grad_v2", "default"))
+    for step in (0, 1)
 }
 
 

@@ -90,12 +90,12 @@ ge::graphStatus MishGradTiling::RunTiling()
                 return ge::GRAPH_FAILED);
     OP_CHECK_IF(CheckShapes() != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "check shapes failed"),
                 return ge::GRAPH_FAILED);
+    const bool tanhxPresent = tilingContext->GetOptionalInputDesc(2) != nullptr;
     auto tiling = tilingContext->GetTilingData<EleBaseTilingDataV2>();
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, tiling);
 
     ElewiseBaseTiling elewiseBaseTiling(tilingContext);
     ge::graphStatus result = ge::GRAPH_FAILED;
-    const bool tanhxPresent = tilingContext->GetOptionalInputDesc(2) != nullptr;
     if (outputDtype == ge::DT_BF16 && tanhxPresent) {
         dType = TPL_BF16;
         result = elewiseBaseTiling.DoTiling<MishGradDag<bfloat16_t>::OpDag>(*tiling);

@@ -59,17 +59,17 @@ ge::graphStatus SiluGradTiling::RunTiling()
                 return ge::GRAPH_FAILED);
     OP_CHECK_IF(CheckShapes() != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "check shapes failed"),
                 return ge::GRAPH_FAILED);
-    auto tiling = tilingContext->GetTilingData<EleBaseTilingDataV2>();
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, tiling);
-
-    ElewiseBaseTiling elewiseBaseTiling(tilingContext);
-    ge::graphStatus result = ge::GRAPH_FAILED;
     auto dyDtypeDesc = tilingContext->GetInputDesc(0);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, dyDtypeDesc);
     const ge::DataType dyDtype = dyDtypeDesc->GetDataType();
     auto xDtypeDesc = tilingContext->GetInputDesc(1);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, xDtypeDesc);
     const ge::DataType xDtype = xDtypeDesc->GetDataType();
+    auto tiling = tilingContext->GetTilingData<EleBaseTilingDataV2>();
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, tiling);
+
+    ElewiseBaseTiling elewiseBaseTiling(tilingContext);
+    ge::graphStatus result = ge::GRAPH_FAILED;
     if (dyDtype == ge::DT_FLOAT16 && xDtype == ge::DT_FLOAT16 && outputDtype == ge::DT_FLOAT16) {
         dType = TPL_FP16;
         result = elewiseBaseTiling.DoTiling<SiluGradDag<half, half, half>::OpDag>(*tiling);
