@@ -93,8 +93,15 @@ class AclnnPlan:
                           *(f"const aclTensor* {p.name}" for p in self.outputs)])
 
     @property
-    def names_text(self) -> str:
-        return ", ".join([*(p.name for p in self.inputs), *(s.name for s in self.attrs.scalars),
+    def checked_params_text(self) -> str:
+        """What CheckParams looks at: the tensors and the required aclScalars (no unused parameters)."""
+        return ", ".join([*(f"const aclTensor* {p.name}" for p in self.inputs),
+                          *(s.declaration for s in self.attrs.null_checked),
+                          *(f"const aclTensor* {p.name}" for p in self.outputs)])
+
+    @property
+    def checked_names_text(self) -> str:
+        return ", ".join([*(p.name for p in self.inputs), *(s.name for s in self.attrs.null_checked),
                           *(p.name for p in self.outputs)])
 
     @property

@@ -82,12 +82,20 @@ class AclnnAttrs:
     """What the wrapper and the l0 op print for the attrs."""
 
     scalars: tuple[AclnnScalarPlan, ...]  # API parameters, in API order
-    null_checks: tuple[str, ...]  # OP_CHECK_NULL of each required aclScalar
     conversions: tuple[str, ...]  # wrapper statements before the l0 call
     l0_args: tuple[str, ...]  # the l0 call's attr arguments, in def attr order
     l0_params: tuple[str, ...]  # the l0 op's attr parameters, in def attr order
     l0_names: tuple[str, ...]  # their names: L0_DFX and OP_ATTR arguments
     check_values: tuple[str, ...]  # per scalar, the UT argument at the non-default setting
+
+    @property
+    def null_checked(self) -> tuple[AclnnScalarPlan, ...]:
+        """The required aclScalar parameters: CheckNotNull refuses their nullptr."""
+        return tuple(s for s in self.scalars if s.is_pointer and not s.optional)
+
+    @property
+    def null_checks(self) -> tuple[str, ...]:
+        return tuple(f"OP_CHECK_NULL({s.name}, return false);" for s in self.null_checked)
 
     @property
     def l0_params_text(self) -> str:
@@ -143,8 +151,6 @@ def aclnn_attrs(spec: OpSpec, attrs: tuple[AttrPlan, ...]) -> AclnnAttrs:
             args.append(scalar.name)
     return AclnnAttrs(
         scalars=scalars,
-        null_checks=tuple(f"OP_CHECK_NULL({s.name}, return false);" for s in scalars if s.is_pointer
-                          and not s.optional),
         conversions=tuple(conversions), l0_args=tuple(args),
         l0_params=tuple(f"{L0_TYPES[a.kind]} {a.field}" for a in attrs), l0_names=tuple(a.field for a in attrs),
         check_values=tuple(s.literal(setting[s.attr.name]) for s in scalars),
