@@ -53,9 +53,10 @@ class AclnnScalarPlan:
     @property
     def doc_default(self) -> str:
         """How the docs say what the caller gets without a value of their own."""
+        default = self.attr.default if self.attr.kind == "bool" else self.attr.python_default  # C's false
         if self.optional:
-            return f"sets attr {self.attr.name}; nullptr gives its def default {self.attr.python_default}"
-        return f"sets attr {self.attr.name}; required (the def default is {self.attr.python_default})"
+            return f"sets attr {self.attr.name}; nullptr gives its def default {default}"
+        return f"sets attr {self.attr.name}; required (the def default is {default})"
 
     def literal(self, value: AttrValue) -> str:
         """The value as this parameter's argument in the UT: a ScalarDesc, or a C++ literal."""

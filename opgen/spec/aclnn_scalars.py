@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 from ..plan.reserved import lower_camel
 from .issues import SpecIssue
 from .models import OpSpec
@@ -18,7 +16,7 @@ def aclnn_scalar_issues(spec: OpSpec) -> list[SpecIssue]:
         return []
     attrs = {a.name: a for a in spec.attrs}
     tensor_params = {p.name for p in spec.aclnn.inputs + spec.aclnn.outputs}
-    set_by = Counter(s.attr for s in spec.aclnn.scalars)
+    first_setter: dict[str, int] = {}
     issues = []
     for j, scalar in enumerate(spec.aclnn.scalars):
         loc = ("aclnn", "scalars", j)
@@ -32,14 +30,19 @@ def aclnn_scalar_issues(spec: OpSpec) -> list[SpecIssue]:
                                     "(char*) are not built yet, remove the scalar (the l0 op passes the default)"))
         elif attr.type not in CARRIES[scalar.type]:
             fits = ", ".join(t for t, kinds in CARRIES.items() if attr.type in kinds)
-            issues.append(SpecIssue((*loc, "type"), f"a {scalar.type} parameter cannot carry the {attr.type} attr "
+            issues.append(SpecIssue((*loc, "type"), f"type {scalar.type} cannot carry the {attr.type} attr "
                                     f"{attr.name}; use {fits}"))
-        if set_by[scalar.attr] > 1:
-            issues.append(SpecIssue((*loc, "attr"), f"attr {scalar.attr} is set by {set_by[scalar.attr]} "
-                                    "parameters; keep one"))
+        first = first_setter.setdefault(scalar.attr, j)
+        if first != j:
+            issues.append(SpecIssue((*loc, "attr"), f"attr {scalar.attr} is already set by "
+                                    f"aclnn.scalars[{first}] ({spec.aclnn.scalars[first].name}); keep one"))
         if scalar.optional and scalar.type != "aclScalar":
             issues.append(SpecIssue((*loc, "optional"), f"a {scalar.type} cannot be nullptr; only an aclScalar "
                                     "parameter is optional"))
+        named = next(k for k, other in enumerate(spec.aclnn.scalars) if other.name == scalar.name)
+        if named != j:
+            issues.append(SpecIssue((*loc, "name"), f"API parameter {scalar.name!r} is already aclnn.scalars[{named}]; "
+                                    "rename one"))
         if scalar.name in tensor_params:
             issues.append(SpecIssue((*loc, "name"), f"API parameter {scalar.name!r} is also a tensor parameter; "
                                     "rename one"))
