@@ -78,6 +78,14 @@ def test_wrapper_converts_each_scalar_and_calls_the_l0_in_def_order(tree: Path) 
     assert "OP_CHECK_NULL(steps, return false);" in text and "OP_CHECK_NULL(alphaOptional" not in text
 
 
+def test_wrapper_refuses_an_acl_scalar_whose_dtype_does_not_cast_to_the_attrs(tree: Path) -> None:
+    text = _read(tree, "op_host/op_api/aclnn_hardsigmoid_backward.cpp")
+    assert "if (!CanCast(steps->GetDataType(), DataType::DT_INT64)) {" in text
+    assert "if (alphaOptional != nullptr && !CanCast(alphaOptional->GetDataType(), DataType::DT_FLOAT)) {" in text
+    assert "CHECK_RET(CheckScalarDtype(steps, alphaOptional), ACLNN_ERR_PARAM_INVALID);" in text
+    assert "CanCast(betaScalar" not in text and "CanCast(conj" not in text  # by value: the C++ type is checked
+
+
 def test_the_def_default_the_wrapper_uses_is_the_defs(tree: Path) -> None:
     """nullptr for alphaOptional must give exactly the value the def registers for alpha."""
     wrapper = _read(tree, "op_host/op_api/aclnn_hardsigmoid_backward.cpp")
@@ -144,6 +152,9 @@ def test_op_api_ut_null_and_non_default_cases(tree: Path) -> None:
     assert "INPUT(gradOutputDesc, selfDesc, 1.0, stepsDesc, alphaOptionalDesc, true)" in changed
     assert "EXPECT_EQ(aclRet, ACLNN_SUCCESS);" in changed
     assert "null_betaScalar" not in text and "null_conj" not in text  # by value: nothing to null
+    refused = _ut_case(text, "steps_float_rejected")  # CanCast(DT_FLOAT, DT_INT64) is false
+    assert "auto stepsDesc = ScalarDesc(1.5f);" in refused and "EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);" in refused
+    assert "alphaOptional_float_rejected" not in text  # every real dtype casts to float
 
 
 def test_the_check_agrees_with_the_tree(tree: Path) -> None:

@@ -93,16 +93,26 @@ class AclnnPlan:
                           *(f"const aclTensor* {p.name}" for p in self.outputs)])
 
     @property
+    def null_params_text(self) -> str:
+        """What CheckNotNull looks at: the tensors and the required aclScalars (no unused parameters)."""
+        return self._with_tensors([s.declaration for s in self.attrs.null_checked], "const aclTensor* ")
+
+    @property
+    def null_names_text(self) -> str:
+        return self._with_tensors([s.name for s in self.attrs.null_checked], "")
+
+    @property
     def checked_params_text(self) -> str:
-        """What CheckParams looks at: the tensors and the required aclScalars (no unused parameters)."""
-        return ", ".join([*(f"const aclTensor* {p.name}" for p in self.inputs),
-                          *(s.declaration for s in self.attrs.null_checked),
-                          *(f"const aclTensor* {p.name}" for p in self.outputs)])
+        """What CheckParams looks at: the tensors and every aclScalar (their dtypes are checked)."""
+        return self._with_tensors([s.declaration for s in self.attrs.pointers], "const aclTensor* ")
 
     @property
     def checked_names_text(self) -> str:
-        return ", ".join([*(p.name for p in self.inputs), *(s.name for s in self.attrs.null_checked),
-                          *(p.name for p in self.outputs)])
+        return self._with_tensors([s.name for s in self.attrs.pointers], "")
+
+    def _with_tensors(self, scalars: list[str], tensor_type: str) -> str:
+        return ", ".join([*(f"{tensor_type}{p.name}" for p in self.inputs), *scalars,
+                          *(f"{tensor_type}{p.name}" for p in self.outputs)])
 
     @property
     def tensor_params_text(self) -> str:

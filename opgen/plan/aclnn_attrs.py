@@ -16,6 +16,8 @@ from .text import SpecText
 L0_TYPES = {"float": "float", "int": "int64_t", "bool": "bool", "string": "const char*"}
 SCALAR_METHODS = {"float": "ToFloat", "int": "ToInt64", "bool": "ToBool"}
 SCALAR_ACL = {"float": ("float", "ACL_FLOAT"), "int": ("int64_t", "ACL_INT64"), "bool": ("bool", "ACL_BOOL")}
+# the dtype an aclScalar must cast to (as upstream aclnnSwishBackward checks betaOptional), and its name in logs
+SCALAR_GE = {"float": ("DT_FLOAT", "float32"), "int": ("DT_INT64", "int64"), "bool": ("DT_BOOL", "bool")}
 PARAM_TYPES = {"aclScalar": "const aclScalar*", "double": "double", "float": "float", "int64_t": "int64_t",
                "bool": "bool"}
 NULL_SCALAR = "(aclScalar*)nullptr"
@@ -93,6 +95,32 @@ class AclnnAttrs:
     def null_checked(self) -> tuple[AclnnScalarPlan, ...]:
         """The required aclScalar parameters: CheckNotNull refuses their nullptr."""
         return tuple(s for s in self.scalars if s.is_pointer and not s.optional)
+
+    @property
+    def pointers(self) -> tuple[AclnnScalarPlan, ...]:
+        """Every aclScalar parameter: CheckScalarDtype reads each one's dtype."""
+        return tuple(s for s in self.scalars if s.is_pointer)
+
+    @property
+    def pointer_params_text(self) -> str:
+        return ", ".join(s.declaration for s in self.pointers)
+
+    @property
+    def pointer_names_text(self) -> str:
+        return ", ".join(s.name for s in self.pointers)
+
+    @property
+    def dtype_checks(self) -> tuple[str, ...]:
+        """Per aclScalar, refuse a dtype that does not cast to the attr's (a nullptr optional one is the default)."""
+        lines: list[str] = []
+        for s in self.pointers:
+            ge, shown = SCALAR_GE[s.attr.kind]
+            guard = f"{s.name} != nullptr && " if s.optional else ""
+            lines += [f"if ({guard}!CanCast({s.name}->GetDataType(), DataType::{ge})) {{",
+                      f'    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "{s.name} dtype %s can not cast to {shown}.", '
+                      f"ToString({s.name}->GetDataType()).GetString());",
+                      "    return false;", "}"]
+        return tuple(lines)
 
     @property
     def null_checks(self) -> tuple[str, ...]:

@@ -192,6 +192,12 @@ def _scalars(m: _Matrix, base: tuple[int, ...]) -> None:
                   f"{s.attr.default}, accepted", SUCCESS, base, m.combos[0], null=s.name)
         elif s.is_pointer:
             m.add(f"null_{s.name}", f"{s.name} is a null pointer", NULLPTR, base, m.combos[0], null=s.name)
+    defaults = [s.literal(s.attr.value) for s in m.attrs.scalars]
+    for k, s in enumerate(m.attrs.scalars):
+        if s.is_pointer and s.attr.kind != "float":  # a float aclScalar casts to int64 or bool: CanCast refuses
+            values = [*defaults[:k], "ScalarDesc(1.5f)", *defaults[k + 1:]]
+            m.add(f"{s.name}_float_rejected", f"{s.name} a float aclScalar, attr {s.attr.name} is {s.attr.kind}: "
+                  "rejected", INVALID, base, m.combos[0], scalars=values)
     if m.attrs.scalars:
         shown = ", ".join(f"{s.name} {v}" for s, v in zip(m.attrs.scalars, m.attrs.check_values, strict=True))
         m.add("scalars_not_default", f"{shown}: accepted", SUCCESS, base, m.combos[0],
