@@ -56,11 +56,22 @@ static bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const
     return true;
 }
 
+static bool CheckScalarDtype(const aclScalar* negativeSlope)
+{
+    if (!CanCast(negativeSlope->GetDataType(), DataType::DT_FLOAT)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "negativeSlope dtype %s can not cast to float32.",
+                ToString(negativeSlope->GetDataType()).GetString());
+        return false;
+    }
+    return true;
+}
+
 static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* negativeSlope,
                                const aclTensor* out)
 {
     CHECK_RET(CheckNotNull(gradOutput, self, negativeSlope, out), ACLNN_ERR_PARAM_NULLPTR);
     CHECK_RET(CheckDtypeValid(gradOutput, self, out), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(CheckScalarDtype(negativeSlope), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(CheckShape(gradOutput, self, out), ACLNN_ERR_PARAM_INVALID);
     return ACLNN_SUCCESS;
 }

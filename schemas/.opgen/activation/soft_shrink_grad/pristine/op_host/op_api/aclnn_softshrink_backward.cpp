@@ -56,11 +56,22 @@ static bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const
     return true;
 }
 
+static bool CheckScalarDtype(const aclScalar* lambda)
+{
+    if (!CanCast(lambda->GetDataType(), DataType::DT_FLOAT)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "lambda dtype %s can not cast to float32.",
+                ToString(lambda->GetDataType()).GetString());
+        return false;
+    }
+    return true;
+}
+
 static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* lambda,
                                const aclTensor* gradInput)
 {
     CHECK_RET(CheckNotNull(gradOutput, self, lambda, gradInput), ACLNN_ERR_PARAM_NULLPTR);
     CHECK_RET(CheckDtypeValid(gradOutput, self, gradInput), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(CheckScalarDtype(lambda), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(CheckShape(gradOutput, self, gradInput), ACLNN_ERR_PARAM_INVALID);
     return ACLNN_SUCCESS;
 }
