@@ -139,3 +139,35 @@ def test_numerics_check_both_paths_and_catch_a_fault_in_either() -> None:
         "absent": {"tanhx": (absent[0], replace(absent[1], op="sigmoid"))}})})
     failed = {r.variant for r in check_numerics(broken, build_plan(broken, "mish_grad")) if not r.passed}
     assert "default_without_tanhx" in failed  # (the present path's tanhx is drawn from these steps too)
+
+
+def _mixed_mish(text: str) -> str:
+    """MishGrad with a fourth column: float16 inputs, a float32 output; same_dtype without the output."""
+    for name in ("grad", "x", "tanhx"):
+        text = text.replace(f"  - name: {name}\n    dtypes: [bfloat16, float16, float32]",
+                            f"  - name: {name}\n    dtypes: [bfloat16, float16, float32, float16]")
+    text = text.replace("  - name: x_grad\n    dtypes: [bfloat16, float16, float32]",
+                        "  - name: x_grad\n    dtypes: [bfloat16, float16, float32, float32]")
+    return text.replace("same_dtype: [grad, x, tanhx, x_grad]", "same_dtype: [grad, x, tanhx]")
+
+
+def test_absent_input_with_mixed_columns_checks_numerics_on_both_paths(run, tmp_path: Path) -> None:
+    """Columns 1 and 3 share their inputs' dtypes: the golden takes the output dtype the test kit passes, and
+    the tiling checks the inputs against each other, not against the float32 output."""
+    spec = copy_spec(MISH, tmp_path, _mixed_mish)
+    assert run("gen", spec, "-o", tmp_path / "out").code == 0
+    op = tmp_path / "out" / "activation" / "mish_grad"
+    tiling = (op / "op_host" / "arch35" / "mish_grad_tiling_arch35.cpp").read_text()
+    assert "tanhxDesc->GetDataType() != gradDesc->GetDataType()" in tiling
+    assert "!= outputDtype" not in tiling
+    golden = load_golden(op / "tests" / "assets" / "golden.py", build_plan(load_spec(spec).spec, "mish_grad"))
+    half = np.linspace(-4, 4, 64, dtype=np.float16)
+    for out_dtype in ("float16", "float32"):
+        for tanhx in (np.tanh(np.log1p(np.exp(half))), None):
+            got = golden(half, half, tanhx, output_dtypes=[out_dtype])
+            assert got.dtype == np.dtype(out_dtype)
+    checked = run("check", op, "--spec", spec, "--allow-exec")
+    flat = re.sub(r"[│\s]+", " ", checked.out)
+    assert checked.code == 0, flat
+    assert re.search(r"numerics \(tier\) PASS 29 passed, 0 failed", flat), flat  # 4 columns, both paths
+    assert "float16 -> float32 [edge without tanhx]" in flat, flat

@@ -151,8 +151,8 @@ def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
             case = _Case(plan.op_type, soc.variant, (soc.short_version,), combo, sample, len(plan.inputs))
             try:
                 with np.errstate(all="ignore"):  # edge values overflow on purpose
-                    returned = kernel(*(None if a is None else a.copy() for a in given),
-                                      **attrs, short_soc_version=soc.short_version)
+                    returned = kernel(*(None if a is None else a.copy() for a in given), **attrs,
+                                      short_soc_version=soc.short_version, output_dtypes=_output_dtypes(plan, combo))
             except Exception as exc:  # the golden is user-editable code: report, do not crash the check
                 results.append(_broken(case, plan, f"golden raised {type(exc).__name__}: {exc}"))
                 continue
@@ -439,3 +439,8 @@ def _max(values: Array, where: npt.NDArray[np.bool_]) -> float:
 
 def _show(value: Any) -> str:
     return f"{float(value):.9g}"
+
+
+def _output_dtypes(plan: RenderPlan, combo: DtypeCombination) -> list[str]:
+    """What the ops-test-kit hands a golden as `output_dtypes`: the outputs' dtype names."""
+    return [t.dtypes[combo.index].name for t in plan.outputs]

@@ -24,7 +24,16 @@ from .optional import AbsentPlan, DagBranch, absent_plan, dag_branches
 from .platforms import SocPlan, soc_plan
 from .soc_columns import share_configs
 from .st_cases import absent_inputs, st_csv
-from .tensors import DtypeCombination, TensorPlan, combinations, dag_params, dispatch_tensors, tensor_plans
+from .tensors import (
+    DtypeCombination,
+    SameDtype,
+    TensorPlan,
+    combinations,
+    dag_params,
+    dispatch_tensors,
+    same_dtype,
+    tensor_plans,
+)
 from .text import LicenseHeader, SpecText
 
 NO_BROADCAST_REASON = " (the kernel does not broadcast)"
@@ -66,7 +75,7 @@ class RenderPlan:
     infershape_input: int
     same_shape: tuple[TensorPlan, ...]  # the tiling requires these shapes equal
     same_shape_reason: str  # why, when the spec did not say: the kernel cannot broadcast
-    same_dtype: tuple[TensorPlan, ...]
+    same_dtype: SameDtype
     last_dim_checked: tuple[TensorPlan, ...]  # the tensor whose last dim must be a multiple, if any
     last_dim_multiple: int
     dtype_source: TensorPlan  # the input whose dtype and shape the outputs take
@@ -281,7 +290,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         infershape_rule=spec.infershape.rule,
         infershape_input=source_input,
         same_shape=same_shape, same_shape_reason="" if spec.constraints.same_shape or brc else NO_BROADCAST_REASON,
-        same_dtype=tuple(by_name[n] for n in spec.constraints.same_dtype),
+        same_dtype=same_dtype(tuple(by_name[n] for n in spec.constraints.same_dtype)),
         last_dim_checked=(by_name[rule.tensor],) if rule else (), last_dim_multiple=rule.multiple if rule else 1,
         dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn, aclnn_parts=aclnn_parts(aclnn, api_dir),
         disable_in_opp=spec.disable_in_opp, golden=golden,

@@ -83,6 +83,8 @@ def golden_plan(
         table = tuple(dict.fromkeys(zip(keys, (d.name for d in outputs[0].dtypes), strict=True)))
         names = ", ".join(f"{t.name}.dtype.name" for t in data) + ("," if len(data) == 1 else "")
         out_dtype = f"np.dtype(_OUT_DTYPES[({names})])"
+        if len({k for k, _ in table}) < len(table):  # the inputs' dtypes do not tell the output's: the caller does
+            out_dtype, table = 'np.dtype(kwargs["output_dtypes"][0])', ()
     return GoldenPlan(
         function=f"{name}_golden", params=", ".join([_params(inputs, absent[0] if absent else None), *keywords]),
         variant_params=recipe_args,

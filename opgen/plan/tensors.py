@@ -105,6 +105,29 @@ class TensorPlan:
 
 
 @dataclass(frozen=True)
+class SameDtype:
+    """constraints.same_dtype as the tiling checks it: each other member against one anchor, the first output when
+    it is a member (the tiling reads its dtype anyway), else the first required member."""
+
+    anchor: TensorPlan | None
+    checked: tuple[TensorPlan, ...]
+
+    @property
+    def reads_anchor(self) -> bool:
+        return self.anchor is not None and self.anchor.role == "input"
+
+    @property
+    def anchor_dtype(self) -> str:
+        return f"{self.anchor.camel}Desc->GetDataType()" if self.anchor and self.reads_anchor else "outputDtype"
+
+
+def same_dtype(group: tuple[TensorPlan, ...]) -> SameDtype:
+    anchor = next((t for t in group if t.role == "output" and t.index == 0), None) or next(
+        (t for t in group if not t.optional), None)
+    return SameDtype(anchor, tuple(t for t in group if t is not anchor))
+
+
+@dataclass(frozen=True)
 class DtypeCombination:
     """Column k of the def: one dtype per tensor, and what selects its kernel."""
 

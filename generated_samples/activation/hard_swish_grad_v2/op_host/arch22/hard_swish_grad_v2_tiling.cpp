@@ -72,14 +72,6 @@ ge::graphStatus HardSwishGradV2Tiling::CheckDtypes()
                                                            ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
                                                        "The dtypes of self and out must be the same"),
                 return ge::GRAPH_FAILED);
-    auto outDesc = tilingContext->GetOutputDesc(0);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, outDesc);
-    OP_CHECK_IF(outDesc->GetDataType() != outputDtype,
-                OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "out, out",
-                                                       ge::TypeUtils::DataTypeToSerialString(outDesc->GetDataType()) +
-                                                           ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
-                                                       "The dtypes of out and out must be the same"),
-                return ge::GRAPH_FAILED);
     return ge::GRAPH_SUCCESS;
 }
 

@@ -50,14 +50,6 @@ ge::graphStatus MishGradTiling::CheckDtypes()
                                                            ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
                                                        "The dtypes of tanhx and x_grad must be the same"),
                 return ge::GRAPH_FAILED);
-    auto xGradDesc = tilingContext->GetOutputDesc(0);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, xGradDesc);
-    OP_CHECK_IF(xGradDesc->GetDataType() != outputDtype,
-                OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "x_grad, x_grad",
-                                                       ge::TypeUtils::DataTypeToSerialString(xGradDesc->GetDataType()) +
-                                                           ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
-                                                       "The dtypes of x_grad and x_grad must be the same"),
-                return ge::GRAPH_FAILED);
     return ge::GRAPH_SUCCESS;
 }
 

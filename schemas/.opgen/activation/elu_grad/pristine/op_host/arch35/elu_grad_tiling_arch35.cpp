@@ -44,14 +44,6 @@ ge::graphStatus EluGradTiling::CheckDtypes()
                                                    ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
                                                "The dtypes of activations and y must be the same"),
         return ge::GRAPH_FAILED);
-    auto yDesc = tilingContext->GetOutputDesc(0);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, yDesc);
-    OP_CHECK_IF(yDesc->GetDataType() != outputDtype,
-                OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "y, y",
-                                                       ge::TypeUtils::DataTypeToSerialString(yDesc->GetDataType()) +
-                                                           ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
-                                                       "The dtypes of y and y must be the same"),
-                return ge::GRAPH_FAILED);
     return ge::GRAPH_SUCCESS;
 }
 

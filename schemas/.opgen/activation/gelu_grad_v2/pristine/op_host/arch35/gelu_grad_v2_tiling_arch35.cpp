@@ -42,14 +42,6 @@ ge::graphStatus GeluGradV2Tiling::CheckDtypes()
                                                            ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
                                                        "The dtypes of x and z must be the same"),
                 return ge::GRAPH_FAILED);
-    auto zDesc = tilingContext->GetOutputDesc(0);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, zDesc);
-    OP_CHECK_IF(zDesc->GetDataType() != outputDtype,
-                OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "z, z",
-                                                       ge::TypeUtils::DataTypeToSerialString(zDesc->GetDataType()) +
-                                                           ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
-                                                       "The dtypes of z and z must be the same"),
-                return ge::GRAPH_FAILED);
     return ge::GRAPH_SUCCESS;
 }
 

@@ -73,15 +73,6 @@ ge::graphStatus SoftShrinkGradTiling::CheckDtypes()
                                                    ge::TypeUtils::DataTypeToSerialString(outputDtype),
                                                "The dtypes of input_x and output_y must be the same"),
         return ge::GRAPH_FAILED);
-    auto outputYDesc = tilingContext->GetOutputDesc(0);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, outputYDesc);
-    OP_CHECK_IF(
-        outputYDesc->GetDataType() != outputDtype,
-        OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "output_y, output_y",
-                                               ge::TypeUtils::DataTypeToSerialString(outputYDesc->GetDataType()) +
-                                                   ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
-                                               "The dtypes of output_y and output_y must be the same"),
-        return ge::GRAPH_FAILED);
     return ge::GRAPH_SUCCESS;
 }
 

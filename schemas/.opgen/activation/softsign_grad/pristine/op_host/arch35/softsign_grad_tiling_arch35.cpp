@@ -73,15 +73,6 @@ ge::graphStatus SoftsignGradTiling::CheckDtypes()
                                                    ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
                                                "The dtypes of features and output must be the same"),
         return ge::GRAPH_FAILED);
-    auto outputDesc = tilingContext->GetOutputDesc(0);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, outputDesc);
-    OP_CHECK_IF(
-        outputDesc->GetDataType() != outputDtype,
-        OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "output, output",
-                                               ge::TypeUtils::DataTypeToSerialString(outputDesc->GetDataType()) + ", " +
-                                                   ge::TypeUtils::DataTypeToSerialString(outputDtype),
-                                               "The dtypes of output and output must be the same"),
-        return ge::GRAPH_FAILED);
     return ge::GRAPH_SUCCESS;
 }
 

@@ -51,14 +51,6 @@ ge::graphStatus SwishGradTiling::CheckDtypes()
                                                            ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
                                                        "The dtypes of y and grad_x must be the same"),
                 return ge::GRAPH_FAILED);
-    auto gradXDesc = tilingContext->GetOutputDesc(0);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, gradXDesc);
-    OP_CHECK_IF(gradXDesc->GetDataType() != outputDtype,
-                OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "grad_x, grad_x",
-                                                       ge::TypeUtils::DataTypeToSerialString(gradXDesc->GetDataType()) +
-                                                           ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
-                                                       "The dtypes of grad_x and grad_x must be the same"),
-                return ge::GRAPH_FAILED);
     return ge::GRAPH_SUCCESS;
 }
 
