@@ -163,6 +163,8 @@ def test_the_check_agrees_with_the_tree(tree: Path) -> None:
     assert items["l0 OP_ATTR == def attrs"].reason == \
         "OP_ATTR(alpha: float, beta: float, steps: int64_t, conj: bool)"
     assert items["aclnn signature: header == wrapper == docs"].status == "pass"
+    assert items["aclnn wrapper -> l0 attrs == docs, def defaults"].reason == \
+        "alpha <- alphaOptional; beta <- betaScalar; steps <- steps; conj <- conj"
 
 
 @pytest.mark.parametrize(("rel", "ut"), [

@@ -26,6 +26,7 @@ _SPACE = re.compile(r"\s+")
 class DefAttr:
     name: str
     ge_type: str  # Float, Int, Bool, String, as the def's setter names it
+    default: str  # the setter's argument, as written
     line: int
 
 
@@ -33,8 +34,9 @@ def read_def_attrs(src: Source) -> list[DefAttr]:
     """The def's `this->Attr("name")...Float(x)` declarations, in order."""
     found = []
     for m in re.finditer(r'this\s*->\s*Attr\s*\(\s*"(\w+)"\s*\)([^;]*);', src.code):
-        setter = re.search(r"\.\s*(Float|Int|Bool|String|List\w+)\s*\(", m.group(2))
-        found.append(DefAttr(m.group(1), setter.group(1) if setter else "no type setter", src.line(m.start())))
+        setter = re.search(r"\.\s*(Float|Int|Bool|String|List\w+)\s*\(([^)]*)\)", m.group(2))
+        found.append(DefAttr(m.group(1), setter.group(1) if setter else "no type setter",
+                             setter.group(2).strip() if setter else "", src.line(m.start())))
     return found
 
 
@@ -51,7 +53,8 @@ def aclnn_items(op_dir: Path, plan: RenderPlan, def_src: Source) -> list[CheckIt
     """The l0 launch's OP_ATTR == the def's attrs; the API signature: header == wrapper == docs."""
     if plan.aclnn is None:
         return []
-    return [op_attr_item(op_dir, plan, def_src), signature_item(op_dir, plan)]
+    return [op_attr_item(op_dir, plan, def_src), signature_item(op_dir, plan),
+            wrapper_attrs_item(op_dir, plan, def_src)]
 
 
 def op_attr_item(op_dir: Path, plan: RenderPlan, def_src: Source) -> CheckItem:
@@ -68,8 +71,7 @@ def op_attr_item(op_dir: Path, plan: RenderPlan, def_src: Source) -> CheckItem:
     if not launches:
         return verdict(label, [f"{rel}: no ADD_TO_LAUNCHER_LIST_AICORE(...) launch"])
     problems = []
-    signature = re.search(rf"\b{plan.op_type}\s*\(([^)]*)\)\s*\{{", src.code)
-    l0_types = {name: c_type for c_type, name in _params(signature.group(1))} if signature else {}
+    l0_types = {name: c_type for c_type, name in _l0_params(src, plan.op_type)}
     for launch in launches:
         end = src.code.find(";", launch.end())
         op_attr = re.search(r"\bOP_ATTR\s*\(([^)]*)\)", src.code[launch.end():end])
@@ -89,6 +91,12 @@ def op_attr_item(op_dir: Path, plan: RenderPlan, def_src: Source) -> CheckItem:
                                 f"{attr.ge_type} ({c_type}, {def_src.rel}:{attr.line})")
     shown = ", ".join(f"{lower_camel(a.name)}: {ATTR_C_TYPES.get(a.ge_type, a.ge_type)}" for a in attrs)
     return verdict(label, problems, f"OP_ATTR({shown})" if attrs else "no attrs, no OP_ATTR")
+
+
+def _l0_params(src: Source, op_type: str) -> list[tuple[str, str]]:
+    """The l0 op's definition's parameters (type, name); empty when it is not found."""
+    signature = re.search(rf"\b{op_type}\s*\(([^)]*)\)\s*\{{", src.code)
+    return _params(signature.group(1)) if signature else []
 
 
 def _signature(text: str, function: str) -> tuple[list[tuple[str, str]], int] | None:
@@ -138,3 +146,48 @@ def signature_item(op_dir: Path, plan: RenderPlan) -> CheckItem:
 
 def _show(params: list[tuple[str, str]]) -> str:
     return ", ".join(f"{t} {n}" for t, n in params)
+
+
+def wrapper_attrs_item(op_dir: Path, plan: RenderPlan, def_src: Source) -> CheckItem:
+    """The wrapper hands the l0 op, for each attr, the API scalar the docs say sets it, or else the def default
+    (an optional scalar's nullptr too): a swapped argument or a stale default compiles and runs."""
+    label = "aclnn wrapper -> l0 attrs == docs, def defaults"
+    assert plan.aclnn is not None
+    sources, function = plan.aclnn_parts.sources, plan.aclnn.function
+    rels = (f"{sources}/{plan.aclnn.file_stem}.cpp", f"{sources}/{plan.name}.cpp",
+            f"{plan.aclnn_parts.docs}/{function}.md")
+    wrapper, l0 = read_source(op_dir, rels[0]), read_source(op_dir, rels[1])
+    docs = op_dir / rels[2]
+    if wrapper is None or l0 is None or not docs.is_file():
+        return skipped(label, f"{', '.join(r for r in rels if not (op_dir / r).is_file())} missing (see structure)")
+    attrs = read_def_attrs(def_src)
+    if not attrs:
+        return verdict(label, [], "no attrs")
+    call = re.search(rf"\bl0op::{plan.op_type}\s*\(([^;]*)\)\s*;", wrapper.code)
+    signature = _signature(wrapper.code, function)
+    if call is None or signature is None:
+        return verdict(label, [f"{rels[0]}: no l0op::{plan.op_type}(...) call or no {function}GetWorkspaceSize"])
+    args = [a.strip() for a in call.group(1).split(",")]
+    position = {name: k for k, (_, name) in enumerate(_l0_params(l0, plan.op_type))}
+    scalars = [n for t, n in signature[0] if "aclTensor" not in t and n not in ("workspaceSize", "executor")]
+    claims = {m.group(2): m.group(1) for m in re.finditer(r"(?m)^\|\s*(\w+)\s*\|[^|\n]*\|[^|\n]*?sets attr (\w+)",
+                                                           docs.read_text(encoding="utf-8"))}
+    at = wrapper.at(call.start())
+    problems, seen = [], []
+    for attr in attrs:
+        k = position.get(lower_camel(attr.name))
+        if k is None or k >= len(args):
+            continue  # the l0 op lacks the attr: the OP_ATTR row says so
+        decl = re.search(rf"\b{re.escape(args[k])}\s*=\s*([^;]*);", wrapper.code[:call.start()])
+        value = decl.group(1).strip() if decl else args[k]
+        used = [n for n in scalars if re.search(rf"\b{n}\b", value)]
+        setter = claims.get(attr.name)
+        literals = re.findall(r"(?<![\w.])(?:true|false|-?\d[\w.]*)", value)
+        if used != ([setter] if setter else []):
+            said = f"the docs say {setter} sets it" if setter else "no parameter sets it (docs)"
+            problems.append(f"{at}: attr {attr.name} gets `{value}`, {said}")
+        elif any(lit != attr.default for lit in literals) or not (setter or literals):
+            problems.append(f"{at}: attr {attr.name} gets `{value}`, the def default is {attr.default} "
+                            f"({def_src.rel}:{attr.line})")
+        seen.append(f"{attr.name} <- {setter or attr.default}")
+    return verdict(label, problems, "; ".join(seen))

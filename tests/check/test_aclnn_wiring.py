@@ -13,6 +13,7 @@ from .trees import SAMPLES, by_item, copy_sample, edit, failing, loaded
 
 OP_ATTR_ROW = "l0 OP_ATTR == def attrs"
 SIGNATURE_ROW = "aclnn signature: header == wrapper == docs"
+WRAPPER_ROW = "aclnn wrapper -> l0 attrs == docs, def defaults"
 SIGMOID = "activation/hard_sigmoid_grad"  # two float attrs, neither an API parameter
 SWISH = "activation/swish_grad"  # attr scale set by the optional aclScalar betaOptional
 L0_SIGMOID = "op_host/op_api/hard_sigmoid_grad.cpp"
@@ -25,6 +26,7 @@ def test_samples_pass_both_rows(tmp_path: Path, rel_dir: str) -> None:
     items = consistency_tier(op_dir, loaded(op_dir)[1])
     assert by_item(items, OP_ATTR_ROW).status == "pass"
     assert by_item(items, SIGNATURE_ROW).status == "pass"
+    assert by_item(items, WRAPPER_ROW).status == "pass"
 
 
 def test_passing_rows_say_what_they_saw(tmp_path: Path) -> None:
@@ -32,11 +34,12 @@ def test_passing_rows_say_what_they_saw(tmp_path: Path) -> None:
     items = consistency_tier(op_dir, loaded(op_dir)[1])
     assert by_item(items, OP_ATTR_ROW).reason == "OP_ATTR(scale: float)"
     assert "const aclScalar* betaOptional, const aclTensor* gradInput" in by_item(items, SIGNATURE_ROW).reason
+    assert by_item(items, WRAPPER_ROW).reason == "scale <- betaOptional"
 
 
-def _failing_row(op_dir: Path, label: str) -> str:
+def _failing_row(op_dir: Path, label: str, *also: str) -> str:
     items = consistency_tier(op_dir, loaded(op_dir)[1])
-    assert [i.item for i in failing(items)] == [label]
+    assert {i.item for i in failing(items)} == {label, *also}
     return by_item(items, label).reason
 
 
@@ -91,8 +94,9 @@ def test_docs_table_missing_the_scalar_fails(tmp_path: Path) -> None:
     path = op_dir / "docs/aclnnSwishBackward.md"
     path.write_text("".join(line for line in path.read_text().splitlines(keepends=True)
                             if not line.startswith("| betaOptional |")))
+    # the wrapper row fails too: no docs row says betaOptional sets scale any more
     assert "the parameter table lists (gradOutput, self, gradInput, workspaceSize, executor), the signature " \
-           "(gradOutput, self, betaOptional, gradInput," in _failing_row(op_dir, SIGNATURE_ROW)
+           "(gradOutput, self, betaOptional, gradInput," in _failing_row(op_dir, SIGNATURE_ROW, WRAPPER_ROW)
 
 
 def test_wrapper_scalar_of_another_type_fails(tmp_path: Path) -> None:
@@ -103,3 +107,36 @@ def test_wrapper_scalar_of_another_type_fails(tmp_path: Path) -> None:
     start = text.index("aclnnStatus aclnnSwishBackwardGetWorkspaceSize(")
     path.write_text(text[:start] + text[start:].replace("const aclScalar* betaOptional", "double betaOptional", 1))
     assert "op_api/aclnn_swish_backward.cpp:" in _failing_row(op_dir, SIGNATURE_ROW)
+
+
+WRAPPER_SIGMOID = "op_host/op_api/aclnn_hardsigmoid_backward.cpp"
+
+
+def test_wrapper_swapping_two_attrs_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SIGMOID)
+    edit(op_dir / WRAPPER_SIGMOID, "selfContiguous, alphaValue, betaValue,", "selfContiguous, betaValue, alphaValue,")
+    reason = _failing_row(op_dir, WRAPPER_ROW)
+    assert reason.startswith(f"{WRAPPER_SIGMOID}:90: attr alpha gets `0.5f`, the def default is 0.16666666666666666f "
+                             "(op_host/hard_sigmoid_grad_def.cpp:33)")
+    assert "attr beta gets `0.16666666666666666f`" in reason
+
+
+def test_wrapper_with_a_stale_default_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SIGMOID)
+    edit(op_dir / WRAPPER_SIGMOID, "float betaValue = 0.5f;", "float betaValue = 0.25f;")
+    assert _failing_row(op_dir, WRAPPER_ROW) == (f"{WRAPPER_SIGMOID}:90: attr beta gets `0.25f`, the def default is "
+                                                 "0.5f (op_host/hard_sigmoid_grad_def.cpp:34)")
+
+
+def test_optional_scalar_whose_nullptr_is_not_the_default_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SWISH)
+    edit(op_dir / "op_api/aclnn_swish_backward.cpp", "betaOptional == nullptr ? 1.0f", "betaOptional == nullptr ? 2.0f")
+    assert "attr scale gets `betaOptional == nullptr ? 2.0f : betaOptional->ToFloat()`, the def default is 1.0f" in \
+        _failing_row(op_dir, WRAPPER_ROW)
+
+
+def test_wrapper_ignoring_the_scalar_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SWISH)
+    edit(op_dir / "op_api/aclnn_swish_backward.cpp", "betaOptional == nullptr ? 1.0f : betaOptional->ToFloat()",
+         "1.0f")
+    assert "attr scale gets `1.0f`, the docs say betaOptional sets it" in _failing_row(op_dir, WRAPPER_ROW)
