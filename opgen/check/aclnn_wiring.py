@@ -3,7 +3,8 @@
 `OP_ATTR(...)` is positional: GE binds its k-th argument to the def's k-th `this->Attr(...)`, so a dropped
 or swapped argument still compiles and launches the kernel with the wrong value (or the default). The
 wrapper's `GetWorkspaceSize` signature is printed three times (header, wrapper, docs); a scalar parameter
-added to one and not the others compiles too.
+added to one and not the others compiles too, and so does a wrapper handing the l0 op a swapped or stale
+attr value.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ def _params(text: str) -> list[tuple[str, str]]:
 
 
 def aclnn_items(op_dir: Path, plan: RenderPlan, def_src: Source) -> list[CheckItem]:
-    """The l0 launch's OP_ATTR == the def's attrs; the API signature: header == wrapper == docs."""
+    """The l0 launch's OP_ATTR == the def's attrs; the API signature: header == wrapper == docs; what the
+    wrapper hands the l0 op per attr."""
     if plan.aclnn is None:
         return []
     return [op_attr_item(op_dir, plan, def_src), signature_item(op_dir, plan),
