@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..plan import RenderPlan
+from .aclnn_wiring import aclnn_items
 from .formats_item import format_items
 from .items import CheckItem, more_line, ok, skipped, verdict
 from .readers import (
@@ -62,6 +63,7 @@ def consistency_tier(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
     items.append(proto_item(op_dir, files, info))
     items += st_csv_items(op_dir, info)
     items += wiring_items(op_dir, families, info)
+    items += aclnn_items(op_dir, plan, src)
     return items
 
 

@@ -259,7 +259,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
                        source_input, brc, absent_input, attrs, scalars),
     ))
     api_dir = op_api_dir(families)
-    aclnn = aclnn_plan(spec, by_name, combos, socs, api_dir) if spec.aclnn else None
+    aclnn = aclnn_plan(spec, by_name, combos, socs, api_dir, attrs) if spec.aclnn else None
     kernel_tensors = [t for t in tensors if t.read_by_kernel]
     same_shape = tuple(by_name[n] for n in spec.constraints.same_shape) or (
         tuple(kernel_tensors) if len(kernel_tensors) > 1 and brc is None else ())

@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..spec.models import OpSpec, camel_to_snake
+from .aclnn_attrs import AclnnAttrs, aclnn_attrs
 from .aclnn_mixed import l0_output_dtype, mixed_dtype_checks, mixed_output
 from .aclnn_ut import AclnnUtCase, aclnn_ut_cases, ut_params
+from .attrs import AttrPlan
 from .platforms import SocPlan
 from .soc_columns import SocDtypeList, soc_dtype_lists
 from .tensors import DtypeCombination, TensorPlan
@@ -15,7 +17,7 @@ from .tensors import DtypeCombination, TensorPlan
 SHARED_MAX_DIMS = (8, "MAX_SUPPORT_DIMS_NUMS")  # ops-nn common/inc/op_api/op_api_def_nn.h
 RETURN_CODES = (
     ("ACLNN_SUCCESS", 0, "Success."),
-    ("ACLNN_ERR_PARAM_NULLPTR", 161001, "A tensor argument is a null pointer."),
+    ("ACLNN_ERR_PARAM_NULLPTR", 161001, "A tensor argument (or a required aclScalar) is a null pointer."),
     ("ACLNN_ERR_PARAM_INVALID", 161002, "A dtype, format or shape is not supported (see the tables and constraints)."),
 )
 
@@ -68,6 +70,7 @@ class AclnnPlan:
     ut_include: str  # the wrapper header, relative to tests/ut/op_api
     ut_cases: tuple[AclnnUtCase, ...]
     l0_mixed_dtype: str  # the l0 output's dtype expression for mixed-precision columns, "" without
+    attrs: AclnnAttrs  # the scalar parameters and the attrs the l0 op launches with
     soc_dtype_lists: tuple[SocDtypeList, ...] = ()  # SoCs taking fewer dtypes: the checks pick the list per SoC
 
     @property
@@ -84,15 +87,45 @@ class AclnnPlan:
 
     @property
     def params_text(self) -> str:
+        """Every API parameter: the inputs, the scalars, the outputs."""
+        return ", ".join([*(f"const aclTensor* {p.name}" for p in self.inputs),
+                          *(s.declaration for s in self.attrs.scalars),
+                          *(f"const aclTensor* {p.name}" for p in self.outputs)])
+
+    @property
+    def null_params_text(self) -> str:
+        """What CheckNotNull looks at: the tensors and the required aclScalars (no unused parameters)."""
+        return self._with_tensors([s.declaration for s in self.attrs.null_checked], "const aclTensor* ")
+
+    @property
+    def null_names_text(self) -> str:
+        return self._with_tensors([s.name for s in self.attrs.null_checked], "")
+
+    @property
+    def checked_params_text(self) -> str:
+        """What CheckParams looks at: the tensors and every aclScalar (their dtypes are checked)."""
+        return self._with_tensors([s.declaration for s in self.attrs.pointers], "const aclTensor* ")
+
+    @property
+    def checked_names_text(self) -> str:
+        return self._with_tensors([s.name for s in self.attrs.pointers], "")
+
+    def _with_tensors(self, scalars: list[str], tensor_type: str) -> str:
+        return ", ".join([*(f"{tensor_type}{p.name}" for p in self.inputs), *scalars,
+                          *(f"{tensor_type}{p.name}" for p in self.outputs)])
+
+    @property
+    def tensor_params_text(self) -> str:
+        """The tensor parameters only: what the dtype and shape checks look at."""
         return ", ".join(f"const aclTensor* {p.name}" for p in self.inputs + self.outputs)
 
     @property
-    def names_text(self) -> str:
+    def tensor_names_text(self) -> str:
         return ", ".join(p.name for p in self.inputs + self.outputs)
 
     @property
     def dfx_in(self) -> str:
-        return ", ".join(p.name for p in self.inputs)
+        return ", ".join([*(p.name for p in self.inputs), *(s.name for s in self.attrs.scalars)])
 
     @property
     def dfx_out(self) -> str:
@@ -100,7 +133,7 @@ class AclnnPlan:
 
 
 def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[DtypeCombination, ...],
-               socs: tuple[SocPlan, ...], op_api_dir: str) -> AclnnPlan:
+               socs: tuple[SocPlan, ...], op_api_dir: str, attrs: tuple[AttrPlan, ...]) -> AclnnPlan:
     a = spec.aclnn
     assert a is not None
     name_constant = f"ACLNN_{camel_to_snake(a.api).upper()}_NAME"
@@ -109,6 +142,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     inputs = tuple(AclnnParamPlan(p.name, by_name[p.tensor]) for p in a.inputs)
     outputs = tuple(AclnnParamPlan(p.name, by_name[p.tensor]) for p in a.outputs)
     data = [p for p in inputs if not p.tensor.is_mask]
+    scalars = aclnn_attrs(spec, attrs)
     out = outputs[0].name
     ret = "return false"
 
@@ -204,8 +238,9 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     return AclnnPlan(
         api=a.api, function=f"aclnn{a.api}", file_stem=f"aclnn_{camel_to_snake(a.api)}", inputs=inputs,
         outputs=outputs, support_dtypes=tuple(dict.fromkeys(f"op::DataType::{c.key.ge}" for c in combos)),
-        max_rank=rank, includes=tuple(includes), null_checks=tuple(
-            f"OP_CHECK_NULL({p.name}, {ret});" for p in inputs + outputs),
+        max_rank=rank, includes=tuple(includes), null_checks=(
+            *(f"OP_CHECK_NULL({p.name}, {ret});" for p in inputs), *scalars.null_checks,
+            *(f"OP_CHECK_NULL({p.name}, {ret});" for p in outputs)),
         dtype_checks=tuple(dtype_checks), shape_checks=tuple(shape_checks),
         empty_condition=" || ".join(f"{p.name}->IsEmpty()" for p in inputs), prepare=tuple(prepare),
         l0_args=l0_args, finish=tuple(finish),
@@ -218,8 +253,8 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         max_dims_decl="" if max_dims == SHARED_MAX_DIMS[1] else f"static constexpr size_t {max_dims} = {rank};",
         return_codes=RETURN_CODES, ut_include=f"../../../{op_api_dir}/aclnn_{camel_to_snake(a.api)}.h",
         ut_cases=aclnn_ut_cases(spec, ut_params([(p.name, p.tensor) for p in inputs]),
-                                ut_params([(p.name, p.tensor) for p in outputs]), combos, socs),
-        l0_mixed_dtype=l0_output_dtype([p.tensor.name for p in data], mixed) if mixed else "",
+                                ut_params([(p.name, p.tensor) for p in outputs]), combos, socs, scalars),
+        l0_mixed_dtype=l0_output_dtype([p.tensor.name for p in data], mixed) if mixed else "", attrs=scalars,
         soc_dtype_lists=soc_lists,
     )
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..spec.models import OpSpec, camel_to_snake
+from .aclnn_attrs import NULL_SCALAR, AclnnAttrs
 from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
 
@@ -32,11 +33,12 @@ UT_DEFAULT_SOC = "ascend910b"  # the SoC ops-nn's op_api UT stub reports unless 
 @dataclass(frozen=True)
 class UtParam:
     var: str  # the descriptor variable, e.g. selfDesc
-    desc: str | None  # its TensorDesc initializer; None: the argument is a null tensor
+    desc: str | None  # its TensorDesc / ScalarDesc initializer; None: the argument is `bare`
+    bare: str = "(aclTensor*)nullptr"  # the argument without a descriptor: a null pointer or a literal
 
     @property
     def arg(self) -> str:
-        return self.var if self.desc is not None else "(aclTensor*)nullptr"
+        return self.var if self.desc is not None else self.bare
 
 
 @dataclass(frozen=True)
@@ -80,9 +82,9 @@ class _Matrix:
     """Builds the cases; every descriptor comes from `desc` so all cases spell tensors alike."""
 
     def __init__(self, spec: OpSpec, inputs: Sequence[_Param], outputs: Sequence[_Param],
-                 combos: tuple[DtypeCombination, ...]) -> None:
+                 combos: tuple[DtypeCombination, ...], attrs: AclnnAttrs) -> None:
         assert spec.aclnn is not None
-        self.spec, self.aclnn = spec, spec.aclnn
+        self.spec, self.aclnn, self.attrs = spec, spec.aclnn, attrs
         self.inputs, self.outputs, self.combos = tuple(inputs), tuple(outputs), combos
         self.data_inputs = tuple(p for p in self.inputs if p.is_data)
         rule = spec.constraints.last_dim_multiple_of
@@ -110,7 +112,7 @@ class _Matrix:
             dtypes: Mapping[str, str] | DtypeCombination, *, soc: str | None = None, null: str | None = None,
             formats: Mapping[str, str] | None = None,
             views: Mapping[str, tuple[Sequence[int], Sequence[int]]] | None = None, workspace_zero: bool = False,
-            ) -> None:
+            scalars: Sequence[str] | None = None) -> None:
         """One case; `shapes`/`dtypes` give every parameter (a mapping) or one value for all (a shape, a combo)."""
         def shape_of(p: _Param) -> Sequence[int]:
             return shapes[p.name] if isinstance(shapes, Mapping) else shapes
@@ -128,8 +130,22 @@ class _Matrix:
 
         self.cases.append(AclnnUtCase(
             f"{self.aclnn_snake}_{len(self.cases) + 1:03d}_{name}", why, soc,
-            tuple(param(p) for p in self.inputs), tuple(param(p) for p in self.outputs), expect, workspace_zero,
+            (*(param(p) for p in self.inputs), *self.scalar_params(scalars, null)),
+            tuple(param(p) for p in self.outputs), expect, workspace_zero,
         ))
+
+    def scalar_params(self, values: Sequence[str] | None, null: str | None) -> tuple[UtParam, ...]:
+        """The scalar arguments: each at its def default, or at `values`; the one named `null` a nullptr."""
+        found = []
+        for k, s in enumerate(self.attrs.scalars):
+            text = values[k] if values is not None else s.literal(s.attr.value)
+            if s.name == null:
+                found.append(UtParam(f"{s.name}Desc", None, NULL_SCALAR))
+            elif s.is_pointer:
+                found.append(UtParam(f"{s.name}Desc", text))
+            else:
+                found.append(UtParam(s.name, None, text))
+        return tuple(found)
 
     @property
     def aclnn_snake(self) -> str:
@@ -140,14 +156,18 @@ class _Matrix:
 
 
 def aclnn_ut_cases(spec: OpSpec, inputs: Sequence[_Param], outputs: Sequence[_Param],
-                   combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...]) -> tuple[AclnnUtCase, ...]:
+                   combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
+                   attrs: AclnnAttrs) -> tuple[AclnnUtCase, ...]:
     # cases without a SoC run on the UT's default SoC: only the combinations it registers are accepted there
     home = next((s for s in socs if s.name == UT_DEFAULT_SOC), None)
-    m = _Matrix(spec, inputs, outputs, home.combinations if home else combos)
+    m = _Matrix(spec, inputs, outputs, home.combinations if home else combos, attrs)
     base = m.fit(spec.tests.shapes[0])
     for combo in combos:
         every = f"every tensor {combo.key.name}" if combo.label == combo.key.name else ", ".join(combo.names)
-        runs_on = None if combo in m.combos else next(s.soc_enum for s in socs if combo in s.combinations)
+        hosts = [s.soc_enum for s in socs if combo in s.combinations]
+        if combo not in m.combos and not hosts:
+            continue  # a def column no SoC registers (every SoC lists its own): no SoC accepts it
+        runs_on = None if combo in m.combos else hosts[0]
         m.add(f"normal_{combo.label}", f"{every}: accepted", SUCCESS, base, combo, soc=runs_on)
     for soc in socs:
         for combo in soc.combinations:
@@ -160,11 +180,31 @@ def aclnn_ut_cases(spec: OpSpec, inputs: Sequence[_Param], outputs: Sequence[_Pa
                       f"{soc.name} registers", INVALID, base, combo, soc=soc.soc_enum)
     for p in m.all_params():
         m.add(f"null_{p.name}", f"{p.name} is a null pointer", NULLPTR, base, combos[0], null=p.name)
+    _scalars(m, base)
     _empty(m)
     _dtypes(m)
     _shapes(m, base)
     _layouts(m)
     return tuple(m.cases)
+
+
+def _scalars(m: _Matrix, base: tuple[int, ...]) -> None:
+    for s in m.attrs.scalars:
+        if s.optional:
+            m.add(f"null_{s.name}_takes_default", f"{s.name} nullptr: the def default {s.attr.name} = "
+                  f"{s.attr.default}, accepted", SUCCESS, base, m.combos[0], null=s.name)
+        elif s.is_pointer:
+            m.add(f"null_{s.name}", f"{s.name} is a null pointer", NULLPTR, base, m.combos[0], null=s.name)
+    defaults = [s.literal(s.attr.value) for s in m.attrs.scalars]
+    for k, s in enumerate(m.attrs.scalars):
+        if s.is_pointer and s.attr.kind != "float":  # a float aclScalar casts to int64 or bool: CanCast refuses
+            values = [*defaults[:k], "ScalarDesc(1.5f)", *defaults[k + 1:]]
+            m.add(f"{s.name}_float_rejected", f"{s.name} a float aclScalar, attr {s.attr.name} is {s.attr.kind}: "
+                  "rejected", INVALID, base, m.combos[0], scalars=values)
+    if m.attrs.scalars:
+        shown = ", ".join(f"{s.name} {v}" for s, v in zip(m.attrs.scalars, m.attrs.check_values, strict=True))
+        m.add("scalars_not_default", f"{shown}: accepted", SUCCESS, base, m.combos[0],
+              scalars=m.attrs.check_values)
 
 
 def _empty(m: _Matrix) -> None:

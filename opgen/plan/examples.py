@@ -26,6 +26,7 @@ class ExamplePlan:
     shape: str
     tensors: tuple[ExampleTensor, ...]  # aclnn parameters in API order
     graph_inputs: tuple[ExampleTensor, ...]  # op inputs in def order (GE IR example)
+    scalars: tuple[str, ...] = ()  # the API's scalar arguments, between the inputs and the outputs
 
     @property
     def inputs(self) -> tuple[ExampleTensor, ...]:
@@ -37,7 +38,7 @@ class ExamplePlan:
 
     @property
     def call_args(self) -> str:
-        return ", ".join(t.name for t in self.tensors)
+        return ", ".join([*(t.name for t in self.inputs), *self.scalars, *(t.name for t in self.outputs)])
 
 
 def example_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[DtypeCombination, ...]) -> ExamplePlan:
@@ -48,6 +49,7 @@ def example_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dty
         dtype=combo.key.name, shape=", ".join(map(str, spec.tests.shapes[0])),
         tensors=tuple(_example_tensor(name, tensor, combo) for name, tensor in params),
         graph_inputs=tuple(_example_tensor(t.name, by_name[t.name], combo) for t in spec.inputs),
+        scalars=tuple(s.name for s in spec.aclnn.scalars) if spec.aclnn else (),
     )
 
 

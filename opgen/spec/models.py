@@ -227,9 +227,24 @@ class AclnnParam(Model):
     tensor: SnakeName
 
 
+class AclnnScalar(Model):
+    """An API parameter carrying an attr's value to the l0 op (upstream aclnnHardshrinkBackward's `lambd`)."""
+
+    name: Identifier
+    attr: SnakeName = Field(description="the op attr the value sets")
+    type: Literal["aclScalar", "double", "float", "int64_t", "bool"] = Field(
+        "aclScalar", description="the C++ parameter: aclScalar (const aclScalar*, for float, int and bool attrs), "
+        "double or float (float attrs), int64_t (int attrs), bool (bool attrs)")
+    optional: bool = Field(False, description="aclScalar only: the caller may pass nullptr for the attr's def "
+                           "default (upstream aclnnSwishBackward's betaOptional)")
+
+
 class AclnnSpec(Model):
     api: CamelName = Field(description="aclnn<Api>: the two-phase API name without the aclnn prefix")
     inputs: tuple[AclnnParam, ...]
+    scalars: tuple[AclnnScalar, ...] = Field(
+        (), description="attr parameters, after the inputs and before the outputs as upstream; an attr no scalar "
+        "sets reaches the l0 op at its def default")
     outputs: tuple[AclnnParam, ...]
     unused_inputs: dict[SnakeName, Identifier | None] = Field(
         default_factory=dict, description="op inputs the API does not take, each fed from the named API input; "

@@ -95,9 +95,11 @@ def _tensor_names(spec: OpSpec) -> list[SpecIssue]:
 def _aclnn_names(spec: OpSpec) -> list[SpecIssue]:
     if spec.aclnn is None:
         return []
-    named = [(("aclnn", role, j, "name"), p.name, cpp_forms(p.name))
-             for role, params in (("inputs", spec.aclnn.inputs), ("outputs", spec.aclnn.outputs))
-             for j, p in enumerate(params)]
+    a = spec.aclnn
+    named = [(("aclnn", role, j, "name"), name, cpp_forms(name))
+             for role, names in (("inputs", [p.name for p in a.inputs]), ("scalars", [s.name for s in a.scalars]),
+                                 ("outputs", [p.name for p in a.outputs]))
+             for j, name in enumerate(names)]
     return _distinct(named, python=False, what="API parameter")
 
 

@@ -14,7 +14,8 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-const aclTensor* LeakyReluGrad(const aclTensor* gradients, const aclTensor* features, aclOpExecutor* executor);
+const aclTensor* LeakyReluGrad(const aclTensor* gradients, const aclTensor* features, float negativeSlope,
+                               aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_LEAKY_RELU_GRAD_H_

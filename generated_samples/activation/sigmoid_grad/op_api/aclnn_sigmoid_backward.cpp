@@ -84,8 +84,9 @@ aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, co
     CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto outputContiguous = l0op::Contiguous(output, opExecutor);
     CHECK_RET(outputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    bool complexConjValue = false;
 
-    auto result = l0op::SigmoidGrad(outputContiguous, gradOutputContiguous, opExecutor);
+    auto result = l0op::SigmoidGrad(outputContiguous, gradOutputContiguous, complexConjValue, opExecutor);
     CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);

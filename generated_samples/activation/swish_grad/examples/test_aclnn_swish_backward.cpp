@@ -97,10 +97,13 @@ int main()
     aclTensor* gradInput = nullptr;
     ret = CreateAclTensor(gradInputHost, shape, &gradInputDevice, ACL_FLOAT, &gradInput);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
+    float scaleValue = 1.0f;
+    aclScalar* betaOptional = aclCreateScalar(&scaleValue, ACL_FLOAT);
+    CHECK_RET(betaOptional != nullptr, LOG_PRINT("aclCreateScalar betaOptional failed.\n"); return -1);
 
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
-    ret = aclnnSwishBackwardGetWorkspaceSize(gradOutput, self, gradInput, &workspaceSize, &executor);
+    ret = aclnnSwishBackwardGetWorkspaceSize(gradOutput, self, betaOptional, gradInput, &workspaceSize, &executor);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnSwishBackwardGetWorkspaceSize failed. ERROR: %d\n", ret); return ret);
     void* workspaceAddr = nullptr;
     if (workspaceSize > 0) {
@@ -126,6 +129,7 @@ int main()
     aclrtFree(selfDevice);
     aclDestroyTensor(gradInput);
     aclrtFree(gradInputDevice);
+    aclDestroyScalar(betaOptional);
     if (workspaceSize > 0) {
         aclrtFree(workspaceAddr);
     }

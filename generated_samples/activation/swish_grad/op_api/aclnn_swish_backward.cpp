@@ -54,23 +54,35 @@ static bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const
     return true;
 }
 
-static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+static bool CheckScalarDtype(const aclScalar* betaOptional)
+{
+    if (betaOptional != nullptr && !CanCast(betaOptional->GetDataType(), DataType::DT_FLOAT)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "betaOptional dtype %s can not cast to float32.",
+                ToString(betaOptional->GetDataType()).GetString());
+        return false;
+    }
+    return true;
+}
+
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* betaOptional,
+                               const aclTensor* gradInput)
 {
     CHECK_RET(CheckNotNull(gradOutput, self, gradInput), ACLNN_ERR_PARAM_NULLPTR);
     CHECK_RET(CheckDtypeValid(gradOutput, self, gradInput), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(CheckScalarDtype(betaOptional), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(CheckShape(gradOutput, self, gradInput), ACLNN_ERR_PARAM_INVALID);
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclnnSwishBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                               const aclTensor* gradInput, uint64_t* workspaceSize,
-                                               aclOpExecutor** executor)
+                                               const aclScalar* betaOptional, const aclTensor* gradInput,
+                                               uint64_t* workspaceSize, aclOpExecutor** executor)
 {
-    L2_DFX_PHASE_1(aclnnSwishBackward, DFX_IN(gradOutput, self), DFX_OUT(gradInput));
+    L2_DFX_PHASE_1(aclnnSwishBackward, DFX_IN(gradOutput, self, betaOptional), DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-    auto ret = CheckParams(gradOutput, self, gradInput);
+    auto ret = CheckParams(gradOutput, self, betaOptional, gradInput);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
 
     if (gradOutput->IsEmpty() || self->IsEmpty()) {
@@ -84,8 +96,9 @@ aclnnStatus aclnnSwishBackwardGetWorkspaceSize(const aclTensor* gradOutput, cons
     CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto selfContiguous = l0op::Contiguous(self, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    float scaleValue = betaOptional == nullptr ? 1.0f : betaOptional->ToFloat();
 
-    auto result = l0op::SwishGrad(gradOutputContiguous, selfContiguous, selfContiguous, opExecutor);
+    auto result = l0op::SwishGrad(gradOutputContiguous, selfContiguous, selfContiguous, scaleValue, opExecutor);
     CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);

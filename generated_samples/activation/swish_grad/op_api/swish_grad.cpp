@@ -24,16 +24,17 @@ OP_TYPE_REGISTER(SwishGrad);
 static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
     op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
 
-const aclTensor* SwishGrad(const aclTensor* grad, const aclTensor* x, const aclTensor* y, aclOpExecutor* executor)
+const aclTensor* SwishGrad(const aclTensor* grad, const aclTensor* x, const aclTensor* y, float scale,
+                           aclOpExecutor* executor)
 {
-    L0_DFX(SwishGrad, grad, x, y);
+    L0_DFX(SwishGrad, grad, x, y, scale);
     if (!CheckType(grad->GetDataType(), AICORE_DTYPE_SUPPORT_LIST)) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "SwishGrad does not support this dtype on AICore.");
         return nullptr;
     }
     auto gradX = executor->AllocTensor(grad->GetViewShape(), grad->GetDataType());
     CHECK_RET(gradX != nullptr, nullptr);
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SwishGrad, OP_INPUT(grad, x, y), OP_OUTPUT(gradX));
+    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SwishGrad, OP_INPUT(grad, x, y), OP_OUTPUT(gradX), OP_ATTR(scale));
     OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SwishGrad ADD_TO_LAUNCHER_LIST_AICORE failed."),
              return nullptr);
     return gradX;

@@ -14,7 +14,8 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-const aclTensor* HardShrinkGrad(const aclTensor* gradients, const aclTensor* features, aclOpExecutor* executor);
+const aclTensor* HardShrinkGrad(const aclTensor* gradients, const aclTensor* features, float lambd,
+                                aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_HARD_SHRINK_GRAD_H_

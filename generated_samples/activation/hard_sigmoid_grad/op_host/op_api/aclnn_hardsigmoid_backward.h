@@ -22,13 +22,13 @@ extern "C" {
  * @brief First phase of aclnnHardsigmoidBackward: checks the tensors and returns the workspace size.
  * @param [in] gradOutput: grads of HardSigmoidGrad.
  * @param [in] self: input_x of HardSigmoidGrad.
- * @param [out] gradInput: y of HardSigmoidGrad.
+ * @param [out] out: y of HardSigmoidGrad.
  * @param [out] workspaceSize: bytes of device workspace the second phase needs.
  * @param [out] executor: the op executor to pass to the second phase.
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
 ACLNN_API aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                               const aclTensor* gradInput, uint64_t* workspaceSize,
+                                                               const aclTensor* out, uint64_t* workspaceSize,
                                                                aclOpExecutor** executor);
 
 /**

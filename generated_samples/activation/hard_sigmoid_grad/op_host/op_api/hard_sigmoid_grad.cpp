@@ -24,16 +24,18 @@ OP_TYPE_REGISTER(HardSigmoidGrad);
 static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
     op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
 
-const aclTensor* HardSigmoidGrad(const aclTensor* grads, const aclTensor* input_x, aclOpExecutor* executor)
+const aclTensor* HardSigmoidGrad(const aclTensor* grads, const aclTensor* input_x, float alpha, float beta,
+                                 aclOpExecutor* executor)
 {
-    L0_DFX(HardSigmoidGrad, grads, input_x);
+    L0_DFX(HardSigmoidGrad, grads, input_x, alpha, beta);
     if (!CheckType(grads->GetDataType(), AICORE_DTYPE_SUPPORT_LIST)) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "HardSigmoidGrad does not support this dtype on AICore.");
         return nullptr;
     }
     auto y = executor->AllocTensor(grads->GetViewShape(), grads->GetDataType());
     CHECK_RET(y != nullptr, nullptr);
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(HardSigmoidGrad, OP_INPUT(grads, input_x), OP_OUTPUT(y));
+    auto ret =
+        ADD_TO_LAUNCHER_LIST_AICORE(HardSigmoidGrad, OP_INPUT(grads, input_x), OP_OUTPUT(y), OP_ATTR(alpha, beta));
     OP_CHECK(ret == ACLNN_SUCCESS,
              OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "HardSigmoidGrad ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
     return y;

@@ -14,7 +14,8 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-const aclTensor* HardSigmoidGrad(const aclTensor* grads, const aclTensor* input_x, aclOpExecutor* executor);
+const aclTensor* HardSigmoidGrad(const aclTensor* grads, const aclTensor* input_x, float alpha, float beta,
+                                 aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_HARD_SIGMOID_GRAD_H_

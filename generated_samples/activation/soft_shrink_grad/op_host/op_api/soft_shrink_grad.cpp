@@ -24,16 +24,18 @@ OP_TYPE_REGISTER(SoftShrinkGrad);
 static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
     op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_BF16};
 
-const aclTensor* SoftShrinkGrad(const aclTensor* input_grad, const aclTensor* input_x, aclOpExecutor* executor)
+const aclTensor* SoftShrinkGrad(const aclTensor* input_grad, const aclTensor* input_x, float lambd,
+                                aclOpExecutor* executor)
 {
-    L0_DFX(SoftShrinkGrad, input_grad, input_x);
+    L0_DFX(SoftShrinkGrad, input_grad, input_x, lambd);
     if (!CheckType(input_grad->GetDataType(), AICORE_DTYPE_SUPPORT_LIST)) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "SoftShrinkGrad does not support this dtype on AICore.");
         return nullptr;
     }
     auto outputY = executor->AllocTensor(input_grad->GetViewShape(), input_grad->GetDataType());
     CHECK_RET(outputY != nullptr, nullptr);
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SoftShrinkGrad, OP_INPUT(input_grad, input_x), OP_OUTPUT(outputY));
+    auto ret =
+        ADD_TO_LAUNCHER_LIST_AICORE(SoftShrinkGrad, OP_INPUT(input_grad, input_x), OP_OUTPUT(outputY), OP_ATTR(lambd));
     OP_CHECK(ret == ACLNN_SUCCESS,
              OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SoftShrinkGrad ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
     return outputY;

@@ -14,7 +14,8 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-const aclTensor* SoftShrinkGrad(const aclTensor* input_grad, const aclTensor* input_x, aclOpExecutor* executor);
+const aclTensor* SoftShrinkGrad(const aclTensor* input_grad, const aclTensor* input_x, float lambd,
+                                aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_SOFT_SHRINK_GRAD_H_

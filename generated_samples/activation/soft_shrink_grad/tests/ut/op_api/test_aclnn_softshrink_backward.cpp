@@ -10,6 +10,7 @@
 #include "opdev/platform.h"
 #include "../../../op_host/op_api/aclnn_softshrink_backward.h"
 #include "op_api_ut_common/op_api_ut.h"
+#include "op_api_ut_common/scalar_desc.h"
 #include "op_api_ut_common/tensor_desc.h"
 
 using namespace op;
@@ -26,8 +27,9 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_001_normal_float16)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -39,8 +41,9 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_002_normal_float32)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -52,8 +55,9 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_003_normal_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -66,8 +70,9 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_004_ascend950_normal_flo
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -80,8 +85,9 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_005_ascend950_normal_flo
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -94,8 +100,9 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_006_ascend950_normal_bfl
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -106,8 +113,10 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_006_ascend950_normal_bfl
 TEST_F(l2_softshrink_backward_test, softshrink_backward_007_null_gradOutput)
 {
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT((aclTensor*)nullptr, selfDesc), OUTPUT(gradInputDesc));
+    auto ut =
+        OP_API_UT(aclnnSoftshrinkBackward, INPUT((aclTensor*)nullptr, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -118,8 +127,10 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_007_null_gradOutput)
 TEST_F(l2_softshrink_backward_test, softshrink_backward_008_null_self)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, (aclTensor*)nullptr), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, (aclTensor*)nullptr, lambdaDesc),
+                        OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -131,20 +142,51 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_009_null_gradInput)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT((aclTensor*)nullptr));
+    auto lambdaDesc = ScalarDesc(0.5f);
+    auto ut =
+        OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT((aclTensor*)nullptr));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
 }
 
+// lambda is a null pointer
+TEST_F(l2_softshrink_backward_test, softshrink_backward_010_null_lambda)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut =
+        OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, (aclScalar*)nullptr), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
+// lambda ScalarDesc(1.0f): accepted
+TEST_F(l2_softshrink_backward_test, softshrink_backward_011_scalars_not_default)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(1.0f);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_softshrink_backward_test, softshrink_backward_010_empty)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_012_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({0}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -153,12 +195,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_010_empty)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_softshrink_backward_test, softshrink_backward_011_dtype_float64_rejected)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_013_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -166,12 +209,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_011_dtype_float64_reject
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_softshrink_backward_test, softshrink_backward_012_dtype_complex64_rejected)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_014_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -179,12 +223,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_012_dtype_complex64_reje
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_softshrink_backward_test, softshrink_backward_013_dtype_complex128_rejected)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_015_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -192,12 +237,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_013_dtype_complex128_rej
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_softshrink_backward_test, softshrink_backward_014_dtype_undefined_rejected)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_016_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -205,12 +251,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_014_dtype_undefined_reje
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_softshrink_backward_test, softshrink_backward_015_dtype_int32_rejected)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_017_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -218,12 +265,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_015_dtype_int32_rejected
 }
 
 // self float32, the others float16: dtypes must agree
-TEST_F(l2_softshrink_backward_test, softshrink_backward_016_self_dtype_differs)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_018_self_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -231,12 +279,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_016_self_dtype_differs)
 }
 
 // gradInput float32, the others float16: dtypes must agree
-TEST_F(l2_softshrink_backward_test, softshrink_backward_017_gradInput_dtype_differs)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_019_gradInput_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -244,12 +293,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_017_gradInput_dtype_diff
 }
 
 // self has another shape: shapes must be equal
-TEST_F(l2_softshrink_backward_test, softshrink_backward_018_self_shape_differs)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_020_self_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1025}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -257,12 +307,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_018_self_shape_differs)
 }
 
 // gradInput has another shape: shapes must be equal
-TEST_F(l2_softshrink_backward_test, softshrink_backward_019_gradInput_shape_differs)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_021_gradInput_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({1025}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -270,12 +321,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_019_gradInput_shape_diff
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_softshrink_backward_test, softshrink_backward_020_rank_8)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_022_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -283,12 +335,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_020_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_softshrink_backward_test, softshrink_backward_021_rank_9_rejected)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_023_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -296,12 +349,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_021_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_softshrink_backward_test, softshrink_backward_022_scalar)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_024_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -309,12 +363,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_022_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_softshrink_backward_test, softshrink_backward_023_not_contiguous_float16)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_025_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -322,12 +377,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_023_not_contiguous_float
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_softshrink_backward_test, softshrink_backward_024_not_contiguous_float32)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_026_not_contiguous_float32)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -335,12 +391,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_024_not_contiguous_float
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_softshrink_backward_test, softshrink_backward_025_format_nchw)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_027_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -348,12 +405,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_025_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_softshrink_backward_test, softshrink_backward_026_format_nhwc)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_028_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NHWC);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -361,12 +419,13 @@ TEST_F(l2_softshrink_backward_test, softshrink_backward_026_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_softshrink_backward_test, softshrink_backward_027_format_mixed)
+TEST_F(l2_softshrink_backward_test, softshrink_backward_029_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
+    auto lambdaDesc = ScalarDesc(0.5f);
     auto gradInputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW);
-    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnSoftshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdaDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);

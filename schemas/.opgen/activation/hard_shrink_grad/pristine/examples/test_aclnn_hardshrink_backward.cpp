@@ -97,10 +97,13 @@ int main()
     aclTensor* gradInput = nullptr;
     ret = CreateAclTensor(gradInputHost, shape, &gradInputDevice, ACL_FLOAT, &gradInput);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
+    float lambdValue = 0.5f;
+    aclScalar* lambd = aclCreateScalar(&lambdValue, ACL_FLOAT);
+    CHECK_RET(lambd != nullptr, LOG_PRINT("aclCreateScalar lambd failed.\n"); return -1);
 
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
-    ret = aclnnHardshrinkBackwardGetWorkspaceSize(gradOutput, self, gradInput, &workspaceSize, &executor);
+    ret = aclnnHardshrinkBackwardGetWorkspaceSize(gradOutput, self, lambd, gradInput, &workspaceSize, &executor);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnHardshrinkBackwardGetWorkspaceSize failed. ERROR: %d\n", ret);
               return ret);
     void* workspaceAddr = nullptr;
@@ -127,6 +130,7 @@ int main()
     aclrtFree(selfDevice);
     aclDestroyTensor(gradInput);
     aclrtFree(gradInputDevice);
+    aclDestroyScalar(lambd);
     if (workspaceSize > 0) {
         aclrtFree(workspaceAddr);
     }

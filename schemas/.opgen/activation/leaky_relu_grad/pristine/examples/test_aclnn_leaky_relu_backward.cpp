@@ -89,18 +89,21 @@ int main()
     aclTensor* self = nullptr;
     ret = CreateAclTensor(selfHost, shape, &selfDevice, ACL_FLOAT, &self);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
-    std::vector<float> gradInputHost(elements);
-    for (int64_t i = 0; i < static_cast<int64_t>(gradInputHost.size()); i++) {
-        gradInputHost[i] = 0;
+    std::vector<float> outHost(elements);
+    for (int64_t i = 0; i < static_cast<int64_t>(outHost.size()); i++) {
+        outHost[i] = 0;
     }
-    void* gradInputDevice = nullptr;
-    aclTensor* gradInput = nullptr;
-    ret = CreateAclTensor(gradInputHost, shape, &gradInputDevice, ACL_FLOAT, &gradInput);
+    void* outDevice = nullptr;
+    aclTensor* out = nullptr;
+    ret = CreateAclTensor(outHost, shape, &outDevice, ACL_FLOAT, &out);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
+    float negativeSlopeValue = 0.0f;
+    aclScalar* negativeSlope = aclCreateScalar(&negativeSlopeValue, ACL_FLOAT);
+    CHECK_RET(negativeSlope != nullptr, LOG_PRINT("aclCreateScalar negativeSlope failed.\n"); return -1);
 
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
-    ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput, self, gradInput, &workspaceSize, &executor);
+    ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput, self, negativeSlope, out, &workspaceSize, &executor);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnLeakyReluBackwardGetWorkspaceSize failed. ERROR: %d\n", ret);
               return ret);
     void* workspaceAddr = nullptr;
@@ -113,20 +116,21 @@ int main()
     ret = aclrtSynchronizeStream(stream);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret); return ret);
 
-    std::vector<float> gradInputResult(gradInputHost.size());
-    ret = aclrtMemcpy(gradInputResult.data(), gradInputResult.size() * sizeof(float), gradInputDevice,
-                      gradInputResult.size() * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST);
+    std::vector<float> outResult(outHost.size());
+    ret = aclrtMemcpy(outResult.data(), outResult.size() * sizeof(float), outDevice, outResult.size() * sizeof(float),
+                      ACL_MEMCPY_DEVICE_TO_HOST);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy result from device to host failed. ERROR: %d\n", ret); return ret);
     for (int64_t i = 0; i < elements && i < 16; i++) {
-        LOG_PRINT("backprops[%ld] = %f\n", i, static_cast<double>(gradInputResult[i]));
+        LOG_PRINT("backprops[%ld] = %f\n", i, static_cast<double>(outResult[i]));
     }
 
     aclDestroyTensor(gradOutput);
     aclrtFree(gradOutputDevice);
     aclDestroyTensor(self);
     aclrtFree(selfDevice);
-    aclDestroyTensor(gradInput);
-    aclrtFree(gradInputDevice);
+    aclDestroyTensor(out);
+    aclrtFree(outDevice);
+    aclDestroyScalar(negativeSlope);
     if (workspaceSize > 0) {
         aclrtFree(workspaceAddr);
     }

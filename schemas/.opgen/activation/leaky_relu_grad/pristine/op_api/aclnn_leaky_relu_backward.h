@@ -22,14 +22,16 @@ extern "C" {
  * @brief First phase of aclnnLeakyReluBackward: checks the tensors and returns the workspace size.
  * @param [in] gradOutput: gradients of LeakyReluGrad.
  * @param [in] self: features of LeakyReluGrad.
- * @param [out] gradInput: backprops of LeakyReluGrad.
+ * @param [in] negativeSlope: aclScalar (FLOAT, read with ToFloat); sets attr negative_slope; required (the def default
+ * is 0.0).
+ * @param [out] out: backprops of LeakyReluGrad.
  * @param [out] workspaceSize: bytes of device workspace the second phase needs.
  * @param [out] executor: the op executor to pass to the second phase.
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
 ACLNN_API aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                             const aclTensor* gradInput, uint64_t* workspaceSize,
-                                                             aclOpExecutor** executor);
+                                                             const aclScalar* negativeSlope, const aclTensor* out,
+                                                             uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief Second phase of aclnnLeakyReluBackward: launches the computation on the stream.

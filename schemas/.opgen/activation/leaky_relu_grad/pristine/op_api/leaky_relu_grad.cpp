@@ -24,16 +24,18 @@ OP_TYPE_REGISTER(LeakyReluGrad);
 static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
     op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
 
-const aclTensor* LeakyReluGrad(const aclTensor* gradients, const aclTensor* features, aclOpExecutor* executor)
+const aclTensor* LeakyReluGrad(const aclTensor* gradients, const aclTensor* features, float negativeSlope,
+                               aclOpExecutor* executor)
 {
-    L0_DFX(LeakyReluGrad, gradients, features);
+    L0_DFX(LeakyReluGrad, gradients, features, negativeSlope);
     if (!CheckType(gradients->GetDataType(), AICORE_DTYPE_SUPPORT_LIST)) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "LeakyReluGrad does not support this dtype on AICore.");
         return nullptr;
     }
     auto backprops = executor->AllocTensor(gradients->GetViewShape(), gradients->GetDataType());
     CHECK_RET(backprops != nullptr, nullptr);
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(LeakyReluGrad, OP_INPUT(gradients, features), OP_OUTPUT(backprops));
+    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(LeakyReluGrad, OP_INPUT(gradients, features), OP_OUTPUT(backprops),
+                                           OP_ATTR(negativeSlope));
     OP_CHECK(ret == ACLNN_SUCCESS,
              OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "LeakyReluGrad ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
     return backprops;

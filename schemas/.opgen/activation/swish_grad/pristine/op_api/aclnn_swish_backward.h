@@ -22,14 +22,15 @@ extern "C" {
  * @brief First phase of aclnnSwishBackward: checks the tensors and returns the workspace size.
  * @param [in] gradOutput: grad of SwishGrad.
  * @param [in] self: x of SwishGrad.
+ * @param [in] betaOptional: aclScalar (FLOAT, read with ToFloat); sets attr scale; nullptr gives its def default 1.0.
  * @param [out] gradInput: grad_x of SwishGrad.
  * @param [out] workspaceSize: bytes of device workspace the second phase needs.
  * @param [out] executor: the op executor to pass to the second phase.
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
 ACLNN_API aclnnStatus aclnnSwishBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                         const aclTensor* gradInput, uint64_t* workspaceSize,
-                                                         aclOpExecutor** executor);
+                                                         const aclScalar* betaOptional, const aclTensor* gradInput,
+                                                         uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief Second phase of aclnnSwishBackward: launches the computation on the stream.

@@ -14,7 +14,8 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-const aclTensor* SwishGrad(const aclTensor* grad, const aclTensor* x, const aclTensor* y, aclOpExecutor* executor);
+const aclTensor* SwishGrad(const aclTensor* grad, const aclTensor* x, const aclTensor* y, float scale,
+                           aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_SWISH_GRAD_H_

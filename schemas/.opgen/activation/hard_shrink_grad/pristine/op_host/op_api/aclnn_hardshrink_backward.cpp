@@ -27,10 +27,12 @@ using namespace op;
 static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT,
                                                                        op::DataType::DT_BF16};
 
-static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* lambd,
+                         const aclTensor* gradInput)
 {
     OP_CHECK_NULL(gradOutput, return false);
     OP_CHECK_NULL(self, return false);
+    OP_CHECK_NULL(lambd, return false);
     OP_CHECK_NULL(gradInput, return false);
     return true;
 }
@@ -54,23 +56,35 @@ static bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const
     return true;
 }
 
-static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+static bool CheckScalarDtype(const aclScalar* lambd)
 {
-    CHECK_RET(CheckNotNull(gradOutput, self, gradInput), ACLNN_ERR_PARAM_NULLPTR);
+    if (!CanCast(lambd->GetDataType(), DataType::DT_FLOAT)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "lambd dtype %s can not cast to float32.",
+                ToString(lambd->GetDataType()).GetString());
+        return false;
+    }
+    return true;
+}
+
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* lambd,
+                               const aclTensor* gradInput)
+{
+    CHECK_RET(CheckNotNull(gradOutput, self, lambd, gradInput), ACLNN_ERR_PARAM_NULLPTR);
     CHECK_RET(CheckDtypeValid(gradOutput, self, gradInput), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(CheckScalarDtype(lambd), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(CheckShape(gradOutput, self, gradInput), ACLNN_ERR_PARAM_INVALID);
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                    const aclTensor* gradInput, uint64_t* workspaceSize,
-                                                    aclOpExecutor** executor)
+                                                    const aclScalar* lambd, const aclTensor* gradInput,
+                                                    uint64_t* workspaceSize, aclOpExecutor** executor)
 {
-    L2_DFX_PHASE_1(aclnnHardshrinkBackward, DFX_IN(gradOutput, self), DFX_OUT(gradInput));
+    L2_DFX_PHASE_1(aclnnHardshrinkBackward, DFX_IN(gradOutput, self, lambd), DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-    auto ret = CheckParams(gradOutput, self, gradInput);
+    auto ret = CheckParams(gradOutput, self, lambd, gradInput);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
 
     if (gradOutput->IsEmpty() || self->IsEmpty()) {
@@ -84,8 +98,9 @@ aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput,
     CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto selfContiguous = l0op::Contiguous(self, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    float lambdValue = lambd->ToFloat();
 
-    auto result = l0op::HardShrinkGrad(gradOutputContiguous, selfContiguous, opExecutor);
+    auto result = l0op::HardShrinkGrad(gradOutputContiguous, selfContiguous, lambdValue, opExecutor);
     CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);

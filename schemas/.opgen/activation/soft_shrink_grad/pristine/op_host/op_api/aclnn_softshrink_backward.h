@@ -22,14 +22,15 @@ extern "C" {
  * @brief First phase of aclnnSoftshrinkBackward: checks the tensors and returns the workspace size.
  * @param [in] gradOutput: input_grad of SoftShrinkGrad.
  * @param [in] self: input_x of SoftShrinkGrad.
+ * @param [in] lambda: aclScalar (FLOAT, read with ToFloat); sets attr lambd; required (the def default is 0.5).
  * @param [out] gradInput: output_y of SoftShrinkGrad.
  * @param [out] workspaceSize: bytes of device workspace the second phase needs.
  * @param [out] executor: the op executor to pass to the second phase.
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
 ACLNN_API aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                              const aclTensor* gradInput, uint64_t* workspaceSize,
-                                                              aclOpExecutor** executor);
+                                                              const aclScalar* lambda, const aclTensor* gradInput,
+                                                              uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief Second phase of aclnnSoftshrinkBackward: launches the computation on the stream.

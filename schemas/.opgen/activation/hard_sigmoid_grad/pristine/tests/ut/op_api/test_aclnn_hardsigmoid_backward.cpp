@@ -26,8 +26,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_001_normal_float32)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -39,8 +39,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_002_normal_float16)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -52,8 +52,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_003_normal_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -66,8 +66,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_004_ascend950_normal_f
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -80,8 +80,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_005_ascend950_normal_f
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -94,8 +94,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_006_ascend950_normal_b
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -106,8 +106,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_006_ascend950_normal_b
 TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_007_null_gradOutput)
 {
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT((aclTensor*)nullptr, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT((aclTensor*)nullptr, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -118,16 +118,16 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_007_null_gradOutput)
 TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_008_null_self)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, (aclTensor*)nullptr), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, (aclTensor*)nullptr), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
 }
 
-// gradInput is a null pointer
-TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_009_null_gradInput)
+// out is a null pointer
+TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_009_null_out)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -143,8 +143,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_010_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({0}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({0}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -157,8 +157,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_011_dtype_float64_reje
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
-    auto gradInputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -170,8 +170,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_012_dtype_complex64_re
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
-    auto gradInputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -183,8 +183,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_013_dtype_complex128_r
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
-    auto gradInputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -196,8 +196,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_014_dtype_undefined_re
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
-    auto gradInputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -209,8 +209,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_015_dtype_int32_reject
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -222,21 +222,21 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_016_self_dtype_differs
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
 }
 
-// gradInput float16, the others float32: dtypes must agree
-TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_017_gradInput_dtype_differs)
+// out float16, the others float32: dtypes must agree
+TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_017_out_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -248,21 +248,21 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_018_self_shape_differs
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1025}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
 }
 
-// gradInput has another shape: shapes must be equal
-TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_019_gradInput_shape_differs)
+// out has another shape: shapes must be equal
+TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_019_out_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({1025}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({1025}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -274,8 +274,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_020_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -287,8 +287,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_021_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -300,8 +300,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_022_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -313,8 +313,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_023_not_contiguous_flo
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -326,8 +326,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_024_not_contiguous_flo
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -339,8 +339,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_025_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -352,8 +352,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_026_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NHWC);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NHWC);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -365,8 +365,8 @@ TEST_F(l2_hardsigmoid_backward_test, hardsigmoid_backward_027_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
-    auto gradInputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW);
-    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto outDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW);
+    auto ut = OP_API_UT(aclnnHardsigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);

@@ -1,0 +1,190 @@
+"""Attrs on the aclnn path: the API's scalar parameters, their conversion to the attr's C type, and the l0 op
+taking every attr in def order and launching with `OP_ATTR(...)`, as upstream's HardShrinkGrad l0 op does.
+
+An attr no API parameter sets reaches the l0 op at its def default (upstream aclnnHardsigmoidBackward passes
+alpha = 1/6 and beta = 0.5), so the tiling always reads the attrs the launch carries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..spec.models import AclnnScalar, OpSpec
+from .attrs import AttrPlan, AttrValue, attr_settings, c_literal
+from .text import SpecText
+
+L0_TYPES = {"float": "float", "int": "int64_t", "bool": "bool", "string": "const char*"}
+SCALAR_METHODS = {"float": "ToFloat", "int": "ToInt64", "bool": "ToBool"}
+SCALAR_ACL = {"float": ("float", "ACL_FLOAT"), "int": ("int64_t", "ACL_INT64"), "bool": ("bool", "ACL_BOOL")}
+# the dtype an aclScalar must cast to (as upstream aclnnSwishBackward checks betaOptional), and its name in logs
+SCALAR_GE = {"float": ("DT_FLOAT", "float32"), "int": ("DT_INT64", "int64"), "bool": ("DT_BOOL", "bool")}
+PARAM_TYPES = {"aclScalar": "const aclScalar*", "double": "double", "float": "float", "int64_t": "int64_t",
+               "bool": "bool"}
+NULL_SCALAR = "(aclScalar*)nullptr"
+
+
+@dataclass(frozen=True)
+class AclnnScalarPlan:
+    name: str  # the API parameter
+    attr: AttrPlan
+    kind: str  # the spec's type: aclScalar, double, float, int64_t, bool
+    optional: bool  # aclScalar only: nullptr means the def default
+    c_type: str  # the parameter's C++ type
+    doc: SpecText
+
+    @property
+    def declaration(self) -> str:
+        return f"{self.c_type} {self.name}"
+
+    @property
+    def is_pointer(self) -> bool:
+        return self.kind == "aclScalar"
+
+    @property
+    def value_var(self) -> str:
+        """The variable holding the attr's value in the wrapper (and the host value in the example)."""
+        return f"{self.attr.field}Value"
+
+    @property
+    def doc_type(self) -> str:
+        if self.is_pointer:
+            return f"aclScalar ({SCALAR_ACL[self.attr.kind][1].removeprefix('ACL_')}, read with "\
+                   f"{SCALAR_METHODS[self.attr.kind]})"
+        return self.c_type
+
+    @property
+    def doc_default(self) -> str:
+        """How the docs say what the caller gets without a value of their own."""
+        default = self.attr.default if self.attr.kind == "bool" else self.attr.python_default  # C's false
+        if self.optional:
+            return f"sets attr {self.attr.name}; nullptr gives its def default {default}"
+        return f"sets attr {self.attr.name}; required (the def default is {default})"
+
+    def literal(self, value: AttrValue) -> str:
+        """The value as this parameter's argument in the UT: a ScalarDesc, or a C++ literal."""
+        text = c_literal(self.attr.kind, value)
+        if self.kind == "double":
+            text = repr(float(value))
+        elif self.attr.kind == "int":
+            text = f"static_cast<int64_t>({text})"
+        return f"ScalarDesc({text})" if self.is_pointer else text
+
+    @property
+    def example_lines(self) -> tuple[str, ...]:
+        """The example's declaration of the argument, at the def default."""
+        if not self.is_pointer:
+            return (f"{self.c_type} {self.name} = {self.literal(self.attr.value)};",)
+        host, acl = SCALAR_ACL[self.attr.kind]
+        return (f"{host} {self.value_var} = {self.attr.default};",
+                f"aclScalar* {self.name} = aclCreateScalar(&{self.value_var}, {acl});",
+                f'CHECK_RET({self.name} != nullptr, LOG_PRINT("aclCreateScalar {self.name} failed.\\n"); return -1);')
+
+
+@dataclass(frozen=True)
+class AclnnAttrs:
+    """What the wrapper and the l0 op print for the attrs."""
+
+    scalars: tuple[AclnnScalarPlan, ...]  # API parameters, in API order
+    conversions: tuple[str, ...]  # wrapper statements before the l0 call
+    l0_args: tuple[str, ...]  # the l0 call's attr arguments, in def attr order
+    l0_params: tuple[str, ...]  # the l0 op's attr parameters, in def attr order
+    l0_names: tuple[str, ...]  # their names: L0_DFX and OP_ATTR arguments
+    check_values: tuple[str, ...]  # per scalar, the UT argument at the non-default setting
+
+    @property
+    def null_checked(self) -> tuple[AclnnScalarPlan, ...]:
+        """The required aclScalar parameters: CheckNotNull refuses their nullptr."""
+        return tuple(s for s in self.scalars if s.is_pointer and not s.optional)
+
+    @property
+    def pointers(self) -> tuple[AclnnScalarPlan, ...]:
+        """Every aclScalar parameter: CheckScalarDtype reads each one's dtype."""
+        return tuple(s for s in self.scalars if s.is_pointer)
+
+    @property
+    def pointer_params_text(self) -> str:
+        return ", ".join(s.declaration for s in self.pointers)
+
+    @property
+    def pointer_names_text(self) -> str:
+        return ", ".join(s.name for s in self.pointers)
+
+    @property
+    def dtype_checks(self) -> tuple[str, ...]:
+        """Per aclScalar, refuse a dtype that does not cast to the attr's (a nullptr optional one is the default)."""
+        lines: list[str] = []
+        for s in self.pointers:
+            ge, shown = SCALAR_GE[s.attr.kind]
+            guard = f"{s.name} != nullptr && " if s.optional else ""
+            lines += [f"if ({guard}!CanCast({s.name}->GetDataType(), DataType::{ge})) {{",
+                      f'    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "{s.name} dtype %s can not cast to {shown}.", '
+                      f"ToString({s.name}->GetDataType()).GetString());",
+                      "    return false;", "}"]
+        return tuple(lines)
+
+    @property
+    def null_checks(self) -> tuple[str, ...]:
+        return tuple(f"OP_CHECK_NULL({s.name}, return false);" for s in self.null_checked)
+
+    @property
+    def l0_params_text(self) -> str:
+        """`, float lambd` for the l0 signature after its tensors, empty without attrs."""
+        return "".join(f", {p}" for p in self.l0_params)
+
+    @property
+    def l0_args_text(self) -> str:
+        return "".join(f", {a}" for a in self.l0_args)
+
+    @property
+    def l0_dfx_text(self) -> str:
+        return "".join(f", {n}" for n in self.l0_names)
+
+    @property
+    def op_attr(self) -> str:
+        """The launcher's attr argument: `, OP_ATTR(lambd)`, empty without attrs."""
+        return f", OP_ATTR({', '.join(self.l0_names)})" if self.l0_names else ""
+
+    @property
+    def example_lines(self) -> tuple[str, ...]:
+        return tuple(line for s in self.scalars for line in s.example_lines)
+
+    @property
+    def example_destroys(self) -> tuple[str, ...]:
+        return tuple(f"aclDestroyScalar({s.name});" for s in self.scalars if s.is_pointer)
+
+
+def aclnn_attrs(spec: OpSpec, attrs: tuple[AttrPlan, ...]) -> AclnnAttrs:
+    assert spec.aclnn is not None
+    by_name = {a.name: a for a in attrs}
+    docs = {a.name: a.doc for a in spec.attrs}
+    scalars = tuple(_scalar(s, by_name[s.attr], docs[s.attr]) for s in spec.aclnn.scalars)
+    setting = attr_settings(spec)[-1]
+    by_attr = {s.attr.name: s for s in scalars}
+    conversions, args = [], []
+    for attr in attrs:
+        scalar = by_attr.get(attr.name)
+        value_type = L0_TYPES[attr.kind]
+        if scalar is None:
+            conversions.append(f"{value_type} {attr.field}Value = {attr.default};")
+            args.append(f"{attr.field}Value")
+        elif scalar.is_pointer:
+            read = f"{scalar.name}->{SCALAR_METHODS[attr.kind]}()"
+            if scalar.optional:
+                read = f"{scalar.name} == nullptr ? {attr.default} : {read}"
+            conversions.append(f"{value_type} {scalar.value_var} = {read};")
+            args.append(scalar.value_var)
+        elif scalar.kind == "double":
+            conversions.append(f"{value_type} {scalar.value_var} = static_cast<{value_type}>({scalar.name});")
+            args.append(scalar.value_var)
+        else:
+            args.append(scalar.name)
+    return AclnnAttrs(
+        scalars=scalars,
+        conversions=tuple(conversions), l0_args=tuple(args),
+        l0_params=tuple(f"{L0_TYPES[a.kind]} {a.field}" for a in attrs), l0_names=tuple(a.field for a in attrs),
+        check_values=tuple(s.literal(setting[s.attr.name]) for s in scalars),
+    )
+
+
+def _scalar(scalar: AclnnScalar, attr: AttrPlan, doc: str) -> AclnnScalarPlan:
+    return AclnnScalarPlan(scalar.name, attr, scalar.type, scalar.optional, PARAM_TYPES[scalar.type], SpecText(doc))

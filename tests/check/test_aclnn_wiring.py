@@ -1,0 +1,142 @@
+"""Consistency tier, aclnn rows: the l0 launch's OP_ATTR against the def's attrs, and the API signature in the
+header, the wrapper and the docs. Each injected fault fails exactly its row, naming the file and the attr."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from opgen.check.consistency import consistency_tier
+
+from .trees import SAMPLES, by_item, copy_sample, edit, failing, loaded
+
+OP_ATTR_ROW = "l0 OP_ATTR == def attrs"
+SIGNATURE_ROW = "aclnn signature: header == wrapper == docs"
+WRAPPER_ROW = "aclnn wrapper -> l0 attrs == docs, def defaults"
+SIGMOID = "activation/hard_sigmoid_grad"  # two float attrs, neither an API parameter
+SWISH = "activation/swish_grad"  # attr scale set by the optional aclScalar betaOptional
+L0_SIGMOID = "op_host/op_api/hard_sigmoid_grad.cpp"
+WITH_ACLNN = sorted(str(p.parent.relative_to(SAMPLES)) for p in SAMPLES.glob("**/docs"))
+
+
+@pytest.mark.parametrize("rel_dir", WITH_ACLNN)
+def test_samples_pass_both_rows(tmp_path: Path, rel_dir: str) -> None:
+    op_dir = copy_sample(tmp_path, rel_dir)
+    items = consistency_tier(op_dir, loaded(op_dir)[1])
+    assert by_item(items, OP_ATTR_ROW).status == "pass"
+    assert by_item(items, SIGNATURE_ROW).status == "pass"
+    assert by_item(items, WRAPPER_ROW).status == "pass"
+
+
+def test_passing_rows_say_what_they_saw(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SWISH)
+    items = consistency_tier(op_dir, loaded(op_dir)[1])
+    assert by_item(items, OP_ATTR_ROW).reason == "OP_ATTR(scale: float)"
+    assert "const aclScalar* betaOptional, const aclTensor* gradInput" in by_item(items, SIGNATURE_ROW).reason
+    assert by_item(items, WRAPPER_ROW).reason == "scale <- betaOptional"
+
+
+def _failing_row(op_dir: Path, label: str, *also: str) -> str:
+    items = consistency_tier(op_dir, loaded(op_dir)[1])
+    assert {i.item for i in failing(items)} == {label, *also}
+    return by_item(items, label).reason
+
+
+def test_dropped_op_attr_fails_naming_the_attr(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SIGMOID)
+    edit(op_dir / L0_SIGMOID, "OP_ATTR(alpha, beta)", "OP_ATTR(alpha)")
+    reason = _failing_row(op_dir, OP_ATTR_ROW)
+    assert reason.startswith(f"{L0_SIGMOID}:38: OP_ATTR(alpha), the def's attrs in order are (alpha, beta) "
+                             "(op_host/hard_sigmoid_grad_def.cpp:33): beta never reaches the kernel")
+
+
+def test_swapped_op_attr_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SIGMOID)
+    edit(op_dir / L0_SIGMOID, "OP_ATTR(alpha, beta)", "OP_ATTR(beta, alpha)")
+    reason = _failing_row(op_dir, OP_ATTR_ROW)
+    assert f"{L0_SIGMOID}:38: OP_ATTR(beta, alpha), the def's attrs in order are (alpha, beta)" in reason
+    assert "GE binds OP_ATTR by position" in reason
+
+
+def test_no_op_attr_at_all_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SWISH)
+    edit(op_dir / "op_api/swish_grad.cpp", ", OP_ATTR(scale)", "")
+    assert "no OP_ATTR, the def's attrs in order are (scale)" in _failing_row(op_dir, OP_ATTR_ROW)
+
+
+def test_attr_of_the_wrong_c_type_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SWISH)
+    edit(op_dir / "op_api/swish_grad.cpp", "float scale,", "int64_t scale,")
+    assert "scale is int64_t, attr scale is Float (float, op_host/swish_grad_def.cpp:38)" in \
+        _failing_row(op_dir, OP_ATTR_ROW)
+
+
+def test_def_attr_the_launch_lacks_fails(tmp_path: Path) -> None:
+    """An attr added to the def alone: the launch carries one argument fewer than GE binds."""
+    op_dir = copy_sample(tmp_path, SWISH)
+    edit(op_dir / "op_host/swish_grad_def.cpp", '.Float(1.0f);',
+         '.Float(1.0f);\n        this->Attr("shift").AttrType(OPTIONAL).Float(0.0f);')
+    assert "OP_ATTR(scale), the def's attrs in order are (scale, shift)" in _failing_row(op_dir, OP_ATTR_ROW)
+
+
+def test_docs_missing_the_scalar_fail(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SWISH)
+    edit(op_dir / "docs/aclnnSwishBackward.md", "const aclScalar* betaOptional, ", "")
+    reason = _failing_row(op_dir, SIGNATURE_ROW)
+    assert reason.startswith("docs/aclnnSwishBackward.md:")
+    assert "(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput, " in reason
+    assert "op_api/aclnn_swish_backward.h:31 declares" in reason
+
+
+def test_docs_table_missing_the_scalar_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SWISH)
+    path = op_dir / "docs/aclnnSwishBackward.md"
+    path.write_text("".join(line for line in path.read_text().splitlines(keepends=True)
+                            if not line.startswith("| betaOptional |")))
+    # the wrapper row fails too: no docs row says betaOptional sets scale any more
+    assert "the parameter table lists (gradOutput, self, gradInput, workspaceSize, executor), the signature " \
+           "(gradOutput, self, betaOptional, gradInput," in _failing_row(op_dir, SIGNATURE_ROW, WRAPPER_ROW)
+
+
+def test_wrapper_scalar_of_another_type_fails(tmp_path: Path) -> None:
+    """The wrapper defines a function the header does not declare: it compiles, and callers link to nothing."""
+    op_dir = copy_sample(tmp_path, SWISH)
+    path = op_dir / "op_api/aclnn_swish_backward.cpp"
+    text = path.read_text()
+    start = text.index("aclnnStatus aclnnSwishBackwardGetWorkspaceSize(")
+    path.write_text(text[:start] + text[start:].replace("const aclScalar* betaOptional", "double betaOptional", 1))
+    assert "op_api/aclnn_swish_backward.cpp:" in _failing_row(op_dir, SIGNATURE_ROW)
+
+
+WRAPPER_SIGMOID = "op_host/op_api/aclnn_hardsigmoid_backward.cpp"
+
+
+def test_wrapper_swapping_two_attrs_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SIGMOID)
+    edit(op_dir / WRAPPER_SIGMOID, "selfContiguous, alphaValue, betaValue,", "selfContiguous, betaValue, alphaValue,")
+    reason = _failing_row(op_dir, WRAPPER_ROW)
+    assert reason.startswith(f"{WRAPPER_SIGMOID}:90: attr alpha gets `0.5f`, the def default is 0.16666666666666666f "
+                             "(op_host/hard_sigmoid_grad_def.cpp:33)")
+    assert "attr beta gets `0.16666666666666666f`" in reason
+
+
+def test_wrapper_with_a_stale_default_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SIGMOID)
+    edit(op_dir / WRAPPER_SIGMOID, "float betaValue = 0.5f;", "float betaValue = 0.25f;")
+    assert _failing_row(op_dir, WRAPPER_ROW) == (f"{WRAPPER_SIGMOID}:90: attr beta gets `0.25f`, the def default is "
+                                                 "0.5f (op_host/hard_sigmoid_grad_def.cpp:34)")
+
+
+def test_optional_scalar_whose_nullptr_is_not_the_default_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SWISH)
+    edit(op_dir / "op_api/aclnn_swish_backward.cpp", "betaOptional == nullptr ? 1.0f", "betaOptional == nullptr ? 2.0f")
+    assert "attr scale gets `betaOptional == nullptr ? 2.0f : betaOptional->ToFloat()`, the def default is 1.0f" in \
+        _failing_row(op_dir, WRAPPER_ROW)
+
+
+def test_wrapper_ignoring_the_scalar_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SWISH)
+    edit(op_dir / "op_api/aclnn_swish_backward.cpp", "betaOptional == nullptr ? 1.0f : betaOptional->ToFloat()",
+         "1.0f")
+    assert "attr scale gets `1.0f`, the docs say betaOptional sets it" in _failing_row(op_dir, WRAPPER_ROW)

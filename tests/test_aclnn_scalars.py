@@ -1,0 +1,220 @@
+"""Attrs as aclnn API parameters (`aclnn.scalars`): what the wrapper, the l0 op, the docs, the example and the
+op_api UT print for each parameter type, and the spec problems, one line each."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, copy_spec, snapshot
+
+from opgen.cann_sources import resolve_sources
+from opgen.check.consistency import consistency_tier
+from opgen.check.headers import compile_command
+from opgen.check.ut_tier import op_api_ut_dirs
+from opgen.plan import build_plan
+from opgen.spec.load import load_spec
+
+SPEC = ROOT / "schemas" / "hard_sigmoid_grad.yaml"  # def attrs alpha, beta (float); no API scalar upstream
+API_INPUTS = "    - {name: self, tensor: input_x}\n"
+# API order differs from def order (alpha, beta, steps, conj): the l0 op still takes them in def order
+SCALARS = """  scalars:
+    - {name: betaScalar, attr: beta, type: double}
+    - {name: steps, attr: steps}
+    - {name: alphaOptional, attr: alpha, optional: true}
+    - {name: conj, attr: conj, type: bool}
+"""
+EXTRA_ATTRS = """  - {name: steps, type: int, default: 3, doc: A count the math does not read.}
+  - {name: conj, type: bool, default: false, doc: A flag the math does not read.}
+"""
+LINE = re.compile(r"^error: (?P<file>\S+\.yaml):(?P<line>\d+): (?P<field>\S+): (?P<message>.+)$")
+
+
+def _with_scalars(text: str, scalars: str = SCALARS) -> str:
+    text = text.replace("  - {name: beta, type: float, default: 0.5, doc: The offset.}\n",
+                        "  - {name: beta, type: float, default: 0.5, doc: The offset.}\n" + EXTRA_ATTRS)
+    return text.replace(API_INPUTS, API_INPUTS + scalars)
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from opgen.generate import render_specs, write_ops
+
+    base = tmp_path_factory.mktemp("scalars")
+    spec = copy_spec(SPEC, base, _with_scalars)
+    write_ops(base / "out", render_specs([spec]), force=False, record_dir=base / ".opgen")
+    return base / "out" / "activation" / "hard_sigmoid_grad"
+
+
+def _read(tree: Path, rel: str) -> str:
+    return " ".join((tree / rel).read_text(encoding="utf-8").split())  # clang-format wraps: compare tokens
+
+
+SIGNATURE = ("aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, "
+             "double betaScalar, const aclScalar* steps, const aclScalar* alphaOptional, bool conj, "
+             "const aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)")
+
+
+def test_header_wrapper_and_docs_declare_the_scalars_in_api_order(tree: Path) -> None:
+    for rel in ("op_host/op_api/aclnn_hardsigmoid_backward.h", "op_host/op_api/aclnn_hardsigmoid_backward.cpp",
+                "docs/aclnnHardsigmoidBackward.md"):
+        assert SIGNATURE in _read(tree, rel), rel
+
+
+def test_wrapper_converts_each_scalar_and_calls_the_l0_in_def_order(tree: Path) -> None:
+    text = _read(tree, "op_host/op_api/aclnn_hardsigmoid_backward.cpp")
+    assert ("float alphaValue = alphaOptional == nullptr ? 0.16666666666666666f : alphaOptional->ToFloat();"
+            in text)  # the optional aclScalar: nullptr is the def default
+    assert "float betaValue = static_cast<float>(betaScalar);" in text
+    assert "int64_t stepsValue = steps->ToInt64();" in text
+    assert ("l0op::HardSigmoidGrad(gradOutputContiguous, selfContiguous, alphaValue, betaValue, stepsValue, conj, "
+            "opExecutor)") in text
+    # only the required aclScalar is null-checked; a by-value or optional one is no CheckNotNull parameter
+    assert ("CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* steps, "
+            "const aclTensor* out)") in text
+    assert "OP_CHECK_NULL(steps, return false);" in text and "OP_CHECK_NULL(alphaOptional" not in text
+
+
+def test_wrapper_refuses_an_acl_scalar_whose_dtype_does_not_cast_to_the_attrs(tree: Path) -> None:
+    text = _read(tree, "op_host/op_api/aclnn_hardsigmoid_backward.cpp")
+    assert "if (!CanCast(steps->GetDataType(), DataType::DT_INT64)) {" in text
+    assert "if (alphaOptional != nullptr && !CanCast(alphaOptional->GetDataType(), DataType::DT_FLOAT)) {" in text
+    assert "CHECK_RET(CheckScalarDtype(steps, alphaOptional), ACLNN_ERR_PARAM_INVALID);" in text
+    assert "CanCast(betaScalar" not in text and "CanCast(conj" not in text  # by value: the C++ type is checked
+
+
+def test_the_def_default_the_wrapper_uses_is_the_defs(tree: Path) -> None:
+    """nullptr for alphaOptional must give exactly the value the def registers for alpha."""
+    wrapper = _read(tree, "op_host/op_api/aclnn_hardsigmoid_backward.cpp")
+    default = re.search(r"alphaOptional == nullptr \? (\S+) :", wrapper)
+    definition = _read(tree, "op_host/hard_sigmoid_grad_def.cpp")
+    assert default is not None
+    assert f'this->Attr("alpha").AttrType(OPTIONAL).Float({default.group(1)});' in definition
+
+
+def test_l0_takes_every_attr_in_def_order_and_launches_with_op_attr(tree: Path) -> None:
+    params = ("HardSigmoidGrad(const aclTensor* grads, const aclTensor* input_x, float alpha, float beta, "
+              "int64_t steps, bool conj, aclOpExecutor* executor)")
+    assert params in _read(tree, "op_host/op_api/hard_sigmoid_grad.h")
+    l0 = _read(tree, "op_host/op_api/hard_sigmoid_grad.cpp")
+    assert params in l0
+    assert "L0_DFX(HardSigmoidGrad, grads, input_x, alpha, beta, steps, conj);" in l0
+    assert "OP_OUTPUT(y), OP_ATTR(alpha, beta, steps, conj));" in l0
+
+
+def test_docs_describe_each_scalar_and_its_attr(tree: Path) -> None:
+    docs = (tree / "docs/aclnnHardsigmoidBackward.md").read_text(encoding="utf-8")
+    rows = [line for line in docs.splitlines() if line.startswith(("| betaScalar ", "| steps ", "| alphaOptional ",
+                                                                   "| conj "))]
+    assert rows == [
+        "| betaScalar | input | The offset. It sets attr beta; required (the def default is 0.5). | double | - |",
+        "| steps | input | A count the math does not read. It sets attr steps; required (the def default is 3). | "
+        "aclScalar (INT64, read with ToInt64) | - |",
+        "| alphaOptional | input | The slope. It sets attr alpha; nullptr gives its def default 0.16666666666666666. "
+        "| aclScalar (FLOAT, read with ToFloat) | - |",
+        "| conj | input | A flag the math does not read. It sets attr conj; required (the def default is false). "
+        "| bool | - |",
+    ]
+
+
+def test_example_creates_passes_and_destroys_the_scalars(tree: Path) -> None:
+    text = _read(tree, "examples/test_aclnn_hardsigmoid_backward.cpp")
+    for line in ("double betaScalar = 0.5;", "int64_t stepsValue = 3;",
+                 "aclScalar* steps = aclCreateScalar(&stepsValue, ACL_INT64);",
+                 "float alphaValue = 0.16666666666666666f;",
+                 "aclScalar* alphaOptional = aclCreateScalar(&alphaValue, ACL_FLOAT);", "bool conj = false;",
+                 "aclnnHardsigmoidBackwardGetWorkspaceSize(gradOutput, self, betaScalar, steps, alphaOptional, conj, "
+                 "out,", "aclDestroyScalar(steps);", "aclDestroyScalar(alphaOptional);"):
+        assert line in text, line
+    assert "aclDestroyScalar(betaScalar)" not in text and "aclDestroyScalar(conj)" not in text
+
+
+def _ut_case(text: str, suffix: str) -> str:
+    m = re.search(rf"TEST_F\(\w+, hardsigmoid_backward_\d+_{suffix}\) \{{(.*?)(?=TEST_F|$)", text)
+    assert m is not None, suffix
+    return m.group(1)
+
+
+def test_op_api_ut_null_and_non_default_cases(tree: Path) -> None:
+    text = _read(tree, "tests/ut/op_api/test_aclnn_hardsigmoid_backward.cpp")
+    required = _ut_case(text, "null_steps")
+    assert "INPUT(gradOutputDesc, selfDesc, 0.5, (aclScalar*)nullptr, alphaOptionalDesc, false)" in required
+    assert "EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);" in required
+    optional = _ut_case(text, "null_alphaOptional_takes_default")
+    assert "INPUT(gradOutputDesc, selfDesc, 0.5, stepsDesc, (aclScalar*)nullptr, false)" in optional
+    assert "EXPECT_EQ(aclRet, ACLNN_SUCCESS);" in optional
+    changed = _ut_case(text, "scalars_not_default")
+    assert "auto stepsDesc = ScalarDesc(static_cast<int64_t>(4));" in changed
+    assert "auto alphaOptionalDesc = ScalarDesc(0.3333333333333333f);" in changed
+    assert "INPUT(gradOutputDesc, selfDesc, 1.0, stepsDesc, alphaOptionalDesc, true)" in changed
+    assert "EXPECT_EQ(aclRet, ACLNN_SUCCESS);" in changed
+    assert "null_betaScalar" not in text and "null_conj" not in text  # by value: nothing to null
+    refused = _ut_case(text, "steps_float_rejected")  # CanCast(DT_FLOAT, DT_INT64) is false
+    assert "auto stepsDesc = ScalarDesc(1.5f);" in refused and "EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);" in refused
+    assert "alphaOptional_float_rejected" not in text  # every real dtype casts to float
+
+
+def test_the_check_agrees_with_the_tree(tree: Path) -> None:
+    spec = load_spec(next((tree.parents[2] / ".opgen").rglob("spec.yaml")))
+    items = {i.item: i for i in consistency_tier(tree, build_plan(spec.spec, spec.path.name))}
+    assert items["l0 OP_ATTR == def attrs"].reason == \
+        "OP_ATTR(alpha: float, beta: float, steps: int64_t, conj: bool)"
+    assert items["aclnn signature: header == wrapper == docs"].status == "pass"
+    assert items["aclnn wrapper -> l0 attrs == docs, def defaults"].reason == \
+        "alpha <- alphaOptional; beta <- betaScalar; steps <- steps; conj <- conj"
+
+
+@pytest.mark.parametrize(("rel", "ut"), [
+    ("tests/ut/op_api/test_aclnn_hardsigmoid_backward.cpp", True),
+    ("op_host/op_api/aclnn_hardsigmoid_backward.cpp", False),
+    ("op_host/op_api/hard_sigmoid_grad.cpp", False),
+])
+def test_every_parameter_type_compiles(cann_src: Path, tree: Path, rel: str, ut: bool) -> None:
+    """The UT (ScalarDesc, by-value double and bool, nullptr), the wrapper and the l0 op, with -fsyntax-only
+    against the real op_api headers (and the op_api UT framework, its stub dir first)."""
+    if shutil.which("g++") is None:
+        pytest.skip("needs g++")
+    sources = resolve_sources(cann_src, None)
+    assert sources is not None
+    dirs = op_api_ut_dirs(sources) if ut else sources.host_include_dirs(op_api=True)
+    result = subprocess.run(compile_command("g++", tree, rel, "op_api", dirs), capture_output=True, text=True,
+                            timeout=300, check=False)
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
+PROBLEMS = [
+    # (scalars, field, message)
+    ("    - {name: gammaValue, attr: gamma}\n", "aclnn.scalars[0].attr",
+     "'gamma' is not an attr of the op (attrs: alpha, beta, steps, conj)"),
+    ("    - {name: lam, attr: alpha, type: int64_t}\n", "aclnn.scalars[0].type",
+     "type int64_t cannot carry the float attr alpha; use aclScalar, double, float"),
+    ("    - {name: flag, attr: conj, type: double}\n", "aclnn.scalars[0].type",
+     "type double cannot carry the bool attr conj; use aclScalar, bool"),
+    ("    - {name: lam, attr: alpha}\n    - {name: lam2, attr: alpha}\n", "aclnn.scalars[1].attr",
+     "attr alpha is already set by aclnn.scalars[0] (lam); keep one"),
+    ("    - {name: lam, attr: alpha}\n    - {name: lam, attr: beta}\n", "aclnn.scalars[1].name",
+     "API parameter 'lam' is already aclnn.scalars[0]; rename one"),
+    ("    - {name: self, attr: alpha}\n", "aclnn.scalars[0].name",
+     "API parameter 'self' is also a tensor parameter; rename one"),
+    ("    - {name: lam, attr: alpha, type: double, optional: true}\n", "aclnn.scalars[0].optional",
+     "a double cannot be nullptr; only an aclScalar parameter is optional"),
+]
+
+
+@pytest.mark.parametrize(("scalars", "field", "message"), PROBLEMS)
+def test_spec_problem_is_one_line_exit_2_nothing_written(run, tmp_path: Path, scalars: str, field: str,
+                                                         message: str) -> None:
+    spec = copy_spec(SPEC, tmp_path, lambda t: _with_scalars(t, "  scalars:\n" + scalars))
+    out = tmp_path / "out"
+    result = run("gen", spec, "-o", out)
+    assert result.code == 2, result
+    assert snapshot(out) == {}
+    [line] = result.err.strip().splitlines()
+    m = LINE.match(line)
+    assert m is not None, line
+    assert (m.group("field"), m.group("message")) == (field, message)
+    first = scalars.splitlines()[-1].strip()  # the problem is on the line of the scalar it names
+    assert spec.read_text(encoding="utf-8").splitlines()[int(m.group("line")) - 1].strip() == first
