@@ -21,7 +21,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 
 namespace opgen_cpu {
 constexpr uint64_t CMPMASK_BYTES = 16;
@@ -123,21 +122,18 @@ void Select(T* dst, T* src0, Third* third, uint64_t mode, uint64_t repeat, uint6
     if (mode != 0 && mode != 2) {
         Unmodelled("vsel with a select mode other than 0, 1 and 2");
     }
-    if constexpr (std::is_same_v<std::remove_cv_t<Third>, T>) {
-        Operand<T> b{third, thirdBlk, thirdRep};
-        const uint8_t* sel = reg.bytes;
-        if (mode == 2) {
-            int64_t address = 0;
-            std::memcpy(&address, reg.bytes, sizeof(address));
-            sel = reinterpret_cast<const uint8_t*>(address);
-        }
-        ForLanes(lanes, repeat, [&](uint64_t r, uint64_t e) {
-            bool first = Bit(sel, mode == 0 ? e : r * lanes + e);
-            CopyElement(d.At(r, e), first ? a.At(r, e) : b.At(r, e));
-        });
-    } else {
-        Unmodelled("vsel in mode 0 or 2 with a src1 of another type");
+    // the instruction takes addresses, not types: src1 is read as T whatever pointer the caller passed
+    Operand<T> b{reinterpret_cast<T*>(third), thirdBlk, thirdRep};
+    const uint8_t* sel = reg.bytes;
+    if (mode == 2) {
+        int64_t address = 0;
+        std::memcpy(&address, reg.bytes, sizeof(address));
+        sel = reinterpret_cast<const uint8_t*>(address);
     }
+    ForLanes(lanes, repeat, [&](uint64_t r, uint64_t e) {
+        bool first = Bit(sel, mode == 0 ? e : r * lanes + e);
+        CopyElement(d.At(r, e), first ? a.At(r, e) : b.At(r, e));
+    });
 }
 } // namespace opgen_cpu
 
