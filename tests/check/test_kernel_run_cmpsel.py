@@ -34,8 +34,7 @@ def _rows(op_dir: Path, cann_src: Path) -> dict[str, tuple[str, str]]:
 @pytest.fixture
 def scratch_free(monkeypatch: pytest.MonkeyPatch) -> None:
     """The tiling sees a UB without asc-devkit's scratch (as the plan should give it)."""
-    reserved = {soc: kernel_run.UB_RESERVED.get("ascend910b", 0) + SCRATCH_BYTES for soc in ("ascend910b",
-                                                                                              "ascend910_93")}
+    reserved = {soc: kernel_run.UB_RESERVED.get(soc, 0) + SCRATCH_BYTES for soc in ("ascend910b", "ascend910_93")}
     monkeypatch.setattr(kernel_run, "UB_RESERVED", {**kernel_run.UB_RESERVED, **reserved})
 
 
