@@ -91,3 +91,28 @@ def test_a_compare_in_a_mode_the_model_lacks_skips_naming_it(tmp_path: Path, can
     for label in ROWS_910B:
         status, reason = rows[label]
         assert status == "skip" and "a compare into UB (vcmpv/vcmpvs) in counter mode" in reason, (label, reason)
+
+
+TENSOR_FORMS = (
+    "Duplicate(outValue, -3.0f, cmpCount);\n"
+    "            Compare(mask0, selfValue, outValue, CMPMODE::GT, cmpCount);\n"
+    "            Duplicate(outValue, 0.0f, count);\n"
+    "            Select(tmp0, mask0, tmp0, outValue, SELMODE::VSEL_TENSOR_TENSOR_MODE, count);")
+
+
+def test_the_tensor_forms_of_compare_and_select_match_too(tmp_path: Path, cann_src: Path,
+                                                          scratch_free: None) -> None:
+    """The same math through Compare (tensor with tensor, vcmpv) and Select's tensor/tensor mode (mode 2: the
+    mask's address in CMPMASK), the threshold and the zero duplicated into the output's float view first."""
+    op_dir = copy_sample(tmp_path, HSG)
+    edit(op_dir / HEADER, "Compares(mask0, selfValue, -3.0f, CMPMODE::GT, cmpCount); // above = gt(self, -3.0)\n"
+                          "            Select(tmp0, mask0, tmp0, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);",
+         TENSOR_FORMS, -1)
+    rows = _rows(op_dir, cann_src)
+    for label in ROWS_910B:
+        status, reason = rows[label]
+        assert status == "pass", (label, reason)
+    edit(op_dir / HEADER, "CMPMODE::GT, cmpCount);\n            Duplicate", "CMPMODE::LE, cmpCount);\n"
+                          "            Duplicate", -1)
+    rows = _rows(op_dir, cann_src)
+    assert all(rows[label][0] == "fail" for label in ROWS_910B), rows
