@@ -47,7 +47,8 @@ PLATFORM_CONFIG = "src/platform/platform_config/cann"
 # PlatformAscendC::GetCoreMemSize takes this off the UB of Ascend910B (kfc buffers), so the tiling sees less
 UB_RESERVED = {"ascend910b": 256}
 TILING_SOURCE = "tiling from the plan"
-MODELLED_ARCHES = (2201,)  # where every intrinsic a classic kernel reaches should be modelled: a gap fails
+UNMODELLED_EXIT = 3  # the model's Unmodelled(): the kernel reached an operand form or mode it does not cover
+UNMODELLED_MARK = "opgen cpu model: not modelled: "
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class ShapeRun:
     max_abs: float
     max_rel: float
     problems: tuple[str, ...]
+    unmodelled: tuple[str, ...] = ()  # what the model aborted on (the launch proves nothing)
 
 
 def kernel_run_rows(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources | None,
@@ -121,9 +123,8 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
     if golden is None or case is None:
         return bad(label, f"the plan has no golden variant or tiling case for {soc.name} {combo.key.name}")
     build = build_kernel(sources, variant, op_dir, plan)
-    if build.executable is None and build.missing and variant.arch.npu_arch not in MODELLED_ARCHES:
-        return skipped(label, f"not run: arch {variant.arch.npu_arch} kernels reach instructions the CPU model "
-                              f"does not cover ({', '.join(build.missing)})")
+    if build.executable is None and build.missing:
+        return skipped(label, _not_modelled(variant, build.missing))
     if build.executable is None:
         return bad(label, build.problem)
     rng = np.random.default_rng(seed)
@@ -139,6 +140,9 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
         "cores": ";".join(str(r.cores) for r in runs), "tiling": TILING_SOURCE}
     if problems:
         return bad(label, f"op_kernel/{plan.name}.cpp on the CPU model: " + "; ".join(problems), **figures)
+    unmodelled = sorted({u for r in runs for u in r.unmodelled})
+    if unmodelled:
+        return skipped(label, _not_modelled(variant, unmodelled))
     return ok(label, f"matches the golden on the CPU model ({TILING_SOURCE})", **figures)
 
 
@@ -160,6 +164,10 @@ def _run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, soc: SocPlan, c
                   f"{outs[t.name]}" for t in plan.outputs]
         files["manifest.txt"] = ("\n".join(lines) + "\n").encode()
         done = run_tree_code([str(executable), "manifest.txt"], timeout=RUN_TIMEOUT, files=files)
+        unmodelled = [line.removeprefix(UNMODELLED_MARK) for line in done.stderr.splitlines()
+                      if line.startswith(UNMODELLED_MARK)]
+        if done.returncode == UNMODELLED_EXIT and unmodelled:
+            return ShapeRun(shape, tiling.used_cores, 0.0, 0.0, (), tuple(unmodelled))
         if done.timed_out or done.returncode != 0:
             tail = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
             return ShapeRun(shape, tiling.used_cores, 0.0, 0.0,
@@ -184,6 +192,12 @@ def _run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, soc: SocPlan, c
                             f"first [{k}]: {have.ravel()[k]!r} vs {want.ravel()[k]!r} (rtol {tol.rtol}, "
                             f"atol {tol.atol})")
     return ShapeRun(shape, tiling.used_cores, max_abs, max_rel, tuple(problems))
+
+
+def _not_modelled(variant: KernelVariant, what: Sequence[str]) -> str:
+    """A launch the model cannot run is no evidence either way: the row says what it lacks."""
+    return (f"not run: the kernel reaches what the CPU model does not model on arch {variant.arch.npu_arch}: "
+            f"{', '.join(what)} (see opgen/check/cpu_model/README.md)")
 
 
 def _inputs(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, shape: tuple[int, ...],

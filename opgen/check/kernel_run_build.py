@@ -56,8 +56,8 @@ def model_key() -> str:
 
 
 def modelled_names() -> set[str]:
-    """The intrinsics cpu_model/intrinsics.h defines (each is one OPGEN_*(name, ...) line)."""
-    return set(_MODELLED.findall((model_dir() / "intrinsics.h").read_text()))
+    """The intrinsics the model's headers define (each is one OPGEN_*(name, ...) line)."""
+    return {name for path in model_dir().glob("*.h") for name in _MODELLED.findall(path.read_text())}
 
 
 def bindings_source(declarations: str) -> str:

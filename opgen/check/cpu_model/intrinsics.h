@@ -361,4 +361,6 @@ OPGEN_NO_OP(AscendCTBufPoolResetCheck)
 OPGEN_NO_OP(AscendCUpdateTbufPoolStatus)
 } // namespace opgen_model
 
+#include "cmpsel.h"
+
 #endif // OPGEN_CPU_MODEL_INTRINSICS_H

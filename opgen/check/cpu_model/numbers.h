@@ -13,6 +13,7 @@
 namespace opgen_cpu {
 enum class Rounding { NEAREST_EVEN, NEAREST_AWAY, FLOOR, CEIL, TRUNC, ODD };
 
+// The kernel tier reads this line and exit code (kernel_run.py UNMODELLED_*): the row is SKIPPED naming `what`.
 [[noreturn]] inline void Unmodelled(const char* what)
 {
     std::fprintf(stderr, "opgen cpu model: not modelled: %s\n", what);

@@ -41,6 +41,16 @@ bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams&, const uint64_t, cons
 bool CheckFunDupImpl(VecDupApiParams&, const char*) { return true; }
 bool CheckFunDupImpl(VecDupApiParams&, const uint64_t, const char*) { return true; }
 bool CheckFuncDataCopyPadImpl(DataCopyPadApiParams&, const char*) { return true; }
+bool CheckFuncVecBinaryCmpImpl(VecBinaryApiParams&, const char*) { return true; }
+bool CheckFuncVecBinaryCmpImpl(VecBinaryApiParams&, const uint64_t, const char*) { return true; }
+bool CheckFuncVecBinaryCmpImplForMaskArray(VecBinaryApiParams&, const uint64_t[], const char*) { return true; }
+bool CheckFuncVecBinaryScalarCmpImpl(VecBinaryScalarApiParams&, const char*) { return true; }
+bool CheckFuncVecBinaryScalarCmpImpl(VecBinaryScalarApiParams&, const uint64_t, const char*) { return true; }
+bool CheckFuncVecSelectImpl(VecSelectApiParams&, const char*) { return true; }
+bool CheckFuncVecSelectImpl(VecSelectApiParams&, const uint64_t, const char*) { return true; }
+bool CheckFuncVecSelectImplForMaskArray(VecSelectApiParams&, const uint64_t[], const char*) { return true; }
+bool CheckFuncVecCmpRgtImpl(VecCmpRgtApiParams&, const uint64_t, const char*) { return true; }
+bool CheckFuncVecCmpRgtImplForMaskArray(VecCmpRgtApiParams&, const uint64_t[], const char*) { return true; }
 } // namespace AscendC::check
 
 // Members of CPU-debug half and bfloat16 the headers declare and the closed runtime defines (conversions
