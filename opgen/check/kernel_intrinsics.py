@@ -33,10 +33,11 @@ from .kernel_build import KernelArch
 HEADER = "stub_fun.h"
 FORMAT = 3  # bump when render_header changes: the cached header is rebuilt
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): error: (?P<message>.*)$", re.M)
-_MEMBER = re.compile(r"'(?P<member>\w+)' is not a member of '(?:::)?(?P<type>\w+)'")
-_CONVERT = re.compile(r"could not convert '(\w+)[<(].*' from 'int64_t'")
+# g++ quotes names with ' under LC_ALL=C and with U+2018/U+2019 under a UTF-8 locale: both are read
+_MEMBER = re.compile(r"['\u2018](?P<member>\w+)['\u2019] is not a member of ['\u2018](?:::)?(?P<type>\w+)['\u2019]")
+_CONVERT = re.compile(r"could not convert ['\u2018](\w+)[<(].*['\u2019] from ['\u2018]int64_t['\u2019]")
 _CAST = re.compile(r"\((\w+)\)\s*$")
-_NAME = re.compile(r"'(?:::)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)'")
+_NAME = re.compile(r"['\u2018](?:::)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)['\u2019]")
 _UNDECLARED = ("was not declared in this scope", "does not name a type", "has not been declared",
                "there are no arguments to")
 
@@ -134,7 +135,7 @@ def undeclared(output: str, *roots: Path) -> Names:
             names.members.add((member.group("type"), member.group("member")))
         elif converted is not None:
             names.valued.add(converted.group(1))
-        elif message.startswith("expected ')' before"):
+        elif message.startswith(("expected ')' before", "expected \u2018)\u2019 before")):
             # `(Name)0`: a C-style cast to an undeclared type parses as a parenthesised expression
             cast = _CAST.search(texts[path][row][:col]) if row < len(texts[path]) else None
             if cast is not None:

@@ -28,6 +28,7 @@ from ..plan import RenderPlan
 from ..plan.attr_cases import classic_tiling_bytes
 from ..plan.attrs import AttrValue, attr_settings, shown_attrs
 from ..plan.classic import ClassicTiling, classic_tiling
+from ..plan.families import ub_scratch_bytes
 from ..plan.golden import GoldenVariant
 from ..plan.platforms import SocPlan
 from ..plan.tensors import DtypeCombination
@@ -128,10 +129,12 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
     if build.executable is None:
         return bad(label, build.problem)
     rng = np.random.default_rng(seed)
-    tile = classic_tiling(1, case.bits, facts.vector_cores, facts.ub_bytes).tile_data_num
+    scratch = ub_scratch_bytes(spec, next(p.kernel for p in spec.platforms if p.soc == soc.name))
+    tile = classic_tiling(1, case.bits, facts.vector_cores, facts.ub_bytes, scratch).tile_data_num
     defaults, *others = attr_settings(spec)
     runs = [_run_shape(build.executable, spec, plan, soc, combo, golden, shape, facts.ub_bytes,
-                       classic_tiling(int(np.prod(shape)), case.bits, facts.vector_cores, facts.ub_bytes), rng, attrs)
+                       classic_tiling(int(np.prod(shape)), case.bits, facts.vector_cores, facts.ub_bytes, scratch), rng,
+                       attrs)
             for shape, attrs in [(s, defaults) for s in run_shapes(facts, tile)] + [(TAIL_SHAPE, a) for a in others]]
     problems = [p for r in runs for p in r.problems]
     figures: dict[str, float | int | str] = {

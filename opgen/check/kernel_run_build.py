@@ -175,7 +175,7 @@ def _compile(sources: CannSources, variant: KernelVariant, op_dir: Path, unit: P
         mode = ("-c", OPTIMIZE, f"-I{model_dir()}", f"-I{scratch}", "-o", str(out))
         command = ["nice", "-n", "10", *compile_command("g++", unit, variant, sources, op_dir, stubs, mode)]
         done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=TIMEOUT,
-                              check=False, env={**os.environ, "LC_ALL": "C.UTF-8"})
+                              check=False, env={**os.environ, "LC_ALL": "C"})
         rounds += 1
         if done.returncode == 0 or rounds == MAX_ROUNDS or not learn(sources, variant.arch, done.stderr):
             return done

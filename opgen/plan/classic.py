@@ -7,9 +7,11 @@ all of them in the UB split.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..spec.recipe import OPS, Arg, AttrRef, Step
+from ..spec.socs import SOCS
 from .ops import COMPARE_MODES, SPELLINGS
 from .reserved import lower_camel
 from .tensors import TensorPlan
@@ -40,13 +42,21 @@ class ClassicTiling:
         return (self.total_num, self.block_former, self.block_tail, self.tile_data_num)
 
 
-def classic_tiling(total: int, bits_per_element: int, core_count: int, ub_bytes: int) -> ClassicTiling:
-    """The core split and UB tile of the rendered op_host tiling (blueprints/classic/op_host/*_tiling.cpp)."""
-    tile = (ub_bytes * 8 // bits_per_element) // TILE_ALIGN * TILE_ALIGN
+def classic_tiling(total: int, bits_per_element: int, core_count: int, ub_bytes: int, scratch_bytes: int
+                   ) -> ClassicTiling:
+    """The core split and UB tile of the rendered op_host tiling (blueprints/classic/op_host/*_tiling.cpp), from
+    the UB the platform reports (GetCoreMemSize) and the family's ub_scratch_bytes."""
+    tile = (max(ub_bytes - scratch_bytes, 0) * 8 // bits_per_element) // TILE_ALIGN * TILE_ALIGN
     per_core = -(-total // core_count)
     former = -(-per_core // TILE_ALIGN) * TILE_ALIGN
     used = -(-total // former)
     return ClassicTiling(total, former, total - (used - 1) * former, tile, used)
+
+
+def scratch_bytes(soc_names: Iterable[str]) -> int:
+    """The UB one classic tiling source leaves free on every SoC it serves: the most basic API scratch any of
+    them keeps (the kernel's buffers fill the rest)."""
+    return max(SOCS[n].ub_scratch_bytes for n in soc_names)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from ..spec.models import OpSpec
 from .attr_cases import with_attrs
 from .attrs import AttrPlan, KernelScalars
 from .broadcast import DEFAULT_TILING_WORKSPACE_SIZE, BroadcastPlan, broadcast_infershape_shapes, broadcast_tiling_cases
-from .classic import classic_tiling
+from .classic import classic_tiling, scratch_bytes
 from .optional import ABSENT_TPL_OFFSET
 from .optional_ut import absent_infershape_cases, absent_tiling_cases
 from .platforms import SocPlan
@@ -182,13 +182,15 @@ def _classic_cases(spec: OpSpec, soc: SocPlan, inputs: list[TensorPlan], outputs
                    classic_bits: tuple[int, ...]) -> list[TilingCase]:
     """The classic tiling: an aligned share per core, a UB tile from the per-dtype bits per element."""
     ub = platform.ub_size - (LOCAL_RESERVED_UB if soc.name == "ascend910b" else 0)
+    kernel = next(p.kernel for p in spec.platforms if p.soc == soc.name)
+    scratch = scratch_bytes(p.soc for p in spec.platforms if p.kernel == kernel)  # its family's, as the tiling's
     lib = (LIB_WORKSPACE_BY_ARCH.get(platform.npu_arch, LIB_WORKSPACE_DEFAULT) if platform.npu_arch
            else LIB_WORKSPACE_NO_ARCH)
     cases = []
     for combo in combos:
         for label, shape in _tiling_shapes(spec, platform):
             total = prod(shape)
-            tiling = classic_tiling(total, classic_bits[combo.index], platform.core_num, ub)
+            tiling = classic_tiling(total, classic_bits[combo.index], platform.core_num, ub, scratch)
             cases.append(TilingCase(
                 f"tiling_{combo.label}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
                 "GRAPH_SUCCESS", soc.selected_key or 0, tiling.used_cores, "".join(f"{w} " for w in tiling.fields), (),

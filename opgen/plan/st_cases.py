@@ -25,6 +25,7 @@ from ..spec.socs import SOCS
 from .attrs import AttrValue, attr_settings
 from .broadcast import BroadcastPlan, broadcast_st_shapes
 from .classic import classic_tiling
+from .families import ub_scratch_bytes
 from .soc_columns import combination_series, supported
 from .tensors import DtypeCombination, TensorPlan
 
@@ -118,7 +119,8 @@ def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCo
     for platform in spec.platforms:
         soc = SOCS[platform.soc]
         combo = supported(platform, combos)[0]
-        tile = _tile_elements(soc.ub_bytes, tensors, combo, bits_per_element.get(combo.key.name))
+        tile = _tile_elements(soc.ub_bytes - ub_scratch_bytes(spec, platform.kernel), tensors, combo,
+                              bits_per_element.get(combo.key.name))
         elements = soc.vector_cores * TILES_PER_CORE * tile
         columns = _fit((SPAN_COLUMNS,), multiple)[0]
         shape = (-(-elements // columns) + 1, columns)
@@ -154,11 +156,12 @@ def _edge_sets(dtype: str, value_range: tuple[float, float]) -> list[tuple[str, 
 
 def _tile_elements(ub_bytes: int, tensors: tuple[TensorPlan, ...], combo: DtypeCombination,
                    bits: int | None) -> int:
-    """Elements of one UB tile: the classic tiling's own formula, or (arch35) at most UB over one buffer per
-    tensor the kernel moves, an upper bound, so the row has at least TILES_PER_CORE tiles per core."""
+    """Elements of one UB tile (ub_bytes: free of the basic API scratch): the classic tiling's own formula, or
+    (arch35) at most UB over one buffer per tensor the kernel moves, an upper bound, so the row has at least
+    TILES_PER_CORE tiles per core."""
     if bits is None:
         return ub_bytes * 8 // sum(t.dtypes[combo.index].size_bits for t in tensors if t.read_by_kernel)
-    return classic_tiling(1, bits, 1, ub_bytes).tile_data_num
+    return classic_tiling(1, bits, 1, ub_bytes, 0).tile_data_num
 
 
 def _fit(shape: Sequence[int], multiple: int) -> tuple[int, ...]:

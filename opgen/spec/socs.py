@@ -16,17 +16,20 @@ class Soc:
     npu_arch: int  # __NPU_ARCH__ of its AI core (asc-devkit platform_ascendc.cpp)
     vector_cores: int  # AIV cores (runtime's platform_config ini: vector_core_cnt, ai_core_cnt on 310P)
     ub_bytes: int  # unified buffer per core: ub_size of the platform ini, TOTAL_UB_SIZE of asc-devkit
+    # the top of the UB asc-devkit's basic API keeps for its own temporaries (TOTAL_UB_SIZE - TMP_UB_OFFSET: Select's
+    # duplicated scalar, Compare's mask words); a tile reaching it is overwritten mid-Compute
+    ub_scratch_bytes: int
 
 
 SOCS: dict[str, Soc] = {
     s.name: s
     for s in (
-        Soc("ascend910b", "arch22", "ascend910b1", "Ascend910B", 2201, 48, 192 * KIB),
-        Soc("ascend910_93", "arch22", "ascend910_9391", "Ascend910_93", 2201, 48, 192 * KIB),
-        Soc("ascend310p", "arch22", "ascend310p1", "Ascend310P", 2002, 10, 256 * KIB),
-        Soc("ascend310b", None, None, "Ascend310B", 3002, 1, 248 * KIB),
-        Soc("ascend950", "arch35", "ascend950pr_9599", "Ascend950", 3510, 72, 248 * KIB),
-        Soc("ascend350", "arch35", None, "Ascend350", 3510, 32, 248 * KIB),
+        Soc("ascend910b", "arch22", "ascend910b1", "Ascend910B", 2201, 48, 192 * KIB, 8 * KIB),
+        Soc("ascend910_93", "arch22", "ascend910_9391", "Ascend910_93", 2201, 48, 192 * KIB, 8 * KIB),
+        Soc("ascend310p", "arch22", "ascend310p1", "Ascend310P", 2002, 10, 256 * KIB, 8 * KIB),
+        Soc("ascend310b", None, None, "Ascend310B", 3002, 1, 248 * KIB, 0),
+        Soc("ascend950", "arch35", "ascend950pr_9599", "Ascend950", 3510, 72, 248 * KIB, 0),
+        Soc("ascend350", "arch35", None, "Ascend350", 3510, 32, 248 * KIB, 0),
     )
 }
 

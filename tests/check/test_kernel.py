@@ -66,19 +66,22 @@ def test_wrapper_makes_the_entry_inline_and_reads_tiling_into_the_real_struct(tm
     assert "tiling_struct tiling_data;" in text and "reinterpret_cast<void*>(&gelu_grad" in text
 
 
-def test_undeclared_names_are_learned_only_inside_asc_devkit_by_how_they_are_used(tmp_path: Path) -> None:
+@pytest.mark.parametrize("quotes", ["''", "\u2018\u2019"], ids=["C locale", "UTF-8 locale"])
+def test_undeclared_names_are_learned_only_inside_asc_devkit_by_how_they_are_used(quotes: str,
+                                                                                  tmp_path: Path) -> None:
     devkit, op = tmp_path / "asc-devkit", tmp_path / "op"
     devkit.mkdir()
     op.mkdir()
     (devkit / "a.h").write_text("pipe_t p;\nvadd(\n  x);\nset_flag(PIPE_S);\nQuantMode_t::NoQuant;\n(Mode_t)0;\n")
     (op / "k.h").write_text("Expp(x);\n")
+    o, c = quotes
     output = "\n".join([
-        f"{devkit}/a.h:1:1: error: 'pipe_t' does not name a type",
-        f"{devkit}/a.h:2:1: error: 'vadd' was not declared in this scope",
-        f"{devkit}/a.h:4:10: error: 'PIPE_S' was not declared in this scope",
-        f"{devkit}/a.h:5:14: error: 'NoQuant' is not a member of 'QuantMode_t'",
-        f"{devkit}/a.h:6:9: error: expected ')' before numeric constant",
-        f"{op}/k.h:1:1: error: 'Expp' was not declared in this scope",
+        f"{devkit}/a.h:1:1: error: {o}pipe_t{c} does not name a type",
+        f"{devkit}/a.h:2:1: error: {o}vadd{c} was not declared in this scope",
+        f"{devkit}/a.h:4:10: error: {o}PIPE_S{c} was not declared in this scope",
+        f"{devkit}/a.h:5:14: error: {o}NoQuant{c} is not a member of {o}QuantMode_t{c}",
+        f"{devkit}/a.h:6:9: error: expected {o}){c} before numeric constant",
+        f"{op}/k.h:1:1: error: {o}Expp{c} was not declared in this scope",
     ])
     names = undeclared(output, devkit)
     assert names == Names({"pipe_t", "Mode_t"}, {"PIPE_S"}, {"vadd"}, {("QuantMode_t", "NoQuant")})

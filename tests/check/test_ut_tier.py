@@ -74,10 +74,15 @@ def test_a_call_to_an_undeclared_helper_fails_the_ut_at_its_line(tmp_path: Path,
     assert by_item(items, "op_host UTs run (ascend910b)").reason == "not linked: a source above did not compile"
 
 
-def test_a_tiling_field_change_fails_the_tiling_ut_that_expects_the_plans_values(tmp_path: Path,
+@pytest.mark.parametrize(("old", "new"), [
+    ("TILE_ALIGN = 256;", "TILE_ALIGN = 512;"),
+    # a tiling taking back the basic API's scratch: its tiles reach TMP_UB_OFFSET, which Select overwrites
+    ("UB_SCRATCH_BYTES = 8192;", "UB_SCRATCH_BYTES = 0;"),
+])
+def test_a_tiling_field_change_fails_the_tiling_ut_that_expects_the_plans_values(old: str, new: str, tmp_path: Path,
                                                                                  cann_src: Path) -> None:
     op_dir = copy_sample(tmp_path, GELU_DIR)
-    edit(op_dir / "op_host/gelu_grad_tiling.cpp", "TILE_ALIGN = 256;", "TILE_ALIGN = 512;")
+    edit(op_dir / "op_host/gelu_grad_tiling.cpp", old, new)
     items = ut_items(op_dir, cann_src)
     run = by_item(items, "op_host UTs run (ascend910b)")
     assert run.status == "fail" and run.figures["failed"] > 0

@@ -20,8 +20,9 @@ namespace optiling {
 struct SoftsignGradCompileInfo {};
 
 constexpr uint64_t BUFFER_NUM = 2;
-constexpr uint64_t CALC_BUFFER_NUM = 4; // float scratch buffers of Compute()
-constexpr uint64_t TILE_ALIGN = 256;    // elements; keeps every copy 32-byte aligned
+constexpr uint64_t CALC_BUFFER_NUM = 4;  // float scratch buffers of Compute()
+constexpr uint64_t TILE_ALIGN = 256;     // elements; keeps every copy 32-byte aligned
+constexpr uint64_t UB_SCRATCH_BYTES = 0; // left to the basic API's temporaries (TMP_UB_OFFSET)
 constexpr uint64_t WORKSPACE_BYTES = 0;
 
 struct DtypeCase {
@@ -141,7 +142,9 @@ ge::graphStatus SoftsignGradTiling::RunTiling()
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, keyOutputShape);
     uint64_t totalNum = keyOutputShape->GetStorageShape().GetShapeSize();
     OP_CHECK_IF(totalNum == 0, OP_LOGE(tilingContext, "empty output, nothing to tile"), return ge::GRAPH_FAILED);
-    uint64_t tileDataNum = (ubSize * 8 / bitsPerElement) / TILE_ALIGN * TILE_ALIGN;
+    OP_CHECK_IF(ubSize <= UB_SCRATCH_BYTES, OP_LOGE(tilingContext, "UB too small for one tile"),
+                return ge::GRAPH_FAILED);
+    uint64_t tileDataNum = ((ubSize - UB_SCRATCH_BYTES) * 8 / bitsPerElement) / TILE_ALIGN * TILE_ALIGN;
     OP_CHECK_IF(tileDataNum == 0, OP_LOGE(tilingContext, "UB too small for one tile"), return ge::GRAPH_FAILED);
     uint64_t perCore = (totalNum + coreNum - 1) / coreNum;
     uint64_t blockFormer = (perCore + TILE_ALIGN - 1) / TILE_ALIGN * TILE_ALIGN;
