@@ -126,10 +126,13 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
     failed = target.with_suffix(".failed.json")
     if target.is_file():
         return KernelBuild(target, "")
+    runtime = runtime_object(sources, variant, op_dir)
+    if isinstance(runtime, str):  # the model's own build, not the op's: never remembered as the op's failure
+        return KernelBuild(None, runtime)
     if failed.is_file():  # the same sources failed before: the same answer, without the compile
         known = json.loads(failed.read_text())
         return KernelBuild(None, known["problem"], tuple(known["missing"]))
-    build = _build(sources, variant, op_dir, plan, target)
+    build = _build(sources, variant, op_dir, plan, target, runtime)
     if build.executable is None:
         failed.parent.mkdir(parents=True, exist_ok=True)
         failed.write_text(json.dumps({"problem": build.problem, "missing": list(build.missing)}))
@@ -137,10 +140,7 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
 
 
 def _build(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: RenderPlan,
-           target: Path) -> KernelBuild:
-    runtime = runtime_object(sources, variant, op_dir)
-    if isinstance(runtime, str):
-        return KernelBuild(None, runtime)
+           target: Path, runtime: Path) -> KernelBuild:
     with tempfile.TemporaryDirectory(prefix="opgen-run-build-") as scratch:
         wrapper = Path(scratch) / f"{plan.name}_run.cpp"
         wrapper.write_text(run_wrapper(plan, variant, op_dir / "op_kernel" / op_entry(plan)))
