@@ -118,6 +118,18 @@ def _clamp(src: Source, rule: DocRule, op_type: str) -> str | None:
            f"{{ {var} = {rule.minimum:g}; }}`; {rule.said}"
 
 
+def _undocumented(src: Source, scalars: list[str], docs: str) -> list[str]:
+    """Refusals of a scalar below a bound the docs do not state: callers cannot know the call fails."""
+    problems = []
+    for m in _IF.finditer(src.code):
+        refuses = re.search(r"\breturn\s+(?:false|ACLNN_ERR_PARAM_INVALID)\b", m.group(2))
+        for name in scalars:
+            if refuses and any(re.fullmatch(rf"{name}(?:\s*->\s*To\w+\(\))?\s*<.*", t) for t in _terms(m.group(1))):
+                problems.append(f"{src.at(m.start())}: `if ({_SPACE.sub(' ', m.group(1)).strip()})` refuses {name}, "
+                                f"the docs ({docs}) state no bound for it")
+    return problems
+
+
 def rules_item(op_dir: Path, plan: RenderPlan, scalars: list[str]) -> CheckItem:
     """Each rule the docs' parameter table states is in the wrapper: a called refusal, or a clamp before the l0
     call, with the docs' bound and flag."""
@@ -129,6 +141,7 @@ def rules_item(op_dir: Path, plan: RenderPlan, scalars: list[str]) -> CheckItem:
         return skipped(LABEL, f"{', '.join(r for r in rels if not (op_dir / r).is_file())} missing (see structure)")
     rules = read_doc_rules(docs.read_text(encoding="utf-8"), rels[1], scalars)
     problems = [p for r in rules if (p := _clamp(wrapper, r, plan.op_type) if r.clamp else _refusal(wrapper, r))]
+    problems += _undocumented(wrapper, [s for s in scalars if s not in {r.scalar for r in rules}], rels[1])
     seen = [f"{r.scalar} >= {r.minimum:g}{f' while {r.when}' if r.when else ''} "
             f"({'clamped' if r.clamp else 'refused'})" for r in rules]
     return verdict(LABEL, problems, "; ".join(seen) or "no scalar rules")
