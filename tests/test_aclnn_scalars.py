@@ -185,6 +185,118 @@ def test_every_parameter_type_compiles(cann_src: Path, tree: Path, rel: str, ut:
     assert result.returncode == 0, result.stderr[-3000:]
 
 
+# value rules: a by-value double clamped, an int aclScalar refused below 1, an optional aclScalar refused below 0
+# while the attr-less flag `strict` is true
+RULES = """  scalars:
+    - {name: betaScalar, attr: beta, type: double, min: -1, on_violation: clamp}
+    - {name: steps, attr: steps, min: 1, on_violation: error}
+    - {name: alphaOptional, attr: alpha, optional: true, min: 0, when: strict}
+    - {name: strict, type: bool, doc: Refuse a negative slope.}
+    - {name: conj, attr: conj, type: bool}
+"""
+RULED_WRAPPER = "op_host/op_api/aclnn_hardsigmoid_backward.cpp"
+
+
+@pytest.fixture(scope="module")
+def ruled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from opgen.generate import render_specs, write_ops
+
+    base = tmp_path_factory.mktemp("rules")
+    spec = copy_spec(SPEC, base, lambda t: _with_scalars(t, RULES))
+    write_ops(base / "out", render_specs([spec]), force=False, record_dir=base / ".opgen")
+    return base / "out" / "activation" / "hard_sigmoid_grad"
+
+
+def test_wrapper_refuses_below_the_bound_in_a_check_params_calls(ruled: Path) -> None:
+    text = _read(ruled, RULED_WRAPPER)
+    assert ("static bool CheckScalarValue(const aclScalar* steps, const aclScalar* alphaOptional, bool strict) { "
+            "if (steps->ToInt64() < 1) { OP_LOGE(ACLNN_ERR_PARAM_INVALID, \"steps must be at least 1, but is %ld.\", "
+            "steps->ToInt64()); return false; } "
+            "if (strict && alphaOptional != nullptr && alphaOptional->ToFloat() < 0.0f) { "
+            "OP_LOGE(ACLNN_ERR_PARAM_INVALID, \"alphaOptional must be at least 0 when strict is true, but is %f.\", "
+            "alphaOptional->ToFloat()); return false; } return true; }") in text
+    assert ("CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* steps, "
+            "const aclScalar* alphaOptional, bool strict, const aclTensor* out)") in text
+    assert "CHECK_RET(CheckScalarValue(steps, alphaOptional, strict), ACLNN_ERR_PARAM_INVALID);" in text
+    assert "DFX_IN(gradOutput, self, betaScalar, steps, alphaOptional, strict, conj)" in text
+
+
+def test_wrapper_clamps_before_the_l0_call(ruled: Path) -> None:
+    text = _read(ruled, RULED_WRAPPER)
+    assert ("float betaValue = static_cast<float>(betaScalar); if (betaValue < -1.0f) { betaValue = -1.0f; }"
+            in text)
+    assert "CanCast(betaScalar" not in text and "betaScalar < " not in text  # a clamp is no refusal
+    assert ("l0op::HardSigmoidGrad(gradOutputContiguous, selfContiguous, alphaValue, betaValue, stepsValue, conj, "
+            "opExecutor)") in text  # the flag sets no attr: the l0 op never sees it
+
+
+def test_header_docs_and_example_carry_the_flag_and_the_rules(ruled: Path) -> None:
+    signature = ("aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, "
+                 "double betaScalar, const aclScalar* steps, const aclScalar* alphaOptional, bool strict, bool conj, "
+                 "const aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)")
+    for rel in ("op_host/op_api/aclnn_hardsigmoid_backward.h", RULED_WRAPPER, "docs/aclnnHardsigmoidBackward.md"):
+        assert signature in _read(ruled, rel), rel
+    assert ("@param [in] strict: bool; sets no attr; when true, alphaOptional below 0 is refused "
+            "(ACLNN_ERR_PARAM_INVALID).") in _read(ruled, "op_host/op_api/aclnn_hardsigmoid_backward.h")
+    docs = (ruled / "docs/aclnnHardsigmoidBackward.md").read_text(encoding="utf-8").splitlines()
+    rows = {line.split(" | ")[0].removeprefix("| "): line for line in docs if line.startswith("| ")}
+    assert "the def default is 0.5); below -1 it is taken as -1. | double |" in rows["betaScalar"]
+    assert "the def default is 3); below 1 it is refused (ACLNN_ERR_PARAM_INVALID). |" in rows["steps"]
+    assert "0.16666666666666666; when strict is true, below 0 it is refused (ACLNN_ERR_PARAM_INVALID). |" in \
+        rows["alphaOptional"]
+    assert rows["strict"] == ("| strict | input | Refuse a negative slope. It sets no attr; when true, alphaOptional "
+                              "below 0 is refused (ACLNN_ERR_PARAM_INVALID). | bool | - |")
+    assert "or a scalar is below its bound" in rows["ACLNN_ERR_PARAM_INVALID"]
+    example = _read(ruled, "examples/test_aclnn_hardsigmoid_backward.cpp")
+    assert "bool strict = false;" in example
+    assert "GetWorkspaceSize(gradOutput, self, betaScalar, steps, alphaOptional, strict, conj, out," in example
+
+
+def test_op_api_ut_passes_values_below_the_bounds(ruled: Path) -> None:
+    text = _read(ruled, "tests/ut/op_api/test_aclnn_hardsigmoid_backward.cpp")
+    cases = {
+        "betaScalar_below_min_clamped": ("-2.0, stepsDesc, alphaOptionalDesc, false, false", "ACLNN_SUCCESS"),
+        "steps_below_min_rejected": ("0.5, stepsDesc, alphaOptionalDesc, false, false", "ACLNN_ERR_PARAM_INVALID"),
+        "steps_at_min": ("0.5, stepsDesc, alphaOptionalDesc, false, false", "ACLNN_SUCCESS"),
+        "alphaOptional_below_min_rejected": ("0.5, stepsDesc, alphaOptionalDesc, true, false",
+                                             "ACLNN_ERR_PARAM_INVALID"),
+        "alphaOptional_at_min": ("0.5, stepsDesc, alphaOptionalDesc, true, false", "ACLNN_SUCCESS"),
+        "alphaOptional_below_min_without_strict": ("0.5, stepsDesc, alphaOptionalDesc, false, false",
+                                                   "ACLNN_SUCCESS"),
+    }
+    for suffix, (args, expect) in cases.items():
+        case = _ut_case(text, suffix)
+        assert f"INPUT(gradOutputDesc, selfDesc, {args})" in case, suffix
+        assert f"EXPECT_EQ(aclRet, {expect});" in case, suffix
+    assert "ScalarDesc(static_cast<int64_t>(0))" in _ut_case(text, "steps_below_min_rejected")
+    assert "ScalarDesc(static_cast<int64_t>(1))" in _ut_case(text, "steps_at_min")
+    assert "ScalarDesc(-1.0f)" in _ut_case(text, "alphaOptional_below_min_rejected")
+    assert "auto alphaOptionalDesc = ScalarDesc(0.0f);" in _ut_case(text, "alphaOptional_at_min")
+    assert "ScalarDesc(-1.0f)" in _ut_case(text, "alphaOptional_below_min_without_strict")
+    assert "null_strict" not in text  # by value: nothing to null
+
+
+def test_the_rules_row_agrees_with_the_ruled_tree(ruled: Path) -> None:
+    spec = load_spec(next((ruled.parents[2] / ".opgen").rglob("spec.yaml")))
+    items = {i.item: i for i in consistency_tier(ruled, build_plan(spec.spec, spec.path.name))}
+    assert items["aclnn scalar rules == docs"].reason == \
+        "betaScalar >= -1 (clamped); steps >= 1 (refused); alphaOptional >= 0 while strict (refused)"
+    assert all(i.status != "fail" for i in items.values()), [i for i in items.values() if i.status == "fail"]
+
+
+@pytest.mark.parametrize("rel", ["tests/ut/op_api/test_aclnn_hardsigmoid_backward.cpp", RULED_WRAPPER])
+def test_rules_compile(cann_src: Path, ruled: Path, rel: str) -> None:
+    """The refusals (an %ld log of an int64), the clamp and the by-value bool flag against the real headers."""
+    if shutil.which("g++") is None:
+        pytest.skip("needs g++")
+    sources = resolve_sources(cann_src, None)
+    assert sources is not None
+    dirs = op_api_ut_dirs(sources) if rel.startswith("tests/") else sources.host_include_dirs(op_api=True)
+    result = subprocess.run(compile_command("g++", ruled, rel, "op_api", dirs), capture_output=True, text=True,
+                            timeout=300, check=False)
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
 PROBLEMS = [
     # (scalars, field, message)
     ("    - {name: gammaValue, attr: gamma}\n", "aclnn.scalars[0].attr",
@@ -201,6 +313,31 @@ PROBLEMS = [
      "API parameter 'self' is also a tensor parameter; rename one"),
     ("    - {name: lam, attr: alpha, type: double, optional: true}\n", "aclnn.scalars[0].optional",
      "a double cannot be nullptr; only an aclScalar parameter is optional"),
+]
+
+
+PROBLEMS += [
+    ("    - {name: flag, type: double}\n", "aclnn.scalars[0].type",
+     "flag sets no attr, so it is a flag a rule reads (`when`): give it type bool, or name the attr it sets"),
+    ("    - {name: flag, type: bool}\n", "aclnn.scalars[0].name",
+     "flag sets no attr and no rule reads it; give a scalar `when: flag` with its min, or name the attr it sets"),
+    ("    - {name: lam, attr: alpha, on_violation: clamp}\n", "aclnn.scalars[0].on_violation",
+     "on_violation belongs to a rule; give min (the smallest value lam takes)"),
+    ("    - {name: lam, attr: alpha, when: flag}\n", "aclnn.scalars[0].when",
+     "when belongs to a rule; give min (the smallest value lam takes)"),
+    ("    - {name: lam, attr: alpha, min: 0, when: nope}\n", "aclnn.scalars[0].when",
+     "'nope' is no bool parameter of aclnn.scalars (bool ones: none)"),
+    ("    - {name: other, attr: beta, type: double}\n    - {name: lam, attr: alpha, min: 0, when: other}\n",
+     "aclnn.scalars[1].when", "'other' is no bool parameter of aclnn.scalars (bool ones: none)"),
+    ("    - {name: flag, attr: conj, type: bool, min: 0}\n", "aclnn.scalars[0].min",
+     "min bounds a float or int attr; conj is bool"),
+    ("    - {name: lam, attr: steps, min: 0.5}\n", "aclnn.scalars[0].min", "min 0.5 is no integer; attr steps is int"),
+    ("    - {name: lam, attr: alpha, min: 1}\n", "aclnn.scalars[0].min",
+     "the def default 0.16666666666666666 of attr alpha is below min 1; the example and the UT pass the default"),
+    ("    - {name: lam, attr: alpha, min: 0, when: flag}\n    - {name: flag, type: bool, min: 0}\n",
+     "aclnn.scalars[1].min", "flag sets no attr; min bounds an attr's value"),
+    ("    - {name: lam, attr: alpha, min: 0, when: flag}\n    - {name: flag, type: bool, optional: true}\n",
+     "aclnn.scalars[1].optional", "a bool cannot be nullptr; only an aclScalar parameter is optional"),
 ]
 
 

@@ -13,6 +13,7 @@ import pytest
 from conftest import SAMPLES, SCHEMAS, snapshot
 
 from opgen.generate import render_specs
+from opgen.plan import build_plan
 from opgen.spec.dtypes import PROTO_DTYPES, PROTO_TYPE_CLASSES
 from opgen.spec.load import load_spec
 from opgen.spec.models import OpSpec
@@ -170,3 +171,39 @@ def test_registered_facts_equal_upstream_but_for_the_listed_differences(name: st
     differing = {fact for fact in mine if mine[fact] != theirs[fact]}
     listed = {fact for (op, fact) in DIFFERENCES if op == name}
     assert differing == listed, {fact: (mine[fact], theirs[fact]) for fact in differing ^ listed}
+
+
+# aclnn APIs whose signature differs from upstream's header on purpose, each with the reason
+ACLNN_DIFFERENCES: dict[str, str] = {
+    "gelu_grad_v2": "no `char* approximate`: string aclnn parameters are not built (see DIFFERENCES)",
+}
+
+
+def _api_params(text: str) -> list[tuple[str, str]]:
+    """`const aclTensor* x, bool f` -> [("aclTensor*", "x"), ("bool", "f")]; a tensor's const is dropped (upstream
+    declares outputs `aclTensor*`, opgen `const aclTensor*`: the same API to a caller)."""
+    found = []
+    for part in (p.strip() for p in text.split(",")):
+        m = re.fullmatch(r"(.*?[\s*])(\w+)", part)
+        assert m is not None, part
+        found.append((re.sub(r"\s+", "", m.group(1)).replace("constaclTensor", "aclTensor").replace("const", "const "),
+                      m.group(2)))
+    return found
+
+
+@pytest.mark.parametrize("name", TRAINING)
+def test_aclnn_signature_equals_upstreams_header(name: str, cann_src: Path) -> None:
+    """The parameters (names, types, order) of aclnn<Api>GetWorkspaceSize, where the op's upstream folder ships
+    the API's header: the scalars, flags (selfIsResult) and their places included."""
+    spec = load_spec(SCHEMAS / f"{name}.yaml").spec
+    if spec.aclnn is None:
+        pytest.skip("no aclnn API")
+    plan = build_plan(spec, f"{name}.yaml").aclnn
+    assert plan is not None
+    header = cann_src / "ops-nn" / spec.category / spec.snake_name / "op_api" / f"{plan.file_stem}.h"
+    if not header.is_file():
+        pytest.skip(f"upstream has no {header.relative_to(cann_src)}")
+    theirs = re.search(rf"\b{plan.function}GetWorkspaceSize\s*\(([^)]*)\)", header.read_text(encoding="utf-8"))
+    assert theirs is not None, header
+    mine = _api_params(f"{plan.params_text}, uint64_t* workspaceSize, aclOpExecutor** executor")
+    assert (mine != _api_params(theirs.group(1))) == (name in ACLNN_DIFFERENCES), (mine, theirs.group(1))

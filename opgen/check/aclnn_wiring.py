@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..plan import RenderPlan
 from ..plan.reserved import lower_camel
+from .aclnn_rules import rules_item
 from .items import CheckItem, skipped, verdict
 from .readers import Source, read_source
 
@@ -52,11 +53,18 @@ def _params(text: str) -> list[tuple[str, str]]:
 
 def aclnn_items(op_dir: Path, plan: RenderPlan, def_src: Source) -> list[CheckItem]:
     """The l0 launch's OP_ATTR == the def's attrs; the API signature: header == wrapper == docs; what the
-    wrapper hands the l0 op per attr."""
+    wrapper hands the l0 op per attr; the scalars' value rules: docs == wrapper."""
     if plan.aclnn is None:
         return []
+    wrapper = read_source(op_dir, f"{plan.aclnn_parts.sources}/{plan.aclnn.file_stem}.cpp")
+    signature = _signature(wrapper.code, plan.aclnn.function) if wrapper else None
     return [op_attr_item(op_dir, plan, def_src), signature_item(op_dir, plan),
-            wrapper_attrs_item(op_dir, plan, def_src)]
+            wrapper_attrs_item(op_dir, plan, def_src), rules_item(op_dir, plan, _scalar_names(signature))]
+
+
+def _scalar_names(signature: tuple[list[tuple[str, str]], int] | None) -> list[str]:
+    """The API's non-tensor parameters, by name."""
+    return [n for t, n in (signature or ([], 0))[0] if "aclTensor" not in t and n not in ("workspaceSize", "executor")]
 
 
 def op_attr_item(op_dir: Path, plan: RenderPlan, def_src: Source) -> CheckItem:
@@ -171,7 +179,7 @@ def wrapper_attrs_item(op_dir: Path, plan: RenderPlan, def_src: Source) -> Check
         return verdict(label, [f"{rels[0]}: no l0op::{plan.op_type}(...) call or no {function}GetWorkspaceSize"])
     args = [a.strip() for a in call.group(1).split(",")]
     position = {name: k for k, (_, name) in enumerate(_l0_params(l0, plan.op_type))}
-    scalars = [n for t, n in signature[0] if "aclTensor" not in t and n not in ("workspaceSize", "executor")]
+    scalars = _scalar_names(signature)
     claims = {m.group(2): m.group(1) for m in re.finditer(r"(?m)^\|\s*(\w+)\s*\|[^|\n]*\|[^|\n]*?sets attr (\w+)",
                                                            docs.read_text(encoding="utf-8"))}
     at = wrapper.at(call.start())

@@ -20,6 +20,8 @@ RETURN_CODES = (
     ("ACLNN_ERR_PARAM_NULLPTR", 161001, "A tensor argument (or a required aclScalar) is a null pointer."),
     ("ACLNN_ERR_PARAM_INVALID", 161002, "A dtype, format or shape is not supported (see the tables and constraints)."),
 )
+INVALID_VALUE = "A dtype, format or shape is not supported, or a scalar is below its bound (see the tables and " \
+    "constraints)."
 
 
 @dataclass(frozen=True)
@@ -103,12 +105,13 @@ class AclnnPlan:
 
     @property
     def checked_params_text(self) -> str:
-        """What CheckParams looks at: the tensors and every aclScalar (their dtypes are checked)."""
-        return self._with_tensors([s.declaration for s in self.attrs.pointers], "const aclTensor* ")
+        """What CheckParams looks at: the tensors, every aclScalar (their dtypes are checked) and what the value
+        rules read."""
+        return self._with_tensors([s.declaration for s in self.attrs.checked], "const aclTensor* ")
 
     @property
     def checked_names_text(self) -> str:
-        return self._with_tensors([s.name for s in self.attrs.pointers], "")
+        return self._with_tensors([s.name for s in self.attrs.checked], "")
 
     def _with_tensors(self, scalars: list[str], tensor_type: str) -> str:
         return ", ".join([*(f"{tensor_type}{p.name}" for p in self.inputs), *scalars,
@@ -251,7 +254,9 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         ),
         uses_broadcast=a.broadcast and len(data) > 1, name_constant=name_constant, max_dims=max_dims,
         max_dims_decl="" if max_dims == SHARED_MAX_DIMS[1] else f"static constexpr size_t {max_dims} = {rank};",
-        return_codes=RETURN_CODES, ut_include=f"../../../{op_api_dir}/aclnn_{camel_to_snake(a.api)}.h",
+        return_codes=(*RETURN_CODES[:2], ("ACLNN_ERR_PARAM_INVALID", 161002, INVALID_VALUE))
+        if scalars.refuses_values else RETURN_CODES,
+        ut_include=f"../../../{op_api_dir}/aclnn_{camel_to_snake(a.api)}.h",
         ut_cases=aclnn_ut_cases(spec, ut_params([(p.name, p.tensor) for p in inputs]),
                                 ut_params([(p.name, p.tensor) for p in outputs]), combos, socs, scalars),
         l0_mixed_dtype=l0_output_dtype([p.tensor.name for p in data], mixed) if mixed else "", attrs=scalars,

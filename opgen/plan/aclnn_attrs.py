@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..spec.models import AclnnScalar, OpSpec
+from .aclnn_rules import ScalarRule
 from .attrs import AttrPlan, AttrValue, attr_settings, c_literal
 from .text import SpecText
 
@@ -31,6 +32,7 @@ class AclnnScalarPlan:
     optional: bool  # aclScalar only: nullptr means the def default
     c_type: str  # the parameter's C++ type
     doc: SpecText
+    rule: ScalarRule | None = None  # a lower bound the wrapper refuses or clamps below
 
     @property
     def declaration(self) -> str:
@@ -57,8 +59,31 @@ class AclnnScalarPlan:
         """How the docs say what the caller gets without a value of their own."""
         default = self.attr.default if self.attr.kind == "bool" else self.attr.python_default  # C's false
         if self.optional:
-            return f"sets attr {self.attr.name}; nullptr gives its def default {default}"
-        return f"sets attr {self.attr.name}; required (the def default is {default})"
+            text = f"sets attr {self.attr.name}; nullptr gives its def default {default}"
+        else:
+            text = f"sets attr {self.attr.name}; required (the def default is {default})"
+        return f"{text}; {self.rule.docs_text}" if self.rule else text
+
+    @property
+    def default_literal(self) -> str:
+        return self.literal(self.attr.value)
+
+    @property
+    def read(self) -> str:
+        """The API value as the rule compares it: what the aclScalar reads as, or the by-value parameter."""
+        return f"{self.name}->{SCALAR_METHODS[self.attr.kind]}()" if self.is_pointer else self.name
+
+    def bound(self, rule: ScalarRule) -> str:
+        """The rule's minimum as a C++ literal of the parameter's value type."""
+        return repr(float(rule.minimum)) if self.kind == "double" else c_literal(self.attr.kind, rule.minimum)
+
+    @property
+    def value_checks(self) -> tuple[str, ...]:
+        """CheckScalarValue's lines for an error rule (none for a clamp or no rule)."""
+        if self.rule is None or self.rule.clamp:
+            return ()
+        guard = f"{self.name} != nullptr" if self.optional else ""
+        return self.rule.check_lines(self.name, self.read, self.bound(self.rule), self.attr.kind, guard)
 
     def literal(self, value: AttrValue) -> str:
         """The value as this parameter's argument in the UT: a ScalarDesc, or a C++ literal."""
@@ -81,10 +106,51 @@ class AclnnScalarPlan:
 
 
 @dataclass(frozen=True)
+class AclnnFlagPlan:
+    """A bool API parameter that sets no attr, only switching rules on (upstream aclnnLeakyReluBackward's
+    selfIsResult); callers pass false unless they mean the rule, so the example and the UT do."""
+
+    name: str
+    doc: SpecText
+    switches: tuple[str, ...]  # what each rule it switches on does, for the docs
+    is_pointer = False
+    optional = False
+    c_type = "bool"
+    doc_type = "bool"
+    rule = None
+
+    @property
+    def declaration(self) -> str:
+        return f"bool {self.name}"
+
+    @property
+    def doc_default(self) -> str:
+        return f"sets no attr; when true, {'; '.join(self.switches)}"
+
+    def literal(self, value: AttrValue) -> str:
+        return "true" if value else "false"
+
+    @property
+    def default_literal(self) -> str:
+        return "false"
+
+    @property
+    def value_checks(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def example_lines(self) -> tuple[str, ...]:
+        return (f"bool {self.name} = false;",)
+
+
+AclnnParam = AclnnScalarPlan | AclnnFlagPlan
+
+
+@dataclass(frozen=True)
 class AclnnAttrs:
     """What the wrapper and the l0 op print for the attrs."""
 
-    scalars: tuple[AclnnScalarPlan, ...]  # API parameters, in API order
+    scalars: tuple[AclnnParam, ...]  # API parameters, in API order
     conversions: tuple[str, ...]  # wrapper statements before the l0 call
     l0_args: tuple[str, ...]  # the l0 call's attr arguments, in def attr order
     l0_params: tuple[str, ...]  # the l0 op's attr parameters, in def attr order
@@ -94,12 +160,41 @@ class AclnnAttrs:
     @property
     def null_checked(self) -> tuple[AclnnScalarPlan, ...]:
         """The required aclScalar parameters: CheckNotNull refuses their nullptr."""
-        return tuple(s for s in self.scalars if s.is_pointer and not s.optional)
+        return tuple(s for s in self.pointers if not s.optional)
 
     @property
     def pointers(self) -> tuple[AclnnScalarPlan, ...]:
         """Every aclScalar parameter: CheckScalarDtype reads each one's dtype."""
-        return tuple(s for s in self.scalars if s.is_pointer)
+        return tuple(s for s in self.scalars if isinstance(s, AclnnScalarPlan) and s.is_pointer)
+
+    @property
+    def value_checks(self) -> tuple[str, ...]:
+        """CheckScalarValue's body: the refusals of the error rules."""
+        return tuple(line for s in self.scalars for line in s.value_checks)
+
+    @property
+    def value_checked(self) -> tuple[AclnnParam, ...]:
+        """What CheckScalarValue reads: the scalars with an error rule and the flags switching one on."""
+        ruled = [s for s in self.scalars if s.value_checks]
+        flags = {s.rule.when for s in ruled if s.rule is not None}
+        return tuple(s for s in self.scalars if s in ruled or s.name in flags)
+
+    @property
+    def value_params_text(self) -> str:
+        return ", ".join(s.declaration for s in self.value_checked)
+
+    @property
+    def value_names_text(self) -> str:
+        return ", ".join(s.name for s in self.value_checked)
+
+    @property
+    def checked(self) -> tuple[AclnnParam, ...]:
+        """What CheckParams takes besides the tensors: every aclScalar and what CheckScalarValue reads."""
+        return tuple(s for s in self.scalars if s.is_pointer or s in self.value_checked)
+
+    @property
+    def refuses_values(self) -> bool:
+        return bool(self.value_checks)
 
     @property
     def pointer_params_text(self) -> str:
@@ -150,16 +245,17 @@ class AclnnAttrs:
 
     @property
     def example_destroys(self) -> tuple[str, ...]:
-        return tuple(f"aclDestroyScalar({s.name});" for s in self.scalars if s.is_pointer)
+        return tuple(f"aclDestroyScalar({s.name});" for s in self.pointers)
 
 
 def aclnn_attrs(spec: OpSpec, attrs: tuple[AttrPlan, ...]) -> AclnnAttrs:
     assert spec.aclnn is not None
     by_name = {a.name: a for a in attrs}
     docs = {a.name: a.doc for a in spec.attrs}
-    scalars = tuple(_scalar(s, by_name[s.attr], docs[s.attr]) for s in spec.aclnn.scalars)
+    plans = {s.name: _scalar(s, by_name[s.attr], docs[s.attr]) for s in spec.aclnn.scalars if s.attr is not None}
+    scalars = tuple(plans.get(s.name) or _flag(s, tuple(plans.values())) for s in spec.aclnn.scalars)
     setting = attr_settings(spec)[-1]
-    by_attr = {s.attr.name: s for s in scalars}
+    by_attr = {s.attr.name: s for s in plans.values()}
     conversions, args = [], []
     for attr in attrs:
         scalar = by_attr.get(attr.name)
@@ -167,24 +263,40 @@ def aclnn_attrs(spec: OpSpec, attrs: tuple[AttrPlan, ...]) -> AclnnAttrs:
         if scalar is None:
             conversions.append(f"{value_type} {attr.field}Value = {attr.default};")
             args.append(f"{attr.field}Value")
-        elif scalar.is_pointer:
+            continue
+        if scalar.is_pointer:
             read = f"{scalar.name}->{SCALAR_METHODS[attr.kind]}()"
             if scalar.optional:
                 read = f"{scalar.name} == nullptr ? {attr.default} : {read}"
-            conversions.append(f"{value_type} {scalar.value_var} = {read};")
-            args.append(scalar.value_var)
         elif scalar.kind == "double":
-            conversions.append(f"{value_type} {scalar.value_var} = static_cast<{value_type}>({scalar.name});")
-            args.append(scalar.value_var)
+            read = f"static_cast<{value_type}>({scalar.name})"
+        elif scalar.rule is not None and scalar.rule.clamp:
+            read = scalar.name
         else:
             args.append(scalar.name)
+            continue
+        conversions.append(f"{value_type} {scalar.value_var} = {read};")
+        if scalar.rule is not None and scalar.rule.clamp:
+            conversions += scalar.rule.clamp_lines(scalar.value_var, c_literal(attr.kind, scalar.rule.minimum))
+        args.append(scalar.value_var)
     return AclnnAttrs(
         scalars=scalars,
         conversions=tuple(conversions), l0_args=tuple(args),
         l0_params=tuple(f"{L0_TYPES[a.kind]} {a.field}" for a in attrs), l0_names=tuple(a.field for a in attrs),
-        check_values=tuple(s.literal(setting[s.attr.name]) for s in scalars),
+        check_values=tuple(s.literal(setting[s.attr.name]) if isinstance(s, AclnnScalarPlan) else s.default_literal
+                           for s in scalars),
     )
 
 
 def _scalar(scalar: AclnnScalar, attr: AttrPlan, doc: str) -> AclnnScalarPlan:
-    return AclnnScalarPlan(scalar.name, attr, scalar.type, scalar.optional, PARAM_TYPES[scalar.type], SpecText(doc))
+    rule = None
+    if scalar.min is not None:
+        minimum = int(scalar.min) if attr.kind == "int" else float(scalar.min)
+        rule = ScalarRule(minimum, scalar.on_violation == "clamp", scalar.when or "")
+    return AclnnScalarPlan(scalar.name, attr, scalar.type, scalar.optional, PARAM_TYPES[scalar.type],
+                           SpecText(scalar.doc or doc), rule)
+
+
+def _flag(scalar: AclnnScalar, plans: tuple[AclnnScalarPlan, ...]) -> AclnnFlagPlan:
+    switches = tuple(s.rule.flag_text(s.name) for s in plans if s.rule is not None and s.rule.when == scalar.name)
+    return AclnnFlagPlan(scalar.name, SpecText(scalar.doc), switches)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..spec.models import OpSpec, camel_to_snake
-from .aclnn_attrs import NULL_SCALAR, AclnnAttrs
+from .aclnn_attrs import NULL_SCALAR, AclnnAttrs, AclnnScalarPlan
 from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
 
@@ -138,7 +138,7 @@ class _Matrix:
         """The scalar arguments: each at its def default, or at `values`; the one named `null` a nullptr."""
         found = []
         for k, s in enumerate(self.attrs.scalars):
-            text = values[k] if values is not None else s.literal(s.attr.value)
+            text = values[k] if values is not None else s.default_literal
             if s.name == null:
                 found.append(UtParam(f"{s.name}Desc", None, NULL_SCALAR))
             elif s.is_pointer:
@@ -146,6 +146,10 @@ class _Matrix:
             else:
                 found.append(UtParam(s.name, None, text))
         return tuple(found)
+
+    def scalar_values(self, changed: Mapping[str, str]) -> list[str]:
+        """Every scalar argument at its default (a flag false) but the `changed` ones."""
+        return [changed.get(s.name, s.default_literal) for s in self.attrs.scalars]
 
     @property
     def aclnn_snake(self) -> str:
@@ -189,22 +193,43 @@ def aclnn_ut_cases(spec: OpSpec, inputs: Sequence[_Param], outputs: Sequence[_Pa
 
 
 def _scalars(m: _Matrix, base: tuple[int, ...]) -> None:
-    for s in m.attrs.scalars:
+    for s in m.attrs.pointers:
         if s.optional:
             m.add(f"null_{s.name}_takes_default", f"{s.name} nullptr: the def default {s.attr.name} = "
                   f"{s.attr.default}, accepted", SUCCESS, base, m.combos[0], null=s.name)
-        elif s.is_pointer:
+        else:
             m.add(f"null_{s.name}", f"{s.name} is a null pointer", NULLPTR, base, m.combos[0], null=s.name)
-    defaults = [s.literal(s.attr.value) for s in m.attrs.scalars]
-    for k, s in enumerate(m.attrs.scalars):
-        if s.is_pointer and s.attr.kind != "float":  # a float aclScalar casts to int64 or bool: CanCast refuses
-            values = [*defaults[:k], "ScalarDesc(1.5f)", *defaults[k + 1:]]
+    for s in m.attrs.pointers:
+        if s.attr.kind != "float":  # a float aclScalar casts to int64 or bool: CanCast refuses
             m.add(f"{s.name}_float_rejected", f"{s.name} a float aclScalar, attr {s.attr.name} is {s.attr.kind}: "
-                  "rejected", INVALID, base, m.combos[0], scalars=values)
+                  "rejected", INVALID, base, m.combos[0], scalars=m.scalar_values({s.name: "ScalarDesc(1.5f)"}))
+    _rules(m, base)
     if m.attrs.scalars:
         shown = ", ".join(f"{s.name} {v}" for s, v in zip(m.attrs.scalars, m.attrs.check_values, strict=True))
         m.add("scalars_not_default", f"{shown}: accepted", SUCCESS, base, m.combos[0],
               scalars=m.attrs.check_values)
+
+
+def _rules(m: _Matrix, base: tuple[int, ...]) -> None:
+    """Per value rule: a value below the bound (refused, or clamped and accepted), the bound itself accepted,
+    and with a `when` flag the value below the bound accepted while the flag is false."""
+    for s in m.attrs.scalars:
+        if not isinstance(s, AclnnScalarPlan) or s.rule is None:
+            continue
+        rule, below = s.rule, s.literal(s.rule.minimum - 1)
+        on = {rule.when: "true"} if rule.when else {}
+        with_flag = f" with {rule.when} true" if rule.when else ""
+        if rule.clamp:
+            m.add(f"{s.name}_below_min_clamped", f"{s.name} below {rule.shown}{with_flag}: taken as "
+                  f"{rule.shown}, accepted", SUCCESS, base, m.combos[0], scalars=m.scalar_values({s.name: below, **on}))
+            continue
+        m.add(f"{s.name}_below_min_rejected", f"{s.name} below {rule.shown}{with_flag}: rejected", INVALID, base,
+              m.combos[0], scalars=m.scalar_values({s.name: below, **on}))
+        m.add(f"{s.name}_at_min", f"{s.name} {rule.shown}{with_flag}, the bound: accepted", SUCCESS, base,
+              m.combos[0], scalars=m.scalar_values({s.name: s.literal(rule.minimum), **on}))
+        if rule.when:
+            m.add(f"{s.name}_below_min_without_{rule.when}", f"{s.name} below {rule.shown} with {rule.when} false: "
+                  "accepted", SUCCESS, base, m.combos[0], scalars=m.scalar_values({s.name: below}))
 
 
 def _empty(m: _Matrix) -> None:

@@ -228,15 +228,25 @@ class AclnnParam(Model):
 
 
 class AclnnScalar(Model):
-    """An API parameter carrying an attr's value to the l0 op (upstream aclnnHardshrinkBackward's `lambd`)."""
+    """An API parameter carrying an attr's value to the l0 op (upstream aclnnHardshrinkBackward's `lambd`), or,
+    without `attr`, a bool flag only a rule reads (upstream aclnnLeakyReluBackward's `selfIsResult`)."""
 
     name: Identifier
-    attr: SnakeName = Field(description="the op attr the value sets")
+    attr: SnakeName | None = Field(None, description="the op attr the value sets; none: a bool flag that sets no "
+                                   "attr and switches another scalar's rule on (`when`)")
     type: Literal["aclScalar", "double", "float", "int64_t", "bool"] = Field(
         "aclScalar", description="the C++ parameter: aclScalar (const aclScalar*, for float, int and bool attrs), "
         "double or float (float attrs), int64_t (int attrs), bool (bool attrs)")
     optional: bool = Field(False, description="aclScalar only: the caller may pass nullptr for the attr's def "
                            "default (upstream aclnnSwishBackward's betaOptional)")
+    min: FiniteFloat | None = Field(None, description="float and int attrs: the smallest value the wrapper takes "
+                                    "(upstream aclnnSoftshrinkBackward's lambd >= 0)")
+    on_violation: Literal["error", "clamp"] | None = Field(
+        None, description="what a value below min does: error (the default; ACLNN_ERR_PARAM_INVALID with a log, as "
+        "aclnnSoftshrinkBackward) or clamp (the l0 op gets min, as aclnnHardshrinkBackward)")
+    when: Identifier | None = Field(None, description="min applies only while this bool parameter is true "
+                                    "(upstream's negativeSlope >= 0 when selfIsResult)")
+    doc: str = Field("", description="the docs' description; default: the attr's doc")
 
 
 class AclnnSpec(Model):

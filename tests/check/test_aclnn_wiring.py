@@ -14,6 +14,7 @@ from .trees import SAMPLES, by_item, copy_sample, edit, failing, loaded
 OP_ATTR_ROW = "l0 OP_ATTR == def attrs"
 SIGNATURE_ROW = "aclnn signature: header == wrapper == docs"
 WRAPPER_ROW = "aclnn wrapper -> l0 attrs == docs, def defaults"
+RULES_ROW = "aclnn scalar rules == docs"
 SIGMOID = "activation/hard_sigmoid_grad"  # two float attrs, neither an API parameter
 SWISH = "activation/swish_grad"  # attr scale set by the optional aclScalar betaOptional
 L0_SIGMOID = "op_host/op_api/hard_sigmoid_grad.cpp"
@@ -27,6 +28,7 @@ def test_samples_pass_both_rows(tmp_path: Path, rel_dir: str) -> None:
     assert by_item(items, OP_ATTR_ROW).status == "pass"
     assert by_item(items, SIGNATURE_ROW).status == "pass"
     assert by_item(items, WRAPPER_ROW).status == "pass"
+    assert by_item(items, RULES_ROW).status == "pass"
 
 
 def test_passing_rows_say_what_they_saw(tmp_path: Path) -> None:
@@ -35,6 +37,17 @@ def test_passing_rows_say_what_they_saw(tmp_path: Path) -> None:
     assert by_item(items, OP_ATTR_ROW).reason == "OP_ATTR(scale: float)"
     assert "const aclScalar* betaOptional, const aclTensor* gradInput" in by_item(items, SIGNATURE_ROW).reason
     assert by_item(items, WRAPPER_ROW).reason == "scale <- betaOptional"
+    assert by_item(items, RULES_ROW).reason == "no scalar rules"
+
+
+@pytest.mark.parametrize(("rel_dir", "reason"), [
+    ("activation/soft_shrink_grad", "lambda >= 0 (refused)"),
+    ("activation/hard_shrink_grad", "lambd >= 0 (clamped)"),
+    ("activation/leaky_relu_grad", "negativeSlope >= 0 while selfIsResult (refused)"),
+])
+def test_rules_row_says_which_rules_it_saw(tmp_path: Path, rel_dir: str, reason: str) -> None:
+    op_dir = copy_sample(tmp_path, rel_dir)
+    assert by_item(consistency_tier(op_dir, loaded(op_dir)[1]), RULES_ROW).reason == reason
 
 
 def _failing_row(op_dir: Path, label: str, *also: str) -> str:
@@ -140,3 +153,74 @@ def test_wrapper_ignoring_the_scalar_fails(tmp_path: Path) -> None:
     edit(op_dir / "op_api/aclnn_swish_backward.cpp", "betaOptional == nullptr ? 1.0f : betaOptional->ToFloat()",
          "1.0f")
     assert "attr scale gets `1.0f`, the docs say betaOptional sets it" in _failing_row(op_dir, WRAPPER_ROW)
+
+
+SOFT = "activation/soft_shrink_grad"  # lambda below 0: ACLNN_ERR_PARAM_INVALID
+WRAPPER_SOFT = "op_host/op_api/aclnn_softshrink_backward.cpp"
+SOFT_SAID = "the docs (docs/aclnnSoftshrinkBackward.md:35) say lambda below 0 is refused"
+HARD = "activation/hard_shrink_grad"  # lambd below 0: taken as 0
+WRAPPER_HARD = "op_host/op_api/aclnn_hardshrink_backward.cpp"
+LEAKY = "activation/leaky_relu_grad"  # negativeSlope below 0 refused while selfIsResult is true
+WRAPPER_LEAKY = "op_api/aclnn_leaky_relu_backward.cpp"
+
+
+def test_refusal_with_the_wrong_sign_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SOFT)
+    edit(op_dir / WRAPPER_SOFT, "lambda->ToFloat() < 0.0f", "lambda->ToFloat() > 0.0f")
+    assert _failing_row(op_dir, RULES_ROW) == \
+        f"{WRAPPER_SOFT}:71: `if (lambda->ToFloat() > 0.0f)` refuses lambda; {SOFT_SAID}"
+
+
+def test_refusal_of_another_bound_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SOFT)
+    edit(op_dir / WRAPPER_SOFT, "lambda->ToFloat() < 0.0f", "lambda->ToFloat() < -1.0f")
+    assert f"`if (lambda->ToFloat() < -1.0f)` refuses lambda; {SOFT_SAID}" in _failing_row(op_dir, RULES_ROW)
+
+
+def test_dropped_refusal_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SOFT)
+    path = op_dir / WRAPPER_SOFT
+    text = path.read_text()
+    start = text.index("    if (lambda->ToFloat() < 0.0f) {")
+    path.write_text(text[:start] + text[text.index("    }\n", start) + 6:])
+    assert _failing_row(op_dir, RULES_ROW) == f"{WRAPPER_SOFT}: nothing refuses lambda; {SOFT_SAID}"
+
+
+def test_refusal_nothing_calls_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SOFT)
+    edit(op_dir / WRAPPER_SOFT, "    CHECK_RET(CheckScalarValue(lambda), ACLNN_ERR_PARAM_INVALID);\n", "")
+    assert _failing_row(op_dir, RULES_ROW) == (f"{WRAPPER_SOFT}:71: CheckScalarValue refuses lambda, but nothing "
+                                               f"calls CheckScalarValue; {SOFT_SAID}")
+
+
+def test_refusal_the_docs_do_not_state_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, SOFT)
+    edit(op_dir / "docs/aclnnSoftshrinkBackward.md", "; below 0 it is refused (ACLNN_ERR_PARAM_INVALID)", "")
+    assert _failing_row(op_dir, RULES_ROW) == (f"{WRAPPER_SOFT}:71: `if (lambda->ToFloat() < 0.0f)` refuses lambda, "
+                                               "the docs (docs/aclnnSoftshrinkBackward.md) state no bound for it")
+
+
+def test_refusal_ignoring_its_flag_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, LEAKY)
+    edit(op_dir / WRAPPER_LEAKY, "if (selfIsResult && negativeSlope", "if (negativeSlope")
+    assert _failing_row(op_dir, RULES_ROW) == (
+        f"{WRAPPER_LEAKY}:71: `if (negativeSlope->ToFloat() < 0.0f)` refuses negativeSlope; the docs "
+        "(docs/aclnnLeakyReluBackward.md:35) say negativeSlope below 0 is refused while selfIsResult is true")
+
+
+def test_dropped_clamp_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, HARD)
+    edit(op_dir / WRAPPER_HARD, "    if (lambdValue < 0.0f) {\n        lambdValue = 0.0f;\n    }\n", "")
+    assert _failing_row(op_dir, RULES_ROW) == (
+        f"{WRAPPER_HARD}:103: lambdValue reaches l0op::HardShrinkGrad without `if (lambdValue < 0) "
+        "{ lambdValue = 0; }`; the docs (docs/aclnnHardshrinkBackward.md:35) say lambd below 0 is taken as 0")
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("if (lambdValue < 0.0f)", "if (lambdValue > 0.0f)"),  # the wrong sign
+    ("lambdValue = 0.0f;", "lambdValue = 0.5f;"),  # clamped to another value
+])
+def test_clamp_with_the_wrong_sign_or_value_fails(tmp_path: Path, old: str, new: str) -> None:
+    op_dir = copy_sample(tmp_path, HARD)
+    edit(op_dir / WRAPPER_HARD, old, new)
+    assert "lambdValue reaches l0op::HardShrinkGrad without `if (lambdValue < 0)" in _failing_row(op_dir, RULES_ROW)

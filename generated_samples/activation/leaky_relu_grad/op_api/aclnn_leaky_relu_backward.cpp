@@ -66,25 +66,37 @@ static bool CheckScalarDtype(const aclScalar* negativeSlope)
     return true;
 }
 
+static bool CheckScalarValue(const aclScalar* negativeSlope, bool selfIsResult)
+{
+    if (selfIsResult && negativeSlope->ToFloat() < 0.0f) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "negativeSlope must be at least 0 when selfIsResult is true, but is %f.",
+                negativeSlope->ToFloat());
+        return false;
+    }
+    return true;
+}
+
 static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* negativeSlope,
-                               const aclTensor* out)
+                               bool selfIsResult, const aclTensor* out)
 {
     CHECK_RET(CheckNotNull(gradOutput, self, negativeSlope, out), ACLNN_ERR_PARAM_NULLPTR);
     CHECK_RET(CheckDtypeValid(gradOutput, self, out), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(CheckScalarDtype(negativeSlope), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(CheckShape(gradOutput, self, out), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(CheckScalarValue(negativeSlope, selfIsResult), ACLNN_ERR_PARAM_INVALID);
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                   const aclScalar* negativeSlope, const aclTensor* out,
-                                                   uint64_t* workspaceSize, aclOpExecutor** executor)
+                                                   const aclScalar* negativeSlope, bool selfIsResult,
+                                                   const aclTensor* out, uint64_t* workspaceSize,
+                                                   aclOpExecutor** executor)
 {
-    L2_DFX_PHASE_1(aclnnLeakyReluBackward, DFX_IN(gradOutput, self, negativeSlope), DFX_OUT(out));
+    L2_DFX_PHASE_1(aclnnLeakyReluBackward, DFX_IN(gradOutput, self, negativeSlope, selfIsResult), DFX_OUT(out));
     auto uniqueExecutor = CREATE_EXECUTOR();
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-    auto ret = CheckParams(gradOutput, self, negativeSlope, out);
+    auto ret = CheckParams(gradOutput, self, negativeSlope, selfIsResult, out);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
 
     if (gradOutput->IsEmpty() || self->IsEmpty()) {

@@ -99,6 +99,9 @@ aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput,
     auto selfContiguous = l0op::Contiguous(self, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     float lambdValue = lambd->ToFloat();
+    if (lambdValue < 0.0f) {
+        lambdValue = 0.0f;
+    }
 
     auto result = l0op::HardShrinkGrad(gradOutputContiguous, selfContiguous, lambdValue, opExecutor);
     CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);

@@ -22,7 +22,8 @@ extern "C" {
  * @brief First phase of aclnnSoftshrinkBackward: checks the tensors and returns the workspace size.
  * @param [in] gradOutput: input_grad of SoftShrinkGrad.
  * @param [in] self: input_x of SoftShrinkGrad.
- * @param [in] lambda: aclScalar (FLOAT, read with ToFloat); sets attr lambd; required (the def default is 0.5).
+ * @param [in] lambda: aclScalar (FLOAT, read with ToFloat); sets attr lambd; required (the def default is 0.5); below 0
+ * it is refused (ACLNN_ERR_PARAM_INVALID).
  * @param [out] gradInput: output_y of SoftShrinkGrad.
  * @param [out] workspaceSize: bytes of device workspace the second phase needs.
  * @param [out] executor: the op executor to pass to the second phase.

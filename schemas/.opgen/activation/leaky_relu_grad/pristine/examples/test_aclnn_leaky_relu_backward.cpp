@@ -100,10 +100,12 @@ int main()
     float negativeSlopeValue = 0.0f;
     aclScalar* negativeSlope = aclCreateScalar(&negativeSlopeValue, ACL_FLOAT);
     CHECK_RET(negativeSlope != nullptr, LOG_PRINT("aclCreateScalar negativeSlope failed.\n"); return -1);
+    bool selfIsResult = false;
 
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
-    ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput, self, negativeSlope, out, &workspaceSize, &executor);
+    ret = aclnnLeakyReluBackwardGetWorkspaceSize(gradOutput, self, negativeSlope, selfIsResult, out, &workspaceSize,
+                                                 &executor);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnLeakyReluBackwardGetWorkspaceSize failed. ERROR: %d\n", ret);
               return ret);
     void* workspaceAddr = nullptr;

@@ -23,15 +23,17 @@ extern "C" {
  * @param [in] gradOutput: gradients of LeakyReluGrad.
  * @param [in] self: features of LeakyReluGrad.
  * @param [in] negativeSlope: aclScalar (FLOAT, read with ToFloat); sets attr negative_slope; required (the def default
- * is 0.0).
+ * is 0.0); when selfIsResult is true, below 0 it is refused (ACLNN_ERR_PARAM_INVALID).
+ * @param [in] selfIsResult: bool; sets no attr; when true, negativeSlope below 0 is refused (ACLNN_ERR_PARAM_INVALID).
  * @param [out] out: backprops of LeakyReluGrad.
  * @param [out] workspaceSize: bytes of device workspace the second phase needs.
  * @param [out] executor: the op executor to pass to the second phase.
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
 ACLNN_API aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                             const aclScalar* negativeSlope, const aclTensor* out,
-                                                             uint64_t* workspaceSize, aclOpExecutor** executor);
+                                                             const aclScalar* negativeSlope, bool selfIsResult,
+                                                             const aclTensor* out, uint64_t* workspaceSize,
+                                                             aclOpExecutor** executor);
 
 /**
  * @brief Second phase of aclnnLeakyReluBackward: launches the computation on the stream.

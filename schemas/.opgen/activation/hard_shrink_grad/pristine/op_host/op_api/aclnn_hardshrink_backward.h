@@ -22,7 +22,8 @@ extern "C" {
  * @brief First phase of aclnnHardshrinkBackward: checks the tensors and returns the workspace size.
  * @param [in] gradOutput: gradients of HardShrinkGrad.
  * @param [in] self: features of HardShrinkGrad.
- * @param [in] lambd: aclScalar (FLOAT, read with ToFloat); sets attr lambd; required (the def default is 0.5).
+ * @param [in] lambd: aclScalar (FLOAT, read with ToFloat); sets attr lambd; required (the def default is 0.5); below 0
+ * it is taken as 0.
  * @param [out] gradInput: backprops of HardShrinkGrad.
  * @param [out] workspaceSize: bytes of device workspace the second phase needs.
  * @param [out] executor: the op executor to pass to the second phase.

@@ -66,6 +66,15 @@ static bool CheckScalarDtype(const aclScalar* lambda)
     return true;
 }
 
+static bool CheckScalarValue(const aclScalar* lambda)
+{
+    if (lambda->ToFloat() < 0.0f) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "lambda must be at least 0, but is %f.", lambda->ToFloat());
+        return false;
+    }
+    return true;
+}
+
 static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* lambda,
                                const aclTensor* gradInput)
 {
@@ -73,6 +82,7 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
     CHECK_RET(CheckDtypeValid(gradOutput, self, gradInput), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(CheckScalarDtype(lambda), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(CheckShape(gradOutput, self, gradInput), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(CheckScalarValue(lambda), ACLNN_ERR_PARAM_INVALID);
     return ACLNN_SUCCESS;
 }
 

@@ -165,8 +165,22 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_010_null_lambd)
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
 }
 
+// lambd below 0: taken as 0, accepted
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_011_lambd_below_min_clamped)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto lambdDesc = ScalarDesc(-1.0f);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardshrinkBackward, INPUT(gradOutputDesc, selfDesc, lambdDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
 // lambd ScalarDesc(1.0f): accepted
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_011_scalars_not_default)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_012_scalars_not_default)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -180,7 +194,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_011_scalars_not_default)
 }
 
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_012_empty)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_013_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -195,7 +209,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_012_empty)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_013_dtype_float64_rejected)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_014_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
@@ -209,7 +223,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_013_dtype_float64_reject
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_014_dtype_complex64_rejected)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_015_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
@@ -223,7 +237,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_014_dtype_complex64_reje
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_015_dtype_complex128_rejected)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_016_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
@@ -237,7 +251,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_015_dtype_complex128_rej
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_016_dtype_undefined_rejected)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_017_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
@@ -251,7 +265,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_016_dtype_undefined_reje
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_017_dtype_int32_rejected)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_018_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -265,7 +279,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_017_dtype_int32_rejected
 }
 
 // self float32, the others float16: dtypes must agree
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_018_self_dtype_differs)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_019_self_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -279,7 +293,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_018_self_dtype_differs)
 }
 
 // gradInput float32, the others float16: dtypes must agree
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_019_gradInput_dtype_differs)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_020_gradInput_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -293,7 +307,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_019_gradInput_dtype_diff
 }
 
 // self has another shape: shapes must be equal
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_020_self_shape_differs)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_021_self_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1025}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -307,7 +321,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_020_self_shape_differs)
 }
 
 // gradInput has another shape: shapes must be equal
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_021_gradInput_shape_differs)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_022_gradInput_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -321,7 +335,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_021_gradInput_shape_diff
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_022_rank_8)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_023_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -335,7 +349,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_022_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_023_rank_9_rejected)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_024_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -349,7 +363,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_023_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_024_scalar)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_025_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -363,7 +377,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_024_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_025_not_contiguous_float16)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_026_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -377,7 +391,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_025_not_contiguous_float
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_026_not_contiguous_float32)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_027_not_contiguous_float32)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -391,7 +405,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_026_not_contiguous_float
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_027_format_nchw)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_028_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
@@ -405,7 +419,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_027_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_028_format_nhwc)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_029_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
@@ -419,7 +433,7 @@ TEST_F(l2_hardshrink_backward_test, hardshrink_backward_028_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_hardshrink_backward_test, hardshrink_backward_029_format_mixed)
+TEST_F(l2_hardshrink_backward_test, hardshrink_backward_030_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);

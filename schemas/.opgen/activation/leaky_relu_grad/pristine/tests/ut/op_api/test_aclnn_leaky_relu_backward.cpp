@@ -29,7 +29,8 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_001_normal_bfloat16)
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -43,7 +44,8 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_002_normal_float16)
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -57,7 +59,8 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_003_normal_float32)
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -72,7 +75,8 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_004_ascend950_normal_bfl
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -87,7 +91,8 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_005_ascend950_normal_flo
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -102,7 +107,8 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_006_ascend950_normal_flo
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -115,8 +121,8 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_007_null_gradOutput)
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut =
-        OP_API_UT(aclnnLeakyReluBackward, INPUT((aclTensor*)nullptr, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT((aclTensor*)nullptr, selfDesc, negativeSlopeDesc, false),
+                        OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -129,7 +135,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_008_null_self)
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, (aclTensor*)nullptr, negativeSlopeDesc),
+    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, (aclTensor*)nullptr, negativeSlopeDesc, false),
                         OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -143,7 +149,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_009_null_out)
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc),
+    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false),
                         OUTPUT((aclTensor*)nullptr));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -157,21 +163,68 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_010_null_negativeSlope)
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, (aclScalar*)nullptr), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, (aclScalar*)nullptr, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
 }
 
-// negativeSlope ScalarDesc(0.5f): accepted
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_011_scalars_not_default)
+// negativeSlope below 0 with selfIsResult true: rejected
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_011_negativeSlope_below_min_rejected)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto negativeSlopeDesc = ScalarDesc(-1.0f);
+    auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, true), OUTPUT(outDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
+// negativeSlope 0 with selfIsResult true, the bound: accepted
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_012_negativeSlope_at_min)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto negativeSlopeDesc = ScalarDesc(0.0f);
+    auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, true), OUTPUT(outDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// negativeSlope below 0 with selfIsResult false: accepted
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_013_negativeSlope_below_min_without_selfIsResult)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto negativeSlopeDesc = ScalarDesc(-1.0f);
+    auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// negativeSlope ScalarDesc(0.5f), selfIsResult false: accepted
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_014_scalars_not_default)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.5f);
     auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -179,13 +232,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_011_scalars_not_default)
 }
 
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_012_empty)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_015_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -194,13 +248,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_012_empty)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_013_dtype_float64_rejected)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_016_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -208,13 +263,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_013_dtype_float64_reject
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_014_dtype_complex64_rejected)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_017_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -222,13 +278,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_014_dtype_complex64_reje
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_015_dtype_complex128_rejected)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_018_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -236,13 +293,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_015_dtype_complex128_rej
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_016_dtype_undefined_rejected)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_019_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -250,13 +308,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_016_dtype_undefined_reje
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_017_dtype_int32_rejected)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_020_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -264,13 +323,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_017_dtype_int32_rejected
 }
 
 // self float16, the others bfloat16: dtypes must agree
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_018_self_dtype_differs)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_021_self_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -278,13 +338,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_018_self_dtype_differs)
 }
 
 // out float16, the others bfloat16: dtypes must agree
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_019_out_dtype_differs)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_022_out_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -292,13 +353,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_019_out_dtype_differs)
 }
 
 // self has another shape: shapes must be equal
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_020_self_shape_differs)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_023_self_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1025}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -306,13 +368,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_020_self_shape_differs)
 }
 
 // out has another shape: shapes must be equal
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_021_out_shape_differs)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_024_out_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({1025}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -320,13 +383,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_021_out_shape_differs)
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_022_rank_8)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_025_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -334,13 +398,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_022_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_023_rank_9_rejected)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_026_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -348,13 +413,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_023_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_024_scalar)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_027_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -362,13 +428,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_024_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_025_not_contiguous_bfloat16)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_028_not_contiguous_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -376,13 +443,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_025_not_contiguous_bfloa
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_026_not_contiguous_float16)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_029_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -390,13 +458,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_026_not_contiguous_float
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_027_format_nchw)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_030_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -404,13 +473,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_027_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_028_format_nhwc)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_031_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -418,13 +488,14 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_028_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_029_format_mixed)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_032_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
     auto outDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW);
-    auto ut = OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc), OUTPUT(outDesc));
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);

@@ -1,0 +1,147 @@
+"""Consistency tier, aclnn value rules: what the docs say a scalar below its bound does (refused with
+ACLNN_ERR_PARAM_INVALID, or taken as the bound; always, or while a bool flag is true) is what the wrapper does.
+
+A dropped check, a flipped comparison, a forgotten flag or a check function nothing calls all compile, and
+the wrapper then hands the kernel the value the docs promise it never gets (or refuses valid calls).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..plan import RenderPlan
+from .items import CheckItem, skipped, verdict
+from .readers import Source, read_source
+
+LABEL = "aclnn scalar rules == docs"
+# the docs' phrase (opgen/plan/aclnn_rules.py prints it): "[when F is true, ]below M it is refused (...)"
+_RULE = re.compile(r"(?:when (\w+) is true, )?below (-?[\d.]+(?:e[+-]?\d+)?) it is (refused|taken as)")
+_ROW = re.compile(r"(?m)^\|\s*(\w+)\s*\|[^|\n]*\|([^|\n]*)\|")
+_IF = re.compile(r"\bif\s*\(((?:[^(){};]|\([^(){};]*\))*)\)\s*\{([^{}]*)\}")
+_FUNCTION = re.compile(r"(?m)^[A-Za-z_][\w\s*&:<>]*?\b(\w+)\s*\([^;{]*\)\s*\{")
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class DocRule:
+    scalar: str
+    minimum: float
+    clamp: bool
+    when: str  # "" for always
+    at: str  # docs file:line
+
+    @property
+    def said(self) -> str:
+        flag = f" while {self.when} is true" if self.when else ""
+        effect = f"is taken as {self.minimum:g}" if self.clamp else "is refused"
+        return f"the docs ({self.at}) say {self.scalar} below {self.minimum:g} {effect}{flag}"
+
+
+def read_doc_rules(text: str, rel: str, names: list[str]) -> list[DocRule]:
+    """The rule each API scalar's row of the docs' parameter table states."""
+    found = []
+    for row in _ROW.finditer(text):
+        rule = _RULE.search(row.group(2))
+        if row.group(1) in names and rule:
+            found.append(DocRule(row.group(1), float(rule.group(2)), rule.group(3) == "taken as", rule.group(1) or "",
+                                 f"{rel}:{text.count(chr(10), 0, row.start()) + 1}"))
+    return found
+
+
+def _number(literal: str) -> float | None:
+    text = re.sub(r"^static_cast<\w+>\((.*)\)$", r"\1", literal.strip()).rstrip("fF")
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _terms(condition: str) -> list[str]:
+    return [_SPACE.sub(" ", t).strip() for t in condition.split("&&")]
+
+
+def _matches(condition: str, value: str, rule: DocRule, nullable: str) -> bool:
+    """`[flag && ][x != nullptr && ]value < bound` with the docs' bound and flag, in any order."""
+    bound, flags = None, set()
+    for term in _terms(condition):
+        below = re.fullmatch(rf"{value}\s*<\s*(.+)", term)
+        if below:
+            bound = _number(below.group(1))
+        elif term != f"{nullable} != nullptr":
+            flags.add(term)
+    return bound == rule.minimum and flags == ({rule.when} if rule.when else set())
+
+
+def _called(src: Source, pos: int) -> str:
+    """The function around `pos`, "" when something calls it (or it is the API itself), else its name."""
+    heads = list(_FUNCTION.finditer(src.code, 0, pos))
+    name = heads[-1].group(1) if heads else ""
+    if not name or name.endswith("GetWorkspaceSize") or len(re.findall(rf"\b{name}\s*\(", src.code)) > 1:
+        return ""
+    return name
+
+
+def _refusal(src: Source, rule: DocRule) -> str | None:
+    """The problem with the wrapper's refusal of a value below the bound, None when it is there and called."""
+    value = rf"{rule.scalar}(?:\s*->\s*To\w+\(\))?"
+    shown = []
+    for m in _IF.finditer(src.code):
+        if not re.search(rf"\b{rule.scalar}\b", m.group(1)) or not re.search(
+                r"\breturn\s+(?:false|ACLNN_ERR_PARAM_INVALID)\b", m.group(2)):
+            continue
+        if _matches(m.group(1), value, rule, rule.scalar):
+            caller = _called(src, m.start())
+            return f"{src.at(m.start())}: {caller} refuses {rule.scalar}, but nothing calls {caller}; " \
+                   f"{rule.said}" if caller else None
+        shown.append(f"{src.at(m.start())}: `if ({_SPACE.sub(' ', m.group(1)).strip()})` refuses {rule.scalar}")
+    return f"{'; '.join(shown)}; {rule.said}" if shown else f"{src.rel}: nothing refuses {rule.scalar}; {rule.said}"
+
+
+def _clamp(src: Source, rule: DocRule, op_type: str) -> str | None:
+    """The problem with the clamp of the variable carrying the scalar to the l0 op, None when it is there."""
+    call = re.search(rf"\bl0op::{op_type}\s*\(([^;]*)\)\s*;", src.code)
+    if call is None:
+        return f"{src.rel}: no l0op::{op_type}(...) call; {rule.said}"
+    args = [a.strip() for a in call.group(1).split(",")]
+    reads = re.compile(rf"\b(\w+)\s*=(?!=)[^;]*\b{rule.scalar}\b[^;]*;")
+    decl = next((m for m in reads.finditer(src.code, 0, call.start()) if m.group(1) in args), None)
+    if decl is None:
+        return f"{src.at(call.start())}: no variable the l0 call takes is read from {rule.scalar}; {rule.said}"
+    var = decl.group(1)
+    for m in _IF.finditer(src.code, decl.end(), call.start()):
+        sets = re.fullmatch(rf"\s*{var}\s*=\s*([^;]+);\s*", m.group(2))
+        if sets and _number(sets.group(1)) == rule.minimum and _matches(m.group(1), var, rule, ""):
+            return None
+    return f"{src.at(call.start())}: {var} reaches l0op::{op_type} without `if ({var} < {rule.minimum:g}) " \
+           f"{{ {var} = {rule.minimum:g}; }}`; {rule.said}"
+
+
+def _undocumented(src: Source, scalars: list[str], docs: str) -> list[str]:
+    """Refusals of a scalar below a bound the docs do not state: callers cannot know the call fails."""
+    problems = []
+    for m in _IF.finditer(src.code):
+        refuses = re.search(r"\breturn\s+(?:false|ACLNN_ERR_PARAM_INVALID)\b", m.group(2))
+        for name in scalars:
+            if refuses and any(re.fullmatch(rf"{name}(?:\s*->\s*To\w+\(\))?\s*<.*", t) for t in _terms(m.group(1))):
+                problems.append(f"{src.at(m.start())}: `if ({_SPACE.sub(' ', m.group(1)).strip()})` refuses {name}, "
+                                f"the docs ({docs}) state no bound for it")
+    return problems
+
+
+def rules_item(op_dir: Path, plan: RenderPlan, scalars: list[str]) -> CheckItem:
+    """Each rule the docs' parameter table states is in the wrapper: a called refusal, or a clamp before the l0
+    call, with the docs' bound and flag."""
+    assert plan.aclnn is not None
+    rels = (f"{plan.aclnn_parts.sources}/{plan.aclnn.file_stem}.cpp", f"{plan.aclnn_parts.docs}/"
+            f"{plan.aclnn.function}.md")
+    wrapper, docs = read_source(op_dir, rels[0]), op_dir / rels[1]
+    if wrapper is None or not docs.is_file():
+        return skipped(LABEL, f"{', '.join(r for r in rels if not (op_dir / r).is_file())} missing (see structure)")
+    rules = read_doc_rules(docs.read_text(encoding="utf-8"), rels[1], scalars)
+    problems = [p for r in rules if (p := _clamp(wrapper, r, plan.op_type) if r.clamp else _refusal(wrapper, r))]
+    problems += _undocumented(wrapper, [s for s in scalars if s not in {r.scalar for r in rules}], rels[1])
+    seen = [f"{r.scalar} >= {r.minimum:g}{f' while {r.when}' if r.when else ''} "
+            f"({'clamped' if r.clamp else 'refused'})" for r in rules]
+    return verdict(LABEL, problems, "; ".join(seen) or "no scalar rules")
