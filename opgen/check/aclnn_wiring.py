@@ -192,7 +192,7 @@ def wrapper_attrs_item(op_dir: Path, plan: RenderPlan, def_src: Source) -> Check
         value = decl.group(1).strip() if decl else args[k]
         used = [n for n in scalars if re.search(rf"\b{n}\b", value)]
         setter = claims.get(attr.name)
-        literals = re.findall(r"(?<![\w.])(?:true|false|-?\d[\w.]*)", value)
+        literals = re.findall(r"(?<![\w.])(?:true|false|-?\d[\w.]*)|\"[^\"\n]*\"", value)
         if used != ([setter] if setter else []):
             said = f"the docs say {setter} sets it" if setter else "no parameter sets it (docs)"
             problems.append(f"{at}: attr {attr.name} gets `{value}`, {said}")

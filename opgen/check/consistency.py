@@ -100,7 +100,9 @@ def binary_json_items(op_dir: Path, files: OpFiles, info: DefInfo) -> list[Check
     return items
 
 
-_ARCH35_DISPATCH = re.compile(r"==\s*ge::(DT_\w+)\s*(?:&&\s*!?\s*\w+\s*)?\)\s*\{\s*dType\s*=\s*(\w+)\s*;")
+# `outputDtype == ge::DT_X [&& present | && choice == TPL_..]) { dType = TPL_X;`
+_ARCH35_DISPATCH = re.compile(
+    r"==\s*ge::(DT_\w+)\s*(?:&&\s*!?\s*\w+\s*(?:==\s*\w+\s*)?)?\)\s*\{\s*dType\s*=\s*(\w+)\s*;")
 _CLASSIC_CASES = re.compile(r"DTYPE_CASES\s*\[\s*\]\s*=\s*\{(.*?)\}\s*;", re.S)
 
 
@@ -137,7 +139,7 @@ def tiling_dispatch_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckIt
                 for d in keys if d not in dispatched]
     problems += [f"{src.rel}:{line} dispatches {d}, which the def does not list for {info.outputs[0].name}"
                  for d, _, line in found if d not in keys]
-    return verdict(label, problems, f"{src.rel} ({shape}): {', '.join(dispatched)}")
+    return verdict(label, problems, f"{src.rel} ({shape}): {', '.join(dict.fromkeys(dispatched))}")
 
 
 def tpl_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:

@@ -111,11 +111,12 @@ def variant_defines(plan: RenderPlan, combination: DtypeCombination) -> tuple[st
 
 
 def instantiations(plan: RenderPlan, family: KernelFamily, combination: DtypeCombination) -> tuple[str, ...]:
-    """arch35 DAG: the entry template at each ASCENDC_TPL_SEL (schMode, dType) of this dtype (dType: each path,
-    an absent optional input's included); classic: the one entry, whose TILING_KEY_IS branches all compile in one
-    unit (one expression per tiling key)."""
+    """arch35 DAG: the entry template at each ASCENDC_TPL_SEL (schMode, dType[, choice]) of this dtype (dType:
+    each path, an absent optional input's included; choice: each value of a string attr choosing the math);
+    classic: the one entry, whose TILING_KEY_IS branches all compile in one unit (one expression per tiling
+    key)."""
     if family.is_dag:
-        return tuple(f"&{plan.name}<TPL_SCH_MODE_{mode}, {b.tpl}>" for b in plan.dag_branches
+        return tuple(f"&{plan.name}<TPL_SCH_MODE_{mode}, {b.tpl_args}>" for b in plan.dag_branches
                      if b.combination == combination.index for mode in plan.sch_modes)
     keys = plan.classic.variants if plan.classic is not None else ()
     return tuple(f"&{plan.name} /* tiling key {v.tiling_key} */" for v in keys) or (f"&{plan.name}",)

@@ -109,6 +109,8 @@ def check_numerics(spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[Num
                     if variant.socs and not any(combo in s.combinations for s in plan.socs
                                                 if s.short_version in variant.socs):
                         continue  # no SoC running this variant registers the combination (per-SoC dtype lists)
+                    if plan.choice and attrs[plan.choice.attr.name] != variant.value:
+                        continue  # the string attr picks another variant at this setting
                     got = emulate(plan, variant, combo, given, attrs)
                     case = _Case(plan.op_type, variant.name, variant.socs, combo, sample + label, len(plan.inputs))
                     results += _judge(spec, plan, case, given, got, want, reference.reads)

@@ -61,14 +61,14 @@ def build_reference(spec: OpSpec, plan: RenderPlan) -> Reference | None:
     def fn(inputs: Sequence[Array], attrs: Mapping[str, AttrValue] | None = None
            ) -> tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]:
         values = {**defaults, **(attrs or {})}
-        numbers = {n: float(kernel_value(kinds[n], v)) for n, v in values.items() if kinds[n] != "string"}
-        return _evaluate(resolved, plan, inputs, numbers)
+        given = {n: v if kinds[n] == "string" else float(kernel_value(kinds[n], v)) for n, v in values.items()}
+        return _evaluate(resolved, plan, inputs, given)
 
     return Reference(tuple(i for i, n in enumerate(names) if n in read), fn, resolved)
 
 
 def _evaluate(resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Array],
-              attrs: dict[str, float]) -> tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]:
+              attrs: dict[str, float | str]) -> tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]:
     import torch  # slow to import; only the numerics tier needs it
 
     plain = [np.shape(a) for a, t in zip(inputs, plan.inputs, strict=True) if not t.is_mask]
@@ -89,9 +89,11 @@ def _evaluate(resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Ar
 
 
 def _environment(torch: Any, resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Array],
-                 attrs: dict[str, float], shape: tuple[int, ...]) -> dict[str, Any]:
-    """Every name a formula may read: attrs, inputs in float64 on the broadcast shape, masks as bools."""
-    env: dict[str, Any] = {name: torch.tensor(value, dtype=torch.float64) for name, value in attrs.items()}
+                 attrs: dict[str, float | str], shape: tuple[int, ...]) -> dict[str, Any]:
+    """Every name a formula may read: attrs (a string one as it is), inputs in float64 on the broadcast shape,
+    masks as bools."""
+    env: dict[str, Any] = {name: value if isinstance(value, str) else torch.tensor(value, dtype=torch.float64)
+                           for name, value in attrs.items()}
     for array, tensor in zip(inputs, plan.inputs, strict=True):
         if tensor.is_mask:
             env[tensor.name] = torch.from_numpy(unpack_mask(np.asarray(array), shape).copy())

@@ -124,18 +124,20 @@ def _arch35_keys(op_dir: Path, files: OpFiles, label: str) -> CheckItem:
     if not sel:
         return verdict(label, [f"{tpl.rel}: no ASCENDC_TPL_DTYPE_SEL(dType, ...)"])
     selected = [t.strip() for t in sel.group(1).split(",") if t.strip()]
-    branches = {m.group(1): (_dag_args(m.group(2)), kernel.line(m.start())) for m in re.finditer(
-        r"dType\s*==\s*(\w+)\s*\)\s*\{[^}]*?Dag\s*<([^>]*)>", kernel.code)}
+    # `dType == TPL_X [&& choice == TPL_..]) {... Dag<args>`: one branch per dType (and choice value)
+    found = [(m.group(1), _dag_args(m.group(2)), kernel.line(m.start())) for m in re.finditer(
+        r"dType\s*==\s*(\w+)\s*(?:&&\s*\w+\s*==\s*\w+\s*)?\)\s*\{[^}]*?Dag\s*<([^>]*)>", kernel.code)]
+    branches = {t: (args, line) for t, args, line in found}
     host = {m.group(1): _dag_args(m.group(2)) for m in re.finditer(
         r"dType\s*=\s*(\w+)\s*;[^}]*?DoTiling\s*<\s*\w+Dag\s*<([^>]*)>", tiling.code)}
-    mapped = {m.group(2): m.group(1) for m in re.finditer(r"==\s*ge::(DT_\w+)\s*\)\s*\{\s*dType\s*=\s*(\w+)\s*;",
-                                                           tiling.code)}
+    mapped = {m.group(2): m.group(1) for m in re.finditer(
+        r"==\s*ge::(DT_\w+)\s*(?:&&\s*\w+\s*==\s*\w+\s*)?\)\s*\{\s*dType\s*=\s*(\w+)\s*;", tiling.code)}
     problems = [f"{files.kernel_entry} has no `dType == {t}` branch for a key {tpl.rel} selects" for t in selected
                 if t not in branches]
     problems += [f"{kernel.rel}:{line}: branch for {t}, which {tpl.rel} does not select" for t, (_, line) in
                  branches.items() if t not in selected]
     by_ge = {d.ge: d for d in DTYPES.values()}
-    for t, (args, line) in branches.items():
+    for t, args, line in found:
         dtype = by_ge.get(mapped.get(t, ""))
         if dtype is not None and args[0] != dtype.kernel:
             problems.append(f"{kernel.rel}:{line}: the {t} branch runs on {args[0]}, but {tiling.rel} sets {t} for "

@@ -5,22 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import __version__
+from ..spec.choice import platform_variants
 from ..spec.dtypes import Dtype
 from ..spec.models import OpSpec
+from ..spec.recipe import Step
 from .aclnn import AclnnParts, AclnnPlan, aclnn_parts, aclnn_plan
 from .attrs import AttrPlan, KernelScalars, attr_plans, kernel_scalars
 from .broadcast import BroadcastPlan, broadcast_plan
 from .budget import ClassicDtypeCase, classic_dtype_cases, recipe_reads
+from .choice import ChoicePlan, choice_plan
 from .classic import TILE_ALIGN, ClassicKernel, classic_kernel
 from .cmake import CmakePlan, cmake_plan
-from .dag import DagKernel, dag_kernel
+from .dag import DagKernel
+from .dag_paths import DagBranch, NamedDag, dag_branches, present_dags
 from .examples import ExamplePlan, example_plan
 from .families import KernelFamily, dialect_of, kernel_families, op_api_dir
 from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan, mask_values
 from .kernel_ut import KernelUtPlan, kernel_ut_plan
 from .lowering import lower
 from .ophost_tests import OphostUtPlan, ophost_ut_plan
-from .optional import AbsentPlan, DagBranch, absent_plan, dag_branches
+from .optional import AbsentPlan, absent_plan
 from .platforms import SocPlan, soc_plan
 from .soc_columns import share_configs
 from .st_cases import absent_inputs, st_csv
@@ -65,7 +69,9 @@ class RenderPlan:
     buffer_num: int
     tile_align: int  # elements: the classic tiling's smallest tile
     float_compute: bool
-    dag: DagKernel | None  # the arch35 DAG family's kernel, if the op has that family
+    dag: DagKernel | None  # the arch35 DAG family's kernel, if the op has that family (the default value's)
+    dags: tuple[NamedDag, ...]  # every DAG struct of the DAG header: per choice value, then the absent path's
+    choice: ChoicePlan | None  # the string attr choosing the math
     broadcast: BroadcastPlan | None  # the inputs broadcast (infershape rule broadcast; arch35 kernel)
     absent: AbsentPlan | None  # the absent path of an optional input the recipe reads
     dag_branches: tuple[DagBranch, ...]  # arch35: per dtype combination (and presence) the DAG the tiling picks
@@ -183,12 +189,36 @@ class RenderPlan:
 
     @property
     def dag_constants(self) -> tuple[tuple[str, int], ...]:
-        """The mode constants of the DAG header: the DAG's, then those only the absent path's DAG uses."""
-        return (self.dag.constants if self.dag else ()) + (self.absent.extra_constants if self.absent else ())
+        """The mode constants of the DAG header: each DAG's, in header order, once."""
+        return tuple(dict.fromkeys(c for d in self.dags for c in d.kernel.constants))
+
+    @property
+    def tpl_dtypes(self) -> tuple[tuple[str, int], ...]:
+        """The dType TPL macros and their values, once each."""
+        return tuple(dict.fromkeys((b.tpl, b.tpl_code) for b in self.dag_branches))
 
     @property
     def tpl_dtype_list(self) -> str:
-        return ", ".join(b.tpl for b in self.dag_branches) or ", ".join(c.tpl for c in self.combinations)
+        return ", ".join(t for t, _ in self.tpl_dtypes) or ", ".join(c.tpl for c in self.combinations)
+
+    @property
+    def kernel_tpl_params(self) -> str:
+        """The arch35 kernel entry's template parameters: the TPL arguments in ASCENDC_TPL_ARGS_DECL order."""
+        return ", ".join(f"uint64_t {a}" for a in self.tpl_args)
+
+    @property
+    def tpl_key_args(self) -> str:
+        """GET_TPL_TILING_KEY's arguments: the tiling's locals of the same names."""
+        return ", ".join(self.tpl_args)
+
+    @property
+    def tpl_key_tail(self) -> str:
+        """GET_TPL_TILING_KEY's arguments after the schedule mode (the elementwise tiling's is a struct field)."""
+        return ", ".join(self.tpl_args[1:])
+
+    @property
+    def tpl_args(self) -> tuple[str, ...]:
+        return ("schMode", "dType", *((self.choice.arg,) if self.choice else ()))
 
     @property
     def kernel_params(self) -> str:
@@ -239,14 +269,16 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     brc = broadcast_plan(spec, tensors)
     attrs = attr_plans(spec)
     scalars = kernel_scalars(spec, attrs)
+    choice = choice_plan(spec, attrs)
     rule = spec.constraints.last_dim_multiple_of
     source_input = [t.name for t in inputs].index(spec.infershape.input) if spec.infershape.input else 0
     rel_dir = f"{spec.category}/{name}"
     plan_rel_dir = f"experimental/{rel_dir}" if spec.experimental else rel_dir
     dag_platforms = [p for p in spec.platforms if dialect_of(p.kernel) == "arch35"]
     classic_platforms = [p for p in spec.platforms if dialect_of(p.kernel) == "classic"]
-    dag = dag_kernel(tensors, float_compute, lower(spec.compute.variants[dag_platforms[0].compute_variant], "arch35"),
-                     brc.brc_inputs if brc else (), scalars.var_names) if dag_platforms else None
+    present = present_dags(spec, tensors, float_compute, brc.brc_inputs if brc else (), scalars, choice,
+                           dag_platforms[0].compute_variant) if dag_platforms else ()
+    dag = next((d.kernel for d in present if choice is None or d.choice == choice.default), None)
     classic = classic_kernel(tensors, float_compute, [
         (p.tiling_key or 0, p.soc, lower(spec.compute.variants[p.compute_variant], "classic"))
         for p in classic_platforms
@@ -254,9 +286,9 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     classic_cases = classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num) if classic else ()
     absent_input = next((by_name[n] for n in absent_inputs(spec, inputs)), None)
     families = kernel_families(spec, socs, lambda dag_family, members, entry: (
-        kernel_ut_plan(spec, dag_family, entry, plan_rel_dir, tensors, combos, members, scalars),
+        kernel_ut_plan(spec, dag_family, entry, plan_rel_dir, tensors, combos, members, scalars, choice),
         ophost_ut_plan(spec, dag_family, tensors, combos, members, tuple(c.bits for c in classic_cases),
-                       source_input, brc, absent_input, attrs, scalars),
+                       source_input, brc, absent_input, attrs, scalars, choice),
     ))
     api_dir = op_api_dir(families)
     aclnn = aclnn_plan(spec, by_name, combos, socs, api_dir, attrs) if spec.aclnn else None
@@ -264,18 +296,14 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     same_shape = tuple(by_name[n] for n in spec.constraints.same_shape) or (
         tuple(kernel_tensors) if len(kernel_tensors) > 1 and brc is None else ())
     # each variant as the first family that runs it lowers it
-    dialects = {p.compute_variant: dialect_of(p.kernel) for p in reversed(spec.platforms)}
+    dialects = {v: dialect_of(p.kernel) for p in reversed(spec.platforms) for v in platform_variants(spec, p)}
     lowered = {variant: lower(steps, dialects.get(variant, families[0].dialect))
                for variant, steps in spec.compute.variants.items()}
-    variants = tuple(
-        GoldenVariant(variant, tuple(s.short_version for s in socs if s.variant == variant), golden_lines(steps),
-                      mask_values(steps))
-        for variant, steps in lowered.items()
-    )
-    absent = absent_plan(spec, tensors, float_compute, variants, "arch35" if dag else "classic", dag,
-                         scalars.var_names)
+    variants = tuple(_golden_variant(variant, steps, socs, choice) for variant, steps in lowered.items())
+    absent = absent_plan(spec, tensors, float_compute, variants, "arch35" if dag else "classic", scalars.var_names)
     golden = golden_plan(name, tensors, float_compute, attrs, scalars, variants, (
-        absent.tensor.name, absent.golden_table, absent.golden_variants) if absent else None)
+        absent.tensor.name, absent.golden_table, absent.golden_variants) if absent else None,
+        choice.attr.name if choice else "")
     return RenderPlan(
         opgen_version=__version__, op_type=spec.op_type, name=name, category=spec.category,
         experimental=spec.experimental, rel_dir=plan_rel_dir,
@@ -285,8 +313,11 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         socs=socs, sch_modes=brc.sch_modes if brc else spec.tiling.sch_modes,
         workspace_bytes=spec.tiling.workspace_bytes,
         buffer_num=spec.tiling.buffer_num, tile_align=TILE_ALIGN,
-        float_compute=float_compute, dag=dag, broadcast=brc,
-        classic=classic, absent=absent, dag_branches=dag_branches(spec.op_type, combos, dag, absent, scalars),
+        float_compute=float_compute, dag=dag, dags=present + ((NamedDag(
+            absent.dag_struct, absent.dag, scalars.var_names,
+            f"{absent.tensor.name} absent: its value computed from the other inputs first"),) if absent and absent.dag
+            else ()), choice=choice, broadcast=brc,
+        classic=classic, absent=absent, dag_branches=dag_branches(combos, present, absent, scalars, choice),
         classic_dtype_cases=classic_cases,
         infershape_rule=spec.infershape.rule,
         infershape_input=source_input,
@@ -302,6 +333,16 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         notes=tuple(SpecText(note) for note in spec.docs.notes),
         spec_file=spec_file,
     )
+
+
+def _golden_variant(variant: str, steps: tuple[Step, ...], socs: tuple[SocPlan, ...],
+                    choice: ChoicePlan | None) -> GoldenVariant:
+    """A variant's golden function: run by the SoCs that name it, or (choice) on every SoC for its value."""
+    if choice:
+        return GoldenVariant(variant, tuple(s.short_version for s in socs), golden_lines(steps), mask_values(steps),
+                             variant, f'{choice.attr.name}="{variant}"')
+    runs = tuple(s.short_version for s in socs if s.variant == variant)
+    return GoldenVariant(variant, runs, golden_lines(steps), mask_values(steps), about=", ".join(runs))
 
 
 def _license(spec: OpSpec) -> LicenseHeader:

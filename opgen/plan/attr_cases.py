@@ -12,6 +12,7 @@ import numpy as np
 
 from ..spec.models import OpSpec
 from .attrs import AttrPlan, AttrValue, KernelScalars, attr_settings, c_literal
+from .choice import ChoicePlan
 from .classic import TILING_FIELDS
 
 if TYPE_CHECKING:
@@ -22,16 +23,38 @@ C_LAYOUT = {"float": "<f4", "int64_t": "<i8", "bool": "?"}  # numpy spellings of
 
 
 def with_attrs(cases: list[TilingCase], spec: OpSpec, attrs: tuple[AttrPlan, ...], scalars: KernelScalars,
-               dag: bool) -> list[TilingCase]:
+               dag: bool, choice: ChoicePlan | None = None, choice_shift: int = 0) -> list[TilingCase]:
+    """`choice_shift`: where the choice attr's TPL argument sits in the tiling key (after schMode and dType)."""
     if not attrs:
         return cases
     defaults, *others = attr_settings(spec)
     given = [_given(c, attrs, defaults, scalars, dag) if c.succeeds else c for c in cases]
+    if choice is not None:
+        given += _choice_cases(cases, spec, attrs, scalars, choice, choice_shift)
+        others = [o for o in others if o[choice.attr.name] == choice.attr.value]
     first = next((c for c in cases if c.succeeds), None)
     if first is None or not scalars.attrs:
         return given
     return given + [replace(_given(first, attrs, values, scalars, dag), name=f"{first.name}_attrs_{n}")
                     for n, values in enumerate(others)]
+
+
+def _choice_cases(cases: list[TilingCase], spec: OpSpec, attrs: tuple[AttrPlan, ...], scalars: KernelScalars,
+                  choice: ChoicePlan, shift: int) -> list[TilingCase]:
+    """Each succeeding case again at each other value of the choice attr (its DAG: the key's choice argument
+    moves), and the first one at a value the attr does not take, which the tiling refuses."""
+    defaults = attr_settings(spec)[0]
+    name = choice.attr.name
+    succeeding = [c for c in cases if c.succeeds]
+    found = [replace(_given(c, attrs, {**defaults, name: v.value}, scalars, True), name=f"{c.name}_{v.value}",
+                     tiling_key=c.tiling_key + (v.code << shift))
+             for v in choice.values if v != choice.default for c in succeeding]
+    if succeeding:
+        invalid = "invalid" + "_" * sum(v.value.startswith("invalid") for v in choice.values)
+        refused = _given(succeeding[0], attrs, {**defaults, name: invalid}, scalars, True)
+        found.append(replace(refused, name=f"tiling_{name}_{invalid}", expect="GRAPH_FAILED", tiling_key=0,
+                             block_dim=0, fields=(), attr_checks=()))
+    return found
 
 
 def classic_tiling_bytes(fields: tuple[int, ...], scalars: KernelScalars, values: Mapping[str, AttrValue]) -> bytes:

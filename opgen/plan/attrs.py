@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..spec.attrs import recipe_attrs
+from ..spec.choice import choice_attr
 from ..spec.models import AttrSpec, OpSpec
 from .classic import attr_member
 from .reserved import lower_camel
@@ -53,10 +54,12 @@ class KernelScalars:
     def var_names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.attrs)
 
-    def set_vars(self, var_type: str) -> tuple[str, ...]:
-        """The arch35 kernel's SetVar statements, one per attr, for a DAG computing in `var_type`."""
+    def set_vars(self, var_type: str, names: tuple[str, ...]) -> tuple[str, ...]:
+        """The arch35 kernel's SetVar statements for a DAG computing in `var_type` whose Vars are `names`."""
+        by_name = {a.name: a for a in self.attrs}
         return tuple(f"sch.template SetVar<{var_type}, {i}>("
-                     f"{_cast(var_type, a.c_type, f'tilingData.{a.field}')});" for i, a in enumerate(self.attrs))
+                     f"{_cast(var_type, by_name[n].c_type, f'tilingData.{by_name[n].field}')});"
+                     for i, n in enumerate(names))
 
     @property
     def host_base(self) -> str:
@@ -82,13 +85,15 @@ def kernel_scalars(spec: OpSpec, attrs: tuple[AttrPlan, ...]) -> KernelScalars:
 
 
 def attr_settings(spec: OpSpec) -> tuple[dict[str, AttrValue], ...]:
-    """The attr values the numerics check runs: the defaults, then every numeric attr at a non-default value
-    (its check_value, else derived), so math that ignores an attr fails the second setting."""
+    """The attr values the numerics check runs: the defaults, each other value of a string attr choosing the
+    math, then every numeric attr at a non-default value (its check_value, else derived), so math that ignores
+    an attr fails the last setting."""
     defaults = {a.name: a.default for a in spec.attrs}
+    choice = choice_attr(spec)
+    picked = [{**defaults, choice.name: v} for v in choice.values if v != choice.default] if choice else []
     numeric = [a for a in spec.attrs if a.type in ("float", "int", "bool")]
-    if not numeric:
-        return (defaults,)
-    return defaults, {**defaults, **{a.name: _other(a) for a in numeric}}
+    other = [{**defaults, **{a.name: _other(a) for a in numeric}}] if numeric else []
+    return defaults, *picked, *other
 
 
 def shown_attrs(spec: OpSpec, attrs: Mapping[str, AttrValue]) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..spec.choice import platform_variants
 from ..spec.dtypes import Dtype
 from ..spec.models import OpSpec
 from .classic import ClassicKernel, classic_kernel
@@ -48,7 +49,8 @@ def platform_element_bits(spec: OpSpec) -> list[tuple[int, ClassicDtypeCase]]:
     float_compute = spec.compute.dtype == "float32"
     found: list[tuple[int, ClassicDtypeCase]] = []
     for i, platform in enumerate(spec.platforms):
-        steps = lower(spec.compute.variants[platform.compute_variant], dialect_of(platform.kernel))
-        kernel = classic_kernel(tensors, float_compute, [(0, platform.soc, steps)])
-        found.extend((i, case) for case in classic_dtype_cases(tensors, combos, kernel, spec.tiling.buffer_num))
+        for variant in platform_variants(spec, platform):
+            steps = lower(spec.compute.variants[variant], dialect_of(platform.kernel))
+            kernel = classic_kernel(tensors, float_compute, [(0, platform.soc, steps)])
+            found.extend((i, case) for case in classic_dtype_cases(tensors, combos, kernel, spec.tiling.buffer_num))
     return found

@@ -16,6 +16,13 @@ class GoldenVariant:
     socs: tuple[str, ...]  # short SoC versions (golden kwarg short_soc_version) that run it
     lines: tuple[str, ...]  # `value = expr` statements over the input names, `cdt` and `shape`
     masks: tuple[str, ...] = ()  # values that are boolean masks (comparisons), not of dtype cdt
+    value: str = ""  # the value of the string attr choosing the math that runs it ("": the SoCs pick it)
+    about: str = ""  # who runs it, for its docstring: the SoCs, or the attr's value
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Its keys in golden.py's variant table: its choice value, or the SoCs that run it."""
+        return (self.value,) if self.value else self.socs
 
 
 @dataclass(frozen=True)
@@ -38,8 +45,8 @@ class GoldenPlan:
     imports_math: bool  # erf is spelled with math.erf
     absent_variants: tuple[GoldenVariant, ...] = ()  # the variants run when the optional input is None
     absent_table: str = ""  # golden.py's name for their table
-    variant_table: str = "_VARIANTS"  # the expression choosing the table
-    variant_fallback: str = ""  # the variant of a SoC the table does not name
+    lookup: tuple[str, ...] = ()  # the statements setting `variant`: by SoC (and presence), or by the choice attr
+    choice: str = ""  # the string attr whose value picks the variant
 
 
 def mask_values(steps: tuple[Step, ...]) -> tuple[str, ...]:
@@ -57,9 +64,10 @@ def golden_lines(steps: tuple[Step, ...]) -> tuple[str, ...]:
 def golden_plan(
     name: str, tensors: tuple[TensorPlan, ...], float_compute: bool, attrs: tuple[AttrPlan, ...],
     scalars: KernelScalars, variants: tuple[GoldenVariant, ...],
-    absent: tuple[str, str, tuple[GoldenVariant, ...]] | None = None,
+    absent: tuple[str, str, tuple[GoldenVariant, ...]] | None = None, choice: str = "",
 ) -> GoldenPlan:
-    """`absent`: (optional input, table name, its variants) when the golden takes that input as None."""
+    """`absent`: (optional input, table name, its variants) when the golden takes that input as None;
+    `choice`: the string attr whose value picks the variant."""
     inputs = [t for t in tensors if t.role == "input"]
     outputs = [t for t in tensors if t.role == "output"]
     read = [t for t in inputs if t.read_by_kernel]
@@ -96,10 +104,24 @@ def golden_plan(
         variants=variants, unpacks_masks=any(t.is_mask for t in read),
         imports_math=any("math." in line for v in variants + (absent[2] if absent else ()) for line in v.lines),
         absent_variants=absent[2] if absent else (), absent_table=absent[1] if absent else "",
-        variant_table=f"_VARIANTS if {absent[0]} is not None else {absent[1]}" if absent else "_VARIANTS",
-        variant_fallback=f"_{variants[0].name}" + (
-            f" if {absent[0]} is not None else _{absent[2][0].name}" if absent else ""),
+        lookup=_lookup(variants, absent, choice), choice=choice,
     )
+
+
+def _lookup(variants: tuple[GoldenVariant, ...], absent: tuple[str, str, tuple[GoldenVariant, ...]] | None,
+            choice: str) -> tuple[str, ...]:
+    """golden.py's statements picking the variant: by the choice attr's value (an unknown one refused, as the
+    tiling does), else by the SoC (a SoC the table does not name runs the first variant)."""
+    if choice:
+        return (f"if {choice} not in _VARIANTS:",
+                f'    raise ValueError(f"{choice} must be one of {{list(_VARIANTS)}}, got {{{choice}!r}}")',
+                f"variant = _VARIANTS[{choice}]")
+    soc = 'kwargs.get("short_soc_version")'
+    if absent is None:
+        return (f"variant = _VARIANTS.get({soc}, _{variants[0].name})",)
+    given = f"{absent[0]} is not None"
+    return (f"variants = _VARIANTS if {given} else {absent[1]}",
+            f"variant = variants.get({soc}, _{variants[0].name} if {given} else _{absent[2][0].name})")
 
 
 def _params(inputs: list[TensorPlan], absent: str | None) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..spec.models import OpSpec
 from .attrs import KernelScalars
+from .choice import ChoicePlan
 from .classic import TILING_FIELDS
 from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
@@ -60,6 +61,7 @@ class KernelUtPlan:
 def kernel_ut_plan(
     spec: OpSpec, dag: bool, kernel_source: str, rel_dir: str, tensors: tuple[TensorPlan, ...],
     combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...], scalars: KernelScalars,
+    choice: ChoicePlan | None = None,
 ) -> KernelUtPlan:
     name = spec.snake_name
     shape = spec.tests.shapes[0]
@@ -74,9 +76,10 @@ def kernel_ut_plan(
         # each combination on the first of the family's SoCs that supports it
         runs = [(c, next(s for s in socs if c in s.combinations)) for c in combos
                 if c.label == c.key.name and any(c in s.combinations for s in socs)]
-        cases = [_arch35_case(name, c, soc, shape, elements, 1, tensors, scalars) for c, soc in runs]
+        picked = f", {choice.default.tpl}" if choice else ""  # gen_data.py's golden runs the default value
+        cases = [_arch35_case(name, c, soc, shape, elements, 1, tensors, scalars, picked) for c, soc in runs]
         cases.append(_arch35_case(name, socs[0].combinations[0], socs[0], shape, elements, MULTI_CORES, tensors,
-                                  scalars))
+                                  scalars, picked))
     else:
         struct = f"{spec.op_type}TilingData"
         cases = [_classic_case(name, soc.combinations[0], soc, shape, elements, cores, tensors, scalars)
@@ -120,7 +123,7 @@ def _shape_arg(shape: tuple[int, ...]) -> str:
 
 
 def _arch35_case(name: str, combo: DtypeCombination, soc: SocPlan, shape: tuple[int, ...], elements: int,
-                 cores: int, tensors: tuple[TensorPlan, ...], scalars: KernelScalars) -> KernelUtCase:
+                 cores: int, tensors: tuple[TensorPlan, ...], scalars: KernelScalars, picked: str) -> KernelUtCase:
     """The base tiling's fields (inside the attrs' struct, if the recipe reads attrs), then each attr's default
     (the golden gen_data.py runs takes the defaults)."""
     former, tail, used = _split(elements, cores)
@@ -136,7 +139,7 @@ def _arch35_case(name: str, combo: DtypeCombination, soc: SocPlan, shape: tuple[
     return KernelUtCase(
         f"{name}_{combo.key.name}_{label}", f"{combo.key.name}, {used} core(s), {loops[0]} UB loop(s) per core",
         combo.key.name, soc.short_version, _shape_arg(shape), elements, used, fields,
-        ("AscendC::SetKernelMode(KernelMode::AIV_MODE);",), f"::{name}<0, {combo.tpl}>",
+        ("AscendC::SetKernelMode(KernelMode::AIV_MODE);",), f"::{name}<0, {combo.tpl}{picked}>",
         _buffers(tensors, elements, combo),
     )
 

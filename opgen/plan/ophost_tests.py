@@ -16,6 +16,7 @@ from ..spec.models import OpSpec
 from .attr_cases import with_attrs
 from .attrs import AttrPlan, KernelScalars
 from .broadcast import DEFAULT_TILING_WORKSPACE_SIZE, BroadcastPlan, broadcast_infershape_shapes, broadcast_tiling_cases
+from .choice import ChoicePlan
 from .classic import classic_tiling, scratch_bytes
 from .optional import ABSENT_TPL_OFFSET
 from .optional_ut import absent_infershape_cases, absent_tiling_cases
@@ -26,6 +27,7 @@ LOCAL_RESERVED_UB = 256  # PlatformAscendC takes it off Ascend910B's UB (kfc buf
 ELEWISE_MIN_BITS_PER_CORE = 32768  # opbase ElewiseTiling: at least 4 KiB per core
 ELEWISE_CACHE_LINE = 512  # elements; opbase ElewiseTiling aligns a core's share to it
 ELEWISE_SCHEDULE_MODE = 1  # ElewiseBaseTiling::GetScheMode (DEFAULT_SCHEMODE)
+TPL_DTYPE_BITS = 8  # ASCENDC_TPL_DTYPE_DECL's width in the tiling key
 LIB_WORKSPACE_BY_ARCH = {"2201": 16 << 20, "3510": 16 << 20}  # PlatformAscendC::GetLibApiWorkSpaceSize
 LIB_WORKSPACE_DEFAULT = 2 << 20
 LIB_WORKSPACE_NO_ARCH = (1 << 32) - 1  # GetLibApiWorkSpaceSize's -1 as uint32, when NpuArch is unset
@@ -109,8 +111,10 @@ class OphostUtPlan:
 def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
                    combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
                    classic_bits: tuple[int, ...], source_input: int, brc: BroadcastPlan | None,
-                   absent: TensorPlan | None, attrs: tuple[AttrPlan, ...], scalars: KernelScalars) -> OphostUtPlan:
-    """`absent`: the optional input whose absent path gets cases of its own."""
+                   absent: TensorPlan | None, attrs: tuple[AttrPlan, ...], scalars: KernelScalars,
+                   choice: ChoicePlan | None = None) -> OphostUtPlan:
+    """`absent`: the optional input whose absent path gets cases of its own; `choice`: the string attr choosing
+    the math, whose other values get cases of their own."""
     inputs = [t for t in tensors if t.role == "input"]
     outputs = [t for t in tensors if t.role == "output"]
     min_bits = min(_kernel_bits(t, c) for c in combos for t in tensors)
@@ -128,7 +132,9 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
                 cases += absent_tiling_cases(cases, inputs, absent, outputs, ABSENT_TPL_OFFSET << sch_bits)
         else:
             cases = _classic_cases(spec, soc, inputs, outputs, soc.combinations, platform, classic_bits)
-        cases = with_attrs(cases + _failing_cases(spec, inputs, outputs, combos), spec, attrs, scalars, dag)
+        sch_bits = max(1, max(brc.sch_modes if brc else spec.tiling.sch_modes).bit_length())
+        cases = with_attrs(cases + _failing_cases(spec, inputs, outputs, combos), spec, attrs, scalars, dag, choice,
+                           sch_bits + TPL_DTYPE_BITS)
         suites.append(TilingSuite(soc.name, f"{spec.op_type}Tiling{_camel(soc.name)}", platform.core_num,
                                   platform.ub_size, tuple(cases)))
     arch35 = dag

@@ -10,28 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..spec.models import OpSpec
-from .attrs import KernelScalars
 from .dag import DagKernel, dag_kernel
 from .golden import GoldenVariant, golden_lines, mask_values
 from .lowering import lower
 from .reserved import upper_camel
-from .tensors import DtypeCombination, TensorPlan
+from .tensors import TensorPlan
 
 ABSENT_TPL_OFFSET = 16  # absent-path TPL dtype values: the dtype's own value plus this (8-bit TPL field)
-
-
-@dataclass(frozen=True)
-class DagBranch:
-    """One kernel path: what the tiling tests, the TPL dtype value it sets, the DAG it tiles and runs."""
-
-    condition: str  # C++ condition in RunTiling
-    tpl: str
-    tpl_code: int
-    dag_struct: str
-    dag_args: str  # the DAG struct's template arguments
-    init_args: str  # the scheduler's Init arguments: the inputs this path reads, then the outputs
-    combination: int  # index of the dtype combination
-    set_vars: tuple[str, ...]  # the kernel's statements setting the DAG Vars (attrs) in this path's compute type
 
 
 @dataclass(frozen=True)
@@ -43,7 +28,6 @@ class AbsentPlan:
     dag: DagKernel | None  # arch35 only
     golden_variants: tuple[GoldenVariant, ...]  # the golden variants with the absent steps in front
     golden_table: str  # golden.py's table of those variants
-    extra_constants: tuple[tuple[str, int], ...]  # mode constants the absent DAG uses and the other does not
 
 
 def absent_name(tensor: TensorPlan) -> str:
@@ -52,8 +36,7 @@ def absent_name(tensor: TensorPlan) -> str:
 
 
 def absent_plan(spec: OpSpec, tensors: tuple[TensorPlan, ...], float_compute: bool,
-                variants: tuple[GoldenVariant, ...], layout: str, present: DagKernel | None,
-                var_names: tuple[str, ...] = ()) -> AbsentPlan | None:
+                variants: tuple[GoldenVariant, ...], layout: str, var_names: tuple[str, ...] = ()) -> AbsentPlan | None:
     """The absent path of the one optional input with `compute.absent` steps that the kernel reads, if any."""
     by_name = {t.name: t for t in tensors}
     names = [n for n in spec.compute.absent if n in by_name and by_name[n].read_by_kernel and by_name[n].optional]
@@ -66,37 +49,11 @@ def absent_plan(spec: OpSpec, tensors: tuple[TensorPlan, ...], float_compute: bo
     dag_steps = lowered[spec.platforms[0].compute_variant]
     dag = dag_kernel(without, float_compute, dag_steps, (), var_names) if layout == "arch35" else None
     golden = tuple(GoldenVariant(f"{v.name}_without_{tensor.name}", v.socs, golden_lines(lowered[v.name]),
-                                 mask_values(lowered[v.name])) for v in variants)
+                                 mask_values(lowered[v.name]), about=v.about) for v in variants)
     presence = f"{tensor.camel}Present"
     return AbsentPlan(
         tensor=tensor, presence=presence,
         presence_decl=f"const bool {presence} = tilingContext->GetOptionalInputDesc({tensor.index}) != nullptr;",
         dag_struct=f"{spec.op_type}{suffix}Dag", dag=dag,
         golden_variants=golden, golden_table=f"_VARIANTS_WITHOUT_{tensor.name.upper()}",
-        extra_constants=tuple(c for c in (dag.constants if dag else ()) if c not in (
-            present.constants if present else ())),
     )
-
-
-def dag_branches(op_type: str, combos: tuple[DtypeCombination, ...], dag: DagKernel | None,
-                 absent: AbsentPlan | None, scalars: KernelScalars) -> tuple[DagBranch, ...]:
-    """Per dtype combination the present path and, with an absent-able input, the absent one."""
-    if dag is None:
-        return ()
-    branches = []
-    for c in combos:
-        var_type = "float" if dag.compute_type == "float" else c.key.kernel
-        set_vars = scalars.set_vars(var_type)
-        if absent is None:
-            branches.append(DagBranch(c.dispatch, c.tpl, c.tpl_code, f"{op_type}Dag", c.dag_args,
-                                      ", ".join(dag.init_args), c.index, set_vars))
-            continue
-        suffix = f"WITHOUT_{absent.tensor.name.upper()}"
-        absent_args = ", ".join(absent.dag.init_args) if absent.dag else ""
-        branches += [
-            DagBranch(f"{c.dispatch} && {absent.presence}", c.tpl, c.tpl_code, f"{op_type}Dag", c.dag_args,
-                      ", ".join(dag.init_args), c.index, set_vars),
-            DagBranch(f"{c.dispatch} && !{absent.presence}", f"{c.tpl}_{suffix}", c.tpl_code + ABSENT_TPL_OFFSET,
-                      absent.dag_struct, c.dag_args, absent_args, c.index, set_vars),
-        ]
-    return tuple(branches)

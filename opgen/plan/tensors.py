@@ -182,7 +182,7 @@ def combinations(spec: OpSpec, tensors: tuple[TensorPlan, ...]) -> tuple[DtypeCo
     columns = [(tuple(t.dtypes[k] for t in tensors), first_output.dtypes[k]) for k in range(spec.combination_count)]
     checked = dispatch_tensors(tensors)
     for k, (dtypes, key) in enumerate(columns):
-        entry = _binary_entry(tensors, k)
+        entry = _binary_entry(spec, tensors, k)
         digest = hashlib.md5(json.dumps(entry, sort_keys=True).encode(), usedforsecurity=False).hexdigest()
         tpl, code, label = combination_tpl(k, dtypes, key, is_mixed(dtypes, key, tuple(t.dag_type for t in tensors)))
         kernel_types = {t.dag_type: t.dtypes[k].kernel for t in tensors if t.dag_param}
@@ -211,7 +211,8 @@ def dag_params(tensors: tuple[TensorPlan, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(["T", *(t.dag_type for t in tensors if t.dag_param)]))
 
 
-def _binary_entry(tensors: tuple[TensorPlan, ...], k: int) -> dict[str, Any]:
+def _binary_entry(spec: OpSpec, tensors: tuple[TensorPlan, ...], k: int) -> dict[str, Any]:
+    """One op_list entry; attrs with no value: the binary serves every value (as upstream's entries)."""
     def io(role: str) -> list[dict[str, Any]]:
         return [
             {"name": t.name, "index": t.index, "dtype": t.dtypes[k].name, "format": t.formats[k],
@@ -219,4 +220,5 @@ def _binary_entry(tensors: tuple[TensorPlan, ...], k: int) -> dict[str, Any]:
             for t in tensors if t.role == role
         ]
 
-    return {"inputs": io("input"), "outputs": io("output")}
+    attrs = [{"name": a.name, "dtype": a.type, "value": None} for a in spec.attrs]
+    return {"inputs": io("input"), "outputs": io("output"), **({"attrs": attrs} if attrs else {})}

@@ -1,19 +1,13 @@
-"""Attrs in the math: which names a recipe step may read as numbers, and the rules string attrs follow."""
+"""Attrs in the math: which names a recipe step may read as numbers, and the rules string attrs follow (each
+value of a string attr picks the compute variant of its name: spec/choice.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .issues import SpecIssue
-from .models import OpSpec
+from .models import AttrSpec, OpSpec
 from .recipe import AttrRef
-
-# a string attr's values would each pick the compute variant of that name (GeluGradV2's approximate: none or
-# tanh), as one DAG per value that the tiling selects by a TPL argument; nothing renders that yet, so a tree
-# would run the platforms' variants whatever the attr says: refused rather than rendered wrong
-CHOICE_NOT_BUILT = ("string attr {name}: an attr choosing the compute variant is not built yet (the tiling, kernel "
-                    "and golden would run each platform's compute_variant whatever {name} says); leave the attr "
-                    "out and write the math of its default value")
 
 
 def attr_types(data: Any) -> dict[str, str]:
@@ -53,7 +47,10 @@ def attr_issues(spec: OpSpec) -> list[SpecIssue]:
         if missing:
             issues.append(SpecIssue((*loc, "values"), f"no compute variant for {', '.join(map(repr, missing))}; "
                                     "each value of a string attr picks the compute variant of its name"))
-        issues.append(SpecIssue((*loc, "type"), CHOICE_NOT_BUILT.format(name=attr.name)))
+        if len({v.upper() for v in attr.values}) < len(attr.values):
+            issues.append(SpecIssue((*loc, "values"), "list each value once, and not twice in different case "
+                                    "(each names a TPL_<ATTR>_<VALUE> macro)"))
+        issues += _choice_issues(spec, attr)
     if recipe_attrs(spec) and spec.infershape.rule == "broadcast" and any(
             p.kernel == "arch35_dag" for p in spec.platforms):
         issues.append(SpecIssue(("compute",), f"the recipe reads attrs ({', '.join(recipe_attrs(spec))}), but a "
@@ -64,6 +61,25 @@ def attr_issues(spec: OpSpec) -> list[SpecIssue]:
                for i, a in enumerate(spec.attrs) if a.name in outs]
     if sum(a.type == "string" for a in spec.attrs) > 1:
         issues.append(SpecIssue(("attrs",), "at most one string attr can pick the compute variant"))
+    return issues
+
+
+def _choice_issues(spec: OpSpec, attr: AttrSpec) -> list[SpecIssue]:
+    """Where a string attr picks the variant, the platforms do not, and only arch35 DAG kernels branch on it."""
+    issues = [SpecIssue(("compute", "variants", name), f"{name!r} is not a value of {attr.name} "
+                        f"({', '.join(attr.values)}), whose values pick the variant; rename or remove it")
+              for name in spec.compute.variants if name not in attr.values]
+    for i, p in enumerate(spec.platforms):
+        if p.compute_variant != "default":
+            issues.append(SpecIssue(("platforms", i, "compute_variant"), f"{attr.name} picks the variant by its "
+                                    "value on every platform; leave compute_variant out"))
+        if p.kernel != "arch35_dag":
+            issues.append(SpecIssue(("platforms", i, "kernel"), f"string attr {attr.name} chooses the math, which "
+                                    "is built for arch35_dag kernels (one DAG per value, a TPL argument the tiling "
+                                    f"sets); {p.kernel} kernels cannot branch on it yet"))
+    if spec.compute.absent:
+        issues.append(SpecIssue(("compute", "absent"), f"an absent optional input and string attr {attr.name} "
+                                "choosing the math cannot be combined yet (one DAG per value and path)"))
     return issues
 
 

@@ -25,15 +25,19 @@ _BINARY: dict[type[ast.operator], str] = {ast.Add: "add", ast.Sub: "sub", ast.Mu
 _COMPARE: dict[type[ast.cmpop], str] = {ast.Gt: "gt", ast.GtE: "ge", ast.Lt: "lt", ast.LtE: "le", ast.Eq: "eq",
                                         ast.NotEq: "ne"}
 _FORM = ("operators + - * / ** ^ < <= > >= == !=, numbers, input and attr names, the constants "
-         f"{', '.join(CONSTANTS)} and the functions {', '.join(sorted(FUNCTIONS))}")
+         f"{', '.join(CONSTANTS)} and the functions {', '.join(sorted(FUNCTIONS))}; a string attr only as "
+         "where(attr == \"value\", a, b)")
 
 
 @dataclass(frozen=True)
 class Formula:
-    """A checked expression; `names` are the free names it reads (inputs or attrs, checked by the spec)."""
+    """A checked expression; `names` are the free names it reads as values (inputs or attrs, checked by the
+    spec); `choices` the (name, string) pairs it tests, `where(approximate == "tanh", a, b)`: a string attr
+    choosing the math, decided before anything is computed."""
 
     text: str
     names: tuple[str, ...]
+    choices: tuple[tuple[str, str], ...] = ()
 
     @property
     def tree(self) -> ast.expr:
@@ -44,15 +48,31 @@ def parse_formula(text: str) -> Formula:
     """Check `text` against the whitelist; ValueError names what is not allowed and what is."""
     tree = _parse(text)
     names: dict[str, None] = {}
+    choices = {id(node.args[0]): _choice(node.args[0]) for node in ast.walk(tree)
+               if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "where"
+               and node.args and _choice(node.args[0])}
+    inside = {id(n) for node in ast.walk(tree) if id(node) in choices for n in ast.walk(node)}
     count = 0
     for node in ast.walk(tree):
         count += 1
+        if id(node) in inside:
+            continue
         _allowed(node)
         if isinstance(node, ast.Name) and node.id not in CONSTANTS and node.id not in FUNCTIONS:
             names[node.id] = None
     if count > MAX_NODES:
         raise ValueError(f"formula has more than {MAX_NODES} terms; a forward function is a short expression")
-    return Formula(text, tuple(names))
+    return Formula(text, tuple(names), tuple(dict.fromkeys(c for c in choices.values() if c)))
+
+
+def _choice(node: ast.expr) -> tuple[str, str] | None:
+    """(name, string) of `name == "string"` (either way round), a string attr's test; else None."""
+    match node:
+        case ast.Compare(left=ast.Name(id=name), ops=[ast.Eq()], comparators=[ast.Constant(value=str(value))]):
+            return name, value
+        case ast.Compare(left=ast.Constant(value=str(value)), ops=[ast.Eq()], comparators=[ast.Name(id=name)]):
+            return name, value
+    return None
 
 
 def _parse(text: str) -> ast.expr:
@@ -121,6 +141,9 @@ def evaluate(formula: Formula, env: Mapping[str, Any], lib: Lib,
                 return rounded(lib[_BINARY[type(op)]](walk(left), walk(right)))
             case ast.Compare(left=left, ops=[op], comparators=[right]):
                 return lib[_COMPARE[type(op)]](walk(left), walk(right))
+            case ast.Call(func=ast.Name(id="where"), args=[test, chosen, other]) if _choice(test):
+                attr, picked = _choice(test) or ("", "")
+                return walk(chosen) if env[attr] == picked else walk(other)
             case ast.Call(func=ast.Name(id=name), args=args):
                 result = lib[name](*(walk(a) for a in args))
                 return result if name in exact else rounded(result)

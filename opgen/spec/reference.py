@@ -66,7 +66,8 @@ def reference_problems(spec: OpSpec) -> list[tuple[tuple[str, ...], str]]:
     if ref.forward is None and ref.direct is None:
         return problems
     inputs = {t.name for t in spec.inputs}
-    known = inputs | {a.name for a in spec.attrs}
+    strings = {a.name: a.values for a in spec.attrs if a.type == "string"}
+    known = inputs | {a.name for a in spec.attrs if a.name not in strings}
     if ref.forward is not None:
         for field in ("wrt", "grad"):
             value = getattr(ref, field)
@@ -81,8 +82,17 @@ def reference_problems(spec: OpSpec) -> list[tuple[tuple[str, ...], str]]:
     assert text is not None
     formula = parse_formula(text)
     for name in formula.names:
-        if name not in known:
+        if name in strings:
+            problems.append(((*loc, field), f"{name!r} is a string attr, not a number; let it choose the math: "
+                             f'where({name} == "<value>", ..., ...)'))
+        elif name not in known:
             problems.append(((*loc, field), f"{name!r} is neither an input nor an attr"))
+    for name, value in formula.choices:
+        if name not in strings:
+            problems.append(((*loc, field), f"{name!r} is tested against the string {value!r}, but is no string "
+                             "attr; only a string attr's value is tested so"))
+        elif value not in strings[name]:
+            problems.append(((*loc, field), f"{value!r} is not one of {name}'s values ({', '.join(strings[name])})"))
         if field == "forward" and name == ref.grad:
             problems.append(((*loc, field), f"the forward function cannot read the incoming gradient {name!r}"))
     if len(spec.outputs) != 1:

@@ -8,6 +8,7 @@ from .aclnn_scalars import aclnn_scalar_issues
 from .attrs import attr_issues
 from .bounds import number_issues, ub_issues
 from .broadcast import broadcast_issues
+from .choice import choice_attr
 from .dtypes import DTYPES, MASK_DTYPES, PROTO_TYPE_CLASSES
 from .issues import SpecIssue
 from .mixed_rules import aclnn_issues, dispatch_issues
@@ -84,6 +85,7 @@ def _platforms(spec: OpSpec) -> list[SpecIssue]:
         issues.append(SpecIssue(("platforms",), "arch35_dag and classic_arch35 are both kernels of arch35 SoCs "
                                 "and share op_kernel/<op>_apt.cpp; pick one for every arch35 platform"))
     socs = Counter(p.soc for p in spec.platforms)
+    chosen = choice_attr(spec)
     keys = Counter(p.tiling_key for p in spec.platforms)
     for i, p in enumerate(spec.platforms):
         loc = ("platforms", i)
@@ -103,11 +105,11 @@ def _platforms(spec: OpSpec) -> list[SpecIssue]:
         if twin is not None and p.kernel != "arch35_dag" and twin.compute_variant != p.compute_variant:
             issues.append(SpecIssue((*loc, "compute_variant"), f"the tiling sees {p.soc} as {twin.soc}, so it runs "
                                     f"{twin.soc}'s tiling key: give it compute_variant {twin.compute_variant!r}"))
-        if p.compute_variant not in spec.compute.variants:
+        if chosen is None and p.compute_variant not in spec.compute.variants:
             issues.append(SpecIssue((*loc, "compute_variant"), f"no compute variant {p.compute_variant!r}; "
                                     f"defined: {', '.join(spec.compute.variants)}"))
     used = {p.compute_variant for p in spec.platforms}
-    for name in spec.compute.variants:
+    for name in spec.compute.variants if chosen is None else ():  # else the choice's values use them (attrs.py)
         if name not in used:
             issues.append(SpecIssue(("compute", "variants", name), "no platform uses this variant; remove it"))
     issues.extend(dispatch_issues(spec))

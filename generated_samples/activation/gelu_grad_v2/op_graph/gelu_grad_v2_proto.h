@@ -26,11 +26,15 @@ namespace ge {
  * @par Outputs:
  * @li z: The gradient with respect to x.
  *     Format ND; types DT_BF16, DT_FLOAT16, DT_FLOAT.
+ *
+ * @par Attributes:
+ * @li approximate: default "none".
  */
 REG_OP(GeluGradV2)
     .INPUT(dy, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .INPUT(x, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .OUTPUT(z, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .ATTR(approximate, String, "none")
     .OP_END_FACTORY_REG(GeluGradV2)
 
 } // namespace ge

@@ -19,18 +19,27 @@ using namespace AscendC;
 using namespace Ops::Base;
 using namespace GeluGradV2Ns;
 
-template <uint64_t schMode, uint64_t dType>
+template <uint64_t schMode, uint64_t dType, uint64_t approximate>
 __global__ __aicore__ void gelu_grad_v2(GM_ADDR dy, GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
 {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
-    if constexpr (dType == TPL_BF16) {
-        BroadcastSch<schMode, GeluGradV2Dag<bfloat16_t>::OpDag> sch(tiling);
+    if constexpr (dType == TPL_BF16 && approximate == TPL_APPROXIMATE_NONE) {
+        BroadcastSch<schMode, GeluGradV2NoneDag<bfloat16_t>::OpDag> sch(tiling);
         sch.Process(dy, x, z);
-    } else if constexpr (dType == TPL_FP16) {
-        BroadcastSch<schMode, GeluGradV2Dag<half>::OpDag> sch(tiling);
+    } else if constexpr (dType == TPL_BF16 && approximate == TPL_APPROXIMATE_TANH) {
+        BroadcastSch<schMode, GeluGradV2TanhDag<bfloat16_t>::OpDag> sch(tiling);
         sch.Process(dy, x, z);
-    } else if constexpr (dType == TPL_FP32) {
-        BroadcastSch<schMode, GeluGradV2Dag<float>::OpDag> sch(tiling);
+    } else if constexpr (dType == TPL_FP16 && approximate == TPL_APPROXIMATE_NONE) {
+        BroadcastSch<schMode, GeluGradV2NoneDag<half>::OpDag> sch(tiling);
+        sch.Process(dy, x, z);
+    } else if constexpr (dType == TPL_FP16 && approximate == TPL_APPROXIMATE_TANH) {
+        BroadcastSch<schMode, GeluGradV2TanhDag<half>::OpDag> sch(tiling);
+        sch.Process(dy, x, z);
+    } else if constexpr (dType == TPL_FP32 && approximate == TPL_APPROXIMATE_NONE) {
+        BroadcastSch<schMode, GeluGradV2NoneDag<float>::OpDag> sch(tiling);
+        sch.Process(dy, x, z);
+    } else if constexpr (dType == TPL_FP32 && approximate == TPL_APPROXIMATE_TANH) {
+        BroadcastSch<schMode, GeluGradV2TanhDag<float>::OpDag> sch(tiling);
         sch.Process(dy, x, z);
     }
 }

@@ -53,21 +53,49 @@ ge::graphStatus GeluGradV2Tiling::RunTiling()
                 return ge::GRAPH_FAILED);
     OP_CHECK_IF(CheckShapes() != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "check shapes failed"),
                 return ge::GRAPH_FAILED);
+    auto attrs = tilingContext->GetAttrs();
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, attrs);
+    const char* approximateAttr = attrs->GetAttrPointer<char>(0);
+    const std::string approximateValue = approximateAttr != nullptr ? approximateAttr : "none";
+    uint64_t approximate = TPL_APPROXIMATE_NONE;
+    if (approximateValue == "none") {
+        approximate = TPL_APPROXIMATE_NONE;
+    } else if (approximateValue == "tanh") {
+        approximate = TPL_APPROXIMATE_TANH;
+    } else {
+        OP_LOGE_FOR_INVALID_VALUE(tilingContext->GetNodeName(), "approximate", approximateValue, "none or tanh");
+        return ge::GRAPH_FAILED;
+    }
     ge::graphStatus result = ge::GRAPH_FAILED;
     uint64_t schMode = 0;
-    if (outputDtype == ge::DT_BF16) {
+    if (outputDtype == ge::DT_BF16 && approximate == TPL_APPROXIMATE_NONE) {
         dType = TPL_BF16;
-        BroadcastBaseTiling<GeluGradV2Dag<bfloat16_t>::OpDag> brcBaseTiling(tilingContext);
+        BroadcastBaseTiling<GeluGradV2NoneDag<bfloat16_t>::OpDag> brcBaseTiling(tilingContext);
         result = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
-    } else if (outputDtype == ge::DT_FLOAT16) {
+    } else if (outputDtype == ge::DT_BF16 && approximate == TPL_APPROXIMATE_TANH) {
+        dType = TPL_BF16;
+        BroadcastBaseTiling<GeluGradV2TanhDag<bfloat16_t>::OpDag> brcBaseTiling(tilingContext);
+        result = brcBaseTiling.DoTiling();
+        schMode = brcBaseTiling.GetSchMode();
+    } else if (outputDtype == ge::DT_FLOAT16 && approximate == TPL_APPROXIMATE_NONE) {
         dType = TPL_FP16;
-        BroadcastBaseTiling<GeluGradV2Dag<half>::OpDag> brcBaseTiling(tilingContext);
+        BroadcastBaseTiling<GeluGradV2NoneDag<half>::OpDag> brcBaseTiling(tilingContext);
         result = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
-    } else if (outputDtype == ge::DT_FLOAT) {
+    } else if (outputDtype == ge::DT_FLOAT16 && approximate == TPL_APPROXIMATE_TANH) {
+        dType = TPL_FP16;
+        BroadcastBaseTiling<GeluGradV2TanhDag<half>::OpDag> brcBaseTiling(tilingContext);
+        result = brcBaseTiling.DoTiling();
+        schMode = brcBaseTiling.GetSchMode();
+    } else if (outputDtype == ge::DT_FLOAT && approximate == TPL_APPROXIMATE_NONE) {
         dType = TPL_FP32;
-        BroadcastBaseTiling<GeluGradV2Dag<float>::OpDag> brcBaseTiling(tilingContext);
+        BroadcastBaseTiling<GeluGradV2NoneDag<float>::OpDag> brcBaseTiling(tilingContext);
+        result = brcBaseTiling.DoTiling();
+        schMode = brcBaseTiling.GetSchMode();
+    } else if (outputDtype == ge::DT_FLOAT && approximate == TPL_APPROXIMATE_TANH) {
+        dType = TPL_FP32;
+        BroadcastBaseTiling<GeluGradV2TanhDag<float>::OpDag> brcBaseTiling(tilingContext);
         result = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
     } else {
@@ -78,7 +106,7 @@ ge::graphStatus GeluGradV2Tiling::RunTiling()
     OP_CHECK_IF(result != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "broadcast tiling failed"),
                 return ge::GRAPH_FAILED);
 
-    const uint64_t tilingKey = GET_TPL_TILING_KEY(schMode, dType);
+    const uint64_t tilingKey = GET_TPL_TILING_KEY(schMode, dType, approximate);
     tilingContext->SetTilingKey(tilingKey);
     return ge::GRAPH_SUCCESS;
 }

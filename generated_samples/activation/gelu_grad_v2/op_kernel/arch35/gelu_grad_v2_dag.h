@@ -20,8 +20,9 @@ using namespace Ops::Base;
 constexpr int CAST_MODE_NONE = 0;
 constexpr int CAST_MODE_RINT = 1;
 
+// approximate = "none"
 template <typename T>
-struct GeluGradV2Dag {
+struct GeluGradV2NoneDag {
     using OpCopyIn0 = Bind<Vec::CopyInBrc<T>, Placeholder::In0<T>>;             // load dy
     using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // dy to float
     using OpCopyIn1 = Bind<Vec::CopyInBrc<T>, Placeholder::In1<T>>;             // load x
@@ -47,6 +48,47 @@ struct GeluGradV2Dag {
     using OpCalcS = Bind<Vec::Add<float>, OpCalcCdf, OpCalcXp>;                // s = add(cdf, xp)
     using OpCalcZ = Bind<Vec::Mul<float>, OpCopyIn0Cast, OpCalcS>;             // z = mul(dy, s)
     using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcZ>; // z back from float
+    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCopyOut0Cast>; // store z
+
+    using Outputs = Elems<OpCopyOut0>;
+    using MemCfg = MemOptCfg<MemLevel::LEVEL_2>;
+    using OpDag = DAGSch<Outputs, void, MemCfg>;
+};
+
+// approximate = "tanh"
+template <typename T>
+struct GeluGradV2TanhDag {
+    using OpCopyIn0 = Bind<Vec::CopyInBrc<T>, Placeholder::In0<T>>;             // load dy
+    using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // dy to float
+    using OpCopyIn1 = Bind<Vec::CopyInBrc<T>, Placeholder::In1<T>>;             // load x
+    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // x to float
+    using Const0 = MAKE_CONST(float, -10000.0);
+    using OpCalcXl = Bind<Vec::Maxs<float>, OpCopyIn1Cast, Const0>; // xl = maxs(x, -10000.0)
+    using Const1 = MAKE_CONST(float, 10000.0);
+    using OpCalcXc = Bind<Vec::Mins<float>, OpCalcXl, Const1>;  // xc = mins(xl, 10000.0)
+    using OpCalcX2 = Bind<Vec::Mul<float>, OpCalcXc, OpCalcXc>; // x2 = mul(xc, xc)
+    using Const2 = MAKE_CONST(float, -0.07135481627260025);
+    using OpCalcT0 = Bind<Vec::Muls<float>, OpCalcX2, Const2>; // t0 = muls(x2, -0.07135481627260025)
+    using Const3 = MAKE_CONST(float, -1.5957691216057308);
+    using OpCalcT1 = Bind<Vec::Adds<float>, OpCalcT0, Const3>;  // t1 = adds(t0, -1.5957691216057308)
+    using OpCalcT2 = Bind<Vec::Mul<float>, OpCalcT1, OpCalcXc>; // t2 = mul(t1, xc)
+    using OpCalcPx = Bind<Vec::Exp<float>, OpCalcT2>;           // px = exp(t2)
+    using Const4 = MAKE_CONST(float, 0.2140644488178007);
+    using OpCalcR0 = Bind<Vec::Muls<float>, OpCalcX2, Const4>; // r0 = muls(x2, 0.2140644488178007)
+    using Const5 = MAKE_CONST(float, 1.5957691216057308);
+    using OpCalcR1 = Bind<Vec::Adds<float>, OpCalcR0, Const5>;   // r1 = adds(r0, 1.5957691216057308)
+    using OpCalcRes = Bind<Vec::Mul<float>, OpCalcR1, OpCalcXc>; // res = mul(r1, xc)
+    using Const6 = MAKE_CONST(float, 1.0);
+    using OpCalcD = Bind<Vec::Adds<float>, OpCalcPx, Const6>; // d = adds(px, 1.0)
+    using OpCalcInv = Bind<Vec::Reciprocal<float>, OpCalcD>;  // inv = reciprocal(d)
+    using Const7 = MAKE_CONST(float, -1.0);
+    using OpCalcA0 = Bind<Vec::Muls<float>, OpCalcInv, Const7>;                     // a0 = muls(inv, -1.0)
+    using OpCalcA = Bind<Vec::Adds<float>, OpCalcA0, Const6>;                       // a = adds(a0, 1.0)
+    using OpCalcB = Bind<Vec::Mul<float>, OpCalcA, OpCalcRes>;                      // b = mul(a, res)
+    using OpCalcC = Bind<Vec::Mul<float>, OpCalcB, OpCalcInv>;                      // c = mul(b, inv)
+    using OpCalcS = Bind<Vec::Add<float>, OpCalcC, OpCalcInv>;                      // s = add(c, inv)
+    using OpCalcZ = Bind<Vec::Mul<float>, OpCalcS, OpCopyIn0Cast>;                  // z = mul(s, dy)
+    using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcZ>;      // z back from float
     using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCopyOut0Cast>; // store z
 
     using Outputs = Elems<OpCopyOut0>;

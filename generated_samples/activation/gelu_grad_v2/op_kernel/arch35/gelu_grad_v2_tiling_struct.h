@@ -6,7 +6,7 @@
 
 /*!
  * \file gelu_grad_v2_tiling_struct.h
- * \brief template arguments (schMode, dType) of the GeluGradV2 kernel
+ * \brief template arguments (schMode, dType, approximate) of the GeluGradV2 kernel
  */
 #ifndef OPS_OP_KERNEL_GELU_GRAD_V2_TILING_STRUCT_H_
 #define OPS_OP_KERNEL_GELU_GRAD_V2_TILING_STRUCT_H_
@@ -17,6 +17,9 @@ namespace GeluGradV2Ns {
 #define TPL_BF16 2
 #define TPL_FP16 1
 #define TPL_FP32 3
+
+#define TPL_APPROXIMATE_NONE 0 // approximate "none"
+#define TPL_APPROXIMATE_TANH 1 // approximate "tanh"
 
 #define TPL_SCH_MODE_1 1
 #define TPL_SCH_MODE_2 2
@@ -38,14 +41,17 @@ ASCENDC_TPL_ARGS_DECL(GeluGradV2,
                                             TPL_SCH_MODE_101, TPL_SCH_MODE_102, TPL_SCH_MODE_103, TPL_SCH_MODE_104,
                                             TPL_SCH_MODE_109, TPL_SCH_MODE_201, TPL_SCH_MODE_202, TPL_SCH_MODE_301,
                                             TPL_SCH_MODE_302, TPL_SCH_MODE_303, TPL_SCH_MODE_304, TPL_SCH_MODE_305),
-                      ASCENDC_TPL_DTYPE_DECL(dType, TPL_BF16, TPL_FP16, TPL_FP32));
+                      ASCENDC_TPL_DTYPE_DECL(dType, TPL_BF16, TPL_FP16, TPL_FP32),
+                      ASCENDC_TPL_UINT_DECL(approximate, 1, ASCENDC_TPL_UI_LIST, TPL_APPROXIMATE_NONE,
+                                            TPL_APPROXIMATE_TANH));
 
-ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_UINT_SEL(schMode, ASCENDC_TPL_UI_LIST, TPL_SCH_MODE_1, TPL_SCH_MODE_2,
-                                                          TPL_SCH_MODE_101, TPL_SCH_MODE_102, TPL_SCH_MODE_103,
-                                                          TPL_SCH_MODE_104, TPL_SCH_MODE_109, TPL_SCH_MODE_201,
-                                                          TPL_SCH_MODE_202, TPL_SCH_MODE_301, TPL_SCH_MODE_302,
-                                                          TPL_SCH_MODE_303, TPL_SCH_MODE_304, TPL_SCH_MODE_305),
-                                     ASCENDC_TPL_DTYPE_SEL(dType, TPL_BF16, TPL_FP16, TPL_FP32)));
+ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(
+    ASCENDC_TPL_UINT_SEL(schMode, ASCENDC_TPL_UI_LIST, TPL_SCH_MODE_1, TPL_SCH_MODE_2, TPL_SCH_MODE_101,
+                         TPL_SCH_MODE_102, TPL_SCH_MODE_103, TPL_SCH_MODE_104, TPL_SCH_MODE_109, TPL_SCH_MODE_201,
+                         TPL_SCH_MODE_202, TPL_SCH_MODE_301, TPL_SCH_MODE_302, TPL_SCH_MODE_303, TPL_SCH_MODE_304,
+                         TPL_SCH_MODE_305),
+    ASCENDC_TPL_DTYPE_SEL(dType, TPL_BF16, TPL_FP16, TPL_FP32),
+    ASCENDC_TPL_UINT_SEL(approximate, ASCENDC_TPL_UI_LIST, TPL_APPROXIMATE_NONE, TPL_APPROXIMATE_TANH)));
 } // namespace GeluGradV2Ns
 
 #endif // OPS_OP_KERNEL_GELU_GRAD_V2_TILING_STRUCT_H_

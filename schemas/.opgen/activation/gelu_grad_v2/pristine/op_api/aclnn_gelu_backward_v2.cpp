@@ -106,8 +106,9 @@ aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, con
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     selfContiguous = BroadcastIfNeeded(selfContiguous, broadcastShape, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const char* approximateValue = "none";
 
-    auto result = l0op::GeluGradV2(gradOutputContiguous, selfContiguous, opExecutor);
+    auto result = l0op::GeluGradV2(gradOutputContiguous, selfContiguous, approximateValue, opExecutor);
     CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);

@@ -24,16 +24,16 @@ OP_TYPE_REGISTER(GeluGradV2);
 static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
     op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
 
-const aclTensor* GeluGradV2(const aclTensor* dy, const aclTensor* x, aclOpExecutor* executor)
+const aclTensor* GeluGradV2(const aclTensor* dy, const aclTensor* x, const char* approximate, aclOpExecutor* executor)
 {
-    L0_DFX(GeluGradV2, dy, x);
+    L0_DFX(GeluGradV2, dy, x, approximate);
     if (!CheckType(dy->GetDataType(), AICORE_DTYPE_SUPPORT_LIST)) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "GeluGradV2 does not support this dtype on AICore.");
         return nullptr;
     }
     auto z = executor->AllocTensor(dy->GetViewShape(), dy->GetDataType());
     CHECK_RET(z != nullptr, nullptr);
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(GeluGradV2, OP_INPUT(dy, x), OP_OUTPUT(z));
+    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(GeluGradV2, OP_INPUT(dy, x), OP_OUTPUT(z), OP_ATTR(approximate));
     OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "GeluGradV2 ADD_TO_LAUNCHER_LIST_AICORE failed."),
              return nullptr);
     return z;

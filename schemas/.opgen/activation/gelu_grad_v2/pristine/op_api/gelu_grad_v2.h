@@ -14,7 +14,7 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-const aclTensor* GeluGradV2(const aclTensor* dy, const aclTensor* x, aclOpExecutor* executor);
+const aclTensor* GeluGradV2(const aclTensor* dy, const aclTensor* x, const char* approximate, aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_GELU_GRAD_V2_H_

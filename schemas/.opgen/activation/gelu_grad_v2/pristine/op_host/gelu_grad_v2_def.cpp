@@ -30,6 +30,7 @@ public:
             .DataType({ge::DT_BF16, ge::DT_FLOAT16, ge::DT_FLOAT})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("approximate").AttrType(OPTIONAL).String("none");
 
         OpAICoreConfig configAscend950;
         configAscend950.DynamicCompileStaticFlag(true)

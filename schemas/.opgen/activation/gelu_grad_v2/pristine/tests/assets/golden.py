@@ -13,8 +13,8 @@ import numpy as np
 __golden__ = {"kernel": {"gelu_grad_v2": "gelu_grad_v2_golden"}}
 
 
-def _default(dy, x, cdt, shape):
-    """Kernel math of Ascend950."""
+def _none(dy, x, cdt, shape):
+    """Kernel math of approximate="none"."""
     xl = np.maximum(x, cdt(-10000.0))
     xc = np.minimum(xl, cdt(10000.0))
     xs = np.multiply(xc, cdt(0.7071067811865476))
@@ -31,14 +31,40 @@ def _default(dy, x, cdt, shape):
     return (z,)
 
 
+def _tanh(dy, x, cdt, shape):
+    """Kernel math of approximate="tanh"."""
+    xl = np.maximum(x, cdt(-10000.0))
+    xc = np.minimum(xl, cdt(10000.0))
+    x2 = np.multiply(xc, xc)
+    t0 = np.multiply(x2, cdt(-0.07135481627260025))
+    t1 = np.add(t0, cdt(-1.5957691216057308))
+    t2 = np.multiply(t1, xc)
+    px = np.exp(t2)
+    r0 = np.multiply(x2, cdt(0.2140644488178007))
+    r1 = np.add(r0, cdt(1.5957691216057308))
+    res = np.multiply(r1, xc)
+    d = np.add(px, cdt(1.0))
+    inv = np.reciprocal(d)
+    a0 = np.multiply(inv, cdt(-1.0))
+    a = np.add(a0, cdt(1.0))
+    b = np.multiply(a, res)
+    c = np.multiply(b, inv)
+    s = np.add(c, inv)
+    z = np.multiply(s, dy)
+    return (z,)
+
+
 _VARIANTS = {
-    "Ascend950": _default,
+    "none": _none,
+    "tanh": _tanh,
 }
 
 
-def gelu_grad_v2_golden(dy, x, **kwargs):
+def gelu_grad_v2_golden(dy, x, *, approximate='none', **kwargs):
     """Inputs in gelu_grad_v2_def.cpp order (outputs excluded); returns the output(s)."""
-    variant = _VARIANTS.get(kwargs.get("short_soc_version"), _default)
+    if approximate not in _VARIANTS:
+        raise ValueError(f"approximate must be one of {list(_VARIANTS)}, got {approximate!r}")
+    variant = _VARIANTS[approximate]
     out_dtype = dy.dtype
     shape = np.broadcast_shapes(dy.shape, x.shape)
     cdt = np.float32

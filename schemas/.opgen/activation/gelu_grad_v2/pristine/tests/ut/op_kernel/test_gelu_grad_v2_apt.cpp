@@ -61,7 +61,7 @@ TEST_F(gelu_grad_v2_test, gelu_grad_v2_bfloat16_1_core)
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR dy, GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
-        ::gelu_grad_v2<0, TPL_BF16>(dy, x, z, workspace, tiling);
+        ::gelu_grad_v2<0, TPL_BF16, TPL_APPROXIMATE_NONE>(dy, x, z, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, dy, x, z, workspace, tiling);
     WriteFile(path + "/gelu_grad_v2_data/output_z.bin", z, zBytes);
@@ -108,7 +108,7 @@ TEST_F(gelu_grad_v2_test, gelu_grad_v2_float16_1_core)
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR dy, GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
-        ::gelu_grad_v2<0, TPL_FP16>(dy, x, z, workspace, tiling);
+        ::gelu_grad_v2<0, TPL_FP16, TPL_APPROXIMATE_NONE>(dy, x, z, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, dy, x, z, workspace, tiling);
     WriteFile(path + "/gelu_grad_v2_data/output_z.bin", z, zBytes);
@@ -155,7 +155,7 @@ TEST_F(gelu_grad_v2_test, gelu_grad_v2_float32_1_core)
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR dy, GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
-        ::gelu_grad_v2<0, TPL_FP32>(dy, x, z, workspace, tiling);
+        ::gelu_grad_v2<0, TPL_FP32, TPL_APPROXIMATE_NONE>(dy, x, z, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, dy, x, z, workspace, tiling);
     WriteFile(path + "/gelu_grad_v2_data/output_z.bin", z, zBytes);
@@ -202,7 +202,7 @@ TEST_F(gelu_grad_v2_test, gelu_grad_v2_bfloat16_2_cores)
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR dy, GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
-        ::gelu_grad_v2<0, TPL_BF16>(dy, x, z, workspace, tiling);
+        ::gelu_grad_v2<0, TPL_BF16, TPL_APPROXIMATE_NONE>(dy, x, z, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 2, dy, x, z, workspace, tiling);
     WriteFile(path + "/gelu_grad_v2_data/output_z.bin", z, zBytes);

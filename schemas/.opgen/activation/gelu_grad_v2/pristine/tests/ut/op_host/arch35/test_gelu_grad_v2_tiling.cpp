@@ -28,6 +28,7 @@ TEST_F(GeluGradV2TilingAscend950, tiling_bfloat16_same_shapes)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("none")}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1032, EMPTY_EXPECT_TILING_DATA, {16777216});
     TilingInfo tilingInfo;
@@ -52,6 +53,7 @@ TEST_F(GeluGradV2TilingAscend950, tiling_bfloat16_dy_broadcast_row)
                                               {
                                                   {{{8, 33}, {8, 33}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("none")}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1024, EMPTY_EXPECT_TILING_DATA, {16777216});
 }
@@ -67,6 +69,7 @@ TEST_F(GeluGradV2TilingAscend950, tiling_bfloat16_x_broadcast_row)
                                               {
                                                   {{{8, 33}, {8, 33}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("none")}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1024, EMPTY_EXPECT_TILING_DATA, {16777216});
 }
@@ -82,6 +85,7 @@ TEST_F(GeluGradV2TilingAscend950, tiling_float16_same_shapes)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("none")}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 520, EMPTY_EXPECT_TILING_DATA, {16777216});
     TilingInfo tilingInfo;
@@ -106,6 +110,7 @@ TEST_F(GeluGradV2TilingAscend950, tiling_float16_dy_broadcast_row)
                                               {
                                                   {{{8, 33}, {8, 33}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("none")}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 512, EMPTY_EXPECT_TILING_DATA, {16777216});
 }
@@ -121,6 +126,7 @@ TEST_F(GeluGradV2TilingAscend950, tiling_float16_x_broadcast_row)
                                               {
                                                   {{{8, 33}, {8, 33}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("none")}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 512, EMPTY_EXPECT_TILING_DATA, {16777216});
 }
@@ -136,6 +142,7 @@ TEST_F(GeluGradV2TilingAscend950, tiling_float32_same_shapes)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("none")}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1544, EMPTY_EXPECT_TILING_DATA, {16777216});
     TilingInfo tilingInfo;
@@ -160,6 +167,7 @@ TEST_F(GeluGradV2TilingAscend950, tiling_float32_dy_broadcast_row)
                                               {
                                                   {{{8, 33}, {8, 33}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("none")}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1536, EMPTY_EXPECT_TILING_DATA, {16777216});
 }
@@ -175,6 +183,7 @@ TEST_F(GeluGradV2TilingAscend950, tiling_float32_x_broadcast_row)
                                               {
                                                   {{{8, 33}, {8, 33}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("none")}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1536, EMPTY_EXPECT_TILING_DATA, {16777216});
 }
@@ -235,6 +244,193 @@ TEST_F(GeluGradV2TilingAscend950, tiling_mixed_dtypes)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
+TEST_F(GeluGradV2TilingAscend950, tiling_bfloat16_same_shapes_tanh)
+{
+    Ops::Base::BroadcastCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGradV2",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("tanh")}},
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 132104, EMPTY_EXPECT_TILING_DATA, {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 2U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::BroadcastOneDimTilingDataAdvance));
+    const auto& tiling =
+        *reinterpret_cast<const Ops::Base::BroadcastOneDimTilingDataAdvance*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dimLen, 1024);
+    EXPECT_EQ(tiling.tileNum, 256);
+    EXPECT_EQ(tiling.blockNum, 2);
+}
+
+TEST_F(GeluGradV2TilingAscend950, tiling_bfloat16_dy_broadcast_row_tanh)
+{
+    Ops::Base::BroadcastCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGradV2",
+                                              {
+                                                  {{{1, 33}, {1, 33}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{8, 33}, {8, 33}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{8, 33}, {8, 33}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("tanh")}},
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 132096, EMPTY_EXPECT_TILING_DATA, {16777216});
+}
+
+TEST_F(GeluGradV2TilingAscend950, tiling_bfloat16_x_broadcast_row_tanh)
+{
+    Ops::Base::BroadcastCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGradV2",
+                                              {
+                                                  {{{8, 33}, {8, 33}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1, 33}, {1, 33}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{8, 33}, {8, 33}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("tanh")}},
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 132096, EMPTY_EXPECT_TILING_DATA, {16777216});
+}
+
+TEST_F(GeluGradV2TilingAscend950, tiling_float16_same_shapes_tanh)
+{
+    Ops::Base::BroadcastCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGradV2",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("tanh")}},
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 131592, EMPTY_EXPECT_TILING_DATA, {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 2U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::BroadcastOneDimTilingDataAdvance));
+    const auto& tiling =
+        *reinterpret_cast<const Ops::Base::BroadcastOneDimTilingDataAdvance*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dimLen, 1024);
+    EXPECT_EQ(tiling.tileNum, 256);
+    EXPECT_EQ(tiling.blockNum, 2);
+}
+
+TEST_F(GeluGradV2TilingAscend950, tiling_float16_dy_broadcast_row_tanh)
+{
+    Ops::Base::BroadcastCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGradV2",
+                                              {
+                                                  {{{1, 33}, {1, 33}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{8, 33}, {8, 33}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{8, 33}, {8, 33}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("tanh")}},
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 131584, EMPTY_EXPECT_TILING_DATA, {16777216});
+}
+
+TEST_F(GeluGradV2TilingAscend950, tiling_float16_x_broadcast_row_tanh)
+{
+    Ops::Base::BroadcastCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGradV2",
+                                              {
+                                                  {{{8, 33}, {8, 33}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1, 33}, {1, 33}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{8, 33}, {8, 33}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("tanh")}},
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 131584, EMPTY_EXPECT_TILING_DATA, {16777216});
+}
+
+TEST_F(GeluGradV2TilingAscend950, tiling_float32_same_shapes_tanh)
+{
+    Ops::Base::BroadcastCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGradV2",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("tanh")}},
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 132616, EMPTY_EXPECT_TILING_DATA, {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 4U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::BroadcastOneDimTilingDataAdvance));
+    const auto& tiling =
+        *reinterpret_cast<const Ops::Base::BroadcastOneDimTilingDataAdvance*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dimLen, 1024);
+    EXPECT_EQ(tiling.tileNum, 128);
+    EXPECT_EQ(tiling.blockNum, 4);
+}
+
+TEST_F(GeluGradV2TilingAscend950, tiling_float32_dy_broadcast_row_tanh)
+{
+    Ops::Base::BroadcastCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGradV2",
+                                              {
+                                                  {{{1, 33}, {1, 33}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{8, 33}, {8, 33}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{8, 33}, {8, 33}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("tanh")}},
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 132608, EMPTY_EXPECT_TILING_DATA, {16777216});
+}
+
+TEST_F(GeluGradV2TilingAscend950, tiling_float32_x_broadcast_row_tanh)
+{
+    Ops::Base::BroadcastCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGradV2",
+                                              {
+                                                  {{{8, 33}, {8, 33}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1, 33}, {1, 33}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{8, 33}, {8, 33}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("tanh")}},
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 132608, EMPTY_EXPECT_TILING_DATA, {16777216});
+}
+
+TEST_F(GeluGradV2TilingAscend950, tiling_approximate_invalid)
+{
+    Ops::Base::BroadcastCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGradV2",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {{"approximate", Ops::NN::AnyValue::CreateFrom<std::string>("invalid")}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
 }
