@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..plan import RenderPlan
 from .aclnn_wiring import aclnn_items
+from .choice_wiring import choice_item
 from .formats_item import format_items
 from .items import CheckItem, more_line, ok, skipped, verdict
 from .readers import (
@@ -60,6 +61,7 @@ def consistency_tier(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
     families = family_files(plan.name, plan.op_type, plan.families)
     for suffix, one in families:
         items += relabel([tiling_dispatch_item(op_dir, one, info), tpl_item(op_dir, one, info)], suffix)
+    items += [choice_item(op_dir, one, src) for _, one in families if one.is_dag]
     items.append(proto_item(op_dir, files, info))
     items += st_csv_items(op_dir, info)
     items += wiring_items(op_dir, families, info)

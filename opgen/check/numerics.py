@@ -136,10 +136,13 @@ def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
         arrays = [a for a in drawn if a is not None]
         given = present_inputs(spec, plan, combo, arrays) if len(arrays) == len(drawn) else drawn
         samples.append((f"st:{row['testcase_name']}", combo, list(given), read_st_value(row["attributes"])))
+    picks: list[dict[str, AttrValue]] = [{plan.choice.attr.name: v.value} for v in plan.choice.values] \
+        if plan.choice else [{}]
     for combo in plan.combinations:
         edge = present_inputs(spec, plan, combo, _edge_inputs(plan, combo, np.random.default_rng(
             [seed, combo.index]), spec))
-        samples.append(("edge", combo, list[Array | None](edge), {}))
+        samples += [(" ".join(["edge", *(f"{k}={v!r}" for k, v in picked.items())]), combo,
+                     list[Array | None](edge), picked) for picked in picks]
         if plan.absent:
             samples.append((f"edge without {plan.absent.tensor.name}", combo, without(plan, edge), {}))
     results: list[NumericsResult] = []
@@ -150,7 +153,8 @@ def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
         if plan.absent and all(a is not None for a in given):
             expected = _widened(expected, rounding_bound(spec, plan, inputs))
         for soc in (s for s in plan.socs if combo in s.combinations):
-            case = _Case(plan.op_type, soc.variant, (soc.short_version,), combo, sample, len(plan.inputs))
+            variant = str(attrs.get(plan.choice.attr.name, plan.choice.attr.value)) if plan.choice else soc.variant
+            case = _Case(plan.op_type, variant, (soc.short_version,), combo, sample, len(plan.inputs))
             try:
                 with np.errstate(all="ignore"):  # edge values overflow on purpose
                     returned = kernel(*(None if a is None else a.copy() for a in given), **attrs,

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..spec.choice import choice_attr
 from ..spec.models import OpSpec
 from ..spec.socs import SOCS
 from .attrs import AttrValue, attr_settings
@@ -95,19 +96,27 @@ def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCo
     multiple = rule.multiple if rule else 1
     rows: list[StRow] = []
     defaults, *others = attr_settings(spec)
+    choice = choice_attr(spec)
+    # a string attr choosing the math: every value gets the shapes and edges (its own kernel path)
+    picks = [(f"_{v}" if v != choice.default else "", {**defaults, choice.name: v}) for v in choice.values] \
+        if choice else [("", defaults)]
+    others = [o for o in others if not choice or o[choice.name] == choice.default]
     for combo in combos:
         key = combo.key.name
-        label = combo.label
         plain = tuple(_data_range(spec, t, combo.index) for t in inputs)
         shapes = [tuple(s) for s in spec.tests.shapes]
         shapes += [_fit(s, multiple) for s in HIGH_RANKS if len(s) <= spec.constraints.max_rank]
-        rows += [StRow(f"{spec.snake_name}_{label}_{j:03d}", combo, s, plain) for j, s in enumerate(shapes)]
-        rows += [StRow(f"{spec.snake_name}_{label}_{case}", combo, out, plain, input_shapes=ins)
-                 for case, ins, out in (broadcast_st_shapes(spec, [t.name for t in inputs], brc) if brc else ())]
-        edge_shape = _fit((4, 64), multiple)
-        for edge, values in _edge_sets(key, spec.tests.value_range):
-            ranges = tuple(values if _is_data(t, combo) else plain[i] for i, t in enumerate(inputs))
-            rows.append(StRow(f"{spec.snake_name}_{label}_edge_{edge}", combo, edge_shape, ranges))
+        for suffix, picked in picks:
+            label, attrs = f"{combo.label}{suffix}", tuple(picked.items())
+            rows += [StRow(f"{spec.snake_name}_{label}_{j:03d}", combo, s, plain, attrs=attrs)
+                     for j, s in enumerate(shapes)]
+            rows += [StRow(f"{spec.snake_name}_{label}_{case}", combo, out, plain, input_shapes=ins, attrs=attrs)
+                     for case, ins, out in (broadcast_st_shapes(spec, [t.name for t in inputs], brc) if brc else ())]
+            edge_shape = _fit((4, 64), multiple)
+            for edge, values in _edge_sets(key, spec.tests.value_range):
+                ranges = tuple(values if _is_data(t, combo) else plain[i] for i, t in enumerate(inputs))
+                rows.append(StRow(f"{spec.snake_name}_{label}_edge_{edge}", combo, edge_shape, ranges, attrs=attrs))
+        label = combo.label
         for name in absent_inputs(spec, inputs):
             without = tuple(None if t.name == name else r for t, r in zip(inputs, plain, strict=True))
             rows += [StRow(f"{spec.snake_name}_{label}_without_{name}_{j:03d}", combo, s, without,
