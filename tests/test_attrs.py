@@ -127,13 +127,3 @@ def test_an_attr_where_a_tensor_stands_is_refused(run, tmp_path: Path) -> None:
 def test_a_check_value_equal_to_the_default_is_refused(run, tmp_path: Path) -> None:
     err = _problems(run, tmp_path, SWISH, "check_value: 0.5", "check_value: 1.0")
     assert re.search(r"attrs\[0\]\.check_value: 1\.0 is the default", err)
-
-
-def test_a_string_attr_choosing_the_math_is_refused_until_the_choice_is_built(run, tmp_path: Path) -> None:
-    """A string attr's values would pick compute variants, but no tiling, kernel or golden reads the choice:
-    the spec is refused with every problem named, nothing written."""
-    err = _problems(run, tmp_path, SWISH, "attrs:\n", "attrs:\n  - {name: approximate, type: string, default: none, "
-                    "values: [none, tanh]}\n")
-    assert re.search(r"swish_grad\.yaml:\d+: attrs\[0\]\.type: string attr approximate: an attr choosing the "
-                     r"compute variant is not built yet", err), err
-    assert re.search(r"attrs\[0\]\.values: no compute variant for 'none', 'tanh'", err), err

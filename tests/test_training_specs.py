@@ -28,9 +28,6 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     ("hard_swish_grad_v2", "proto_dtypes"): "the same type lists, keyed by grad_output for upstream's gradOutput",
     ("sigmoid_grad", "def_attrs"): "upstream's def registers no attr (complex_conj is proto-only); opgen registers "
                                    "every attr in both",
-    ("gelu_grad_v2", "attrs"): "no approximate: a string attr choosing the math (none/tanh DAGs) is refused until "
-                               "built; the spec is upstream's approximate='none' math",
-    ("gelu_grad_v2", "def_attrs"): "no approximate (see attrs)",
     ("hard_swish_grad_v2", "socs"): "no ascend910 (its fp16/fp32 columns are expressible as platforms[i]."
                                     "combinations, but the classic kernel's DataCopyPad is not supported on dav_c100) "
                                     "and no mc62 (not a SoC opgen knows)",
@@ -75,9 +72,9 @@ def _upstream(ops_nn: Path, spec: OpSpec) -> dict[str, object]:
         "tensors": tuple(re.findall(r"\.(INPUT|OPTIONAL_INPUT|OUTPUT)\((\w+),", proto)),
         "proto_dtypes": {n: _proto_admits(_type_var(t, proto)) for n, t in
                          re.findall(r"\.(?:INPUT|OPTIONAL_INPUT|OUTPUT)\((\w+),([^\n]*)", proto)},
-        "attrs": tuple((n, t, _number(v) if t == "Float" else v)
+        "attrs": tuple((n, t, _number(v) if t == "Float" else v.strip('"'))
                        for n, t, v in re.findall(r"\.ATTR\((\w+),\s*(\w+),\s*([^)]+)\)", proto)),
-        "def_attrs": tuple((n, t, _float32(v) if t == "Float" else v) for n, t, v in re.findall(
+        "def_attrs": tuple((n, t, _float32(v) if t == "Float" else v.strip('"')) for n, t, v in re.findall(
             r'this->Attr\("(\w+)"\)(?:\.AttrType\(\w+\))?\.(\w+)\(([^;]*)\);', definition)),
         "dtypes": columns,
         "socs": tuple(sorted(set(re.findall(r'AddConfig\("(\w+)"', definition)))),

@@ -118,3 +118,17 @@ def test_a_tiling_that_ignores_an_attr_fails_only_the_ut_case_at_the_checked_set
     run = by_item(ut_items(op_dir, cann_src), "op_host UTs run (ascend950)")
     assert run.status == "fail" and run.figures["failed"] == 1, run
     assert case in run.reason
+
+
+def test_a_tiling_mapping_a_value_to_another_values_macro_fails_that_values_uts(tmp_path: Path,
+                                                                                 cann_src: Path) -> None:
+    """GeluGradV2's approximate: "tanh" keyed as "none" passes every default case and fails each tanh case."""
+    op_dir = copy_sample(tmp_path, "activation/gelu_grad_v2")
+    edit(op_dir / "op_host/arch35/gelu_grad_v2_tiling_arch35.cpp", "    approximate = TPL_APPROXIMATE_TANH;",
+         "    approximate = TPL_APPROXIMATE_NONE;")
+    run = by_item(ut_items(op_dir, cann_src), "op_host UTs run (ascend950)")
+    _, plan = loaded(op_dir)
+    [suite] = plan.ophost_ut.tiling_suites
+    tanh = [c.name for c in suite.cases if c.name.endswith("_tanh")]
+    assert run.status == "fail" and run.figures["failed"] == len(tanh) == 9
+    assert "GeluGradV2TilingAscend950.tiling_bfloat16_same_shapes_tanh" in run.reason
