@@ -49,7 +49,8 @@ def test_the_kernel_takes_the_tpl_argument_and_runs_each_values_dag() -> None:
     assert "#define TPL_APPROXIMATE_NONE 0" in struct and "#define TPL_APPROXIMATE_TANH 1" in struct
     assert re.search(r"ASCENDC_TPL_UINT_DECL\(approximate, 1, ASCENDC_TPL_UI_LIST, TPL_APPROXIMATE_NONE,\s*"
                      r"TPL_APPROXIMATE_TANH\)\);", struct)
-    assert "ASCENDC_TPL_UINT_SEL(approximate, ASCENDC_TPL_UI_LIST, TPL_APPROXIMATE_NONE, TPL_APPROXIMATE_TANH)" in struct
+    selected = "ASCENDC_TPL_UINT_SEL(approximate, ASCENDC_TPL_UI_LIST, TPL_APPROXIMATE_NONE, TPL_APPROXIMATE_TANH)"
+    assert selected in struct
     kernel = (OP / "op_kernel/gelu_grad_v2_apt.cpp").read_text()
     assert "template <uint64_t schMode, uint64_t dType, uint64_t approximate>" in kernel
     assert re.search(r"dType == TPL_FP16 && approximate == TPL_APPROXIMATE_TANH\) \{\s*"
