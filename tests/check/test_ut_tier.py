@@ -6,6 +6,7 @@ into the user's cache, every later one finds it there.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -87,7 +88,8 @@ def test_a_tiling_field_change_fails_the_tiling_ut_that_expects_the_plans_values
     run = by_item(items, "op_host UTs run (ascend910b)")
     assert run.status == "fail" and run.figures["failed"] > 0
     assert "tests/ut/op_host/test_gelu_grad_tiling.cpp:" in run.reason
-    assert "GeluGradTilingAscend910b.tiling_float32_test_shape" in run.reason
+    # which dtype's cases fail first depends on the edit (the scratch reserve moves float16's tile first)
+    assert re.search(r"GeluGradTilingAscend910b\.tiling_float(16|32)_test_shape", run.reason)
 
 
 def test_a_tiling_key_change_fails_the_arch35_tiling_ut(tmp_path: Path, cann_src: Path) -> None:
