@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..plan import RenderPlan
-from .aclnn_wiring import aclnn_items
+from .aclnn_wiring import DefAttr, aclnn_items, read_def_attrs
 from .choice_wiring import choice_item
 from .formats_item import format_items
 from .items import CheckItem, more_line, ok, skipped, verdict
@@ -56,7 +56,7 @@ def consistency_tier(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
     items = [ok("def dtype combinations", f"{len(combos)}: " + ", ".join(show(c, n_in) for c in combos),
                 combinations=len(combos))]
     items += soc_config_items(src, info)
-    items += binary_json_items(op_dir, files, info)
+    items += binary_json_items(op_dir, files, info, read_def_attrs(src))
     items += format_items(op_dir, files, info)
     families = family_files(plan.name, plan.op_type, plan.families)
     for suffix, one in families:
@@ -69,17 +69,23 @@ def consistency_tier(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
     return items
 
 
+def _attrs_text(attrs: tuple[tuple[str, str], ...]) -> str:
+    return ", ".join(f"{name}: {dtype}" for name, dtype in attrs) or "none"
+
+
 def show(combo: Combo, inputs: int) -> str:
     return f"({', '.join(combo[:inputs])} -> {', '.join(combo[inputs:])})"
 
 
-def binary_json_items(op_dir: Path, files: OpFiles, info: DefInfo) -> list[CheckItem]:
-    """One item per SoC file: same tensor names in def order, the same set of combinations, no duplicates."""
+def binary_json_items(op_dir: Path, files: OpFiles, info: DefInfo, attrs: list[DefAttr]) -> list[CheckItem]:
+    """One item per SoC file: same tensor names in def order, the same set of combinations, no duplicates, and
+    each entry's attrs the def's (names and types, in order: the binary is built for every value of each)."""
     rels = glob_rel(op_dir, files.binary_jsons)
     if not rels:
         return [skipped("binary JSON == def", "no op_host/config/<soc>/*_binary.json (see structure)")]
     n_in = len(info.inputs)
     names = tuple(t.name for t in info.tensors)
+    want = tuple((a.name, a.ge_type.lower()) for a in attrs)
     items = []
     for rel in rels:
         label = f"binary JSON == def ({rel.split('/')[2]})"
@@ -91,6 +97,8 @@ def binary_json_items(op_dir: Path, files: OpFiles, info: DefInfo) -> list[Check
             continue
         problems = [f"{rel}: op_list[{e.index}] names tensors ({', '.join(e.names)}), the def ({', '.join(names)})"
                     for e in entries if e.names != names]
+        problems += [f"{rel}: op_list[{e.index}] lists attrs ({_attrs_text(e.attrs)}), the def "
+                     f"({_attrs_text(want)})" for e in entries if e.attrs != want]
         have = Counter(e.dtypes for e in entries)
         problems += [f"{rel} lacks def combination {show(c, n_in)}" for c in combos if c not in have]
         problems += [f"{rel} has combination {show(c, n_in)} that the def does not list" for c in have

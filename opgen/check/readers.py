@@ -284,6 +284,7 @@ class BinaryEntry:
     dtypes: tuple[str, ...]
     bin_filename: str
     formats: tuple[str, ...] = ()
+    attrs: tuple[tuple[str, str], ...] = ()  # (name, dtype) of its `attrs` list, in order
 
 
 def read_binary_json(path: Path) -> tuple[str, list[BinaryEntry]]:
@@ -295,7 +296,8 @@ def read_binary_json(path: Path) -> tuple[str, list[BinaryEntry]]:
             tensors = [sorted(entry.get(role, []), key=lambda t: int(t["index"])) for role in ("inputs", "outputs")]
             flat = tensors[0] + tensors[1]
             entries.append(BinaryEntry(k, tuple(str(t["name"]) for t in flat), tuple(str(t["dtype"]) for t in flat),
-                                       str(entry.get("bin_filename", "")), tuple(str(t["format"]) for t in flat)))
+                                       str(entry.get("bin_filename", "")), tuple(str(t["format"]) for t in flat),
+                                       tuple((str(a["name"]), str(a["dtype"])) for a in entry.get("attrs", []))))
         return str(data.get("op_type", "")), entries
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise ReadError(f"not an ops-nn binary JSON ({type(error).__name__}: {error})") from None

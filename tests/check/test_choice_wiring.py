@@ -4,6 +4,7 @@ or a selection without a value each fail the row, naming the file and the fact."
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,18 @@ def test_a_choice_out_of_step_fails_the_row(tmp_path: Path, rel: str, old: str, 
     edit(op_dir / rel, old, new, count)
     status, reason, _ = _row(op_dir)
     assert status == "fail" and message in reason, reason
+
+
+def test_a_binary_json_entry_without_the_attrs_fails_that_socs_row(tmp_path: Path) -> None:
+    """The binary is built for every value of each attr the def registers: an entry that drops them is out of
+    step with the def (the other entries and rows still pass)."""
+    op_dir = copy_sample(tmp_path, GELU_V2)
+    rel = "op_host/config/ascend950/gelu_grad_v2_binary.json"
+    document = json.loads((op_dir / rel).read_text())
+    del document["op_list"][1]["attrs"]
+    (op_dir / rel).write_text(json.dumps(document, indent=4))
+    items = consistency_tier(op_dir, loaded(op_dir)[1])
+    row = by_item(items, "binary JSON == def (ascend950)")
+    assert row.status == "fail"
+    assert row.reason == f"{rel}: op_list[1] lists attrs (none), the def (approximate: string)"
+    assert [i.item for i in failing(items)] == [row.item]
