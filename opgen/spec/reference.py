@@ -87,14 +87,14 @@ def reference_problems(spec: OpSpec) -> list[tuple[tuple[str, ...], str]]:
                              f'where({name} == "<value>", ..., ...)'))
         elif name not in known:
             problems.append(((*loc, field), f"{name!r} is neither an input nor an attr"))
+        if field == "forward" and name == ref.grad:
+            problems.append(((*loc, field), f"the forward function cannot read the incoming gradient {name!r}"))
     for name, value in formula.choices:
         if name not in strings:
             problems.append(((*loc, field), f"{name!r} is tested against the string {value!r}, but is no string "
                              "attr; only a string attr's value is tested so"))
         elif value not in strings[name]:
             problems.append(((*loc, field), f"{value!r} is not one of {name}'s values ({', '.join(strings[name])})"))
-        if field == "forward" and name == ref.grad:
-            problems.append(((*loc, field), f"the forward function cannot read the incoming gradient {name!r}"))
     if len(spec.outputs) != 1:
         problems.append((loc, "a reference formula gives one output; this op has several"))
     return problems

@@ -29,7 +29,8 @@ _CLAMP = ("GeluGrad and GeluGradV2 clamp x to +-1e4 only to keep exp and x**2 fi
           "the float32 derivative is exactly 0 (x < 0) or 1 (x > 0) either way")
 EQUIVALENT: dict[tuple[str, str, int, str], str] = {
     (name, variant, step, "constant"): _CLAMP
-    for name, variant in (("gelu_grad", "ascend910b"), ("gelu_grad", "ascend310b"), ("gelu_grad_v2", "default"))
+    for name, variant in (("gelu_grad", "ascend910b"), ("gelu_grad", "ascend310b"), ("gelu_grad_v2", "none"),
+                          ("gelu_grad_v2", "tanh"))
     for step in (0, 1)
 }
 

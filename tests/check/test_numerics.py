@@ -344,9 +344,10 @@ def test_generated_sample_goldens_pass_and_match_the_emulator_bit_for_bit(name: 
                   rng.uniform(0 if t.dtypes[combo.index].name.startswith("u") else -100, 100, 64)
                   .astype(numpy_dtype(t.dtypes[combo.index].name)) for t in plan.inputs]
         for variant in plan.golden.variants:
+            picked = {plan.choice.attr.name: variant.value} if plan.choice else {}  # a choice attr picks it
             for soc in variant.socs:
-                mine = emulate(plan, variant, combo, inputs)[0]
-                theirs = np.asarray(kernel(*inputs, short_soc_version=soc))
+                mine = emulate(plan, variant, combo, inputs, picked)[0]
+                theirs = np.asarray(kernel(*inputs, short_soc_version=soc, **picked))
                 assert theirs.dtype == mine.dtype
                 assert np.array_equal(theirs.view(np.uint8), mine.view(np.uint8)), (combo.names, soc)
 
