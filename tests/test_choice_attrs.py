@@ -120,7 +120,7 @@ def test_a_value_running_the_other_values_math_fails_numerics_at_that_value(tmp_
      "platforms[0].compute_variant", "approximate picks the variant by its value on every platform"),
     (lambda t: t.replace("    tanh:\n", "    sigmoid:\n"), "attrs[0].values", "no compute variant for 'tanh'"),
     (lambda t: t.replace("    tanh:\n", "    sigmoid:\n"), "compute.variants.sigmoid",
-     "'sigmoid' is not a value of approximate (none, tanh), whose values pick the variant"),
+     "'sigmoid' is picked by no value of approximate (none, tanh), whose values pick the variant"),
     (lambda t: t.replace("default: none\n    values", "default: erf\n    values"), "attrs[0].default",
      "'erf' is not one of values"),
     (lambda t: t.replace("values: [none, tanh]", "values: [none, tanh, TANH]"), "attrs[0].values",

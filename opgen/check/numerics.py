@@ -153,7 +153,8 @@ def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
         if plan.absent and all(a is not None for a in given):
             expected = _widened(expected, rounding_bound(spec, plan, inputs))
         for soc in (s for s in plan.socs if combo in s.combinations):
-            variant = str(attrs.get(plan.choice.attr.name, plan.choice.attr.value)) if plan.choice else soc.variant
+            variant = plan.choice.pick(attrs.get(plan.choice.attr.name, plan.choice.attr.value)).variant \
+                if plan.choice else soc.variant
             case = _Case(plan.op_type, variant, (soc.short_version,), combo, sample, len(plan.inputs))
             try:
                 with np.errstate(all="ignore"):  # edge values overflow on purpose

@@ -61,14 +61,15 @@ def build_reference(spec: OpSpec, plan: RenderPlan) -> Reference | None:
     def fn(inputs: Sequence[Array], attrs: Mapping[str, AttrValue] | None = None
            ) -> tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]:
         values = {**defaults, **(attrs or {})}
-        given = {n: v if kinds[n] == "string" else float(kernel_value(kinds[n], v)) for n, v in values.items()}
+        given = {n: v if kinds[n] in ("string", "bool") else float(kernel_value(kinds[n], v))
+                 for n, v in values.items()}
         return _evaluate(resolved, plan, inputs, given)
 
     return Reference(tuple(i for i, n in enumerate(names) if n in read), fn, resolved)
 
 
 def _evaluate(resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Array],
-              attrs: dict[str, float | str]) -> tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]:
+              attrs: dict[str, AttrValue]) -> tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]:
     import torch  # slow to import; only the numerics tier needs it
 
     plain = [np.shape(a) for a, t in zip(inputs, plan.inputs, strict=True) if not t.is_mask]
@@ -83,16 +84,20 @@ def _evaluate(resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Ar
         else:
             result, values, flushed = _gradient(torch, trace, result, env[resolved.wrt], env[resolved.grad].detach())
             undefined = undefined | flushed
+    elif resolved.grad is not None:  # a direct formula, linear in grad: its value at grad = 1 is the derivative
+        slope = evaluate(resolved.formula, {**env, resolved.grad: torch.ones(shape, dtype=torch.float64)},
+                         _torch_lib(torch))
+        undefined = undefined | _flushed(slope.detach() + trace.zeros(), env[resolved.grad], result.detach())
     out = values if values is not None else result.detach()
     error = UNIT_ROUNDOFF * (2.0 * trace.bound(result) + len(trace.roundings) * torch.nan_to_num(out.abs(), nan=0.0))
     return (out.numpy().copy(),), error.numpy().copy(), undefined.numpy().copy()
 
 
 def _environment(torch: Any, resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Array],
-                 attrs: dict[str, float | str], shape: tuple[int, ...]) -> dict[str, Any]:
-    """Every name a formula may read: attrs (a string one as it is), inputs in float64 on the broadcast shape,
-    masks as bools."""
-    env: dict[str, Any] = {name: value if isinstance(value, str) else torch.tensor(value, dtype=torch.float64)
+                 attrs: dict[str, AttrValue], shape: tuple[int, ...]) -> dict[str, Any]:
+    """Every name a formula may read: attrs (a string or bool one as it is: `where` decides on it before
+    computing), inputs in float64 on the broadcast shape, masks as bools."""
+    env: dict[str, Any] = {name: value if isinstance(value, str | bool) else torch.tensor(value, dtype=torch.float64)
                            for name, value in attrs.items()}
     for array, tensor in zip(inputs, plan.inputs, strict=True):
         if tensor.is_mask:
@@ -115,9 +120,12 @@ def _gradient(torch: Any, trace: _Trace, forward: Any, wrt: Any, grad: Any) -> t
     derivative = slope if slope is not None else trace.zeros()
     result = trace.rounded(derivative * grad)
     values = None if pushed is None else torch.where(pushed.isnan() & ~result.isnan(), result.detach(), pushed)
-    # a derivative float32 cannot hold (it flushes to 0) times a grad that makes it count: 0 or the product
-    tiny = derivative.detach().abs() < COMPUTE_TINY
-    return result, values, tiny & (grad.isinf() | (result.detach().abs() >= COMPUTE_TINY))
+    return result, values, _flushed(derivative.detach(), grad, result.detach())
+
+
+def _flushed(derivative: Any, grad: Any, result: Any) -> Any:
+    """A derivative float32 cannot hold (it flushes to 0) times a grad that makes it count: 0 or the product."""
+    return (derivative.abs() < COMPUTE_TINY) & (grad.isinf() | (result.abs() >= COMPUTE_TINY))
 
 
 class _Trace:

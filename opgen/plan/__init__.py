@@ -303,7 +303,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     absent = absent_plan(spec, tensors, float_compute, variants, "arch35" if dag else "classic", scalars.var_names)
     golden = golden_plan(name, tensors, float_compute, attrs, scalars, variants, (
         absent.tensor.name, absent.golden_table, absent.golden_variants) if absent else None,
-        choice.attr.name if choice else "")
+        choice.attr.name if choice else "", choice is not None and not choice.is_string)
     return RenderPlan(
         opgen_version=__version__, op_type=spec.op_type, name=name, category=spec.category,
         experimental=spec.experimental, rel_dir=plan_rel_dir,
@@ -339,8 +339,9 @@ def _golden_variant(variant: str, steps: tuple[Step, ...], socs: tuple[SocPlan, 
                     choice: ChoicePlan | None) -> GoldenVariant:
     """A variant's golden function: run by the SoCs that name it, or (choice) on every SoC for its value."""
     if choice:
+        value = next(v for v in choice.values if v.variant == variant)
         return GoldenVariant(variant, tuple(s.short_version for s in socs), golden_lines(steps), mask_values(steps),
-                             variant, f'{choice.attr.name}="{variant}"')
+                             value.value, f"{choice.attr.name}={value.literal}")
     runs = tuple(s.short_version for s in socs if s.variant == variant)
     return GoldenVariant(variant, runs, golden_lines(steps), mask_values(steps), about=", ".join(runs))
 

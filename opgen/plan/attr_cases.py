@@ -46,11 +46,11 @@ def _choice_cases(cases: list[TilingCase], spec: OpSpec, attrs: tuple[AttrPlan, 
     defaults = attr_settings(spec)[0]
     name = choice.attr.name
     succeeding = [c for c in cases if c.succeeds]
-    found = [replace(_given(c, attrs, {**defaults, name: v.value}, scalars, True), name=f"{c.name}_{v.value}",
+    found = [replace(_given(c, attrs, {**defaults, name: v.value}, scalars, True), name=f"{c.name}_{v.label}",
                      tiling_key=c.tiling_key + (v.code << shift))
              for v in choice.values if v != choice.default for c in succeeding]
-    if succeeding:
-        invalid = "invalid" + "_" * sum(v.value.startswith("invalid") for v in choice.values)
+    if succeeding and choice.is_string:  # a bool takes no other value
+        invalid = "invalid" + "_" * sum(str(v.value).startswith("invalid") for v in choice.values)
         refused = _given(succeeding[0], attrs, {**defaults, name: invalid}, scalars, True)
         found.append(replace(refused, name=f"tiling_{name}_{invalid}", expect="GRAPH_FAILED", tiling_key=0,
                              block_dim=0, fields=(), attr_checks=()))

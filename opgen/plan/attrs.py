@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..spec.attrs import recipe_attrs
-from ..spec.choice import choice_attr
+from ..spec.choice import choice_attr, choice_options
 from ..spec.models import AttrSpec, OpSpec
 from .classic import attr_member
 from .reserved import lower_camel
@@ -90,8 +90,8 @@ def attr_settings(spec: OpSpec) -> tuple[dict[str, AttrValue], ...]:
     an attr fails the last setting."""
     defaults = {a.name: a.default for a in spec.attrs}
     choice = choice_attr(spec)
-    picked = [{**defaults, choice.name: v} for v in choice.values if v != choice.default] if choice else []
-    numeric = [a for a in spec.attrs if a.type in ("float", "int", "bool")]
+    picked = [{**defaults, choice.name: v} for v, _ in choice_options(choice) if v != choice.default] if choice else []
+    numeric = [a for a in spec.attrs if a.type in ("float", "int", "bool") and a is not choice]
     other = [{**defaults, **{a.name: _other(a) for a in numeric}}] if numeric else []
     return defaults, *picked, *other
 

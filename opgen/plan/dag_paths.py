@@ -46,15 +46,15 @@ class DagBranch:
 
 def present_dags(spec: OpSpec, tensors: tuple[TensorPlan, ...], float_compute: bool, brc_inputs: tuple[str, ...],
                  scalars: KernelScalars, choice: ChoicePlan | None, variant: str) -> tuple[NamedDag, ...]:
-    """The DAGs with every input: one per value of the choice attr (`<Op><Value>Dag`), else `<Op>Dag` of the
-    platforms' variant."""
-    picks = [(v, v.value, v.dag_struct) for v in choice.values] if choice else [(None, variant, f"{spec.op_type}Dag")]
+    """The DAGs with every input: one per value of the choice attr (`<Op><Label>Dag` of the variant it picks),
+    else `<Op>Dag` of the platforms' variant."""
+    picks = [(v, v.variant, v.dag_struct) for v in choice.values] if choice else [(None, variant, f"{spec.op_type}Dag")]
     dags = []
     for value, name, struct in picks:
         steps = lower(spec.compute.variants[name], "arch35")
         read = {a.name for s in steps for a in s.args if isinstance(a, AttrRef)}
         names = tuple(n for n in scalars.var_names if n in read)
-        note = f'{choice.attr.name} = "{name}"' if choice else ""
+        note = f"{choice.attr.name} = {value.literal}" if choice and value else ""
         dags.append(NamedDag(struct, dag_kernel(tensors, float_compute, steps, brc_inputs, names), names, note, value))
     return tuple(dags)
 

@@ -16,13 +16,15 @@ class GoldenVariant:
     socs: tuple[str, ...]  # short SoC versions (golden kwarg short_soc_version) that run it
     lines: tuple[str, ...]  # `value = expr` statements over the input names, `cdt` and `shape`
     masks: tuple[str, ...] = ()  # values that are boolean masks (comparisons), not of dtype cdt
-    value: str = ""  # the value of the string attr choosing the math that runs it ("": the SoCs pick it)
+    value: str | bool | None = None  # the value of the attr choosing the math that runs it (None: the SoCs pick it)
     about: str = ""  # who runs it, for its docstring: the SoCs, or the attr's value
 
     @property
     def keys(self) -> tuple[str, ...]:
-        """Its keys in golden.py's variant table: its choice value, or the SoCs that run it."""
-        return (self.value,) if self.value else self.socs
+        """Its keys in golden.py's variant table, as Python literals: its choice value, or the SoCs that run it."""
+        if self.value is None:
+            return tuple(f'"{soc}"' for soc in self.socs)
+        return (f'"{self.value}"' if isinstance(self.value, str) else repr(self.value),)
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ class GoldenPlan:
     absent_variants: tuple[GoldenVariant, ...] = ()  # the variants run when the optional input is None
     absent_table: str = ""  # golden.py's name for their table
     lookup: tuple[str, ...] = ()  # the statements setting `variant`: by SoC (and presence), or by the choice attr
-    choice: str = ""  # the string attr whose value picks the variant
+    choice: str = ""  # the attr whose value picks the variant
 
 
 def mask_values(steps: tuple[Step, ...]) -> tuple[str, ...]:
@@ -64,10 +66,10 @@ def golden_lines(steps: tuple[Step, ...]) -> tuple[str, ...]:
 def golden_plan(
     name: str, tensors: tuple[TensorPlan, ...], float_compute: bool, attrs: tuple[AttrPlan, ...],
     scalars: KernelScalars, variants: tuple[GoldenVariant, ...],
-    absent: tuple[str, str, tuple[GoldenVariant, ...]] | None = None, choice: str = "",
+    absent: tuple[str, str, tuple[GoldenVariant, ...]] | None = None, choice: str = "", choice_is_bool: bool = False,
 ) -> GoldenPlan:
     """`absent`: (optional input, table name, its variants) when the golden takes that input as None;
-    `choice`: the string attr whose value picks the variant."""
+    `choice`: the attr whose value picks the variant."""
     inputs = [t for t in tensors if t.role == "input"]
     outputs = [t for t in tensors if t.role == "output"]
     read = [t for t in inputs if t.read_by_kernel]
@@ -104,14 +106,17 @@ def golden_plan(
         variants=variants, unpacks_masks=any(t.is_mask for t in read),
         imports_math=any("math." in line for v in variants + (absent[2] if absent else ()) for line in v.lines),
         absent_variants=absent[2] if absent else (), absent_table=absent[1] if absent else "",
-        lookup=_lookup(variants, absent, choice), choice=choice,
+        lookup=_lookup(variants, absent, choice, choice_is_bool), choice=choice,
     )
 
 
 def _lookup(variants: tuple[GoldenVariant, ...], absent: tuple[str, str, tuple[GoldenVariant, ...]] | None,
-            choice: str) -> tuple[str, ...]:
-    """golden.py's statements picking the variant: by the choice attr's value (an unknown one refused, as the
-    tiling does), else by the SoC (a SoC the table does not name runs the first variant)."""
+            choice: str, choice_is_bool: bool) -> tuple[str, ...]:
+    """golden.py's statements picking the variant: by the choice attr's value (an unknown string refused, as
+    the tiling does; a bool attr by its truth), else by the SoC (a SoC the table does not name runs the first
+    variant)."""
+    if choice_is_bool:
+        return (f"variant = _VARIANTS[bool({choice})]",)
     if choice:
         return (f"if {choice} not in _VARIANTS:",
                 f'    raise ValueError(f"{choice} must be one of {{list(_VARIANTS)}}, got {{{choice}!r}}")',

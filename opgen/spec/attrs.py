@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .choice import choice_options
 from .issues import SpecIssue
 from .models import AttrSpec, OpSpec
 from .recipe import AttrRef
@@ -25,6 +26,13 @@ def attr_issues(spec: OpSpec) -> list[SpecIssue]:
     variants = set(spec.compute.variants)
     for i, attr in enumerate(spec.attrs):
         loc = ("attrs", i)
+        if attr.variants and attr.type != "bool":
+            issues.append(SpecIssue((*loc, "variants"), f"only bool attrs map values to variants; {attr.name} is a "
+                                    f"{attr.type}" + (" (a string attr's values pick the variants of their names)"
+                                                      if attr.type == "string" else "")))
+        if attr.type == "bool" and attr.variants:
+            issues += _bool_choice_issues(spec, attr, loc, variants)
+            continue
         if attr.type != "string":
             if attr.values:
                 issues.append(SpecIssue((*loc, "values"), f"only string attrs list values; {attr.name} is a "
@@ -59,28 +67,53 @@ def attr_issues(spec: OpSpec) -> list[SpecIssue]:
     outs = {s.out for steps in spec.compute.variants.values() for s in steps}
     issues += [SpecIssue(("attrs", i, "name"), f"a recipe step also names a value {a.name!r}; rename the value")
                for i, a in enumerate(spec.attrs) if a.name in outs]
-    if sum(a.type == "string" for a in spec.attrs) > 1:
-        issues.append(SpecIssue(("attrs",), "at most one string attr can pick the compute variant"))
+    if sum(a.type == "string" or bool(a.variants) for a in spec.attrs) > 1:
+        issues.append(SpecIssue(("attrs",), "at most one attr can pick the compute variant (one string attr, or "
+                                "one bool attr with variants)"))
     return issues
 
 
+def _bool_choice_issues(spec: OpSpec, attr: AttrSpec, loc: tuple[str | int, ...],
+                        variants: set[str]) -> list[SpecIssue]:
+    """A bool attr choosing the math names a variant for each value, two different ones."""
+    issues = []
+    if set(attr.variants) != {False, True}:
+        issues.append(SpecIssue((*loc, "variants"), f"name the variant of each value: {{false: <variant>, true: "
+                                f"<variant>}}; {attr.name} maps only {'true' if True in attr.variants else 'false'}"))
+    elif attr.variants[False] == attr.variants[True]:
+        issues.append(SpecIssue((*loc, "variants"), f"both values pick {attr.variants[True]!r}: then {attr.name} "
+                                "does not choose the math; drop variants"))
+    missing = [v for v in dict.fromkeys(attr.variants.values()) if v not in variants]
+    if missing:
+        issues.append(SpecIssue((*loc, "variants"), f"no compute variant {', '.join(map(repr, missing))}"))
+    if attr.check_value is not None:
+        issues.append(SpecIssue((*loc, "check_value"), f"{attr.name} chooses the math: the check runs both values; "
+                                "remove check_value"))
+    return issues + _choice_issues(spec, attr)
+
+
 def _choice_issues(spec: OpSpec, attr: AttrSpec) -> list[SpecIssue]:
-    """Where a string attr picks the variant, the platforms do not, and only arch35 DAG kernels branch on it."""
-    issues = [SpecIssue(("compute", "variants", name), f"{name!r} is not a value of {attr.name} "
-                        f"({', '.join(attr.values)}), whose values pick the variant; rename or remove it")
-              for name in spec.compute.variants if name not in attr.values]
+    """Where an attr picks the variant, the platforms do not, and only arch35 DAG kernels branch on it."""
+    picked = [v for _, v in choice_options(attr)]
+    issues = [SpecIssue(("compute", "variants", name), f"{name!r} is picked by no value of {attr.name} "
+                        f"({_shown(attr)}), whose values pick the variant; rename or remove it")
+              for name in spec.compute.variants if name not in picked]
     for i, p in enumerate(spec.platforms):
         if p.compute_variant != "default":
             issues.append(SpecIssue(("platforms", i, "compute_variant"), f"{attr.name} picks the variant by its "
                                     "value on every platform; leave compute_variant out"))
         if p.kernel != "arch35_dag":
-            issues.append(SpecIssue(("platforms", i, "kernel"), f"string attr {attr.name} chooses the math, which "
+            issues.append(SpecIssue(("platforms", i, "kernel"), f"{attr.type} attr {attr.name} chooses the math, which "
                                     "is built for arch35_dag kernels (one DAG per value, a TPL argument the tiling "
                                     f"sets); {p.kernel} kernels cannot branch on it yet"))
     if spec.compute.absent:
-        issues.append(SpecIssue(("compute", "absent"), f"an absent optional input and string attr {attr.name} "
+        issues.append(SpecIssue(("compute", "absent"), f"an absent optional input and {attr.type} attr {attr.name} "
                                 "choosing the math cannot be combined yet (one DAG per value and path)"))
     return issues
+
+
+def _shown(attr: AttrSpec) -> str:
+    return ", ".join(f"{'true' if v is True else 'false' if v is False else v}" for v, _ in choice_options(attr))
 
 
 def recipe_attrs(spec: OpSpec) -> tuple[str, ...]:

@@ -33,7 +33,8 @@ _FORM = ("operators + - * / ** ^ < <= > >= == !=, numbers, input and attr names,
 class Formula:
     """A checked expression; `names` are the free names it reads as values (inputs or attrs, checked by the
     spec); `choices` the (name, string) pairs it tests, `where(approximate == "tanh", a, b)`: a string attr
-    choosing the math, decided before anything is computed."""
+    choosing the math, decided before anything is computed (as is `where(flag, a, b)` for a bool attr the
+    environment gives as a Python bool)."""
 
     text: str
     names: tuple[str, ...]
@@ -144,6 +145,9 @@ def evaluate(formula: Formula, env: Mapping[str, Any], lib: Lib,
             case ast.Call(func=ast.Name(id="where"), args=[test, chosen, other]) if _choice(test):
                 attr, picked = _choice(test) or ("", "")
                 return walk(chosen) if env[attr] == picked else walk(other)
+            case ast.Call(func=ast.Name(id="where"), args=[ast.Name(id=flag), chosen, other]) if isinstance(
+                    env.get(flag), bool):
+                return walk(chosen) if env[flag] else walk(other)
             case ast.Call(func=ast.Name(id=name), args=args):
                 result = lib[name](*(walk(a) for a in args))
                 return result if name in exact else rounded(result)

@@ -151,6 +151,9 @@ class AttrSpec(Model):
         None, description="the REG_OP (proto) default where upstream registers another value; default: default")
     values: tuple[str, ...] = Field((), description="string attrs: the values the op accepts, each picking the "
                                     "compute variant of the same name")
+    variants: dict[bool, Identifier] = Field(
+        default_factory=dict, description="a bool attr choosing the math: the compute variant each value picks, "
+        "{false: <variant>, true: <variant>}")
     check_value: bool | int | float | None = Field(
         None, description="the non-default value the numerics check also runs the recipe with (default: derived)")
     doc: str = ""
@@ -276,7 +279,8 @@ class ReferenceSpec(Model):
     forward: FormulaText | None = Field(None, description="forward function of the op this gradient belongs "
                                         "to, over input and attr names, e.g. x * sigmoid(x)")
     wrt: SnakeName | None = Field(None, description="forward: the input the gradient is taken for")
-    grad: SnakeName | None = Field(None, description="forward: the input holding the incoming gradient")
+    grad: SnakeName | None = Field(None, description="the input holding the incoming gradient (forward: required; "
+                                   "direct: optional, the formula then being linear in it)")
     direct: FormulaText | None = Field(None, description="the output as a formula (no derivative), e.g. "
                                        "where(mask, gradients, 0)")
 

@@ -46,7 +46,7 @@ def _resolved(ref: ReferenceSpec) -> ResolvedReference | None:
     if ref.forward is not None:
         return ResolvedReference(parse_formula(ref.forward), ref.wrt, ref.grad)
     if ref.direct is not None:
-        return ResolvedReference(parse_formula(ref.direct), None, None)
+        return ResolvedReference(parse_formula(ref.direct), None, ref.grad)
     return None
 
 
@@ -61,8 +61,12 @@ def reference_problems(spec: OpSpec) -> list[tuple[tuple[str, ...], str]]:
     problems: list[tuple[tuple[str, ...], str]] = []
     if ref.forward is not None and ref.direct is not None:
         problems.append((loc, "give forward (with wrt and grad) or direct, not both"))
-    if ref.direct is not None and (ref.wrt or ref.grad):
-        problems.append((loc, "wrt and grad belong to forward; a direct reference is the output itself"))
+    if ref.direct is not None and ref.wrt:
+        problems.append((loc, "wrt belongs to forward; a direct reference is the output itself (grad may name "
+                              "the input holding the incoming gradient)"))
+    if ref.direct is not None and ref.grad is not None and ref.grad not in {t.name for t in spec.inputs}:
+        problems.append(((*loc, "grad"), f"{ref.grad!r} is not an input; inputs: "
+                                         f"{', '.join(sorted(t.name for t in spec.inputs))}"))
     if ref.forward is None and ref.direct is None:
         return problems
     inputs = {t.name for t in spec.inputs}
