@@ -355,3 +355,134 @@ def test_spec_problem_is_one_line_exit_2_nothing_written(run, tmp_path: Path, sc
     assert (m.group("field"), m.group("message")) == (field, message)
     first = scalars.splitlines()[-1].strip()  # the problem is on the line of the scalar it names
     assert spec.read_text(encoding="utf-8").splitlines()[int(m.group("line")) - 1].strip() == first
+
+
+# a string attr as upstream's `char* approximate` (aclnnGeluBackwardV2): the committed sample
+GELU_V2 = ROOT / "generated_samples" / "activation" / "gelu_grad_v2"
+GELU_V2_SPEC = ROOT / "schemas" / "gelu_grad_v2.yaml"
+GELU_V2_WRAPPER = "op_api/aclnn_gelu_backward_v2.cpp"
+GELU_V2_UT = "tests/ut/op_api/test_aclnn_gelu_backward_v2.cpp"
+GELU_V2_SCALARS = "    - {name: approximate, attr: approximate, type: char*}\n"
+
+
+def test_a_char_parameter_is_declared_after_the_inputs_as_upstreams() -> None:
+    signature = ("aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, "
+                 "char* approximate, const aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)")
+    for rel in ("op_api/aclnn_gelu_backward_v2.h", GELU_V2_WRAPPER, "docs/aclnnGeluBackwardV2.md"):
+        assert signature in _read(GELU_V2, rel), rel
+
+
+def test_the_wrapper_refuses_a_null_string_and_one_none_of_the_values_and_hands_it_to_the_l0_op() -> None:
+    text = _read(GELU_V2, GELU_V2_WRAPPER)
+    assert "#include <cstring>" in text
+    assert ("static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const char* approximate, "
+            "const aclTensor* gradInput) { OP_CHECK_NULL(gradOutput, return false); OP_CHECK_NULL(self, return false); "
+            "if (approximate == nullptr) { OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, \"approximate must be one of none, tanh, "
+            "but is nullptr.\"); return false; }") in text
+    assert ("static bool CheckScalarValue(const char* approximate) { "
+            "if (strcmp(approximate, \"none\") != 0 && strcmp(approximate, \"tanh\") != 0) { "
+            "OP_LOGE(ACLNN_ERR_PARAM_INVALID, \"approximate must be one of none, tanh, but is %s.\", approximate); "
+            "return false; } return true; }") in text
+    assert "CHECK_RET(CheckScalarValue(approximate), ACLNN_ERR_PARAM_INVALID);" in text
+    assert "DFX_IN(gradOutput, self, approximate)" in text
+    assert "l0op::GeluGradV2(gradOutputContiguous, selfContiguous, approximate, opExecutor)" in text
+    assert "approximateValue" not in text  # no default the l0 op would get instead
+
+
+def test_the_docs_state_the_strings_values_and_refusals() -> None:
+    docs = (GELU_V2 / "docs/aclnnGeluBackwardV2.md").read_text(encoding="utf-8").splitlines()
+    rows = {line.split(" | ")[0].removeprefix("| "): line for line in docs if line.startswith("| ")}
+    assert rows["approximate"] == (
+        '| approximate | input | The GELU the gradient is of, "none" (exact, erf) or "tanh" (the tanh approximation). '
+        'It sets attr approximate; required (the def default is "none"), nullptr is refused (ACLNN_ERR_PARAM_NULLPTR); '
+        'one of "none", "tanh", any other value is refused (ACLNN_ERR_PARAM_INVALID). | char* | - |')
+    assert "or a char*) is a null pointer" in rows["ACLNN_ERR_PARAM_NULLPTR"]
+    assert "or a char* is none of its values" in rows["ACLNN_ERR_PARAM_INVALID"]
+    assert "below its bound" not in rows["ACLNN_ERR_PARAM_INVALID"]  # no scalar has a min
+
+
+def test_the_example_passes_the_default_string() -> None:
+    text = _read(GELU_V2, "examples/test_aclnn_gelu_backward_v2.cpp")
+    assert 'char approximate[] = "none";' in text
+    assert "aclnnGeluBackwardV2GetWorkspaceSize(gradOutput, self, approximate, gradInput," in text
+
+
+def _gelu_v2_case(text: str, suffix: str) -> str:
+    m = re.search(rf"TEST_F\(\w+, gelu_backward_v2_\d+_{suffix}\) \{{(.*?)(?=TEST_F|$)", text)
+    assert m is not None, suffix
+    return m.group(1)
+
+
+@pytest.mark.parametrize(("suffix", "declared", "arg", "expect"), [
+    ("null_approximate", None, "(char*)nullptr", "ACLNN_ERR_PARAM_NULLPTR"),
+    ("approximate_none", '"none"', "approximate", "ACLNN_SUCCESS"),
+    ("approximate_tanh", '"tanh"', "approximate", "ACLNN_SUCCESS"),
+    ("approximate_unknown_rejected", '"unknown"', "approximate", "ACLNN_ERR_PARAM_INVALID"),
+])
+def test_op_api_ut_string_cases(suffix: str, declared: str | None, arg: str, expect: str) -> None:
+    case = _gelu_v2_case(_read(GELU_V2, GELU_V2_UT), suffix)
+    assert (f"char approximate[] = {declared};" in case) == (declared is not None)
+    assert f"INPUT(gradOutputDesc, selfDesc, {arg})" in case
+    assert f"EXPECT_EQ(aclRet, {expect});" in case
+
+
+def test_op_api_ut_passes_the_default_string_elsewhere_and_needs_no_scalar_desc() -> None:
+    text = _read(GELU_V2, GELU_V2_UT)
+    assert 'char approximate[] = "none";' in _gelu_v2_case(text, "empty")
+    assert "scalars_not_default" not in text  # approximate_tanh is that case
+    assert "scalar_desc.h" not in text and "ScalarDesc" not in text
+
+
+@pytest.mark.parametrize("rel", [GELU_V2_UT, GELU_V2_WRAPPER])
+def test_the_string_parameter_compiles(cann_src: Path, rel: str) -> None:
+    """The char array, (char*)nullptr and strcmp against the real headers (the UT with its framework)."""
+    if shutil.which("g++") is None:
+        pytest.skip("needs g++")
+    sources = resolve_sources(cann_src, None)
+    assert sources is not None
+    dirs = op_api_ut_dirs(sources) if rel.startswith("tests/") else sources.host_include_dirs(op_api=True)
+    result = subprocess.run(compile_command("g++", GELU_V2, rel, "op_api", dirs), capture_output=True, text=True,
+                            timeout=300, check=False)
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
+STRING_PROBLEMS = [
+    ("    - {name: approximate, attr: approximate}\n", "aclnn.scalars[0].type",
+     "type aclScalar cannot carry the string attr approximate; use char*"),
+    ("    - {name: approximate, attr: approximate, type: double}\n", "aclnn.scalars[0].type",
+     "type double cannot carry the string attr approximate; use char*"),
+    ("    - {name: approximate, attr: approximate, type: char*, optional: true}\n", "aclnn.scalars[0].optional",
+     "a char* is required: the wrapper refuses nullptr (ACLNN_ERR_PARAM_NULLPTR); only an aclScalar parameter is "
+     "optional"),
+    ("    - {name: approximate, attr: approximate, type: char*, min: 0}\n", "aclnn.scalars[0].min",
+     "min bounds a float or int attr; approximate is string"),
+    ("    - {name: approximate, type: char*}\n", "aclnn.scalars[0].type",
+     "approximate sets no attr, so it is a flag a rule reads (`when`): give it type bool, or name the attr it sets"),
+]
+
+
+@pytest.mark.parametrize(("scalars", "field", "message"), STRING_PROBLEMS)
+def test_string_attr_problem_is_one_line_exit_2_nothing_written(run, tmp_path: Path, scalars: str, field: str,
+                                                                message: str) -> None:
+    spec = copy_spec(GELU_V2_SPEC, tmp_path, lambda t: t.replace(GELU_V2_SCALARS, scalars))
+    out = tmp_path / "out"
+    result = run("gen", spec, "-o", out)
+    assert result.code == 2, result
+    assert snapshot(out) == {}
+    [line] = result.err.strip().splitlines()
+    m = LINE.match(line)
+    assert m is not None, line
+    assert (m.group("field"), m.group("message")) == (field, message)
+    assert spec.read_text(encoding="utf-8").splitlines()[int(m.group("line")) - 1].strip() == scalars.strip()
+
+
+def test_char_parameter_for_a_numeric_attr_is_refused(run, tmp_path: Path) -> None:
+    spec = copy_spec(SPEC, tmp_path, lambda t: _with_scalars(t, "  scalars:\n    - {name: lam, attr: alpha, "
+                                                              "type: char*}\n"))
+    result = run("gen", spec, "-o", tmp_path / "out")
+    assert result.code == 2, result
+    [line] = result.err.strip().splitlines()
+    m = LINE.match(line)
+    assert m is not None, line
+    assert (m.group("field"), m.group("message")) == (
+        "aclnn.scalars[0].type", "type char* cannot carry the float attr alpha; use aclScalar, double, float")

@@ -171,9 +171,7 @@ def test_registered_facts_equal_upstream_but_for_the_listed_differences(name: st
 
 
 # aclnn APIs whose signature differs from upstream's header on purpose, each with the reason
-ACLNN_DIFFERENCES: dict[str, str] = {
-    "gelu_grad_v2": "no `char* approximate`: string aclnn parameters are not built (see DIFFERENCES)",
-}
+ACLNN_DIFFERENCES: dict[str, str] = {}
 
 
 def _api_params(text: str) -> list[tuple[str, str]]:

@@ -188,7 +188,8 @@ def wrapper_attrs_item(op_dir: Path, plan: RenderPlan, def_src: Source) -> Check
         k = position.get(lower_camel(attr.name))
         if k is None or k >= len(args):
             continue  # the l0 op lacks the attr: the OP_ATTR row says so
-        decl = re.search(rf"\b{re.escape(args[k])}\s*=\s*([^;]*);", wrapper.code[:call.start()])
+        # the variable's assignment (not a comparison: a char* parameter is compared with nullptr before the call)
+        decl = re.search(rf"\b{re.escape(args[k])}\s*=(?!=)\s*([^;]*);", wrapper.code[:call.start()])
         value = decl.group(1).strip() if decl else args[k]
         used = [n for n in scalars if re.search(rf"\b{n}\b", value)]
         setter = claims.get(attr.name)

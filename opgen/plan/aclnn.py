@@ -22,6 +22,18 @@ RETURN_CODES = (
 )
 INVALID_VALUE = "A dtype, format or shape is not supported, or a scalar is below its bound (see the tables and " \
     "constraints)."
+NULL_STRING = "A tensor argument (or a required aclScalar, or a char*) is a null pointer."
+INVALID_STRING = "A dtype, format or shape is not supported, {}a char* is none of its values (see the tables and " \
+    "constraints)."
+
+
+def return_codes(attrs: AclnnAttrs) -> tuple[tuple[str, int, str], ...]:
+    """What GetWorkspaceSize returns and why: the causes name the scalars' rules and the strings' values."""
+    success, null, invalid = RETURN_CODES
+    if attrs.strings:
+        below = "a scalar is below its bound, or " if attrs.refuses_below else "or "
+        return success, (null[0], null[1], NULL_STRING), (invalid[0], invalid[1], INVALID_STRING.format(below))
+    return (success, null, (invalid[0], invalid[1], INVALID_VALUE)) if attrs.refuses_below else RETURN_CODES
 
 
 @dataclass(frozen=True)
@@ -96,8 +108,8 @@ class AclnnPlan:
 
     @property
     def null_params_text(self) -> str:
-        """What CheckNotNull looks at: the tensors and the required aclScalars (no unused parameters)."""
-        return self._with_tensors([s.declaration for s in self.attrs.null_checked], "const aclTensor* ")
+        """What CheckNotNull looks at: the tensors, the required aclScalars and the strings (no unused parameters)."""
+        return self._with_tensors([s.check_declaration for s in self.attrs.null_checked], "const aclTensor* ")
 
     @property
     def null_names_text(self) -> str:
@@ -107,7 +119,7 @@ class AclnnPlan:
     def checked_params_text(self) -> str:
         """What CheckParams looks at: the tensors, every aclScalar (their dtypes are checked) and what the value
         rules read."""
-        return self._with_tensors([s.declaration for s in self.attrs.checked], "const aclTensor* ")
+        return self._with_tensors([s.check_declaration for s in self.attrs.checked], "const aclTensor* ")
 
     @property
     def checked_names_text(self) -> str:
@@ -254,8 +266,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         ),
         uses_broadcast=a.broadcast and len(data) > 1, name_constant=name_constant, max_dims=max_dims,
         max_dims_decl="" if max_dims == SHARED_MAX_DIMS[1] else f"static constexpr size_t {max_dims} = {rank};",
-        return_codes=(*RETURN_CODES[:2], ("ACLNN_ERR_PARAM_INVALID", 161002, INVALID_VALUE))
-        if scalars.refuses_values else RETURN_CODES,
+        return_codes=return_codes(scalars),
         ut_include=f"../../../{op_api_dir}/aclnn_{camel_to_snake(a.api)}.h",
         ut_cases=aclnn_ut_cases(spec, ut_params([(p.name, p.tensor) for p in inputs]),
                                 ut_params([(p.name, p.tensor) for p in outputs]), combos, socs, scalars),

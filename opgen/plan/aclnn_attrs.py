@@ -2,7 +2,9 @@
 taking every attr in def order and launching with `OP_ATTR(...)`, as upstream's HardShrinkGrad l0 op does.
 
 An attr no API parameter sets reaches the l0 op at its def default (upstream aclnnHardsigmoidBackward passes
-alpha = 1/6 and beta = 0.5), so the tiling always reads the attrs the launch carries.
+alpha = 1/6 and beta = 0.5), so the tiling always reads the attrs the launch carries. A string attr's `char*`
+parameter reaches the l0 op as it is, once CheckNotNull and CheckScalarValue found it among the attr's values
+(upstream aclnnGeluBackwardV2's approximate).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..spec.models import AclnnScalar, OpSpec
-from .aclnn_rules import ScalarRule
+from .aclnn_rules import ScalarRule, ValuesRule
 from .attrs import AttrPlan, AttrValue, attr_settings, c_literal
 from .text import SpecText
 
@@ -20,27 +22,44 @@ SCALAR_ACL = {"float": ("float", "ACL_FLOAT"), "int": ("int64_t", "ACL_INT64"), 
 # the dtype an aclScalar must cast to (as upstream aclnnSwishBackward checks betaOptional), and its name in logs
 SCALAR_GE = {"float": ("DT_FLOAT", "float32"), "int": ("DT_INT64", "int64"), "bool": ("DT_BOOL", "bool")}
 PARAM_TYPES = {"aclScalar": "const aclScalar*", "double": "double", "float": "float", "int64_t": "int64_t",
-               "bool": "bool"}
+               "bool": "bool", "char*": "char*"}
 NULL_SCALAR = "(aclScalar*)nullptr"
+NULL_STRING = "(char*)nullptr"
 
 
 @dataclass(frozen=True)
 class AclnnScalarPlan:
     name: str  # the API parameter
     attr: AttrPlan
-    kind: str  # the spec's type: aclScalar, double, float, int64_t, bool
+    kind: str  # the spec's type: aclScalar, double, float, int64_t, bool, char*
     optional: bool  # aclScalar only: nullptr means the def default
     c_type: str  # the parameter's C++ type
     doc: SpecText
     rule: ScalarRule | None = None  # a lower bound the wrapper refuses or clamps below
+    values: ValuesRule | None = None  # char*: the string attr's values, the only ones the wrapper takes
 
     @property
     def declaration(self) -> str:
         return f"{self.c_type} {self.name}"
 
     @property
+    def check_declaration(self) -> str:
+        """The parameter of the static check functions: they only read a string."""
+        return f"const char* {self.name}" if self.is_string else self.declaration
+
+    @property
     def is_pointer(self) -> bool:
+        """An aclScalar (a char* is no aclScalar: no dtype, no conversion)."""
         return self.kind == "aclScalar"
+
+    @property
+    def is_string(self) -> bool:
+        return self.values is not None
+
+    @property
+    def null_literal(self) -> str:
+        """The UT's argument for a null parameter."""
+        return NULL_STRING if self.is_string else NULL_SCALAR
 
     @property
     def value_var(self) -> str:
@@ -57,7 +76,9 @@ class AclnnScalarPlan:
     @property
     def doc_default(self) -> str:
         """How the docs say what the caller gets without a value of their own."""
-        default = self.attr.default if self.attr.kind == "bool" else self.attr.python_default  # C's false
+        default = self.attr.default if self.attr.kind in ("bool", "string") else self.attr.python_default  # false
+        if self.values is not None:
+            return f"sets attr {self.attr.name}; required (the def default is {default}), {self.values.docs_text}"
         if self.optional:
             text = f"sets attr {self.attr.name}; nullptr gives its def default {default}"
         else:
@@ -79,7 +100,9 @@ class AclnnScalarPlan:
 
     @property
     def value_checks(self) -> tuple[str, ...]:
-        """CheckScalarValue's lines for an error rule (none for a clamp or no rule)."""
+        """CheckScalarValue's lines for an error rule or a string's values (none for a clamp or no rule)."""
+        if self.values is not None:
+            return self.values.check_lines(self.name)
         if self.rule is None or self.rule.clamp:
             return ()
         guard = f"{self.name} != nullptr" if self.optional else ""
@@ -96,7 +119,9 @@ class AclnnScalarPlan:
 
     @property
     def example_lines(self) -> tuple[str, ...]:
-        """The example's declaration of the argument, at the def default."""
+        """The example's declaration of the argument, at the def default (a string in a char array)."""
+        if self.is_string:
+            return (f"char {self.name}[] = {self.attr.default};",)
         if not self.is_pointer:
             return (f"{self.c_type} {self.name} = {self.literal(self.attr.value)};",)
         host, acl = SCALAR_ACL[self.attr.kind]
@@ -119,9 +144,15 @@ class AclnnFlagPlan:
     doc_type = "bool"
     rule = None
 
+    is_string = False
+
     @property
     def declaration(self) -> str:
         return f"bool {self.name}"
+
+    @property
+    def check_declaration(self) -> str:
+        return self.declaration
 
     @property
     def doc_default(self) -> str:
@@ -159,8 +190,24 @@ class AclnnAttrs:
 
     @property
     def null_checked(self) -> tuple[AclnnScalarPlan, ...]:
-        """The required aclScalar parameters: CheckNotNull refuses their nullptr."""
-        return tuple(s for s in self.pointers if not s.optional)
+        """The required aclScalar parameters and the strings: CheckNotNull refuses their nullptr."""
+        return tuple(s for s in self.scalars
+                     if isinstance(s, AclnnScalarPlan) and (s.is_string or (s.is_pointer and not s.optional)))
+
+    @property
+    def strings(self) -> tuple[AclnnScalarPlan, ...]:
+        """The char* parameters, each refused when null or none of its attr's values."""
+        return tuple(s for s in self.scalars if isinstance(s, AclnnScalarPlan) and s.is_string)
+
+    @property
+    def ut_scalar_desc(self) -> bool:
+        """The op_api UT includes scalar_desc.h: some parameter is no string (a char array needs no ScalarDesc)."""
+        return any(not s.is_string for s in self.scalars)
+
+    @property
+    def system_includes(self) -> tuple[str, ...]:
+        """Standard headers the checks use: <cstring> for a string's strcmp."""
+        return ("cstring",) if self.strings else ()
 
     @property
     def pointers(self) -> tuple[AclnnScalarPlan, ...]:
@@ -181,7 +228,7 @@ class AclnnAttrs:
 
     @property
     def value_params_text(self) -> str:
-        return ", ".join(s.declaration for s in self.value_checked)
+        return ", ".join(s.check_declaration for s in self.value_checked)
 
     @property
     def value_names_text(self) -> str:
@@ -193,8 +240,9 @@ class AclnnAttrs:
         return tuple(s for s in self.scalars if s.is_pointer or s in self.value_checked)
 
     @property
-    def refuses_values(self) -> bool:
-        return bool(self.value_checks)
+    def refuses_below(self) -> bool:
+        """Some scalar below its bound is refused."""
+        return any(s.rule is not None and not s.rule.clamp for s in self.scalars)
 
     @property
     def pointer_params_text(self) -> str:
@@ -219,7 +267,10 @@ class AclnnAttrs:
 
     @property
     def null_checks(self) -> tuple[str, ...]:
-        return tuple(f"OP_CHECK_NULL({s.name}, return false);" for s in self.null_checked)
+        lines: list[str] = []
+        for s in self.null_checked:
+            lines += s.values.null_lines(s.name) if s.values else [f"OP_CHECK_NULL({s.name}, return false);"]
+        return tuple(lines)
 
     @property
     def l0_params_text(self) -> str:
@@ -251,8 +302,9 @@ class AclnnAttrs:
 def aclnn_attrs(spec: OpSpec, attrs: tuple[AttrPlan, ...]) -> AclnnAttrs:
     assert spec.aclnn is not None
     by_name = {a.name: a for a in attrs}
-    docs = {a.name: a.doc for a in spec.attrs}
-    plans = {s.name: _scalar(s, by_name[s.attr], docs[s.attr]) for s in spec.aclnn.scalars if s.attr is not None}
+    specs = {a.name: a for a in spec.attrs}
+    plans = {s.name: _scalar(s, by_name[s.attr], specs[s.attr].doc, specs[s.attr].values)
+             for s in spec.aclnn.scalars if s.attr is not None}
     scalars = tuple(plans.get(s.name) or _flag(s, tuple(plans.values())) for s in spec.aclnn.scalars)
     setting = attr_settings(spec)[-1]
     by_attr = {s.attr.name: s for s in plans.values()}
@@ -288,13 +340,13 @@ def aclnn_attrs(spec: OpSpec, attrs: tuple[AttrPlan, ...]) -> AclnnAttrs:
     )
 
 
-def _scalar(scalar: AclnnScalar, attr: AttrPlan, doc: str) -> AclnnScalarPlan:
+def _scalar(scalar: AclnnScalar, attr: AttrPlan, doc: str, values: tuple[str, ...]) -> AclnnScalarPlan:
     rule = None
     if scalar.min is not None:
         minimum = int(scalar.min) if attr.kind == "int" else float(scalar.min)
         rule = ScalarRule(minimum, scalar.on_violation == "clamp", scalar.when or "")
     return AclnnScalarPlan(scalar.name, attr, scalar.type, scalar.optional, PARAM_TYPES[scalar.type],
-                           SpecText(scalar.doc or doc), rule)
+                           SpecText(scalar.doc or doc), rule, ValuesRule(values) if scalar.type == "char*" else None)
 
 
 def _flag(scalar: AclnnScalar, plans: tuple[AclnnScalarPlan, ...]) -> AclnnFlagPlan:

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..spec.models import OpSpec, camel_to_snake
-from .aclnn_attrs import NULL_SCALAR, AclnnAttrs, AclnnScalarPlan
+from .aclnn_attrs import AclnnAttrs, AclnnScalarPlan
+from .attrs import c_literal
 from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
 
@@ -33,12 +34,17 @@ UT_DEFAULT_SOC = "ascend910b"  # the SoC ops-nn's op_api UT stub reports unless 
 @dataclass(frozen=True)
 class UtParam:
     var: str  # the descriptor variable, e.g. selfDesc
-    desc: str | None  # its TensorDesc / ScalarDesc initializer; None: the argument is `bare`
+    desc: str | None  # its TensorDesc / ScalarDesc initializer, or a string literal; None: the argument is `bare`
     bare: str = "(aclTensor*)nullptr"  # the argument without a descriptor: a null pointer or a literal
+    chars: bool = False  # a char* argument: `desc` fills a char array (the API takes a non-const char*)
 
     @property
     def arg(self) -> str:
         return self.var if self.desc is not None else self.bare
+
+    @property
+    def declaration(self) -> str:
+        return f"char {self.var}[] = {self.desc};" if self.chars else f"auto {self.var} = {self.desc};"
 
 
 @dataclass(frozen=True)
@@ -139,8 +145,10 @@ class _Matrix:
         found = []
         for k, s in enumerate(self.attrs.scalars):
             text = values[k] if values is not None else s.default_literal
-            if s.name == null:
-                found.append(UtParam(f"{s.name}Desc", None, NULL_SCALAR))
+            if s.name == null and isinstance(s, AclnnScalarPlan):
+                found.append(UtParam(f"{s.name}Desc", None, s.null_literal))
+            elif s.is_string:
+                found.append(UtParam(s.name, text, chars=True))
             elif s.is_pointer:
                 found.append(UtParam(f"{s.name}Desc", text))
             else:
@@ -204,10 +212,25 @@ def _scalars(m: _Matrix, base: tuple[int, ...]) -> None:
             m.add(f"{s.name}_float_rejected", f"{s.name} a float aclScalar, attr {s.attr.name} is {s.attr.kind}: "
                   "rejected", INVALID, base, m.combos[0], scalars=m.scalar_values({s.name: "ScalarDesc(1.5f)"}))
     _rules(m, base)
-    if m.attrs.scalars:
+    _strings(m, base)
+    changed = [s for s, v in zip(m.attrs.scalars, m.attrs.check_values, strict=True) if v != s.default_literal]
+    if m.attrs.scalars and not (len(changed) == 1 and changed[0].is_string):  # else a _strings case has it
         shown = ", ".join(f"{s.name} {v}" for s, v in zip(m.attrs.scalars, m.attrs.check_values, strict=True))
         m.add("scalars_not_default", f"{shown}: accepted", SUCCESS, base, m.combos[0],
               scalars=m.attrs.check_values)
+
+
+def _strings(m: _Matrix, base: tuple[int, ...]) -> None:
+    """Per char* parameter: nullptr refused, each of its attr's values accepted, another value refused."""
+    for s in m.attrs.strings:
+        assert s.values is not None
+        m.add(f"null_{s.name}", f"{s.name} is a null pointer", NULLPTR, base, m.combos[0], null=s.name)
+        for value in s.values.values:
+            m.add(f"{s.name}_{value}", f'{s.name} "{value}", one of its values: accepted', SUCCESS, base,
+                  m.combos[0], scalars=m.scalar_values({s.name: c_literal("string", value)}))
+        outside = s.values.outside
+        m.add(f"{s.name}_{outside}_rejected", f'{s.name} "{outside}", none of its values: rejected', INVALID, base,
+              m.combos[0], scalars=m.scalar_values({s.name: c_literal("string", outside)}))
 
 
 def _rules(m: _Matrix, base: tuple[int, ...]) -> None:

@@ -1,5 +1,6 @@
-"""Rules for the aclnn API's scalar parameters (`aclnn.scalars`): each sets one attr, in a C++ type that holds it,
-or is a bool flag a rule reads; a rule (`min`) bounds a numeric attr its default obeys."""
+"""Rules for the aclnn API's scalar parameters (`aclnn.scalars`): each sets one attr, in a C++ type that holds it
+(a string attr as a `char*`, as upstream aclnnGeluBackwardV2's approximate), or is a bool flag a rule reads; a rule
+(`min`) bounds a numeric attr its default obeys."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from ..plan.reserved import lower_camel
 from .issues import SpecIssue
 from .models import OpSpec
 
-# the attr types each parameter type carries (aclScalar converts with ToFloat / ToInt64 / ToBool)
+# the attr types each parameter type carries (aclScalar converts with ToFloat / ToInt64 / ToBool; a char* is handed
+# to the l0 op as it is, once the wrapper found it among the attr's values)
 CARRIES = {"aclScalar": ("float", "int", "bool"), "double": ("float",), "float": ("float",), "int64_t": ("int",),
-           "bool": ("bool",)}
+           "bool": ("bool",), "char*": ("string",)}
 
 
 def aclnn_scalar_issues(spec: OpSpec) -> list[SpecIssue]:
@@ -22,7 +24,10 @@ def aclnn_scalar_issues(spec: OpSpec) -> list[SpecIssue]:
     for j, scalar in enumerate(spec.aclnn.scalars):
         loc = ("aclnn", "scalars", j)
         issues += _rule_issues(spec, j)
-        if scalar.optional and scalar.type != "aclScalar":
+        if scalar.optional and scalar.type == "char*":
+            issues.append(SpecIssue((*loc, "optional"), "a char* is required: the wrapper refuses nullptr "
+                                    "(ACLNN_ERR_PARAM_NULLPTR); only an aclScalar parameter is optional"))
+        elif scalar.optional and scalar.type != "aclScalar":
             issues.append(SpecIssue((*loc, "optional"), f"a {scalar.type} cannot be nullptr; only an aclScalar "
                                     "parameter is optional"))
         if scalar.attr is None:
@@ -33,10 +38,7 @@ def aclnn_scalar_issues(spec: OpSpec) -> list[SpecIssue]:
             known = ", ".join(attrs) or "none"
             issues.append(SpecIssue((*loc, "attr"), f"{scalar.attr!r} is not an attr of the op (attrs: {known})"))
             continue
-        if attr.type == "string":
-            issues.append(SpecIssue((*loc, "attr"), f"{attr.name} is a string attr; string aclnn parameters "
-                                    "(char*) are not built yet, remove the scalar (the l0 op passes the default)"))
-        elif attr.type not in CARRIES[scalar.type]:
+        if attr.type not in CARRIES[scalar.type]:
             fits = ", ".join(t for t, kinds in CARRIES.items() if attr.type in kinds)
             issues.append(SpecIssue((*loc, "type"), f"type {scalar.type} cannot carry the {attr.type} attr "
                                     f"{attr.name}; use {fits}"))

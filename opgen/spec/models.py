@@ -237,11 +237,12 @@ class AclnnScalar(Model):
     name: Identifier
     attr: SnakeName | None = Field(None, description="the op attr the value sets; none: a bool flag that sets no "
                                    "attr and switches another scalar's rule on (`when`)")
-    type: Literal["aclScalar", "double", "float", "int64_t", "bool"] = Field(
+    type: Literal["aclScalar", "double", "float", "int64_t", "bool", "char*"] = Field(
         "aclScalar", description="the C++ parameter: aclScalar (const aclScalar*, for float, int and bool attrs), "
-        "double or float (float attrs), int64_t (int attrs), bool (bool attrs)")
+        "double or float (float attrs), int64_t (int attrs), bool (bool attrs), char* (string attrs: the wrapper "
+        "refuses nullptr and a value not among the attr's values, as upstream aclnnGeluBackwardV2's approximate)")
     optional: bool = Field(False, description="aclScalar only: the caller may pass nullptr for the attr's def "
-                           "default (upstream aclnnSwishBackward's betaOptional)")
+                           "default (upstream aclnnSwishBackward's betaOptional); a char* is always required")
     min: FiniteFloat | None = Field(None, description="float and int attrs: the smallest value the wrapper takes "
                                     "(upstream aclnnSoftshrinkBackward's lambd >= 0)")
     on_violation: Literal["error", "clamp"] | None = Field(

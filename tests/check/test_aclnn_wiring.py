@@ -41,6 +41,7 @@ def test_passing_rows_say_what_they_saw(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("rel_dir", "reason"), [
+    ("activation/gelu_grad_v2", 'approximate one of "none", "tanh" (others and nullptr refused)'),
     ("activation/soft_shrink_grad", "lambda >= 0 (refused)"),
     ("activation/hard_shrink_grad", "lambd >= 0 (clamped)"),
     ("activation/leaky_relu_grad", "negativeSlope >= 0 while selfIsResult (refused)"),
@@ -226,3 +227,78 @@ def test_clamp_with_the_wrong_sign_or_value_fails(tmp_path: Path, old: str, new:
     op_dir = copy_sample(tmp_path, HARD)
     edit(op_dir / WRAPPER_HARD, old, new)
     assert "lambdValue reaches l0op::HardShrinkGrad without `if (lambdValue < 0)" in _failing_row(op_dir, RULES_ROW)
+
+
+GELU_V2 = "activation/gelu_grad_v2"  # the string attr approximate set by `char* approximate`, as upstream
+WRAPPER_GELU_V2 = "op_api/aclnn_gelu_backward_v2.cpp"
+GELU_V2_SAID = 'the docs (docs/aclnnGeluBackwardV2.md:35) say approximate is one of "none", "tanh", nullptr refused'
+GELU_V2_VALUES = 'strcmp(approximate, "none") != 0 && strcmp(approximate, "tanh") != 0'
+
+
+def test_string_row_passes_with_the_parameter(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, GELU_V2)
+    items = consistency_tier(op_dir, loaded(op_dir)[1])
+    assert by_item(items, WRAPPER_ROW).reason == "approximate <- approximate"
+    assert "char* approximate, const aclTensor* gradInput" in by_item(items, SIGNATURE_ROW).reason
+
+
+def test_wrapper_handing_the_l0_op_the_default_string_fails(tmp_path: Path) -> None:
+    """The API takes approximate, the l0 op gets "none": every call runs the exact GELU, "tanh" included."""
+    op_dir = copy_sample(tmp_path, GELU_V2)
+    edit(op_dir / WRAPPER_GELU_V2, "selfContiguous, approximate, opExecutor", 'selfContiguous, "none", opExecutor')
+    assert _failing_row(op_dir, WRAPPER_ROW) == \
+        f'{WRAPPER_GELU_V2}:127: attr approximate gets `"none"`, the docs say approximate sets it'
+
+
+@pytest.mark.parametrize(("condition", "taken"), [
+    ('strcmp(approximate, "none") != 0', '"none"'),  # "tanh" dropped: refused, though the docs list it
+    (f'{GELU_V2_VALUES} && strcmp(approximate, "erf") != 0', '"none", "tanh", "erf"'),  # an extra value let through
+    ('approximate != "none" && approximate != "tanh" && approximate != "quick"', '"none", "tanh", "quick"'),
+])
+def test_string_check_with_another_set_of_values_fails(tmp_path: Path, condition: str, taken: str) -> None:
+    op_dir = copy_sample(tmp_path, GELU_V2)
+    edit(op_dir / WRAPPER_GELU_V2, GELU_V2_VALUES, condition)
+    assert _failing_row(op_dir, RULES_ROW) == f"{WRAPPER_GELU_V2}:67: approximate may be {taken}; {GELU_V2_SAID}"
+
+
+def test_string_check_of_another_form_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, GELU_V2)
+    edit(op_dir / WRAPPER_GELU_V2, GELU_V2_VALUES, 'strcmp(approximate, "none") == 0')
+    assert _failing_row(op_dir, RULES_ROW) == (f'{WRAPPER_GELU_V2}:67: `if (strcmp(approximate, "none") == 0)` '
+                                               f"refuses approximate, not as `approximate` none of the values; "
+                                               f"{GELU_V2_SAID}")
+
+
+def test_dropped_string_check_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, GELU_V2)
+    path = op_dir / WRAPPER_GELU_V2
+    text = path.read_text()
+    start = text.index(f"    if ({GELU_V2_VALUES}) {{")
+    path.write_text(text[:start] + text[text.index("    }\n", start) + 6:])
+    assert _failing_row(op_dir, RULES_ROW) == \
+        f'{WRAPPER_GELU_V2}: nothing refuses approximate outside "none", "tanh"; {GELU_V2_SAID}'
+
+
+def test_string_check_nothing_calls_fails(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, GELU_V2)
+    edit(op_dir / WRAPPER_GELU_V2, "    CHECK_RET(CheckScalarValue(approximate), ACLNN_ERR_PARAM_INVALID);\n", "")
+    assert _failing_row(op_dir, RULES_ROW) == (f'{WRAPPER_GELU_V2}:67: CheckScalarValue refuses approximate outside '
+                                               f'"none", "tanh", but nothing calls CheckScalarValue; {GELU_V2_SAID}')
+
+
+def test_dropped_null_check_of_the_string_fails(tmp_path: Path) -> None:
+    """strcmp on nullptr: the process crashes where the docs promise ACLNN_ERR_PARAM_NULLPTR."""
+    op_dir = copy_sample(tmp_path, GELU_V2)
+    path = op_dir / WRAPPER_GELU_V2
+    text = path.read_text()
+    start = text.index("    if (approximate == nullptr) {")
+    path.write_text(text[:start] + text[text.index("    }\n", start) + 6:])
+    assert _failing_row(op_dir, RULES_ROW) == f"{WRAPPER_GELU_V2}: nothing refuses a null approximate; {GELU_V2_SAID}"
+
+
+def test_string_values_the_docs_do_not_list_fail(tmp_path: Path) -> None:
+    op_dir = copy_sample(tmp_path, GELU_V2)
+    edit(op_dir / "docs/aclnnGeluBackwardV2.md", '; one of "none", "tanh", any other value is refused '
+         "(ACLNN_ERR_PARAM_INVALID)", "")
+    assert _failing_row(op_dir, RULES_ROW) == (f"{WRAPPER_GELU_V2}:67: `if ({GELU_V2_VALUES})` refuses approximate, "
+                                               "the docs (docs/aclnnGeluBackwardV2.md) list no values for it")

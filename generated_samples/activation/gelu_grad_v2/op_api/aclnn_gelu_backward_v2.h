@@ -22,14 +22,16 @@ extern "C" {
  * @brief First phase of aclnnGeluBackwardV2: checks the tensors and returns the workspace size.
  * @param [in] gradOutput: dy of GeluGradV2.
  * @param [in] self: x of GeluGradV2.
+ * @param [in] approximate: char*; sets attr approximate; required (the def default is "none"), nullptr is refused
+ * (ACLNN_ERR_PARAM_NULLPTR); one of "none", "tanh", any other value is refused (ACLNN_ERR_PARAM_INVALID).
  * @param [out] gradInput: z of GeluGradV2.
  * @param [out] workspaceSize: bytes of device workspace the second phase needs.
  * @param [out] executor: the op executor to pass to the second phase.
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
 ACLNN_API aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                          const aclTensor* gradInput, uint64_t* workspaceSize,
-                                                          aclOpExecutor** executor);
+                                                          char* approximate, const aclTensor* gradInput,
+                                                          uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief Second phase of aclnnGeluBackwardV2: launches the computation on the stream.

@@ -26,8 +26,9 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_001_normal_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -39,8 +40,9 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_002_normal_float16)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -52,8 +54,9 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_003_normal_float32)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -66,8 +69,9 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_004_ascend950_normal_bfloat16)
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -80,8 +84,9 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_005_ascend950_normal_float16)
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -94,8 +99,9 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_006_ascend950_normal_float32)
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -106,8 +112,9 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_006_ascend950_normal_float32)
 TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_007_null_gradOutput)
 {
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT((aclTensor*)nullptr, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT((aclTensor*)nullptr, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -118,8 +125,10 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_007_null_gradOutput)
 TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_008_null_self)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, (aclTensor*)nullptr), OUTPUT(gradInputDesc));
+    auto ut =
+        OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, (aclTensor*)nullptr, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -131,20 +140,77 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_009_null_gradInput)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT((aclTensor*)nullptr));
+    char approximate[] = "none";
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT((aclTensor*)nullptr));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
 }
 
+// approximate is a null pointer
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_010_null_approximate)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, (char*)nullptr), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
+// approximate "none", one of its values: accepted
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_011_approximate_none)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// approximate "tanh", one of its values: accepted
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_012_approximate_tanh)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "tanh";
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// approximate "unknown", none of its values: rejected
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_013_approximate_unknown_rejected)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "unknown";
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_010_empty)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_014_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -153,12 +219,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_010_empty)
 }
 
 // gradOutput empty, the others not: shapes do not broadcast
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_011_empty_gradOutput_only)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_015_empty_gradOutput_only)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -166,12 +233,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_011_empty_gradOutput_only)
 }
 
 // self empty, the others not: shapes do not broadcast
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_012_empty_self_only)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_016_empty_self_only)
 {
     auto gradOutputDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -179,12 +247,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_012_empty_self_only)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_013_dtype_float64_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_017_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -192,12 +261,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_013_dtype_float64_rejected)
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_014_dtype_complex64_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_018_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -205,12 +275,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_014_dtype_complex64_rejected)
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_015_dtype_complex128_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_019_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -218,12 +289,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_015_dtype_complex128_rejected)
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_016_dtype_undefined_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_020_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -231,12 +303,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_016_dtype_undefined_rejected)
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_017_dtype_int32_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_021_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -244,12 +317,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_017_dtype_int32_rejected)
 }
 
 // self float16, the others bfloat16: dtypes must agree
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_018_self_dtype_differs)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_022_self_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -257,12 +331,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_018_self_dtype_differs)
 }
 
 // gradInput float16, the others bfloat16: dtypes must agree
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_019_gradInput_dtype_differs)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_023_gradInput_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -270,12 +345,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_019_gradInput_dtype_differs)
 }
 
 // shapes broadcast: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_020_broadcast_16_16x16)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_024_broadcast_16_16x16)
 {
     auto gradOutputDesc = TensorDesc({16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -283,12 +359,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_020_broadcast_16_16x16)
 }
 
 // shapes broadcast: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_021_broadcast_16x5x5_5x5)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_025_broadcast_16x5x5_5x5)
 {
     auto gradOutputDesc = TensorDesc({16, 5, 5}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({5, 5}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({16, 5, 5}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -296,12 +373,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_021_broadcast_16x5x5_5x5)
 }
 
 // the output is not the broadcast shape
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_022_out_shape_not_broadcast_shape)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_026_out_shape_not_broadcast_shape)
 {
     auto gradOutputDesc = TensorDesc({16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({16}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -309,12 +387,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_022_out_shape_not_broadcast_sh
 }
 
 // the input shapes do not broadcast
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_023_shapes_not_broadcastable)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_027_shapes_not_broadcastable)
 {
     auto gradOutputDesc = TensorDesc({2, 3}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({4, 3}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({4, 3}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -322,12 +401,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_023_shapes_not_broadcastable)
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_024_rank_8)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_028_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -335,12 +415,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_024_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_025_rank_9_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_029_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -348,12 +429,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_025_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_026_scalar)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_030_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -361,12 +443,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_026_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_027_not_contiguous_bfloat16)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_031_not_contiguous_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -374,12 +457,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_027_not_contiguous_bfloat16)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_028_not_contiguous_float16)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_032_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -387,12 +471,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_028_not_contiguous_float16)
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_029_format_nchw)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_033_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -400,12 +485,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_029_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_030_format_nhwc)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_034_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -413,12 +499,13 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_030_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_031_format_mixed)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_035_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
     auto gradInputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW);
-    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);

@@ -97,10 +97,11 @@ int main()
     aclTensor* gradInput = nullptr;
     ret = CreateAclTensor(gradInputHost, shape, &gradInputDevice, ACL_FLOAT, &gradInput);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
+    char approximate[] = "none";
 
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
-    ret = aclnnGeluBackwardV2GetWorkspaceSize(gradOutput, self, gradInput, &workspaceSize, &executor);
+    ret = aclnnGeluBackwardV2GetWorkspaceSize(gradOutput, self, approximate, gradInput, &workspaceSize, &executor);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnGeluBackwardV2GetWorkspaceSize failed. ERROR: %d\n", ret);
               return ret);
     void* workspaceAddr = nullptr;

@@ -22,16 +22,22 @@
 #include "opdev/op_dfx.h"
 #include "opdev/op_log.h"
 #include "opdev/shape_utils.h"
+#include <cstring>
 
 using namespace op;
 
 static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
                                                                        op::DataType::DT_FLOAT};
 
-static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const char* approximate,
+                         const aclTensor* gradInput)
 {
     OP_CHECK_NULL(gradOutput, return false);
     OP_CHECK_NULL(self, return false);
+    if (approximate == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "approximate must be one of none, tanh, but is nullptr.");
+        return false;
+    }
     OP_CHECK_NULL(gradInput, return false);
     return true;
 }
@@ -56,11 +62,22 @@ static bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const
     return true;
 }
 
-static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+static bool CheckScalarValue(const char* approximate)
 {
-    CHECK_RET(CheckNotNull(gradOutput, self, gradInput), ACLNN_ERR_PARAM_NULLPTR);
+    if (strcmp(approximate, "none") != 0 && strcmp(approximate, "tanh") != 0) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "approximate must be one of none, tanh, but is %s.", approximate);
+        return false;
+    }
+    return true;
+}
+
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const char* approximate,
+                               const aclTensor* gradInput)
+{
+    CHECK_RET(CheckNotNull(gradOutput, self, approximate, gradInput), ACLNN_ERR_PARAM_NULLPTR);
     CHECK_RET(CheckDtypeValid(gradOutput, self, gradInput), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(CheckShape(gradOutput, self, gradInput), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(CheckScalarValue(approximate), ACLNN_ERR_PARAM_INVALID);
     return ACLNN_SUCCESS;
 }
 
@@ -78,15 +95,15 @@ static const aclTensor* BroadcastIfNeeded(const aclTensor* tensor, const op::Sha
     return l0op::BroadcastTo(tensor, dimsArray, opExecutor);
 }
 
-aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
+aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, char* approximate,
                                                 const aclTensor* gradInput, uint64_t* workspaceSize,
                                                 aclOpExecutor** executor)
 {
-    L2_DFX_PHASE_1(aclnnGeluBackwardV2, DFX_IN(gradOutput, self), DFX_OUT(gradInput));
+    L2_DFX_PHASE_1(aclnnGeluBackwardV2, DFX_IN(gradOutput, self, approximate), DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-    auto ret = CheckParams(gradOutput, self, gradInput);
+    auto ret = CheckParams(gradOutput, self, approximate, gradInput);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
 
     if (gradOutput->IsEmpty() || self->IsEmpty()) {
@@ -106,9 +123,8 @@ aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, con
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     selfContiguous = BroadcastIfNeeded(selfContiguous, broadcastShape, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    const char* approximateValue = "none";
 
-    auto result = l0op::GeluGradV2(gradOutputContiguous, selfContiguous, approximateValue, opExecutor);
+    auto result = l0op::GeluGradV2(gradOutputContiguous, selfContiguous, approximate, opExecutor);
     CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
