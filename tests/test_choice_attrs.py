@@ -135,3 +135,87 @@ def test_a_value_running_the_other_values_math_fails_numerics_at_that_value(tmp_
 def test_a_choice_the_tree_cannot_carry_is_refused(run, tmp_path: Path, edit, field: str, message: str) -> None:
     err = _problems(run, tmp_path, edit)
     assert re.search(rf"gelu_grad_v2\.yaml:\d+: {re.escape(field)}: {re.escape(message)}", err), err
+
+
+ELU_V2 = SCHEMAS / "elu_grad_v2.yaml"
+ELU_OP = SAMPLES / "activation/elu_grad_v2"
+
+
+def test_a_bool_attr_picks_its_variants_dag_by_a_tpl_argument() -> None:
+    tiling = (ELU_OP / "op_host/arch35/elu_grad_v2_tiling_arch35.cpp").read_text()
+    assert "const bool* isResultAttr = attrs->GetAttrPointer<bool>(3);" in tiling
+    assert "const bool isResultValue = isResultAttr != nullptr ? *isResultAttr : false;" in tiling
+    assert "const uint64_t isResult = isResultValue ? TPL_IS_RESULT_TRUE : TPL_IS_RESULT_FALSE;" in tiling
+    assert "GET_TPL_TILING_KEY(tiling->baseTiling.scheMode, dType, isResult)" in tiling
+    assert re.search(r"outputDtype == ge::DT_FLOAT && isResult == TPL_IS_RESULT_TRUE\) \{\s*dType = TPL_FP32;\s*"
+                     r"result = elewiseBaseTiling.DoTiling<EluGradV2IsResultTrueDag<float>::OpDag>", tiling)
+    kernel = (ELU_OP / "op_kernel/elu_grad_v2_apt.cpp").read_text()
+    assert "template <uint64_t schMode, uint64_t dType, uint64_t isResult>" in kernel
+    assert re.search(r"dType == TPL_FP16 && isResult == TPL_IS_RESULT_FALSE\) \{\s*"
+                     r"ElementwiseSch<schMode, EluGradV2IsResultFalseDag<half>::OpDag>", kernel)
+    dag = (ELU_OP / "op_kernel/arch35/elu_grad_v2_dag.h").read_text()
+    from_input, from_result = dag.split("// is_result = true")
+    assert "struct EluGradV2IsResultFalseDag" in from_input and "Vec::Exp<float>" in from_input
+    assert "struct EluGradV2IsResultTrueDag" in from_result and "Vec::Exp" not in from_result
+    assert re.search(r"Bind<Vec::Duplicate<float>, Placeholder::Var<float, 0>>; +// a0 = fill\(alpha\)", from_result)
+
+
+def test_the_golden_st_rows_and_uts_of_a_bool_choice() -> None:
+    module_spec = importlib.util.spec_from_file_location("elu_grad_v2_golden", ELU_OP / "tests/assets/golden.py")
+    assert module_spec and module_spec.loader
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    grads = np.ones(4, dtype=np.float32)
+    activations = np.array([-1.0, -0.5, 0.0, 2.0], dtype=np.float32)
+    from_x = module.elu_grad_v2_golden(grads, activations)
+    from_y = module.elu_grad_v2_golden(grads, activations, is_result=True)
+    assert np.allclose(from_x, [np.exp(-1.0), np.exp(-0.5), 1.0, 1.0])  # exp(x) below 0, 1 above
+    assert np.allclose(from_y, [0.0, 0.5, 1.0, 1.0])  # y + 1 below 0
+    rows = list(csv.DictReader(io.StringIO((ELU_OP / "tests/st/arch35/ttk_kernel_elu_grad_v2_st.csv").read_text())))
+    picked = {r["testcase_name"]: r["attributes"] for r in rows}
+    assert "'is_result': True" in picked["elu_grad_v2_float16_is_result_true_edge_nan"]
+    assert "'is_result': False" in picked["elu_grad_v2_float16_edge_nan"]
+    ut = (ELU_OP / "tests/ut/op_host/arch35/test_elu_grad_v2_tiling.cpp").read_text()
+    keys = dict(re.findall(r"TEST_F\(EluGradV2TilingAscend950, (\w+)\)(?:(?!TEST_F).)*?ExecuteTestCase\("
+                           r"tilingContextPara, ge::GRAPH_SUCCESS, (\d+)", ut, re.S))
+    shift = 1 + 8  # schMode's 1 bit (0 and 1), then dType's 8
+    for case, key in keys.items():
+        if case.endswith("_is_result_true"):
+            assert int(key) == int(keys[case.removesuffix("_is_result_true")]) + (1 << shift), case
+    assert sum(c.endswith("_is_result_true") for c in keys) == 6  # 3 dtypes x 2 shapes
+    assert "invalid" not in ut  # a bool takes no other value
+
+
+def test_numerics_runs_each_bool_variant_at_its_value_and_a_swapped_variant_fails(tmp_path: Path) -> None:
+    spec = load_spec(ELU_V2).spec
+    results = check_numerics(spec, build_plan(spec, ELU_V2.name))
+    assert not [r for r in results if r.failures]
+    assert {r.variant for r in results if "is_result=True" in r.sample} == {"from_result"}
+    swapped = load_spec(copy_spec(ELU_V2, tmp_path, lambda t: t.replace(
+        "{false: from_input, true: from_result}", "{false: from_result, true: from_input}"))).spec
+    failing = {r.sample for r in check_numerics(swapped, build_plan(swapped, ELU_V2.name)) if r.failures}
+    assert any("is_result=True" in s for s in failing) and any("is_result" not in s for s in failing), failing
+
+
+@pytest.mark.parametrize(("edit", "field", "message"), [
+    (lambda t: t.replace("{false: from_input, true: from_result}", "{true: from_result}"), "attrs[3].variants",
+     "name the variant of each value: {false: <variant>, true: <variant>}; is_result maps only true"),
+    (lambda t: t.replace("{false: from_input, true: from_result}", "{false: from_result, true: from_result}"),
+     "attrs[3].variants", "both values pick 'from_result': then is_result does not choose the math"),
+    (lambda t: t.replace("{false: from_input, true: from_result}", "{false: from_x, true: from_result}"),
+     "attrs[3].variants", "no compute variant 'from_x'"),
+    (lambda t: t.replace("    default: false\n", "    default: false\n    check_value: true\n"),
+     "attrs[3].check_value", "is_result chooses the math: the check runs both values"),
+    (lambda t: t.replace("    type: float\n    default: 1.0\n    doc: The ELU's alpha",
+                         "    type: float\n    default: 1.0\n    variants: {false: from_input}\n    doc: The ELU's alpha"),
+     "attrs[0].variants", "only bool attrs map values to variants; alpha is a float"),
+    (lambda t: t.replace("    grad: grads\n", "    grad: gradz\n"), "golden.reference.grad", "'gradz' is not an input"),
+    (lambda t: t.replace("    grad: grads\n", "    grad: grads\n    wrt: activations\n"), "golden.reference",
+     "wrt belongs to forward"),
+])
+def test_a_bool_choice_the_tree_cannot_carry_is_refused(run, tmp_path: Path, edit, field: str, message: str) -> None:
+    spec = copy_spec(ELU_V2, tmp_path, edit)
+    result = run("gen", spec, "-o", tmp_path / "out")
+    assert result.code == 2 and "Traceback" not in result.err, result
+    assert snapshot(tmp_path / "out") == {}
+    assert re.search(rf"elu_grad_v2\.yaml:\d+: {re.escape(field)}: {re.escape(message)}", result.err), result.err

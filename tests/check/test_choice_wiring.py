@@ -30,7 +30,7 @@ def test_gelu_grad_v2_passes_and_an_op_without_the_attr_says_so(tmp_path: Path) 
     status, reason, others = _row(copy_sample(tmp_path / "v2", GELU_V2))
     assert (status, others) == ("pass", [])
     assert '"none" -> TPL_APPROXIMATE_NONE, "tanh" -> TPL_APPROXIMATE_TANH' in reason
-    assert _row(copy_sample(tmp_path / "relu", RELU))[:2] == ("pass", "no string attr chooses the math")
+    assert _row(copy_sample(tmp_path / "relu", RELU))[:2] == ("pass", "no attr chooses the math")
 
 
 @pytest.mark.parametrize(("rel", "old", "new", "count", "message"), [
@@ -71,3 +71,23 @@ def test_a_binary_json_entry_without_the_attrs_fails_that_socs_row(tmp_path: Pat
     assert row.status == "fail"
     assert row.reason == f"{rel}: op_list[1] lists attrs (none), the def (approximate: string)"
     assert [i.item for i in failing(items)] == [row.item]
+
+
+ELU_V2 = "activation/elu_grad_v2"
+ELU_TILING = "op_host/arch35/elu_grad_v2_tiling_arch35.cpp"
+
+
+def test_a_bool_choice_passes_and_its_faults_fail(tmp_path: Path) -> None:
+    status, reason, others = _row(copy_sample(tmp_path / "ok", ELU_V2))
+    assert (status, others) == ("pass", [])
+    assert reason.startswith("isResult: true -> TPL_IS_RESULT_TRUE, false -> TPL_IS_RESULT_FALSE")
+    swapped = copy_sample(tmp_path / "swapped", ELU_V2)
+    edit(swapped / ELU_TILING, "isResultValue ? TPL_IS_RESULT_TRUE : TPL_IS_RESULT_FALSE",
+         "isResultValue ? TPL_IS_RESULT_FALSE : TPL_IS_RESULT_TRUE")
+    status, reason, _ = _row(swapped)
+    assert status == "fail" and "isResult true (TPL_BF16) runs EluGradV2IsResultFalseDag, not " \
+                                "EluGradV2IsResultTrueDag" in reason, reason
+    other = copy_sample(tmp_path / "other", ELU_V2)
+    edit(other / ELU_TILING, "GetAttrPointer<bool>(3)", "GetAttrPointer<bool>(2)")
+    status, reason, _ = _row(other)
+    assert status == "fail" and "does not read is_result, attr 3 of op_host/elu_grad_v2_def.cpp" in reason, reason

@@ -134,3 +134,15 @@ def test_a_tiling_mapping_a_value_to_another_values_macro_fails_that_values_uts(
     tanh = [c.name for c in suite.cases if c.name.endswith("_tanh")]
     assert run.status == "fail" and run.figures["failed"] == len(tanh) == 9
     assert "GeluGradV2TilingAscend950.tiling_bfloat16_same_shapes_tanh" in run.reason
+
+
+def test_a_bool_choice_keyed_the_other_way_fails_every_tiling_case(tmp_path: Path, cann_src: Path) -> None:
+    """EluGradV2's is_result mapped to the other TPL value: each case expects its own value's key."""
+    op_dir = copy_sample(tmp_path, "activation/elu_grad_v2")
+    edit(op_dir / "op_host/arch35/elu_grad_v2_tiling_arch35.cpp",
+         "isResultValue ? TPL_IS_RESULT_TRUE : TPL_IS_RESULT_FALSE",
+         "isResultValue ? TPL_IS_RESULT_FALSE : TPL_IS_RESULT_TRUE")
+    run = by_item(ut_items(op_dir, cann_src), "op_host UTs run (ascend950)")
+    _, plan = loaded(op_dir)
+    [suite] = plan.ophost_ut.tiling_suites
+    assert run.status == "fail" and run.figures["failed"] == sum(c.succeeds for c in suite.cases)
