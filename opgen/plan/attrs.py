@@ -85,15 +85,18 @@ def kernel_scalars(spec: OpSpec, attrs: tuple[AttrPlan, ...]) -> KernelScalars:
 
 
 def attr_settings(spec: OpSpec) -> tuple[dict[str, AttrValue], ...]:
-    """The attr values the numerics check runs: the defaults, each other value of a string attr choosing the
-    math, then every numeric attr at a non-default value (its check_value, else derived), so math that ignores
-    an attr fails the last setting."""
+    """The attr values the numerics check runs: the defaults, each other value of an attr choosing the math,
+    then every numeric attr at a non-default value (its check_value, else derived) with each value of that attr,
+    so math that ignores an attr fails there; the last setting is the default value's."""
     defaults = {a.name: a.default for a in spec.attrs}
     choice = choice_attr(spec)
-    picked = [{**defaults, choice.name: v} for v, _ in choice_options(choice) if v != choice.default] if choice else []
+    values = [v for v, _ in choice_options(choice) if v != choice.default] if choice else []
+    picked = [{**defaults, choice.name: v} for v in values] if choice else []
     numeric = [a for a in spec.attrs if a.type in ("float", "int", "bool") and a is not choice]
-    other = [{**defaults, **{a.name: _other(a) for a in numeric}}] if numeric else []
-    return defaults, *picked, *other
+    changed = {**defaults, **{a.name: _other(a) for a in numeric}}
+    # each choice value's math at the non-default numbers too, the default value's last
+    other = [{**changed, choice.name: v} for v in values] + [changed] if choice else [changed]
+    return (defaults, *picked, *(other if numeric else []))
 
 
 def shown_attrs(spec: OpSpec, attrs: Mapping[str, AttrValue]) -> str:
