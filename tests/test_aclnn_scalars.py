@@ -287,12 +287,17 @@ def test_the_rules_row_agrees_with_the_ruled_tree(ruled: Path) -> None:
 @pytest.mark.parametrize("rel", ["tests/ut/op_api/test_aclnn_hardsigmoid_backward.cpp", RULED_WRAPPER])
 def test_rules_compile(cann_src: Path, ruled: Path, rel: str) -> None:
     """The refusals (an %ld log of an int64), the clamp and the by-value bool flag against the real headers."""
+    _compiles(cann_src, ruled, rel)
+
+
+def _compiles(cann_src: Path, op_dir: Path, rel: str) -> None:
+    """An op_api source (or its UT, with the UT framework's dirs) compiles against the real headers."""
     if shutil.which("g++") is None:
         pytest.skip("needs g++")
     sources = resolve_sources(cann_src, None)
     assert sources is not None
     dirs = op_api_ut_dirs(sources) if rel.startswith("tests/") else sources.host_include_dirs(op_api=True)
-    result = subprocess.run(compile_command("g++", ruled, rel, "op_api", dirs), capture_output=True, text=True,
+    result = subprocess.run(compile_command("g++", op_dir, rel, "op_api", dirs), capture_output=True, text=True,
                             timeout=300, check=False)
     assert result.returncode == 0, result.stderr[-3000:]
 
@@ -436,14 +441,7 @@ def test_op_api_ut_passes_the_default_string_elsewhere_and_needs_no_scalar_desc(
 @pytest.mark.parametrize("rel", [GELU_V2_UT, GELU_V2_WRAPPER])
 def test_the_string_parameter_compiles(cann_src: Path, rel: str) -> None:
     """The char array, (char*)nullptr and strcmp against the real headers (the UT with its framework)."""
-    if shutil.which("g++") is None:
-        pytest.skip("needs g++")
-    sources = resolve_sources(cann_src, None)
-    assert sources is not None
-    dirs = op_api_ut_dirs(sources) if rel.startswith("tests/") else sources.host_include_dirs(op_api=True)
-    result = subprocess.run(compile_command("g++", GELU_V2, rel, "op_api", dirs), capture_output=True, text=True,
-                            timeout=300, check=False)
-    assert result.returncode == 0, result.stderr[-3000:]
+    _compiles(cann_src, GELU_V2, rel)
 
 
 STRING_PROBLEMS = [

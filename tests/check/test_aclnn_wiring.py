@@ -180,12 +180,16 @@ def test_refusal_of_another_bound_fails(tmp_path: Path) -> None:
     assert f"`if (lambda->ToFloat() < -1.0f)` refuses lambda; {SOFT_SAID}" in _failing_row(op_dir, RULES_ROW)
 
 
+def _drop_block(path: Path, start_line: str) -> None:
+    """Remove the `if` block that starts with `start_line`, up to its closing brace."""
+    text = path.read_text()
+    start = text.index(start_line)
+    path.write_text(text[:start] + text[text.index("    }\n", start) + 6:])
+
+
 def test_dropped_refusal_fails(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, SOFT)
-    path = op_dir / WRAPPER_SOFT
-    text = path.read_text()
-    start = text.index("    if (lambda->ToFloat() < 0.0f) {")
-    path.write_text(text[:start] + text[text.index("    }\n", start) + 6:])
+    _drop_block(op_dir / WRAPPER_SOFT, "    if (lambda->ToFloat() < 0.0f) {")
     assert _failing_row(op_dir, RULES_ROW) == f"{WRAPPER_SOFT}: nothing refuses lambda; {SOFT_SAID}"
 
 
@@ -289,10 +293,7 @@ def test_string_check_nothing_calls_fails(tmp_path: Path) -> None:
 def test_dropped_null_check_of_the_string_fails(tmp_path: Path) -> None:
     """strcmp on nullptr: the process crashes where the docs promise ACLNN_ERR_PARAM_NULLPTR."""
     op_dir = copy_sample(tmp_path, GELU_V2)
-    path = op_dir / WRAPPER_GELU_V2
-    text = path.read_text()
-    start = text.index("    if (approximate == nullptr) {")
-    path.write_text(text[:start] + text[text.index("    }\n", start) + 6:])
+    _drop_block(op_dir / WRAPPER_GELU_V2, "    if (approximate == nullptr) {")
     assert _failing_row(op_dir, RULES_ROW) == f"{WRAPPER_GELU_V2}: nothing refuses a null approximate; {GELU_V2_SAID}"
 
 

@@ -16,11 +16,11 @@ from opgen.check.numerics import (
     NumericsResult,
     check_golden_file,
     check_numerics,
-    edge_values,
     load_golden,
     ulp_distance,
     within_tolerance,
 )
+from opgen.check.numerics_samples import edge_values
 from opgen.check.references import build_reference
 from opgen.errors import OpgenError
 from opgen.plan import RenderPlan, build_plan
