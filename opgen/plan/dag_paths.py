@@ -41,7 +41,6 @@ class DagBranch:
     init_args: str  # the scheduler's Init arguments: the inputs this path reads, then the outputs
     combination: int  # index of the dtype combination
     set_vars: tuple[str, ...]  # the kernel's statements setting the DAG Vars (attrs) in this path's compute type
-    choice_code: int = 0  # the choice TPL argument's value on this path
 
 
 def present_dags(spec: OpSpec, tensors: tuple[TensorPlan, ...], float_compute: bool, brc_inputs: tuple[str, ...],
@@ -70,11 +69,10 @@ def dag_branches(combos: tuple[DtypeCombination, ...], present: tuple[NamedDag, 
             set_vars = scalars.set_vars(var_type, dag.var_names)
             picked = f" && {choice.arg} == {dag.choice.tpl}" if choice and dag.choice else ""
             args = f"{c.tpl}, {dag.choice.tpl}" if dag.choice else c.tpl
-            code = dag.choice.code if dag.choice else 0
             init = ", ".join(dag.kernel.init_args)
             if absent is None:
                 branches.append(DagBranch(c.dispatch + picked, f"dType == {c.tpl}{picked}", c.tpl, c.tpl_code, args,
-                                          dag.struct, c.dag_args, init, c.index, set_vars, code))
+                                          dag.struct, c.dag_args, init, c.index, set_vars))
                 continue
             tpl = f"{c.tpl}_WITHOUT_{absent.tensor.name.upper()}"
             absent_args = ", ".join(absent.dag.init_args) if absent.dag else ""
