@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..spec.choice import choice_attr, choice_options
+from ..spec.choice import choice_attr, choice_label, choice_options
 from ..spec.models import OpSpec
 from .attrs import AttrPlan, c_literal
 from .reserved import lower_camel, upper_camel
@@ -62,7 +62,7 @@ def choice_plan(spec: OpSpec, attrs: tuple[AttrPlan, ...]) -> ChoicePlan | None:
         return None
     values = []
     for code, (value, variant) in enumerate(choice_options(choice)):
-        label = value if isinstance(value, str) else f"{choice.name}_{'true' if value else 'false'}"
+        label = choice_label(choice.name, value)
         word = value if isinstance(value, str) else ("true" if value else "false")
         values.append(ChoiceValue(value, variant, label, f"TPL_{choice.name.upper()}_{word.upper()}", code,
                                   f"{spec.op_type}{upper_camel(label)}Dag", c_literal(choice.type, value)))

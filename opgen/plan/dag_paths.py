@@ -1,4 +1,4 @@
-"""The arch35 kernel's paths: per dtype combination, per value of a string attr choosing the math, and with or
+"""The arch35 kernel's paths: per dtype combination, per value of an attr choosing the math, and with or
 without an absent optional input, the DAG the tiling tiles and the kernel runs, and the TPL values that
 select it."""
 

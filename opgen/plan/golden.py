@@ -48,7 +48,6 @@ class GoldenPlan:
     absent_variants: tuple[GoldenVariant, ...] = ()  # the variants run when the optional input is None
     absent_table: str = ""  # golden.py's name for their table
     lookup: tuple[str, ...] = ()  # the statements setting `variant`: by SoC (and presence), or by the choice attr
-    choice: str = ""  # the attr whose value picks the variant
 
 
 def mask_values(steps: tuple[Step, ...]) -> tuple[str, ...]:
@@ -106,7 +105,7 @@ def golden_plan(
         variants=variants, unpacks_masks=any(t.is_mask for t in read),
         imports_math=any("math." in line for v in variants + (absent[2] if absent else ()) for line in v.lines),
         absent_variants=absent[2] if absent else (), absent_table=absent[1] if absent else "",
-        lookup=_lookup(variants, absent, choice, choice_is_bool), choice=choice,
+        lookup=_lookup(variants, absent, choice, choice_is_bool),
     )
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..spec.choice import choice_attr, choice_options
+from ..spec.choice import choice_attr, choice_label, choice_options
 from ..spec.models import OpSpec
 from ..spec.socs import SOCS
 from .attrs import AttrValue, attr_settings
@@ -98,7 +98,7 @@ def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCo
     defaults, *others = attr_settings(spec)
     choice = choice_attr(spec)
     # an attr choosing the math: every value gets the shapes and edges (its own kernel path)
-    picks = [(f"_{_label(choice.name, v)}" if v != choice.default else "", {**defaults, choice.name: v})
+    picks = [(f"_{choice_label(choice.name, v)}" if v != choice.default else "", {**defaults, choice.name: v})
              for v, _ in choice_options(choice)] if choice else [("", defaults)]
     others = [o for o in others if not choice or o[choice.name] == choice.default]
     for combo in combos:
@@ -138,11 +138,6 @@ def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCo
                           tuple(_data_range(spec, t, combo.index) for t in inputs),
                           repr((soc.short_version,))))
     return [replace(r, attrs=r.attrs or tuple(defaults.items())) for r in rows]
-
-
-def _label(name: str, value: str | bool) -> str:
-    """A choice value in row names: a string as it is, a bool as `<attr>_true` (as plan/choice.py labels it)."""
-    return value if isinstance(value, str) else f"{name}_{'true' if value else 'false'}"
 
 
 def absent_inputs(spec: OpSpec, inputs: Sequence[TensorPlan]) -> tuple[str, ...]:

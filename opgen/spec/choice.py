@@ -22,6 +22,11 @@ def choice_options(attr: AttrSpec) -> tuple[tuple[str | bool, str], ...]:
     return tuple((value, value) for value in attr.values)
 
 
+def choice_label(name: str, value: str | bool) -> str:
+    """What names a value's test cases, ST rows and DAG: a string value itself, a bool's `<attr>_true|false`."""
+    return value if isinstance(value, str) else f"{name}_{'true' if value else 'false'}"
+
+
 def platform_variants(spec: OpSpec, platform: PlatformSpec) -> tuple[str, ...]:
     """The compute variants a platform's kernel runs: every variant the choice attr picks, else its own."""
     choice = choice_attr(spec)
