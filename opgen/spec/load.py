@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,10 +103,18 @@ def _read_yaml(text: str, where: str) -> Any:
         raise OpgenError(f"malformed YAML: {problem}; fix the syntax there", where=f"{where}{line}") from None
     except RecursionError:
         raise OpgenError(f"YAML nested deeper than {MAX_DEPTH} levels", where=where) from None
+    except ValueError:  # ruamel's int() of a decimal beyond Python's digit limit
+        raise OpgenError(f"an integer of more than {sys.get_int_max_str_digits()} digits; no spec value is that "
+                         "large, write the intended number", where=f"{where}{_long_number_line(text)}") from None
     if not isinstance(data, CommentedMap):
         raise OpgenError("a spec is a YAML mapping with op_type, category, inputs, ... (see schemas/)", where=where)
     _check_shape(data, where)
     return data
+
+
+def _long_number_line(text: str) -> str:
+    found = re.search(rf"\d[\d_]{{{sys.get_int_max_str_digits()},}}", text)
+    return f":{text.count(chr(10), 0, found.start()) + 1}" if found else ""
 
 
 def _check_shape(data: Any, where: str) -> None:
