@@ -55,7 +55,7 @@ CASES = {
                                r"gelu_grad\.yaml:\d+: compute\.variants\.ascend910b\[18\]: "
                                r"z = mul\(s, dz\): 'dz' is not an input"),
     "5000-digit integer": (lambda t: t.replace("buffer_num: 2", "buffer_num: " + "9" * 5000),
-                           r"gelu_grad\.yaml:\d+: an integer of more than 4300 digits; no spec value is that large"),
+                           r"gelu_grad\.yaml:42: an integer of more than 4300 digits; no spec value is that large"),
     "alias": (lambda t: t.replace("tiling:\n  buffer_num: 2", "tiling: &t\n  buffer_num: 2\nextra: *t"),
               r"anchors and aliases are not allowed"),
 }
