@@ -155,16 +155,16 @@ def test_new_writes_spec_and_tree_both_or_neither(run, tmp_path: Path, monkeypat
 
 
 def test_ctrl_c_after_writing_says_what_was_written(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from opgen import cli
+    from opgen import commands
 
-    real = cli._say
+    real = commands._say
 
     def interrupted_while_reporting(message: str) -> None:
         if "wrote" in message:
             raise KeyboardInterrupt
         real(message)
 
-    monkeypatch.setattr(cli, "_say", interrupted_while_reporting)
+    monkeypatch.setattr(commands, "_say", interrupted_while_reporting)
     root = tmp_path / "out"
     result = run("gen", RELU, "-o", root)
     assert result.code == 130
