@@ -17,7 +17,7 @@ class _WatchedFile(io.FileIO):
 
     def write(self, data: bytes) -> int:  # type: ignore[override]
         try:
-            return super().write(data)  # type: ignore[arg-type]
+            return super().write(data)
         except OSError as error:
             STDOUT_FAILURES.append(error)
             raise

@@ -1,0 +1,95 @@
+"""The real `opgen` process against a hostile environment: an ASCII-only stdout, stdout closed or full or a
+closed pipe, a signal before any command runs. Each answers with a message and an exit code, never a
+traceback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import RELU, RELU_DIR, SAMPLES
+
+OPGEN = [sys.executable, "-m", "opgen"]
+
+
+def _gen_args(tmp_path: Path) -> list[str]:
+    return ["gen", str(RELU), "-o", str(tmp_path / "out"), "--record-dir", str(tmp_path / "records")]
+
+
+def _written(tmp_path: Path) -> str:
+    return f"{tmp_path / 'out' / RELU_DIR}, {tmp_path / 'records' / RELU_DIR} had been written completely before"
+
+
+def test_an_ascii_only_stdout_prints_escapes(tmp_path: Path) -> None:
+    """check's summary has an em dash, an output path can have any letter: printed as `\\u2014`, no crash."""
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    check = subprocess.run([*OPGEN, "check", str(SAMPLES / RELU_DIR)], env=env,
+                           capture_output=True, text=True, encoding="ascii", errors="strict")
+    assert check.returncode == 0, check.stderr
+    assert "\\u2014" in check.stdout
+    gen = subprocess.run([*OPGEN, *_gen_args(tmp_path / "名字")], env=env, capture_output=True, text=True,
+                         encoding="ascii", errors="strict")
+    assert gen.returncode == 0, gen.stderr
+    assert "\\u540d\\u5b57" in gen.stdout
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_stdout_says_everything_was_written(tmp_path: Path) -> None:
+    with open("/dev/full", "w") as full:
+        gen = subprocess.run([*OPGEN, *_gen_args(tmp_path)], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert gen.returncode == 2
+    assert gen.stderr == (f"error: cannot print to stdout (No space left on device); {_written(tmp_path)}; "
+                          "nothing else was changed\n")
+    assert (tmp_path / "out" / RELU_DIR / "CMakeLists.txt").is_file()
+
+
+def test_a_closed_pipe_or_closed_stdout_says_everything_was_written(tmp_path: Path) -> None:
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before opgen prints
+    try:
+        piped = subprocess.run([*OPGEN, *_gen_args(tmp_path / "piped")], stdout=write, stderr=subprocess.PIPE,
+                               text=True)
+    finally:
+        os.close(write)
+    assert piped.returncode == 2
+    assert piped.stderr.startswith("error: cannot print to stdout (Broken pipe); "), piped.stderr
+    assert _written(tmp_path / "piped") in piped.stderr
+    closed = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *OPGEN, *_gen_args(tmp_path / "closed")],
+                            stderr=subprocess.PIPE, text=True)
+    assert closed.returncode == 2
+    assert closed.stderr.startswith("error: cannot print to stdout (stdout is closed); "), closed.stderr
+    assert (tmp_path / "closed" / "out" / RELU_DIR / "CMakeLists.txt").is_file()
+
+
+# a child that stalls while `opgen` imports typer (the commands' first heavy import), as a slow disk would
+_STALL_IN_IMPORTS = """
+import signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as an interactive shell leaves it
+class Stall:
+    def find_spec(self, name, path=None, target=None):
+        if name == "typer":
+            print("importing", flush=True)
+            time.sleep(30)
+        return None
+sys.meta_path.insert(0, Stall())
+from opgen.cli import main
+sys.argv = ["opgen", "--version"]
+main()
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_before_any_command_runs_is_reported(sig: signal.Signals) -> None:
+    proc = subprocess.Popen([sys.executable, "-c", _STALL_IN_IMPORTS], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "importing"
+    time.sleep(0.1)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert err == "interrupted: nothing was changed\n"
