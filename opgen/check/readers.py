@@ -18,6 +18,8 @@ from ..plan.families import KernelFamily
 from ..spec.dtypes import PROTO_DTYPES, PROTO_TYPE_CLASSES
 from .items import CheckItem
 
+# one Markdown table cell's text: `\|` (how opgen escapes a pipe in spec text) does not end it
+MD_CELL = r"(?:\\.|[^|\\\n])*"
 _GE_TO_NAME = {d.ge: d.name for d in PROTO_DTYPES.values()}
 _C_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _CMAKE_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|#[^\n]*')
