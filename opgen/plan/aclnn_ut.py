@@ -239,7 +239,7 @@ def _rules(m: _Matrix, base: tuple[int, ...]) -> None:
     for s in m.attrs.scalars:
         if not isinstance(s, AclnnScalarPlan) or s.rule is None:
             continue
-        rule, below = s.rule, s.literal(s.rule.minimum - 1)
+        rule, below = s.rule, s.literal(s.below(s.rule))
         on = {rule.when: "true"} if rule.when else {}
         with_flag = f" with {rule.when} true" if rule.when else ""
         if rule.clamp:
