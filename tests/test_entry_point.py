@@ -99,3 +99,16 @@ def test_a_signal_before_any_command_runs_is_reported(sig: signal.Signals) -> No
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert err == "interrupted: nothing was changed\n"
+
+
+def test_the_interrupt_tests_pass_in_a_background_job() -> None:
+    """`pytest &` in a script ignores SIGINT; the tests that send one set their own handler (the README's test
+    command must pass run in the background)."""
+    tests = ["tests/regen/test_apply.py::test_ctrl_c_during_the_swaps_waits_for_them",
+             "tests/test_fuzz.py::test_an_interrupted_render_leaves_no_trace"]
+    background = "import signal, subprocess, sys\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n" \
+                 "sys.exit(subprocess.call(sys.argv[1:]))\n"
+    done = subprocess.run([sys.executable, "-c", background, sys.executable, "-m", "pytest", "-q",
+                           "-p", "no:cacheprovider", *tests], cwd=Path(__file__).parent.parent,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:]
