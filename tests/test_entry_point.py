@@ -112,3 +112,18 @@ def test_the_interrupt_tests_pass_in_a_background_job() -> None:
                            "-p", "no:cacheprovider", *tests], cwd=Path(__file__).parent.parent,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:]
+
+
+def test_a_background_job_keeps_sigint_ignored_and_still_reports_sigterm() -> None:
+    """A script's `opgen ... &` ignores SIGINT (the script's Ctrl-C is not the job's); SIGTERM still unwinds."""
+    script = _STALL_IN_IMPORTS.replace("signal.default_int_handler", "signal.SIG_IGN")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "importing"
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert err == "interrupted: nothing was changed\n"
