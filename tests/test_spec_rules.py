@@ -65,8 +65,8 @@ CASES: dict[str, tuple[Path, Edit, str]] = {
        for o in ("Delete", "Class", "Int", "Float", "Return", "Template")},
     **{f"op_type {o}": (GELU, _op_type(o), rf"op_type: the derived dir name '{o.lower()}' is a reserved device name")
        for o in ("Con", "Nul")},
-    **{f"op_type {o}": (GELU, _op_type(o), rf"op_type: the tree gets a file {h}\.h .*instead of the system "
-                                             rf"or CANN header <{h}\.h>; pick another op_type")
+    **{f"op_type {o}": (GELU, _op_type(o), rf"op_type: {h}\.h is a system or CANN header, and the op's "
+                                             rf"own {h}\.h .* would be included in its place; pick another op_type")
        for o, h in (("Errno", "errno"), ("Math", "math"), ("Time", "time"), ("Stdint", "stdint"),
                     ("Limits", "limits"), ("Memory", "memory"), ("KernelOperator", "kernel_operator"))},
     "aclnn api Util": (GELU, _replace("api: GeluBackward", "api: Util"),

@@ -62,8 +62,9 @@ def _op_names(spec: OpSpec) -> list[SpecIssue]:
         issues.append(SpecIssue(("op_type",), f"{spec.op_type!r} is a class or function the generated code already "
                                 "uses in the op's namespaces; pick another op_type"))
     if snake in SHADOWED_HEADERS:
-        issues.append(SpecIssue(field, f"the tree gets a file {snake}.h (op_api/, op_kernel/), which the op's "
-                                f"sources would include instead of the system or CANN header <{snake}.h>; {fix}"))
+        issues.append(SpecIssue(field, f"{snake}.h is a system or CANN header, and the op's own {snake}.h (op_api/ "
+                                f"with an aclnn API, op_kernel/ for a classic kernel) would be included in its "
+                                f"place; {fix}"))
     api_stem = camel_to_snake(spec.aclnn.api) if spec.aclnn else ""
     if f"aclnn_{api_stem}" in SHADOWED_HEADERS:
         issues.append(SpecIssue(("aclnn", "api"), f"the API's header aclnn_{api_stem}.h would be included instead of "
