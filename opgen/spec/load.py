@@ -103,18 +103,30 @@ def _read_yaml(text: str, where: str) -> Any:
         raise OpgenError(f"malformed YAML: {problem}; fix the syntax there", where=f"{where}{line}") from None
     except RecursionError:
         raise OpgenError(f"YAML nested deeper than {MAX_DEPTH} levels", where=where) from None
-    except ValueError:  # ruamel's int() of a decimal beyond Python's digit limit
-        raise OpgenError(f"an integer of more than {sys.get_int_max_str_digits()} digits; no spec value is that "
-                         "large, write the intended number", where=f"{where}{_long_number_line(text)}") from None
+    except ValueError as exc:  # ruamel's int() of a decimal beyond Python's digit limit, or an impossible date
+        raise _unreadable(text, where, exc) from None
     if not isinstance(data, CommentedMap):
         raise OpgenError("a spec is a YAML mapping with op_type, category, inputs, ... (see schemas/)", where=where)
     _check_shape(data, where)
     return data
 
 
-def _long_number_line(text: str) -> str:
-    found = re.search(rf"\d[\d_]{{{sys.get_int_max_str_digits()},}}", text)
-    return f":{text.count(chr(10), 0, found.start()) + 1}" if found else ""
+def _unreadable(text: str, where: str, exc: ValueError) -> OpgenError:
+    """The value ruamel could not convert, at its line where a pattern finds it."""
+    digits = sys.get_int_max_str_digits()
+    number = re.search(rf"\d[\d_]{{{digits},}}", text)
+    if number:
+        return OpgenError(f"an integer of more than {digits} digits; no spec value is that large, write the "
+                          "intended number", where=f"{where}:{_line(text, number.start())}")
+    date = re.search(r"(?<![\w.-])\d{4}-\d\d?-\d\d?(?![\w.-])", text)
+    if date:
+        return OpgenError(f"YAML reads an impossible date here ({exc}); quote the value if it is text",
+                          where=f"{where}:{_line(text, date.start())}")
+    return OpgenError(f"YAML cannot read a value ({exc}); quote it if it is text", where=where)
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
 
 
 def _check_shape(data: Any, where: str) -> None:
