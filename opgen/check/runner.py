@@ -18,7 +18,8 @@ from ..errors import OpgenError
 from ..plan import RenderPlan
 from ..record import SPEC_COPY, find_record
 from ..spec.load import LoadedSpec
-from .items import CheckItem, TierResult, bad
+from .items import CheckItem, TierResult, bad, skipped
+from .tree_links import links_leaving
 from .trust import Trust
 
 NO_EXEC = Trust()
@@ -75,6 +76,10 @@ def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Pa
 
     start = time.perf_counter()
     path = spec_path(op_dir, spec)
+    if leaving := links_leaving(op_dir):
+        loaded, plan = load_target(op_dir, spec)
+        return CheckReport(op_dir.resolve(), loaded.path, "none", plan.op_type, plan.families_text,
+                           _refused_links(leaving, [t for t in TIERS if t in tiers]), time.perf_counter() - start)
     # the numerics child (torch: the slowest tier) starts before anything else; it reloads the spec itself
     child = start_child(op_dir.resolve(), path.resolve(), seed=seed, trust=trust) if "numerics" in tiers else None
     try:
@@ -102,6 +107,15 @@ def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Pa
     used = sources.description if sources is not None else "none"
     return CheckReport(op_dir, loaded.path, used, plan.op_type, plan.families_text, results,
                        time.perf_counter() - start)
+
+
+def _refused_links(leaving: list[str], chosen: list[str]) -> tuple[TierResult, ...]:
+    """A tree linking outside itself fails structure, and no other tier reads it."""
+    why = "not run: the tree has symlinks leading outside it (see structure); nothing of it was read"
+    return tuple(
+        TierResult(name, tuple(bad(f"symlink {link}", "leads outside the tree (or nowhere): replace it by the file")
+                               for link in leaving) if name == "structure" else (skipped(f"{name} tier", why),))
+        for name in chosen)
 
 
 def _timed(name: str, job: Callable[[], list[CheckItem]], since: float | None = None) -> TierResult:
