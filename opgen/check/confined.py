@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -79,9 +78,10 @@ def outside(opened: Iterable[str], allowed: Sequence[Path], cwd: Path | None = N
 
 def compile_confined(command: Sequence[str], compiler: str, allowed: Sequence[Path], *,
                      timeout: float) -> ConfinedCompile:
-    """Run a g++ command with `-H`; `allowed` are the tree and its include dirs (the compiler's, opgen's own
-    and the temp dir are added)."""
-    roots = [*allowed, *compiler_dirs(compiler), OWN_DIR, Path(tempfile.gettempdir())]
+    """Run a g++ command with `-H`; `allowed` are the tree and the sources' root (the command's `-I` dirs, the
+    compiler's and opgen's own are added)."""
+    declared = [Path(arg[2:]) for arg in command if arg.startswith("-I") and len(arg) > 2]
+    roots = [*allowed, *declared, *compiler_dirs(compiler), OWN_DIR]
     run = run_bounded([*command, "-H"], timeout=compile_timeout(timeout), memory=compile_memory(),
                       env={**os.environ, "LC_ALL": "C"})
     opened, rest = _split(run.stderr)
