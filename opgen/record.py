@@ -39,7 +39,9 @@ class Manifest:
     op_dir: str | None  # the op dir, relative to the record dir; None in an old in-dir record
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Manifest:
+    def from_json(cls, data: Any) -> Manifest:
+        if not isinstance(data, dict):
+            raise TypeError("a manifest is a JSON object")
         op_dir = data.get("op_dir")
         return cls(
             opgen_version=str(data["opgen_version"]), op_type=str(data["op_type"]), name=str(data["name"]),
@@ -78,9 +80,10 @@ def record_files(plan: RenderPlan, spec_text: str, files: dict[str, bytes], *, o
 
 
 def read_manifest(record: Path) -> Manifest | None:
+    """None when missing or not a manifest (`null`, nested past the parser's depth, fields missing)."""
     try:
         return Manifest.from_json(json.loads((record / MANIFEST).read_bytes()))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return None
 
 

@@ -8,6 +8,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from .support import (
     CONFLICT_BLOCK,
     GELU_DIR,
@@ -252,3 +254,15 @@ def test_record_of_another_output_root_is_refused(tree: Tree, spec: Spec, tmp_pa
     assert "describes the op dir" in result.output and "--record-dir" in result.output
     assert not other.exists()
     assert invoke(spec("gelu"), "-o", other, "--record-dir", tmp_path / "other-records").exit_code == 0
+
+
+@pytest.mark.parametrize(("manifest", "why"), [("null", "a manifest is a JSON object"),
+                                              ("[" * 100_000, "nested too deep to be a manifest")])
+def test_a_manifest_that_is_no_object_is_a_damaged_record(tree: Tree, spec: Spec, manifest: str, why: str) -> None:
+    root = tree("samples")
+    (record_of(root / GELU_DIR) / "manifest.json").write_text(manifest)
+    before = snapshot(root)
+    result = invoke(spec("gelu"), "--dry-run", "-o", root)
+    assert result.exit_code == 2 and "damaged record" in result.output and why in result.output
+    assert "Traceback" not in result.output
+    assert snapshot(root) == before
