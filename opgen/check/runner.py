@@ -7,6 +7,7 @@ becomes a failed row naming the exception: a user never sees a traceback.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -68,10 +69,29 @@ def load_target(op_dir: Path, spec: Path | None) -> tuple[LoadedSpec, RenderPlan
     return loaded, build_plan(loaded.spec, loaded.path.name)
 
 
+def chosen_tiers(only: Sequence[str], left_out: Sequence[str]) -> tuple[str, ...]:
+    """The tiers `--tier` (all when none) and `--skip-tier` leave; an unknown name is bad input."""
+    if unknown := sorted({*only, *left_out} - set(TIERS)):
+        raise OpgenError(f"no tier named {', '.join(map(repr, unknown))}: the tiers are {', '.join(TIERS)}")
+    return tuple(t for t in TIERS if (not only or t in only) and t not in left_out)
+
+
 def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Path] = (), *, seed: int = 0,
                tiers: Sequence[str] = TIERS, sources: CannSources | None = None,
-               trust: Trust = NO_EXEC) -> CheckReport:
-    """`include_dirs` (the user's own list) wins over `sources` for the headers tier."""
+               trust: Trust = NO_EXEC, report_left_out: bool = False) -> CheckReport:
+    """`include_dirs` (the user's own list) wins over `sources` for the headers tier. With `report_left_out`
+    the tiers not in `tiers` are in the report as SKIPPED, so nobody takes a tier left out for a pass."""
+    report = _run_checks(op_dir, spec, include_dirs, seed=seed, tiers=tiers, sources=sources, trust=trust)
+    if not report_left_out:
+        return report
+    ran = {t.tier: t for t in report.tiers}
+    why = "left out by --tier/--skip-tier"
+    every = tuple(ran.get(name) or TierResult(name, (skipped(f"{name} tier", why),)) for name in TIERS)
+    return dataclasses.replace(report, tiers=every)
+
+
+def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *, seed: int,
+                tiers: Sequence[str], sources: CannSources | None, trust: Trust) -> CheckReport:
     from .numerics_tier import collect_child, start_child
 
     start = time.perf_counter()
