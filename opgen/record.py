@@ -99,7 +99,8 @@ def find_record(op_dir: Path, record_dir: Path | None = None) -> Path | None:
     """The record of an op dir, found by the op's path: `record_dir/<rel_dir>` when given; else in
     $OPGEN_RECORD_DIR, then, walking up from the op dir, in every `.opgen/` (and `*/.opgen/`, like
     `schemas/.opgen/`) holding `<rel_dir>` whose manifest names this op dir; else an old in-dir record."""
-    tails = [Path(*op_dir.absolute().parts[-n:]) for n in (3, 2) if len(op_dir.absolute().parts) > n]
+    op_dir = Path(os.path.normpath(op_dir.absolute()))  # `op/op_host/..` is `op`
+    tails = [Path(*op_dir.parts[-n:]) for n in (3, 2) if len(op_dir.parts) > n]
     roots: list[Path] = []
     if record_dir is not None:
         roots.append(record_dir)

@@ -8,6 +8,7 @@ becomes a failed row naming the exception: a user never sees a traceback.
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -17,7 +18,7 @@ from pathlib import Path
 from ..cann_sources import CannSources
 from ..errors import OpgenError
 from ..plan import RenderPlan
-from ..record import SPEC_COPY, find_record
+from ..record import RECORD_DIR_ENV, SPEC_COPY, find_record
 from ..spec.load import LoadedSpec
 from .items import CheckItem, TierResult, bad, skipped
 from .tree_links import links_leaving
@@ -55,8 +56,11 @@ def spec_path(op_dir: Path, spec: Path | None) -> Path:
         return spec
     record = find_record(op_dir)
     if record is None or not (record / SPEC_COPY).is_file():
-        raise OpgenError(f"no spec: found no opgen record for {op_dir} (looked in .opgen/ dirs beside its "
-                         "parents, e.g. schemas/.opgen/); pass the op's spec with --spec SPEC")
+        where = os.environ.get(RECORD_DIR_ENV)
+        looked = f"${RECORD_DIR_ENV} ({where})" if where else f"${RECORD_DIR_ENV} (not set)"
+        raise OpgenError(f"no spec: found no opgen record for {op_dir} (looked in {looked} and in .opgen/ dirs "
+                         f"beside its parents, e.g. schemas/.opgen/); for a tree made with --record-dir DIR set "
+                         f"{RECORD_DIR_ENV}=DIR, or pass the op's spec with --spec SPEC")
     return record / SPEC_COPY
 
 

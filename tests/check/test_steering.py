@@ -14,7 +14,7 @@ from opgen.check import numerics_tier
 from opgen.check.runner import TIERS
 
 from .test_command import app, run
-from .trees import RELU, copy_sample, edit
+from .trees import RELU, ROOT, copy_sample, edit
 
 LEFT_OUT = "left out by --tier/--skip-tier"
 
@@ -65,3 +65,21 @@ def test_the_table_off_a_terminal_prints_every_row_on_one_line(tmp_path: Path) -
     assert f"— {op_dir}" in result.output  # markup in the path printed as typed
     rows = [line.split("│") for line in result.output.splitlines() if line.startswith("│")]
     assert rows and all(row[3].strip() in ("PASS", "FAIL", "SKIPPED") for row in rows)  # no row folded in two
+
+
+def test_a_tree_made_with_record_dir_is_found_through_the_variable(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from opgen.commands import app as opgen_app
+
+    spec = ROOT / "schemas/relu_grad_v2.yaml"
+    records = tmp_path / "records"
+    made = CliRunner().invoke(opgen_app, ["gen", str(spec), "-o", str(tmp_path / "out"), "--record-dir", str(records)])
+    assert made.exit_code == 0, made.output
+    op_dir = tmp_path / "out" / RELU
+    monkeypatch.delenv("OPGEN_RECORD_DIR", raising=False)
+    lost = run(op_dir, "--tier", "structure")
+    assert lost.exit_code == 2
+    assert "$OPGEN_RECORD_DIR (not set)" in lost.output and "set OPGEN_RECORD_DIR=DIR" in " ".join(lost.output.split())
+    monkeypatch.setenv("OPGEN_RECORD_DIR", str(records))
+    assert run(op_dir, "--tier", "structure").exit_code == 0
+    assert run(op_dir / "op_host" / "..", "--tier", "structure").exit_code == 0  # the path normalised
