@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import OpgenError
 from .plan import RenderPlan, build_plan
-from .record import record_files, record_root
+from .record import read_manifest, record_files, record_root, same_dir
 from .render import render_trees
 from .spec.load import LoadedSpec, load_spec
 from .write import Replacement, check_target, locked, replace_all, tree
@@ -66,9 +67,24 @@ def op_replacements(root: Path, ops: Sequence[RenderedOp], *, force: bool,
         refusal = None if force else (
             f"{op_dir} already exists; use `opgen regen` to update it keeping your edits, or --force to replace it")
         record = op.record_dir(record_dir)
+        check_record_place(root, op_dir, record)
         out.append(Replacement(op_dir, tree(op.files), refusal))
         out.append(Replacement(record, tree(op.record(op_dir, record))))
     return out
+
+
+def check_record_place(root: Path, op_dir: Path, record: Path) -> None:
+    """A record never lies inside the output root (ops-nn's checks reject foreign files there), and one record
+    describes one op dir: a second output root sharing the record dir would silently take it over."""
+    if record.resolve().is_relative_to(root.resolve()):
+        raise OpgenError(f"the record {record} would be inside the output root {root}: pass a --record-dir "
+                         "outside it (default: .opgen/ beside the spec)")
+    manifest = read_manifest(record)
+    if manifest is not None and manifest.op_dir is not None:
+        first = Path(os.path.normpath(record / manifest.op_dir))
+        if first.is_dir() and not same_dir(first, op_dir):
+            raise OpgenError(f"the record {record} belongs to {first}, generated into another output root; give "
+                             f"this output root a record dir of its own with --record-dir")
 
 
 def write_ops(root: Path, ops: Sequence[RenderedOp], *, force: bool, record_dir: Path | None = None) -> list[Path]:

@@ -92,7 +92,7 @@ def describes(record: Path, op_dir: Path) -> bool:
     manifest = read_manifest(record)
     if manifest is None or manifest.op_dir is None:
         return False
-    return _same_dir(record / manifest.op_dir, op_dir)
+    return same_dir(record / manifest.op_dir, op_dir)
 
 
 def find_record(op_dir: Path, record_dir: Path | None = None) -> Path | None:
@@ -122,7 +122,7 @@ def find_record(op_dir: Path, record_dir: Path | None = None) -> Path | None:
     return legacy if (legacy / MANIFEST).is_file() and record_dir is None else None
 
 
-def _same_dir(a: Path, b: Path) -> bool:
+def same_dir(a: Path, b: Path) -> bool:
     try:
         return os.path.samefile(a, b)
     except OSError:
