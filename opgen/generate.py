@@ -12,7 +12,7 @@ from .plan import RenderPlan, build_plan
 from .record import read_manifest, record_files, record_root, same_dir
 from .render import render_trees
 from .spec.load import LoadedSpec, load_spec
-from .write import Replacement, check_target, locked, replace_all, tree
+from .write import Replacement, check_target, locked, remove_stale_staging_under, replace_all, tree
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,7 @@ def op_replacements(root: Path, ops: Sequence[RenderedOp], *, force: bool,
                     record_dir: Path | None) -> list[Replacement]:
     """Each op dir and its record, as targets of one all-or-nothing write."""
     out = []
+    remove_stale_staging_under(root)
     for op in ops:
         op_dir = check_target(root, op.plan.rel_dir, force=True)
         refusal = None if force else (

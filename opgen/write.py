@@ -151,6 +151,24 @@ def remove_stale_staging(parent: Path) -> None:
                 shutil.rmtree(entry.path, ignore_errors=True)
 
 
+def remove_stale_staging_under(root: Path, depth: int = 3) -> None:
+    """Every killed run's staging dirs in an output root (op dirs sit at most `depth` levels down,
+    `experimental/<category>/<op>`), not only those beside the op now written."""
+    level = [root]
+    for _ in range(depth):
+        for directory in level:
+            remove_stale_staging(directory)
+        level = [Path(e.path) for d in level for e in _subdirs(d)]
+
+
+def _subdirs(directory: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(directory) as entries:
+            return [e for e in entries if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")]
+    except OSError:
+        return []
+
+
 def owner_alive(pid_and_rest: str) -> bool:
     """`<pid>-...`: whether process pid still runs (a name without a pid counts as alive: not ours to judge)."""
     pid_text = pid_and_rest.split("-", 1)[0]

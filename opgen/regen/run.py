@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import OpgenError
 from ..generate import RenderedOp, render_specs
 from ..record import MANIFEST, RECORD_DIR, SPEC_COPY, read_manifest, record_root
-from ..write import check_target
+from ..write import check_target, remove_stale_staging_under
 from .apply import TreeChange, apply_changes
 from .merge import ConflictStyle
 from .plan import ATTENTION, Action, FileDecision, plan_files
@@ -19,6 +19,7 @@ from .state import read_state
 @dataclass(frozen=True)
 class OpRegen:
     rel_dir: str
+    root: Path  # the output root
     op_dir: Path
     created: bool  # the op dir did not exist: written like `opgen gen`
     unrecorded: bool  # merged into a dir without a usable record (`--force`)
@@ -62,6 +63,8 @@ def plan_regen(specs: list[Path], root: Path, *, style: ConflictStyle, force: bo
 
 def apply_regen(plans: list[OpRegen]) -> None:
     """All ops or none: each record is replaced together with its files, so it always describes them."""
+    for plan in plans:
+        remove_stale_staging_under(plan.root)
     apply_changes([plan.tree_change() for plan in plans if plan.changes_disk])
 
 
@@ -89,6 +92,7 @@ def _plan_op(op: RenderedOp, root: Path, *, style: ConflictStyle, force: bool, r
             "regen again; nothing was written")
     return OpRegen(
         rel_dir=op.plan.rel_dir,
+        root=root,
         op_dir=op_dir,
         created=not state.exists,
         unrecorded=state.exists and state.base is None,
