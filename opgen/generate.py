@@ -21,13 +21,15 @@ class RenderedOp:
     files: dict[str, bytes]  # op dir relative path -> bytes
     spec_path: Path
     spec_text: str
+    license_file: tuple[str, str] | None = None  # the spec's license_header_file (relative path) and its text
 
     def record_dir(self, record_dir: Path | None) -> Path:
         """This op's record: `<record root>/<rel_dir>`."""
         return record_root(self.spec_path, record_dir) / self.plan.rel_dir
 
     def record(self, op_dir: Path, record: Path) -> dict[str, bytes]:
-        return record_files(self.plan, self.spec_text, self.files, op_dir=op_dir, record=record)
+        return record_files(self.plan, self.spec_text, self.files, op_dir=op_dir, record=record,
+                            license_file=self.license_file)
 
 
 def render_op(loaded: LoadedSpec) -> RenderedOp:
@@ -38,7 +40,13 @@ def render_loaded(loaded: list[LoadedSpec]) -> list[RenderedOp]:
     plans = [build_plan(item.spec, item.path.name) for item in loaded]
     trees = render_trees(plans)
     rendered = zip(plans, loaded, trees, strict=True)
-    return [RenderedOp(plan, files, item.path, item.text) for plan, item, files in rendered]
+    return [RenderedOp(plan, files, item.path, item.text, _license_file(item)) for plan, item, files in rendered]
+
+
+def _license_file(item: LoadedSpec) -> tuple[str, str] | None:
+    """Kept in the record beside its spec copy, so the copy loads (check, regen) without the original."""
+    rel, text = item.spec.license_header_file, item.spec.license_header
+    return (Path(os.path.normpath(rel)).as_posix(), text + "\n") if rel is not None and text is not None else None
 
 
 def render_specs(paths: list[Path]) -> list[RenderedOp]:

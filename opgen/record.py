@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .errors import OpgenError
+
 if TYPE_CHECKING:
     from .plan import RenderPlan
 
@@ -66,8 +68,9 @@ def legacy_record(op_dir: Path) -> Path:
 
 
 def record_files(plan: RenderPlan, spec_text: str, files: dict[str, bytes], *, op_dir: Path,
-                 record: Path) -> dict[str, bytes]:
-    """The record of one render (paths relative to the record dir)."""
+                 record: Path, license_file: tuple[str, str] | None = None) -> dict[str, bytes]:
+    """The record of one render (paths relative to the record dir). A spec's license file lies beside its
+    copy at the same relative path, so the copy's `license_header_file` resolves there."""
     manifest = {
         "opgen_version": plan.opgen_version, "op_type": plan.op_type, "name": plan.name, "category": plan.category,
         "experimental": plan.experimental, "socs": [s.name for s in plan.socs], "spec_file": plan.spec_file,
@@ -76,6 +79,12 @@ def record_files(plan: RenderPlan, spec_text: str, files: dict[str, bytes], *, o
     }
     out = {MANIFEST: (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode(), SPEC_COPY: spec_text.encode()}
     out.update({f"{PRISTINE}/{path}": data for path, data in files.items()})
+    if license_file is not None:
+        rel, text = license_file
+        if rel in out or rel.split("/")[0] in (PRISTINE, MANIFEST, SPEC_COPY):
+            raise OpgenError(f"license_header_file {rel!r} would take the place of the record's own "
+                             f"{rel.split('/')[0]}; name the header file otherwise")
+        out[rel] = text.encode()
     return dict(sorted(out.items()))
 
 
