@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
@@ -18,6 +18,7 @@ from ..errors import OpgenError, spec_error
 from .attrs import attr_types
 from .issues import SpecIssue
 from .license import read_license_file
+from . import models
 from .models import OpSpec
 from .semantics import check_semantics
 
@@ -165,7 +166,12 @@ def _data_loc(data: Any, loc: Loc) -> Loc:
 
 
 def _is_pydantic_tag(part: str) -> bool:
-    return "[" in part or part in {"str", "int", "float", "bool", "tuple", "dict", "list"}
+    """A loc part pydantic adds (a union member: a type or one of the spec's model classes), not a key."""
+    return "[" in part or part in {"str", "int", "float", "bool", "tuple", "dict", "list"} or part in _MODEL_NAMES
+
+
+_MODEL_NAMES = frozenset(name for name, value in vars(models).items()
+                         if isinstance(value, type) and issubclass(value, BaseModel))
 
 
 def _lines(data: Any, loc: Loc) -> Iterator[int]:
