@@ -15,10 +15,10 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
 from ..errors import OpgenError, spec_error
+from . import models
 from .attrs import attr_types
 from .issues import SpecIssue
 from .license import read_license_file
-from . import models
 from .models import OpSpec
 from .semantics import check_semantics
 
