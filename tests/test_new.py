@@ -75,3 +75,19 @@ def test_a_new_op_s_numerics_fail_until_its_forward_function_is_written(run, tmp
                                       "x^3)))  #"), encoding="utf-8")  # the recipe is still GeluGrad's
     result = run("check", op_dir, "--spec", spec_path)
     assert result.code == 0, result.out
+
+
+def test_new_renames_whole_identifiers_in_every_case_form_comments_and_docs_included(run, tmp_path: Path) -> None:
+    like = tmp_path / "like" / "gelu_grad.yaml"
+    like.parent.mkdir()
+    text = GELU.read_text(encoding="utf-8")
+    text = text.replace("\nop_type:", "\n# geluGrad and GELU_GRAD live beside GeluGradV2 and gelu_grad_v2\nop_type:", 1)
+    text = text.replace("\ncompute:", "\ncompute:\n  # the GeluGrad recipe, in aclnnGeluBackward's terms", 1)
+    like.write_text(text, encoding="utf-8")
+    schemas, out = tmp_path / "schemas", tmp_path / "out"
+    assert run("new", "SwishGrad", "--like", like, "--schemas", schemas, "-o", out).code == 0
+    written = (schemas / "swish_grad.yaml").read_text(encoding="utf-8")
+    assert "# swishGrad and SWISH_GRAD live beside GeluGradV2 and gelu_grad_v2" in written
+    assert "# the SwishGrad recipe, in aclnnSwishBackward's terms" in written
+    assert "brief: Computes the gradient of the tanh-approximated SWISH." in written
+    assert not re.search(r"GeluGrad(?!V2)|gelu_grad(?!_v2)|GELU_GRAD", written)
