@@ -28,24 +28,19 @@ import tree_sitter_cpp
 from tree_sitter import Language, Node, Parser
 
 from .bounded import BoundedRun, compile_memory, compile_timeout, run_bounded
+from .cpp_includes import leaves_tree, strip_includes
 from .readers import golden_assignment
 from .trust import Trust, run_tree_code
 
 NO_EXEC = Trust()
 CANN_MACROS = Path(__file__).with_name("cann_macros.h")
 
-# a directive as the preprocessor sees it once lines are spliced: `#` or its digraph `%:`, comments
-# allowed around it (`/**/#include`, `# /**/ include`)
-_GAP = r"(?:\s|/\*.*?\*/)*"
-_INCLUDE = re.compile(rf"^{_GAP}(?:#|%:){_GAP}(?:include_next|include|import)\b{_GAP}([<\"]?)([^>\"\s]*)")
 _MARKER = re.compile(r'^#\s+(\d+)\s+"((?:[^"\\]|\\.)*)"')
 _CPP_DIAG = re.compile(r"^(.*?):(?:(\d+):(?:\d+:)?)?\s*(fatal error|error|note):\s*(.*)$")
 _UNTERMINATED = re.compile(r'unterminated argument list invoking macro "(\w+)"')
 _STDIN = "<stdin>"
 _OWN_FILES = frozenset({_STDIN, "<built-in>", "<command-line>", str(CANN_MACROS)})
 _LINE_ENDS = (b";", b"{", b"}", b":", b",")
-# An include that changes what a CANN macro means: the real headers redefine them.
-_INCLUDE_FLAGS = {"op_api_ut.h": "OPGEN_WITH_OP_API_UT"}
 # A file whose #if lines test these is also checked as the CPU-debug build and as the
 # device (arch35, Ascend950) build, so code in those branches is parsed too.
 _TARGET_GUARD = re.compile(
@@ -96,44 +91,6 @@ def _preprocessor() -> str:
         if exe := shutil.which(name):
             return exe
     raise PreprocessorMissing("the C++ syntax check needs gcc, cc or clang on PATH")
-
-
-@dataclass(frozen=True)
-class _Include:
-    line: int
-    target: str
-    quoted: bool
-
-
-def _strip_includes(text: str) -> tuple[str, list[str], list[_Include]]:
-    """Blank every #include line, read as the preprocessor reads it (backslash-newline spliced first, so
-    `#inc\\<newline>lude` is one); return the text, the flags it implies and the includes."""
-    lines, flags, includes, index = text.split("\n"), [], [], 0
-    while index < len(lines):
-        end = index
-        while lines[end].endswith("\\") and end + 1 < len(lines):
-            end += 1
-        logical = "".join(line[:-1] if n < end else line for n, line in enumerate(lines[index : end + 1], index))
-        if match := _INCLUDE.match(logical):
-            if flag := _INCLUDE_FLAGS.get(match.group(2).rsplit("/", 1)[-1]):
-                flags.append(flag)
-            includes.append(_Include(index + 1, match.group(2), match.group(1) == '"'))
-            lines[index : end + 1] = [""] * (end + 1 - index)
-        index = end + 1
-    return "\n".join(lines), sorted(set(flags)), includes
-
-
-def _leaving(include: _Include, path: Path, root: Path | None) -> bool:
-    """An include that names an absolute path, or climbs out of the tree (`..`): nothing a tree needs."""
-    target = Path(include.target)
-    if target.is_absolute():
-        return True
-    if root is None or ".." not in target.parts:
-        return False
-    if not include.quoted:
-        return True
-    resolved = Path(os.path.normpath(path.parent.resolve() / target))
-    return not resolved.is_relative_to(root.resolve())
 
 
 def _expand(text: str, defines: Iterable[str]) -> BoundedRun:
@@ -265,8 +222,8 @@ def cpp_syntax_errors(path: Path, *, defines: Iterable[str] = (), root: Path | N
     tree), is refused before anything runs.
     """
     source = path.read_text(encoding="utf-8", errors="replace")
-    stripped, flags, includes = _strip_includes(source)
-    if leaving := [i for i in includes if _leaving(i, path, root)]:
+    stripped, flags, includes = strip_includes(source)
+    if leaving := [i for i in includes if leaves_tree(i, path, root)]:
         return [SyntaxFinding(path, i.line, f"#include {i.target!r} leaves the tree (an absolute path or a `..` "
                               "out of it): refused") for i in leaving]
     source_lines, extra = source.split("\n"), tuple(defines)
