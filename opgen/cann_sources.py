@@ -179,7 +179,7 @@ def resolve_sources(cann_src: Path | None = None, cann: Path | None = None,
 
 def enable_hint(tier: str) -> str:
     """The one command that turns a SKIPPED source-dependent tier on."""
-    return (f"no CANN sources: run `export {SRC_ENV}=DIR` (the open repos side by side, README "
+    return (f"no CANN sources: run `export {SRC_ENV}=DIR` (the open repos side by side, docs/check.md "
             f"'Getting the CANN sources') or pass --cann-src DIR / --cann TOOLKIT to run the {tier} tier")
 
 

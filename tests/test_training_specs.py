@@ -21,7 +21,7 @@ from opgen.spec.models import OpSpec
 SAMPLE_SPECS = {"relu_grad_v2", "gelu_grad"}
 TRAINING = sorted(p.stem for p in SCHEMAS.glob("*.yaml") if p.stem not in SAMPLE_SPECS)
 _GE = {"DT_FLOAT": "float32", "DT_FLOAT16": "float16", "DT_BF16": "bfloat16"}
-# facts that differ from upstream on purpose, each with the reason (README "Training set" lists them too)
+# facts that differ from upstream on purpose, each with the reason (docs/training-set.md lists them too)
 DIFFERENCES: dict[tuple[str, str], str] = {
     ("hard_swish_grad_v2", "tensors"): "spec tensor names are snake_case: upstream's gradOutput is grad_output",
     ("hard_swish_grad_v2", "dtypes"): "the same columns, keyed by grad_output for upstream's gradOutput",

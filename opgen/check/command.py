@@ -24,13 +24,13 @@ def check(
             "--cann-headers",
             metavar="DIR",
             help="CANN include dir for the headers tier; repeat it, join dirs with ':', or name a file listing "
-            "one dir a line (the README lists the dirs). Without it the headers tier is SKIPPED.",
+            "one dir a line (docs/check.md lists the dirs). Without it the headers tier is SKIPPED.",
         ),
     ] = None,
     cann_src: Annotated[
         Path | None,
         typer.Option("--cann-src", metavar="DIR", help="The open CANN repos side by side (ops-nn, metadef, "
-                     "asc-devkit, ...; README 'Getting the CANN sources'); default: $OPGEN_CANN_SRC."),
+                     "asc-devkit, ...; docs/check.md 'Getting the CANN sources'); default: $OPGEN_CANN_SRC."),
     ] = None,
     cann: Annotated[
         Path | None,

@@ -1,5 +1,5 @@
 """Headers tier: every host-side file (def, infershape, tiling, proto, op_api) compiles with
-`g++ -std=c++17 -fsyntax-only` against real CANN include dirs the user gives (listed in the README).
+`g++ -std=c++17 -fsyntax-only` against real CANN include dirs the user gives (listed in docs/check.md).
 
 The flags are ops-nn's own (cmake/func.cmake): `-Dgoogle=ascend_private -DLOG_CPP -DOP_SUBMOD_NAME="OPS_NN"`,
 and for infershape/proto/def and tiling objects `-DOPS_UTILS_LOG_SUB_MOD_NAME="OP_PROTO"|"OP_TILING"
@@ -47,7 +47,7 @@ def resolve_include_dirs(values: Sequence[Path]) -> list[Path]:
             parts = [Path(p) for p in str(value).split(os.pathsep) if p]
         for part in parts:
             if not part.is_dir():
-                raise OpgenError(f"--cann-headers: {part} is not a directory (the README lists them)")
+                raise OpgenError(f"--cann-headers: {part} is not a directory (docs/check.md lists them)")
             dirs.append(part.resolve())
     return dirs
 
