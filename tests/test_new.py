@@ -45,9 +45,9 @@ def test_new_refuses_bad_names_and_existing_specs(run, tmp_path: Path) -> None:
     assert snapshot(tmp_path) == before
 
 
-def test_the_readme_walk_through_recipe_is_a_valid_spec(tmp_path: Path) -> None:
-    """The SiLU-gradient steps the README tells users to paste must validate and render."""
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+def test_the_docs_walk_through_recipe_is_a_valid_spec(tmp_path: Path) -> None:
+    """The SiLU-gradient steps docs/new-op.md tells users to paste must validate and render."""
+    readme = (Path(__file__).resolve().parent.parent / "docs" / "new-op.md").read_text(encoding="utf-8")
     block = readme.split("Edit `compute.variants`", 1)[1].split("```yaml", 1)[1].split("```", 1)[0]
     steps = [line.strip()[2:] for line in block.splitlines() if line.strip().startswith("- ")]
     assert steps and steps[-1] == "z = mul(g, dy)"
