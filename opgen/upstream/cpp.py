@@ -89,7 +89,13 @@ class Call:
 
     @property
     def args_written(self) -> str:
-        return ", ".join(value(a) for a in self.args)
+        """The arguments as written (string literals keep their quotes)."""
+        return ", ".join(written(a) for a in self.args)
+
+    @property
+    def name_arg(self) -> str:
+        """The first argument as a name: a string literal's value (`Input("x")` -> `x`)."""
+        return value(self.args[0]) if self.args else ""
 
 
 def chain(node: Node) -> tuple[str, tuple[Call, ...]]:

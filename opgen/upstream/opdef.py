@@ -120,7 +120,7 @@ def _tensor(calls: tuple[Call, ...], lists: dict[str, tuple[str, ...]], where: s
             param_type = call.args_written
         else:
             flags[call.name] = call.args_written
-    return DefTensor(direction=head.name, name=head.args_written, param_type=param_type, flags=flags, **columns)
+    return DefTensor(direction=head.name, name=head.name_arg, param_type=param_type, flags=flags, **columns)
 
 
 def _attr(calls: tuple[Call, ...]) -> DefAttr:
@@ -130,10 +130,10 @@ def _attr(calls: tuple[Call, ...]) -> DefAttr:
         if call.name == "AttrType":
             attr_type = call.args_written
         elif call.name in _ATTR_TYPES:
-            kind, default = call.name, call.args_written
+            kind, default = call.name, call.args_written or None
         else:
             flags[call.name] = call.args_written
-    return DefAttr(name=calls[0].args_written, attr_type=attr_type, type=kind, default=default, flags=flags)
+    return DefAttr(name=calls[0].name_arg, attr_type=attr_type, type=kind, default=default, flags=flags)
 
 
 def _config_call(config: _Config, variable: str, calls: tuple[Call, ...], lists: dict[str, tuple[str, ...]],
