@@ -47,16 +47,17 @@ def read_def(source: bytes, where: str) -> OpDef | None:
             continue
         root_text, calls = chain(node)
         if root_text in configs and calls:
-            _config_call(configs[root_text], root_text, calls, lists, where)
+            _config_call(configs[root_text], calls, lists, where)
         elif root_text == "this" and calls:
             head = calls[0].name
             if head in ("Input", "Output"):
                 tensors.append(_tensor(calls, lists, where))
             elif head == "Attr":
                 attrs.append(_attr(calls))
-            elif head == "AICore" and len(calls) == 2 and calls[1].name == "AddConfig":
-                soc, config = _add_config(calls[1], configs, where)
-                socs[soc] = config
+            elif head == "AICore" and len(calls) > 1 and all(c.name == "AddConfig" for c in calls[1:]):
+                for add in calls[1:]:  # `this->AICore().AddConfig("a").AddConfig("b")` adds both
+                    soc, config = _add_config(add, configs, where)
+                    socs[soc] = config
             else:
                 other.append(written(node))
     return OpDef(op_type=op_type, tensors=tuple(tensors), attrs=tuple(attrs), socs=socs, other_calls=tuple(other))
@@ -68,8 +69,7 @@ def _op_type(root: Node) -> str | None:
         if len(calls) == 1 and calls[0].name == "OP_ADD" and calls[0].args:
             return written(calls[0].args[0])
     for node in descendants(root, "class_specifier"):
-        base = node.child_by_field_name("base")  # not a field in every grammar version: read the clause
-        clause = base or next((c for c in node.children if c.type == "base_class_clause"), None)
+        clause = next((c for c in node.children if c.type == "base_class_clause"), None)
         name = node.child_by_field_name("name")
         if clause is not None and name is not None and "OpDef" in text(clause):
             return text(name)
@@ -136,8 +136,7 @@ def _attr(calls: tuple[Call, ...]) -> DefAttr:
     return DefAttr(name=calls[0].name_arg, attr_type=attr_type, type=kind, default=default, flags=flags)
 
 
-def _config_call(config: _Config, variable: str, calls: tuple[Call, ...], lists: dict[str, tuple[str, ...]],
-                 where: str) -> None:
+def _config_call(config: _Config, calls: tuple[Call, ...], lists: dict[str, tuple[str, ...]], where: str) -> None:
     if calls[0].name in ("Input", "Output"):
         config.tensors.append(_tensor(calls, lists, where))
         return

@@ -40,7 +40,7 @@ public:
         this->Attr("mode").AttrType(REQUIRED).String();
         this->Attr("alpha").AttrType(OPTIONAL).Float(1.0f / 6.0f);
         this->Attr("tag").String("none");
-        this->AICore().AddConfig("ascend910b");
+        this->AICore().AddConfig("ascend910b").AddConfig("ascend910_93");
         OpAICoreConfig small;
         small.Input("dy").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
         small.DynamicCompileStaticFlag(true).PrecisionReduceFlag(false);
