@@ -1,25 +1,29 @@
 """The training set: activation-grad specs of ops-nn beyond the two samples, rendered into generated_samples/,
-and (given the CANN sources) their registered facts compared with upstream's def and proto."""
+and their registered facts compared with upstream's (the committed facts of tests/upstream_facts, which
+tests/upstream/test_facts.py re-extracts from the CANN sources)."""
 
 from __future__ import annotations
 
 import ast
 import operator
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLES, SCHEMAS, snapshot
+from conftest import ROOT, SAMPLES, SCHEMAS, snapshot
 
 from opgen.generate import render_specs
 from opgen.plan import build_plan
 from opgen.spec.dtypes import PROTO_DTYPES, PROTO_TYPE_CLASSES
 from opgen.spec.load import load_spec
 from opgen.spec.models import OpSpec
+from opgen.upstream import OpFacts, parse_op_dir
+from opgen.upstream.facts import load_facts
+from opgen.upstream.models import AclnnFunction, OpDef
 
 SAMPLE_SPECS = {"relu_grad_v2", "gelu_grad"}
 TRAINING = sorted(p.stem for p in SCHEMAS.glob("*.yaml") if p.stem not in SAMPLE_SPECS)
+UPSTREAM_FACTS = ROOT / "tests" / "upstream_facts"
 _GE = {"DT_FLOAT": "float32", "DT_FLOAT16": "float16", "DT_BF16": "bfloat16"}
 # facts that differ from upstream on purpose, each with the reason (docs/training-set.md lists them too)
 DIFFERENCES: dict[tuple[str, str], str] = {
@@ -50,60 +54,52 @@ def test_training_samples_are_in_sync_with_their_specs(name: str, rendered: dict
     assert committed == rendered[name], "run: opgen gen --force schemas/*.yaml -o generated_samples"
 
 
-def _proto_admits(types: str) -> frozenset[str]:
-    """The ge::DataType enumerators a proto TensorType(...) admits: listed ones and named classes, expanded."""
-    names = re.findall(r"\w+", types.replace("TensorType", ""))
-    return frozenset().union(*(PROTO_TYPE_CLASSES.get(n, {n}) for n in names))
+@pytest.fixture(scope="module")
+def upstream() -> dict[str, OpFacts]:
+    """Upstream's facts at the pinned ops-nn commit (tests/upstream_facts; tests/upstream/test_facts.py re-extracts
+    them from $OPGEN_CANN_SRC and compares)."""
+    return load_facts(UPSTREAM_FACTS)[1]
 
 
-def _upstream(ops_nn: Path, spec: OpSpec) -> dict[str, object]:
+def _upstream(facts: OpFacts, spec: OpSpec) -> dict[str, object]:
     """The facts upstream registers: proto tensors, their admitted dtypes and attrs, def dtype columns, SoCs."""
-    folder = ops_nn / spec.category / spec.snake_name
-    proto = (folder / "op_graph" / f"{spec.snake_name}_proto.h").read_text(encoding="utf-8")
-    definition = (folder / "op_host" / f"{spec.snake_name}_def.cpp").read_text(encoding="utf-8")
-    shared = re.search(r"std::vector<ge::DataType>\s*\w+\s*=\s*\{([^}]*)\}", definition)
-    columns = {}
-    for name, listed in re.findall(r'this->(?:Input|Output)\("(\w+)"\)[^;]*?\.DataType\((\{[^}]*\}|\w+)\)',
-                                   definition, re.S):
-        text = listed if listed.startswith("{") else (shared.group(1) if shared else "")
-        columns[name] = tuple(_GE[d] for d in re.findall(r"ge::(DT_\w+)", text))
+    proto, definition = facts.proto, facts.definition
+    assert proto is not None and definition is not None
+    columns = {t.name: _columns(t.data_type) for t in definition.tensors}
     return {
-        "op_type": re.search(r"REG_OP\((\w+)\)", proto).group(1),  # type: ignore[union-attr]
-        "tensors": tuple(re.findall(r"\.(INPUT|OPTIONAL_INPUT|OUTPUT)\((\w+),", proto)),
-        "proto_dtypes": {n: _proto_admits(_type_var(t, proto)) for n, t in
-                         re.findall(r"\.(?:INPUT|OPTIONAL_INPUT|OUTPUT)\((\w+),([^\n]*)", proto)},
-        "attrs": tuple((n, t, _number(v) if t == "Float" else v.strip('"'))
-                       for n, t, v in re.findall(r"\.ATTR\((\w+),\s*(\w+),\s*([^)]+)\)", proto)),
-        "def_attrs": tuple((n, t, _float32(v) if t == "Float" else v.strip('"')) for n, t, v in re.findall(
-            r'this->Attr\("(\w+)"\)(?:\.AttrType\(\w+\))?\.(\w+)\(([^;]*)\);', definition)),
+        "op_type": proto.op_type,
+        "tensors": tuple((t.kind, t.name) for t in proto.tensors),
+        "proto_dtypes": {t.name: frozenset(t.type.dtypes) for t in proto.tensors},
+        "attrs": tuple((a.name, a.type, _number(a.default) if a.type == "Float" else _unquoted(a.default))
+                       for a in proto.attrs),
+        "def_attrs": tuple((a.name, a.type, _float32(a.default) if a.type == "Float" else _unquoted(a.default))
+                           for a in definition.attrs),
         "dtypes": columns,
-        "socs": tuple(sorted(set(re.findall(r'AddConfig\("(\w+)"', definition)))),
-        "soc_dtypes": _upstream_soc_columns(definition, spec, columns, shared.group(1) if shared else ""),
+        "socs": tuple(sorted(definition.socs)),
+        "soc_dtypes": _upstream_soc_columns(definition, spec, columns),
     }
 
 
-def _type_var(types: str, proto: str) -> str:
-    """A tensor's type text, a named type variable (`"T"`, as GeluGradV2's) read as its `.DATATYPE(T, ...)`."""
-    named = re.match(r'\s*"(\w+)"\)', types)
-    declared = dict(re.findall(r"\.DATATYPE\((\w+),\s*([^\n]*)", proto))
-    return declared.get(named.group(1), types) if named else types
+def _columns(data_type: tuple[str, ...] | None) -> tuple[str, ...]:
+    return tuple(_GE[d] for d in data_type or ())
 
 
-def _upstream_soc_columns(definition: str, spec: OpSpec, main: dict[str, tuple[str, ...]],
-                          shared: str) -> dict[str, tuple[tuple[str, ...], ...] | None]:
+def _unquoted(default: str | None) -> str | None:
+    return None if default is None else default.strip('"')
+
+
+def _upstream_soc_columns(definition: OpDef, spec: OpSpec, main: dict[str, tuple[str, ...]]
+                          ) -> dict[str, tuple[tuple[str, ...], ...] | None]:
     """Per SoC the spec names, the dtype columns upstream registers for it (tensors in def order, names
     dropped): its OpAICoreConfig's own Input/Output columns, else the main ones; None where it is not added."""
-    added = dict(re.findall(r'AddConfig\("(\w+)"(?:\s*,\s*(\w+))?\)', definition))
     result: dict[str, tuple[tuple[str, ...], ...] | None] = {}
     for p in spec.platforms:
-        if p.soc not in added:
+        if p.soc not in definition.socs:
             result[p.soc] = None
             continue
-        own = re.findall(rf'\b{added[p.soc]}\.(?:Input|Output)\("\w+"\)[^;]*?\.DataType\((\{{[^}}]*\}}|\w+)\)',
-                         definition, re.S) if added[p.soc] else []
-        lists = [listed if listed.startswith("{") else shared for listed in own]
-        result[p.soc] = tuple(tuple(_GE[d] for d in re.findall(r"ge::(DT_\w+)", text)) for text in lists) \
-            or tuple(main.values())
+        config = definition.socs[p.soc]
+        own = tuple(_columns(t.data_type) for t in config.tensors) if config is not None else ()
+        result[p.soc] = own or tuple(main.values())
     return result
 
 
@@ -128,8 +124,9 @@ def _mine(spec: OpSpec) -> dict[str, object]:
 _ARITHMETIC = {ast.Div: operator.truediv, ast.Mult: operator.mul, ast.Add: operator.add, ast.Sub: operator.sub}
 
 
-def _number(text: str) -> float:
+def _number(text: str | None) -> float:
     """A C++ float expression of literals, as upstream writes defaults (`0.5f`, `1.0f / 6.0f`)."""
+    assert text is not None, "a Float attr without a default"
     def value(node: ast.expr) -> float:
         if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
             return float(node.value)
@@ -141,7 +138,7 @@ def _number(text: str) -> float:
     return value(ast.parse(re.sub(r"(\d\.?)[fF]\b", r"\1", text.strip()), mode="eval").body)
 
 
-def _float32(text: str) -> float:
+def _float32(text: str | None) -> float:
     """The value the def registers: the expression in float32, as the OpDef stores it."""
     return float(np.float32(_number(text)))
 
@@ -162,9 +159,10 @@ def _my_proto_admits(types: str | tuple[str, ...]) -> frozenset[str]:
 
 
 @pytest.mark.parametrize("name", TRAINING)
-def test_registered_facts_equal_upstream_but_for_the_listed_differences(name: str, cann_src: Path) -> None:
+def test_registered_facts_equal_upstream_but_for_the_listed_differences(name: str,
+                                                                         upstream: dict[str, OpFacts]) -> None:
     spec = load_spec(SCHEMAS / f"{name}.yaml").spec
-    theirs, mine = _upstream(cann_src / "ops-nn", spec), _mine(spec)
+    theirs, mine = _upstream(upstream[f"{spec.category}/{spec.snake_name}"], spec), _mine(spec)
     differing = {fact for fact in mine if mine[fact] != theirs[fact]}
     listed = {fact for (op, fact) in DIFFERENCES if op == name}
     assert differing == listed, {fact: (mine[fact], theirs[fact]) for fact in differing ^ listed}
@@ -174,34 +172,36 @@ def test_registered_facts_equal_upstream_but_for_the_listed_differences(name: st
 ACLNN_DIFFERENCES: dict[str, str] = {
     "elu_grad_v2": "upstream's scalars (alpha, scale, inputScale, isResult) stand between gradOutput and "
                    "selfOrResult; opgen puts every scalar after the tensor inputs (the same parameters and types)",
+    "logsigmoid_grad": "upstream's API takes a tensor `buffer` between self and gradInput (op_api/"
+                       "aclnn_logsigmoid_backward.h:25), checked non-null and otherwise unused "
+                       "(aclnn_logsigmoid_backward.cpp:44-49); the spec has no way to declare such a parameter yet "
+                       "(issue 21: an ABI break the upstream tier must refuse)",
 }
 
 
-def _api_params(text: str) -> list[tuple[str, str]]:
-    """`const aclTensor* x, bool f` -> [("aclTensor*", "x"), ("bool", "f")]; a tensor's const is dropped (upstream
-    declares outputs `aclTensor*`, opgen `const aclTensor*`: the same API to a caller)."""
-    found = []
-    for part in (p.strip() for p in text.split(",")):
-        m = re.fullmatch(r"(.*?[\s*])(\w+)", part)
-        assert m is not None, part
-        found.append((re.sub(r"\s+", "", m.group(1)).replace("constaclTensor", "aclTensor").replace("const", "const "),
-                      m.group(2)))
-    return found
+def _api_params(function: AclnnFunction) -> list[tuple[str, str]]:
+    """[(type, name)] of a function's parameters; a tensor's const is dropped (upstream declares outputs
+    `aclTensor*`, opgen `const aclTensor*`: the same API to a caller)."""
+    return [(p.type.replace("const aclTensor", "aclTensor"), p.name) for p in function.params]
 
 
 @pytest.mark.parametrize("name", TRAINING)
-def test_aclnn_signature_equals_upstreams_header(name: str, cann_src: Path) -> None:
+def test_aclnn_signature_equals_upstreams_header(name: str, upstream: dict[str, OpFacts]) -> None:
     """The parameters (names, types, order) of aclnn<Api>GetWorkspaceSize, where the op's upstream folder ships
     the API's header: the scalars, flags (selfIsResult) and their places included."""
     spec = load_spec(SCHEMAS / f"{name}.yaml").spec
     if spec.aclnn is None:
         pytest.skip("no aclnn API")
-    plan = build_plan(spec, f"{name}.yaml").aclnn
-    assert plan is not None
-    header = cann_src / "ops-nn" / spec.category / spec.snake_name / "op_api" / f"{plan.file_stem}.h"
-    if not header.is_file():
-        pytest.skip(f"upstream has no {header.relative_to(cann_src)}")
-    theirs = re.search(rf"\b{plan.function}GetWorkspaceSize\s*\(([^)]*)\)", header.read_text(encoding="utf-8"))
-    assert theirs is not None, header
-    mine = _api_params(f"{plan.params_text}, uint64_t* workspaceSize, aclOpExecutor** executor")
-    assert (mine != _api_params(theirs.group(1))) == (name in ACLNN_DIFFERENCES), (mine, theirs.group(1))
+    plan = build_plan(spec, f"{name}.yaml")
+    assert plan.aclnn is not None
+    function = f"{plan.aclnn.function}GetWorkspaceSize"
+    theirs = _function(upstream[f"{spec.category}/{spec.snake_name}"], function)
+    if theirs is None:
+        pytest.skip(f"upstream's {spec.category}/{spec.snake_name} declares no {function}")
+    mine = _function(parse_op_dir(SAMPLES / plan.rel_dir), function)
+    assert mine is not None, f"the generated tree declares no {function}"
+    assert (_api_params(mine) != _api_params(theirs)) == (name in ACLNN_DIFFERENCES), (mine, theirs)
+
+
+def _function(facts: OpFacts, name: str) -> AclnnFunction | None:
+    return next((f for header in facts.aclnn for f in header.functions if f.name == name), None)
