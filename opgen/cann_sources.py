@@ -53,8 +53,9 @@ MARKERS: dict[str, str] = {
     "json": "single_include",
     "googletest": "googletest/include/gtest/gtest.h",
 }
-Use = Literal["headers", "kernel", "ut"]
+Use = Literal["headers", "kernel", "ut", "upstream"]
 NEEDS: dict[Use, tuple[str, ...]] = {
+    "upstream": ("ops-nn",),
     "headers": ("ops-nn", "ops-math", "metadef", "ge", "opbase", "runtime", "asc-devkit", "libboundscheck", "json"),
     "kernel": ("ops-nn", "opbase", "runtime", "asc-devkit", "asc-tools", "libboundscheck"),
     "ut": ("ops-nn", "ops-math", "metadef", "ge", "opbase", "runtime", "asc-devkit", "libboundscheck", "json",

@@ -25,7 +25,7 @@ from .tree_links import links_leaving
 from .trust import Trust
 
 NO_EXEC = Trust()
-TIERS = ("structure", "syntax", "consistency", "numerics", "headers", "kernel", "ut")
+TIERS = ("structure", "syntax", "consistency", "numerics", "headers", "kernel", "ut", "upstream")
 
 
 @dataclass(frozen=True)
@@ -122,6 +122,7 @@ def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *
         "headers": lambda: _headers(op_dir, include_dirs, sources),
         "kernel": lambda: _kernel(op_dir, loaded, plan, sources, trust, seed),
         "ut": lambda: _ut(op_dir, plan, sources, trust),
+        "upstream": lambda: _upstream(op_dir, loaded, plan, sources),
     }
     chosen = [t for t in TIERS if t in tiers]
     with ThreadPoolExecutor(max_workers=len(chosen) or 1) as pool:
@@ -188,3 +189,9 @@ def _ut(op_dir: Path, plan: RenderPlan, sources: CannSources | None, trust: Trus
     from .ut_tier import ut_tier
 
     return ut_tier(op_dir, plan, sources, trust)
+
+
+def _upstream(op_dir: Path, loaded: LoadedSpec, plan: RenderPlan, sources: CannSources | None) -> list[CheckItem]:
+    from .upstream_tier import upstream_tier
+
+    return upstream_tier(op_dir, loaded.spec, plan, sources)

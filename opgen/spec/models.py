@@ -314,6 +314,35 @@ class DocsSpec(Model):
     notes: tuple[str, ...] = ()
 
 
+# a listed difference must say where its reason comes from: an upstream file:line, the seed document or a URL
+_CITATION = re.compile(r"[\w./-]+\.\w+:\d+|\bseed\b|https?://\S+")
+# the IR (op type, tensor and attr names and order) and upstream's exported aclnn signatures: never listable
+_UNLISTABLE = re.compile(r"^(op_type|proto|proto\.tensors|proto\.attrs|aclnn\.[A-Za-z0-9_]+)$")
+
+
+def _cited(value: str) -> str:
+    if not _CITATION.search(value):
+        raise ValueError("the reason cites no source: name an upstream file:line (op_host/x_def.cpp:31), the seed "
+                         "document ('seed: ...') or a URL")
+    return value
+
+
+def _listable(value: str) -> str:
+    if _UNLISTABLE.match(value):
+        raise ValueError(f"{value!r} is the IR or an exported aclnn signature, which cannot differ from upstream: "
+                         "use upstream's names and parameters, or a new op type / aclnn API name")
+    return value
+
+
+class UpstreamDifference(Model):
+    """A fact of the generated tree that differs from ops-nn's own op on purpose (`opgen check`'s upstream tier)."""
+
+    fact: Annotated[str, AfterValidator(_listable)] = Field(
+        min_length=1, max_length=200, description="the tier's key (proto.attr.alpha, def.soc.ascend950.flags, "
+        "file.tests/...); `*` matches any run of characters")
+    reason: Annotated[str, AfterValidator(_cited)] = Field(min_length=1, max_length=1000)
+
+
 class OpSpec(Model):
     """One operator, everything opgen needs to write its ops-nn tree."""
 
@@ -347,6 +376,8 @@ class OpSpec(Model):
     golden: GoldenSpec
     tests: TestsSpec
     docs: DocsSpec
+    upstream_differences: tuple[UpstreamDifference, ...] = Field(
+        (), description="facts that differ from ops-nn's own op of the same path, each with a cited reason")
 
     @property
     def snake_name(self) -> str:
