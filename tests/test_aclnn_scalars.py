@@ -56,7 +56,7 @@ def _read(tree: Path, rel: str) -> str:
 
 SIGNATURE = ("aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, "
              "double betaScalar, const aclScalar* steps, const aclScalar* alphaOptional, bool conj, "
-             "const aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)")
+             "aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)")
 
 
 def test_header_wrapper_and_docs_declare_the_scalars_in_api_order(tree: Path) -> None:
@@ -234,7 +234,7 @@ def test_wrapper_clamps_before_the_l0_call(ruled: Path) -> None:
 def test_header_docs_and_example_carry_the_flag_and_the_rules(ruled: Path) -> None:
     signature = ("aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, "
                  "double betaScalar, const aclScalar* steps, const aclScalar* alphaOptional, bool strict, bool conj, "
-                 "const aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)")
+                 "aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)")
     for rel in ("op_host/op_api/aclnn_hardsigmoid_backward.h", RULED_WRAPPER, "docs/aclnnHardsigmoidBackward.md"):
         assert signature in _read(ruled, rel), rel
     assert ("@param [in] strict: bool; sets no attr; when true, alphaOptional below 0 is refused "
@@ -401,7 +401,7 @@ GELU_V2_SCALARS = "    - {name: approximate, attr: approximate, type: char*}\n"
 
 def test_a_char_parameter_is_declared_after_the_inputs_as_upstreams() -> None:
     signature = ("aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, "
-                 "char* approximate, const aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)")
+                 "char* approximate, aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)")
     for rel in ("op_api/aclnn_gelu_backward_v2.h", GELU_V2_WRAPPER, "docs/aclnnGeluBackwardV2.md"):
         assert signature in _read(GELU_V2, rel), rel
 

@@ -227,7 +227,10 @@ class ComputeSpec(Model):
 
 class AclnnParam(Model):
     name: Identifier
-    tensor: SnakeName
+    tensor: SnakeName = Field(description="the op tensor the parameter carries; an unused one takes its dtype and "
+                              "shape in UTs and examples")
+    unused: bool = Field(False, description="inputs only: a tensor the API takes and only checks non-null, feeding "
+                         "nothing (upstream aclnnLogSigmoidBackward's buffer)")
 
 
 class AclnnScalar(Model):
@@ -266,6 +269,11 @@ class AclnnSpec(Model):
     )
     promotion: bool = False
     broadcast: bool = False
+    order: tuple[Identifier, ...] = Field(
+        (), description="the input and scalar parameters in the API's order, where upstream's is not inputs then "
+        "scalars (aclnnEluBackward: gradOutput, alpha, scale, inputScale, isResult, selfOrResult); outputs come last")
+    const_stream: bool = Field(False, description="declare the second phase's `const aclrtStream stream`, as "
+                               "some upstream headers do")
 
 
 class Tolerance(Model):

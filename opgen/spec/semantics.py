@@ -217,7 +217,14 @@ def _aclnn(spec: OpSpec) -> list[SpecIssue]:
             issues.append(SpecIssue(("aclnn", "unused_inputs", name), "only an optional input can be fed nullptr"))
         elif source is not None and source not in api_inputs:
             issues.append(SpecIssue(("aclnn", "unused_inputs", name), f"{source!r} is not an API input"))
-    mapped = Counter([p.tensor for p in a.inputs] + list(a.unused_inputs))
+    leading = [p.name for p in a.inputs] + [s.name for s in a.scalars]
+    if a.order and sorted(a.order) != sorted(leading):
+        issues.append(SpecIssue(("aclnn", "order"), f"list each input and scalar parameter once ({', '.join(leading)})"
+                                "; the outputs always come last"))
+    for j, p in enumerate(a.outputs):
+        if p.unused:
+            issues.append(SpecIssue(("aclnn", "outputs", j, "unused"), "only an input can be unused"))
+    mapped = Counter([p.tensor for p in a.inputs if not p.unused] + list(a.unused_inputs))
     for name in inputs:
         if mapped[name] != 1:
             issues.append(SpecIssue(("aclnn", "inputs"), f"op input {name!r} must be fed exactly once, by an API "

@@ -202,8 +202,8 @@ def _calls(file: CMakeFile) -> dict[str, dict[str, tuple[str, ...]]]:
 
 # ---------------------------------------------------------------- aclnn, docs, files
 def _aclnn(mine: OpFacts, theirs: OpFacts) -> Iterator[Difference]:
-    """Upstream's exported functions: each must stay with the same parameter types in the same order (fixed);
-    names, `const` and export are listable; a function only the generated tree has is listable too."""
+    """Upstream's exported functions: each must keep its parameter types in order, and the names where a type
+    repeats (fixed); other names, `const` and export are listable; a function only the generated tree has too."""
     my_functions = _functions(mine)
     their_functions = _functions(theirs)
     for name, their in their_functions.items():
@@ -224,8 +224,11 @@ def _functions(facts: OpFacts) -> dict[str, AclnnFunction]:
 
 
 def _signature(function: AclnnFunction, *, const: bool = True) -> str:
+    """The return and parameter types; without `const`, also the names of parameters that share their type
+    (swapping two tensors keeps every type but changes what a caller's arguments mean)."""
     types = [p.type if const else re.sub(r"\bconst\s+", "", p.type) for p in function.params]
-    return f"{function.return_type}({', '.join(types)})"
+    shown = [f"{t} {p.name}" if not const and types.count(t) > 1 else t for t, p in zip(types, function.params)]
+    return f"{function.return_type}({', '.join(shown)})"
 
 
 def _docs(mine: OpFacts, theirs: OpFacts) -> Iterator[Difference]:

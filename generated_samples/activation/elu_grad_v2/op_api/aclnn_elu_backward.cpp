@@ -100,12 +100,12 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* selfOrResult,
-                                             const aclScalar* alpha, const aclScalar* scale,
-                                             const aclScalar* inputScale, bool isResult, const aclTensor* gradInput,
+aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclScalar* alpha,
+                                             const aclScalar* scale, const aclScalar* inputScale, bool isResult,
+                                             const aclTensor* selfOrResult, aclTensor* gradInput,
                                              uint64_t* workspaceSize, aclOpExecutor** executor)
 {
-    L2_DFX_PHASE_1(aclnnEluBackward, DFX_IN(gradOutput, selfOrResult, alpha, scale, inputScale, isResult),
+    L2_DFX_PHASE_1(aclnnEluBackward, DFX_IN(gradOutput, alpha, scale, inputScale, isResult, selfOrResult),
                    DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);

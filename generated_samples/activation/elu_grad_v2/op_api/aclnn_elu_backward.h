@@ -33,10 +33,10 @@ extern "C" {
  * @param [out] executor: the op executor to pass to the second phase.
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
-ACLNN_API aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* selfOrResult,
-                                                       const aclScalar* alpha, const aclScalar* scale,
-                                                       const aclScalar* inputScale, bool isResult,
-                                                       const aclTensor* gradInput, uint64_t* workspaceSize,
+ACLNN_API aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclScalar* alpha,
+                                                       const aclScalar* scale, const aclScalar* inputScale,
+                                                       bool isResult, const aclTensor* selfOrResult,
+                                                       aclTensor* gradInput, uint64_t* workspaceSize,
                                                        aclOpExecutor** executor);
 
 /**

@@ -96,8 +96,7 @@ static const aclTensor* BroadcastIfNeeded(const aclTensor* tensor, const op::Sha
 }
 
 aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, char* approximate,
-                                                const aclTensor* gradInput, uint64_t* workspaceSize,
-                                                aclOpExecutor** executor)
+                                                aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnGeluBackwardV2, DFX_IN(gradOutput, self, approximate), DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();

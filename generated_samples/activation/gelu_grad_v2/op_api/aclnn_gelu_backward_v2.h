@@ -30,7 +30,7 @@ extern "C" {
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
 ACLNN_API aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                          char* approximate, const aclTensor* gradInput,
+                                                          char* approximate, aclTensor* gradInput,
                                                           uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**

@@ -88,9 +88,8 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
 }
 
 aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                   const aclScalar* negativeSlope, bool selfIsResult,
-                                                   const aclTensor* out, uint64_t* workspaceSize,
-                                                   aclOpExecutor** executor)
+                                                   const aclScalar* negativeSlope, bool selfIsResult, aclTensor* out,
+                                                   uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnLeakyReluBackward, DFX_IN(gradOutput, self, negativeSlope, selfIsResult), DFX_OUT(out));
     auto uniqueExecutor = CREATE_EXECUTOR();

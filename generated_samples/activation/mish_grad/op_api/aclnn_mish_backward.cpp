@@ -62,9 +62,8 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnMishBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                              const aclTensor* gradInput, uint64_t* workspaceSize,
-                                              aclOpExecutor** executor)
+aclnnStatus aclnnMishBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, aclTensor* gradInput,
+                                              uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnMishBackward, DFX_IN(gradOutput, self), DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();

@@ -63,7 +63,7 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
 }
 
 aclnnStatus aclnnHardtanhBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                  const aclTensor* gradInput, uint64_t* workspaceSize,
+                                                  aclTensor* gradInput, uint64_t* workspaceSize,
                                                   aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnHardtanhBackward, DFX_IN(gradOutput, self), DFX_OUT(gradInput));

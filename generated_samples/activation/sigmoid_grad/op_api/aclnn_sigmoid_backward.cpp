@@ -63,7 +63,7 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* out
 }
 
 aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* output,
-                                                 const aclTensor* gradInput, uint64_t* workspaceSize,
+                                                 aclTensor* gradInput, uint64_t* workspaceSize,
                                                  aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSigmoidBackward, DFX_IN(gradOutput, output), DFX_OUT(gradInput));

@@ -75,7 +75,7 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
 }
 
 aclnnStatus aclnnSwishBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                               const aclScalar* betaOptional, const aclTensor* gradInput,
+                                               const aclScalar* betaOptional, aclTensor* gradInput,
                                                uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSwishBackward, DFX_IN(gradOutput, self, betaOptional), DFX_OUT(gradInput));

@@ -77,7 +77,7 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
 }
 
 aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                    const aclScalar* lambd, const aclTensor* gradInput,
+                                                    const aclScalar* lambd, aclTensor* gradInput,
                                                     uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnHardshrinkBackward, DFX_IN(gradOutput, self, lambd), DFX_OUT(gradInput));

@@ -62,9 +62,8 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                     const aclTensor* out, uint64_t* workspaceSize,
-                                                     aclOpExecutor** executor)
+aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, aclTensor* out,
+                                                     uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnHardsigmoidBackward, DFX_IN(gradOutput, self), DFX_OUT(out));
     auto uniqueExecutor = CREATE_EXECUTOR();

@@ -62,9 +62,8 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnHardswishBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                     const aclTensor* out, uint64_t* workspaceSize,
-                                                     aclOpExecutor** executor)
+aclnnStatus aclnnHardswishBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, aclTensor* out,
+                                                     uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnHardswishBackwardV2, DFX_IN(gradOutput, self), DFX_OUT(out));
     auto uniqueExecutor = CREATE_EXECUTOR();

@@ -87,7 +87,7 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
 }
 
 aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                    const aclScalar* lambda, const aclTensor* gradInput,
+                                                    const aclScalar* lambda, aclTensor* gradInput,
                                                     uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSoftshrinkBackward, DFX_IN(gradOutput, self, lambda), DFX_OUT(gradInput));

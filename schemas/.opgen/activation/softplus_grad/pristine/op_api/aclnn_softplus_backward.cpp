@@ -79,7 +79,7 @@ static const aclTensor* BroadcastIfNeeded(const aclTensor* tensor, const op::Sha
 }
 
 aclnnStatus aclnnSoftplusBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                  const aclTensor* gradInput, uint64_t* workspaceSize,
+                                                  aclTensor* gradInput, uint64_t* workspaceSize,
                                                   aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSoftplusBackward, DFX_IN(gradOutput, self), DFX_OUT(gradInput));

@@ -30,7 +30,7 @@ extern "C" {
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
 ACLNN_API aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                              const aclScalar* lambd, const aclTensor* gradInput,
+                                                              const aclScalar* lambd, aclTensor* gradInput,
                                                               uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**

@@ -87,9 +87,8 @@ static const aclTensor* BroadcastIfNeeded(const aclTensor* tensor, const op::Sha
     return l0op::BroadcastTo(tensor, dimsArray, opExecutor);
 }
 
-aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                              const aclTensor* gradInput, uint64_t* workspaceSize,
-                                              aclOpExecutor** executor)
+aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, aclTensor* gradInput,
+                                              uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnGeluBackward, DFX_IN(gradOutput, self), DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();
