@@ -8,6 +8,7 @@ This module imports nothing from opgen, so the spec layer can use it.
 from __future__ import annotations
 
 import keyword
+import re
 
 CPP_KEYWORDS = frozenset((
     "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char",
@@ -69,8 +70,13 @@ def lower_camel(snake: str) -> str:
 
 
 def upper_camel(name: str) -> str:
-    """a_1 -> A1: how the DAG and queue names spell a spec name."""
-    return "".join(part.capitalize() for part in name.split("_"))
+    """a_1 -> A1, gradOutput -> GradOutput: how the DAG and queue names spell a spec name."""
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+def upper_snake(name: str) -> str:
+    """grad_output and gradOutput -> GRAD_OUTPUT: how macros spell a spec name."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).upper()
 
 
 def cpp_forms(name: str) -> tuple[str, ...]:

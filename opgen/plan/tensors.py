@@ -10,7 +10,7 @@ from typing import Any
 from ..spec.dtypes import DTYPES, MASK_DTYPES, PROTO_DTYPES, Dtype
 from ..spec.models import OpSpec, TensorSpec
 from .mixed import combination_tpl, dag_typings, is_mixed
-from .reserved import lower_camel
+from .reserved import lower_camel, upper_snake
 from .text import SpecText
 
 
@@ -168,7 +168,7 @@ def _tensor(t: TensorSpec, role: str, index: int, count: int, read: bool, dag_ty
         name=t.name, role=role, index=index, dtypes=tuple(DTYPES[d] for d in column),
         formats=t.format_column(count), proto_dtypes=tuple(PROTO_DTYPES[d] for d in dict.fromkeys(proto)),
         proto_class=proto_class, doc=SpecText(t.doc),
-        camel=camel, macro=f"DTYPE_{t.name.upper()}", type_param=f"TYPE_{t.name.upper()}", dag_type=dag_type,
+        camel=camel, macro=f"DTYPE_{upper_snake(t.name)}", type_param=f"TYPE_{upper_snake(t.name)}", dag_type=dag_type,
         dag_param=param,
         is_mask=role == "input" and set(column) <= MASK_DTYPES and "uint1" in column, read_by_kernel=read,
         optional=t.param_type == "optional",

@@ -28,6 +28,7 @@ from .socs import SOCS
 
 SNAKE_PATTERN = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 _CAMEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+_LOWER_CAMEL = re.compile(r"^[a-z][a-z0-9]*([A-Z][a-z0-9]*)+$")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_NAME_LENGTH = 64
 MAX_TILING_KEY = (1 << 32) - 1  # the classic kernel takes its tiling key as a uint32_t template argument
@@ -47,6 +48,14 @@ def _snake(value: str) -> str:
         raise ValueError(f"{value!r} must be snake_case ASCII (like relu_grad_v2), at most {MAX_NAME_LENGTH} chars")
     if value in WINDOWS_DEVICE_NAMES:
         raise ValueError(f"{value!r} is a reserved device name on Windows; pick another name")
+    return value
+
+
+def _tensor_name(value: str) -> str:
+    """snake_case or lowerCamelCase (upstream's gradOutput): the IR name as upstream registers it."""
+    if len(value) > MAX_NAME_LENGTH or not (SNAKE_PATTERN.match(value) or _LOWER_CAMEL.match(value)):
+        raise ValueError(f"{value!r} must be a snake_case or lowerCamelCase ASCII name (like grad_output or "
+                         f"gradOutput), at most {MAX_NAME_LENGTH} chars")
     return value
 
 
@@ -88,6 +97,7 @@ def _step(value: object, info: ValidationInfo) -> Step:
 
 
 SnakeName = Annotated[str, AfterValidator(_snake)]
+IrName = Annotated[str, AfterValidator(_tensor_name)]
 CamelName = Annotated[str, AfterValidator(_camel)]
 Identifier = Annotated[str, AfterValidator(_ident)]
 DtypeName = Annotated[str, AfterValidator(_dtype), WithJsonSchema({"enum": sorted(DTYPES)})]
@@ -118,7 +128,7 @@ class Model(BaseModel):
 class TensorSpec(Model):
     """An input or output; `dtypes[k]` of every tensor together make supported combination k."""
 
-    name: SnakeName
+    name: IrName
     dtypes: Annotated[tuple[DtypeName, ...], AfterValidator(_some_dtype)] | DtypeName = Field(
         description="one dtype per supported combination, or one dtype for all combinations"
     )
@@ -144,7 +154,7 @@ class TensorSpec(Model):
 
 
 class AttrSpec(Model):
-    name: SnakeName
+    name: IrName
     type: Literal["int", "float", "bool", "string"]
     default: bool | int | float | str = Field(description="the OpDef (def.cpp) default, which the kernel and aclnn use")
     proto_default: bool | int | float | str | None = Field(
@@ -187,21 +197,21 @@ class PlatformSpec(Model):
 
 
 class LastDimRule(Model):
-    tensor: SnakeName
+    tensor: IrName
     multiple: int = Field(ge=2, le=1024)
 
 
 class Constraints(Model):
-    same_shape: tuple[SnakeName, ...] = ()
-    same_dtype: tuple[SnakeName, ...] = ()
+    same_shape: tuple[IrName, ...] = ()
+    same_dtype: tuple[IrName, ...] = ()
     last_dim_multiple_of: LastDimRule | None = None
-    broadcast: tuple[SnakeName, ...] = ()
+    broadcast: tuple[IrName, ...] = ()
     max_rank: int = Field(8, ge=1, le=8)
 
 
 class InferShapeSpec(Model):
     rule: Literal["elementwise", "same_as_input", "broadcast"]
-    input: SnakeName | None = Field(None, description="same_as_input: the input whose shape the outputs take")
+    input: IrName | None = Field(None, description="same_as_input: the input whose shape the outputs take")
 
 
 class TilingSpec(Model):
@@ -219,7 +229,7 @@ class ComputeSpec(Model):
         description="float32: cast inputs in (CAST_NONE) and outputs back (CAST_RINT); native: compute in I/O dtype"
     )
     variants: dict[Identifier, tuple[RecipeStep, ...]] = Field(min_length=1)
-    absent: dict[SnakeName, tuple[RecipeStep, ...]] = Field(
+    absent: dict[IrName, tuple[RecipeStep, ...]] = Field(
         default_factory=dict, description="per optional input the recipe reads: the steps that compute its value "
         "when it is absent, from the other inputs; the last step assigns the input's name"
     )
@@ -227,7 +237,7 @@ class ComputeSpec(Model):
 
 class AclnnParam(Model):
     name: Identifier
-    tensor: SnakeName = Field(description="the op tensor the parameter carries; an unused one takes its dtype and "
+    tensor: IrName = Field(description="the op tensor the parameter carries; an unused one takes its dtype and "
                               "shape in UTs and examples")
     unused: bool = Field(False, description="inputs only: a tensor the API takes and only checks non-null, feeding "
                          "nothing (upstream aclnnLogSigmoidBackward's buffer)")
@@ -238,7 +248,7 @@ class AclnnScalar(Model):
     without `attr`, a bool flag only a rule reads (upstream aclnnLeakyReluBackward's `selfIsResult`)."""
 
     name: Identifier
-    attr: SnakeName | None = Field(None, description="the op attr the value sets; none: a bool flag that sets no "
+    attr: IrName | None = Field(None, description="the op attr the value sets; none: a bool flag that sets no "
                                    "attr and switches another scalar's rule on (`when`)")
     type: Literal["aclScalar", "double", "float", "int64_t", "bool", "char*"] = Field(
         "aclScalar", description="the C++ parameter: aclScalar (const aclScalar*, for float, int and bool attrs), "
@@ -263,7 +273,7 @@ class AclnnSpec(Model):
         (), description="attr parameters, after the inputs and before the outputs as upstream; an attr no scalar "
         "sets reaches the l0 op at its def default")
     outputs: tuple[AclnnParam, ...]
-    unused_inputs: dict[SnakeName, Identifier | None] = Field(
+    unused_inputs: dict[IrName, Identifier | None] = Field(
         default_factory=dict, description="op inputs the API does not take, each fed from the named API input; "
         "null: an optional input the l0 op gets as nullptr (absent)"
     )
@@ -287,8 +297,8 @@ class ReferenceSpec(Model):
 
     forward: FormulaText | None = Field(None, description="forward function of the op this gradient belongs "
                                         "to, over input and attr names, e.g. x * sigmoid(x)")
-    wrt: SnakeName | None = Field(None, description="forward: the input the gradient is taken for")
-    grad: SnakeName | None = Field(None, description="the input holding the incoming gradient (forward: required; "
+    wrt: IrName | None = Field(None, description="forward: the input the gradient is taken for")
+    grad: IrName | None = Field(None, description="the input holding the incoming gradient (forward: required; "
                                    "direct: optional, the formula then being linear in it)")
     direct: FormulaText | None = Field(None, description="the output as a formula (no derivative), e.g. "
                                        "where(mask, gradients, 0)")
@@ -325,7 +335,7 @@ class DocsSpec(Model):
 # a listed difference must say where its reason comes from: an upstream file:line, the seed document or a URL
 _CITATION = re.compile(r"[\w./-]+\.\w+:\d+|\bseed\b|https?://\S+")
 # the IR (op type, tensor and attr names and order) and upstream's exported aclnn signatures: never listable
-_UNLISTABLE = re.compile(r"^(op_type|proto|proto\.tensors|proto\.attrs|aclnn\.[A-Za-z0-9_]+)$")
+_UNLISTABLE = re.compile(r"^(op_type|proto\.tensors|proto\.attrs|aclnn\.[A-Za-z0-9_]+)$")
 
 
 def _cited(value: str) -> str:

@@ -54,8 +54,8 @@ def _text(value: object) -> str:
 
 # ---------------------------------------------------------------- proto
 def _proto(mine: Proto | None, theirs: Proto | None) -> Iterator[Difference]:
-    if mine is None or theirs is None:
-        yield from _differ("proto", mine and mine.op_type, theirs and theirs.op_type, fixed=True)
+    if mine is None or theirs is None:  # a proto upstream lacks may be added; one it has may not be dropped
+        yield from _differ("proto", mine and mine.op_type, theirs and theirs.op_type, fixed=mine is None)
         return
     yield from _differ("op_type", mine.op_type, theirs.op_type, fixed=True)
     yield from _differ("proto.tensors", [f"{t.kind} {t.name}" for t in mine.tensors],

@@ -20,7 +20,7 @@ extern "C" {
 
 /**
  * @brief First phase of aclnnHardswishBackwardV2: checks the tensors and returns the workspace size.
- * @param [in] gradOutput: grad_output of HardSwishGradV2.
+ * @param [in] gradOutput: gradOutput of HardSwishGradV2.
  * @param [in] self: self of HardSwishGradV2.
  * @param [out] out: out of HardSwishGradV2.
  * @param [out] workspaceSize: bytes of device workspace the second phase needs.

@@ -55,9 +55,9 @@ def gen_data(shape, dtype_name, soc_version, seed=0):
     rng = np.random.default_rng(seed)
     dtype = numpy_dtype(dtype_name)
     inputs = []
-    grad_output = rng.uniform(-5.0, 5.0, size=shape).astype(dtype)
-    grad_output.tofile("input_grad_output.bin")
-    inputs.append(grad_output)
+    gradOutput = rng.uniform(-5.0, 5.0, size=shape).astype(dtype)
+    gradOutput.tofile("input_gradOutput.bin")
+    inputs.append(gradOutput)
     self = rng.uniform(-5.0, 5.0, size=shape).astype(dtype)
     self.tofile("input_self.bin")
     inputs.append(self)
