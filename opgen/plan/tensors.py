@@ -32,6 +32,7 @@ class TensorPlan:
     is_mask: bool  # a bit/byte mask that only select reads
     read_by_kernel: bool
     optional: bool
+    def_calls: tuple[str, ...] = ()  # further def calls (AutoContiguous)
 
     @property
     def param_type(self) -> str:
@@ -171,7 +172,7 @@ def _tensor(t: TensorSpec, role: str, index: int, count: int, read: bool, dag_ty
         camel=camel, macro=f"DTYPE_{upper_snake(t.name)}", type_param=f"TYPE_{upper_snake(t.name)}", dag_type=dag_type,
         dag_param=param,
         is_mask=role == "input" and set(column) <= MASK_DTYPES and "uint1" in column, read_by_kernel=read,
-        optional=t.param_type == "optional",
+        optional=t.param_type == "optional", def_calls=t.def_calls,
     )
 
 

@@ -139,6 +139,9 @@ class TensorSpec(Model):
         None, description="dtypes the graph proto admits (a superset of dtypes): a list, or a named ge::TensorType "
         "class such as RealNumberType; default: dtypes"
     )
+    def_calls: tuple[Literal["AutoContiguous", "IgnoreContiguous"], ...] = Field(
+        (), description="further calls on the def's Input/Output, as upstream's def makes them (AutoContiguous: the "
+        "framework makes a non-contiguous tensor contiguous before the kernel)")
     domain: tuple[float, float] | None = Field(
         None, description="[low, high]: the values the op is defined for, e.g. [0, 1] for a sigmoid's output; "
         "the numerics check draws this input from it and tries no edge values outside it (NaN still)"
@@ -177,7 +180,8 @@ class AICoreFlags(Model):
     dynamic_rank_support: bool = True
     dynamic_shape_support: bool = True
     need_check_support: bool = False
-    precision_reduce: bool = True
+    precision_reduce: bool | None = Field(True, description="PrecisionReduceFlag; null: not called, as upstream's "
+                                          "def leaves it for some ops")
 
 
 class PlatformSpec(Model):
