@@ -46,11 +46,11 @@ def difference_rows(mine: OpFacts, theirs: OpFacts, listed: Sequence[UpstreamDif
     used: set[int] = set()
     excused = 0
     for difference in found:
-        match = _listing(difference, listed)
-        if match is None or difference.fixed:
+        matches = _listings(difference, listed)
+        if not matches or difference.fixed:
             rows.append(bad(difference.key, _why(difference, upstream)))
             continue
-        used.add(match)
+        used.update(matches)
         excused += 1
     rows += [bad(f"upstream_differences[{i}]", f"lists {entry.fact!r}, which does not differ from {upstream}: "
                  "remove it") for i, entry in enumerate(listed) if i not in used]
@@ -60,8 +60,8 @@ def difference_rows(mine: OpFacts, theirs: OpFacts, listed: Sequence[UpstreamDif
     return rows
 
 
-def _listing(difference: Difference, listed: Sequence[UpstreamDifference]) -> int | None:
-    return next((i for i, entry in enumerate(listed) if fnmatchcase(difference.key, entry.fact)), None)
+def _listings(difference: Difference, listed: Sequence[UpstreamDifference]) -> set[int]:
+    return {i for i, entry in enumerate(listed) if fnmatchcase(difference.key, entry.fact)}
 
 
 def _why(difference: Difference, upstream: str) -> str:

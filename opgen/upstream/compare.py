@@ -104,7 +104,7 @@ def _number(node: ast.expr) -> float:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_number(node.operand)
     if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
-        return _ARITHMETIC[type(node.op)](_number(node.left), _number(node.right))
+        return float(_ARITHMETIC[type(node.op)](_number(node.left), _number(node.right)))
     raise ValueError("not a literal expression")
 
 
@@ -227,7 +227,7 @@ def _signature(function: AclnnFunction, *, const: bool = True) -> str:
     """The return and parameter types; without `const`, also the names of parameters that share their type
     (swapping two tensors keeps every type but changes what a caller's arguments mean)."""
     types = [p.type if const else re.sub(r"\bconst\s+", "", p.type) for p in function.params]
-    shown = [f"{t} {p.name}" if not const and types.count(t) > 1 else t for t, p in zip(types, function.params)]
+    shown = [f"{t} {p.name}" if not const and types.count(t) > 1 else t for t, p in zip(types, function.params, strict=True)]
     return f"{function.return_type}({', '.join(shown)})"
 
 

@@ -65,7 +65,10 @@ def test_def_facts_are_the_specs(name: str) -> None:
         if platform.aicore is not None:
             assert config is not None
             flag = config.flags.get("PrecisionReduceFlag")
-            assert flag == str(platform.aicore.precision_reduce).lower(), platform.soc
+            wanted = platform.aicore.precision_reduce
+            assert flag == (None if wanted is None else str(wanted).lower()), platform.soc
+        for tensor, written in zip(spec.tensors, definition.tensors, strict=True):
+            assert tuple(written.flags) == tensor.def_calls, tensor.name
 
 
 @pytest.mark.parametrize("name", NAMES)
