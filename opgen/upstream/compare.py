@@ -227,7 +227,8 @@ def _signature(function: AclnnFunction, *, const: bool = True) -> str:
     """The return and parameter types; without `const`, also the names of parameters that share their type
     (swapping two tensors keeps every type but changes what a caller's arguments mean)."""
     types = [p.type if const else re.sub(r"\bconst\s+", "", p.type) for p in function.params]
-    shown = [f"{t} {p.name}" if not const and types.count(t) > 1 else t for t, p in zip(types, function.params, strict=True)]
+    shown = [f"{t} {p.name}" if not const and types.count(t) > 1 else t
+             for t, p in zip(types, function.params, strict=True)]
     return f"{function.return_type}({', '.join(shown)})"
 
 
