@@ -4,9 +4,10 @@ l0 → Cast → ViewCopy chain, as C++ statements derived from the spec's aclnn 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..spec.models import OpSpec, camel_to_snake
-from .aclnn_attrs import AclnnAttrs, aclnn_attrs
+from .aclnn_attrs import AclnnAttrs, AclnnParam, aclnn_attrs
 from .aclnn_mixed import l0_output_dtype, mixed_dtype_checks, mixed_output
 from .aclnn_order import in_api_order
 from .aclnn_ut import AclnnUtCase, aclnn_ut_cases, ut_params
@@ -36,6 +37,8 @@ def return_codes(attrs: AclnnAttrs) -> tuple[tuple[str, int, str], ...]:
         return success, (null[0], null[1], NULL_STRING), (invalid[0], invalid[1], INVALID_STRING.format(below))
     return (success, null, (invalid[0], invalid[1], INVALID_VALUE)) if attrs.refuses_below else RETURN_CODES
 
+
+T = TypeVar("T")
 
 @dataclass(frozen=True)
 class AclnnParts:
@@ -107,8 +110,13 @@ class AclnnPlan:
     def used_inputs(self) -> tuple[AclnnParamPlan, ...]:
         return tuple(p for p in self.inputs if not p.unused)
 
-    def _leading(self, leading: list[str]) -> list[str]:
+    def _leading(self, leading: list[T]) -> list[T]:
         return [leading[k] for k in self.leading_order] if self.leading_order else leading
+
+    @property
+    def leading_params(self) -> list[AclnnParamPlan | AclnnParam]:
+        """The tensor inputs and the scalars in the API's order, for the header's and the docs' parameter lists."""
+        return self._leading([*self.inputs, *self.attrs.scalars])
 
     @property
     def params_text(self) -> str:

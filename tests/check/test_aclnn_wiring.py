@@ -62,7 +62,7 @@ def test_dropped_op_attr_fails_naming_the_attr(tmp_path: Path) -> None:
     edit(op_dir / L0_SIGMOID, "OP_ATTR(alpha, beta)", "OP_ATTR(alpha)")
     reason = _failing_row(op_dir, OP_ATTR_ROW)
     assert reason.startswith(f"{L0_SIGMOID}:38: OP_ATTR(alpha), the def's attrs in order are (alpha, beta) "
-                             "(op_host/hard_sigmoid_grad_def.cpp:33): beta never reaches the kernel")
+                             "(op_host/hard_sigmoid_grad_def.cpp:36): beta never reaches the kernel")
 
 
 def test_swapped_op_attr_fails(tmp_path: Path) -> None:
@@ -133,7 +133,7 @@ def test_wrapper_swapping_two_attrs_fails(tmp_path: Path) -> None:
     edit(op_dir / WRAPPER_SIGMOID, "selfContiguous, alphaValue, betaValue,", "selfContiguous, betaValue, alphaValue,")
     reason = _failing_row(op_dir, WRAPPER_ROW)
     assert reason.startswith(f"{WRAPPER_SIGMOID}:90: attr alpha gets `0.5f`, the def default is 0.16666666666666666f "
-                             "(op_host/hard_sigmoid_grad_def.cpp:33)")
+                             "(op_host/hard_sigmoid_grad_def.cpp:36)")
     assert "attr beta gets `0.16666666666666666f`" in reason
 
 
