@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from ..errors import OpgenError
 from ..plan import RenderPlan
 from .aclnn_wiring import DefAttr, aclnn_items, read_def_attrs
 from .choice_wiring import choice_item
@@ -192,7 +193,10 @@ def proto_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
     src = read_source(op_dir, files.proto)
     if src is None:
         return skipped(label, f"{files.proto} missing (see structure)")
-    proto = read_proto(src)
+    try:
+        proto = read_proto(src)
+    except OpgenError as error:
+        return verdict(label, [f"{src.rel}: {error}"])
     if not proto:
         return verdict(label, [f"{src.rel}: no .INPUT/.OUTPUT(name, TensorType(...)) found"])
     by_name = {t.name: t for t in proto}
@@ -202,21 +206,16 @@ def proto_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
         have = [t.name for t in proto if t.role == role]
         if want != have:
             problems.append(f"{src.rel}: {role}s ({', '.join(have)}), the def ({', '.join(want)})")
-    groups = []
     for tensor in info.tensors:
         p = by_name.get(tensor.name)
         if p is None:
-            continue
-        if p.dtypes is None:
-            groups.append(tensor.name)
             continue
         lacking = [d for d in dict.fromkeys(tensor.dtypes or ()) if d not in p.dtypes]
         if lacking:
             problems.append(f"{src.rel}:{p.line}: {tensor.name} TensorType lacks {', '.join(lacking)} "
                             f"that {files.def_cpp}:{tensor.line} lists")
-    classes = [f"{t.name}: {t.group}" for t in proto if t.group and t.dtypes is not None]
-    note = f"; {', '.join(groups)}: unknown TensorType group, not compared" if groups else ""
-    note += f"; compared as ge's {', '.join(classes)}" if classes else ""
+    classes = [f"{t.name}: {t.group}" for t in proto if t.group]
+    note = f"; compared as ge's {', '.join(classes)}" if classes else ""
     return verdict(label, problems, f"{len(proto)} tensors{note}")
 
 

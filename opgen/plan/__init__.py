@@ -60,6 +60,8 @@ class RenderPlan:
     cmake: CmakePlan
     guard: str  # upper-case stem for header guards
     tensors: tuple[TensorPlan, ...]
+    proto_types: tuple[str, ...]  # each tensor's REG_OP type argument: its TensorType, or the DATATYPE symbol
+    proto_datatype: str  # `T, TensorType(...)` of `.DATATYPE(...)`, empty without proto_symbol
     attrs: tuple[AttrPlan, ...]
     scalars: KernelScalars  # the attrs the recipe reads, on their way to the kernel
     combinations: tuple[DtypeCombination, ...]
@@ -309,7 +311,10 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         experimental=spec.experimental, rel_dir=plan_rel_dir,
         brief=SpecText(spec.brief), license=_license(spec),
         families=families, cmake=cmake_plan(name, families),
-        guard=name.upper(), tensors=tensors, attrs=attrs, scalars=scalars, combinations=combos,
+        guard=name.upper(), tensors=tensors, attrs=attrs,
+        proto_types=tuple(f'"{spec.proto_symbol}"' if spec.proto_symbol else t.proto_tensor_type for t in tensors),
+        proto_datatype=f"{spec.proto_symbol}, {tensors[0].proto_tensor_type}" if spec.proto_symbol else "",
+        scalars=scalars, combinations=combos,
         socs=socs, sch_modes=brc.sch_modes if brc else spec.tiling.sch_modes,
         workspace_bytes=spec.tiling.workspace_bytes,
         buffer_num=spec.tiling.buffer_num, tile_align=TILE_ALIGN,

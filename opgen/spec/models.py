@@ -135,9 +135,10 @@ class TensorSpec(Model):
     formats: tuple[FormatName, ...] | FormatName = Field(
         "ND", description="one ge::Format per combination (ND, NCHW, NHWC, NC1HWC0, ...), or one for all")
     param_type: Literal["required", "optional"] = "required"
-    proto_dtypes: tuple[ProtoDtypeName, ...] | ProtoTypeClass | None = Field(
-        None, description="dtypes the graph proto admits (a superset of dtypes): a list, or a named ge::TensorType "
-        "class such as RealNumberType; default: dtypes"
+    proto_dtypes: tuple[ProtoTypeClass | ProtoDtypeName, ...] | ProtoTypeClass | None = Field(
+        None, description="dtypes the graph proto admits (a superset of dtypes): a list, a named ge::TensorType "
+        "class such as RealNumberType, or a list mixing both as upstream writes `TensorType({FloatingDataType, "
+        "DT_BF16})`; default: dtypes"
     )
     def_calls: tuple[Literal["AutoContiguous", "IgnoreContiguous"], ...] = Field(
         (), description="further calls on the def's Input/Output, as upstream's def makes them (AutoContiguous: the "
@@ -399,6 +400,9 @@ class OpSpec(Model):
     golden: GoldenSpec
     tests: TestsSpec
     docs: DocsSpec
+    proto_symbol: Identifier | None = Field(
+        None, description="write every tensor of the proto as this DATATYPE symbol (`.INPUT(x, \"T\")` ... "
+        "`.DATATYPE(T, TensorType(...))`), as upstream's GeluGradV2; the tensors' proto types must then be equal")
     upstream_differences: tuple[UpstreamDifference, ...] = Field(
         (), description="facts that differ from ops-nn's own op of the same path, each with a cited reason")
 

@@ -9,10 +9,10 @@ from .attrs import attr_issues
 from .bounds import number_issues, ub_issues
 from .broadcast import broadcast_issues
 from .choice import choice_attr
-from .dtypes import DTYPES, MASK_DTYPES, PROTO_TYPE_CLASSES
+from .dtypes import DTYPES, MASK_DTYPES, proto_admits
 from .issues import SpecIssue
 from .mixed_rules import aclnn_issues, dispatch_issues
-from .models import OpSpec
+from .models import OpSpec, TensorSpec
 from .naming import name_issues
 from .optional import optional_issues
 from .recipe import OPS, Step
@@ -62,14 +62,15 @@ def _dtypes(spec: OpSpec) -> list[SpecIssue]:
                                     "combinations; give one per combination, or a single format"))
         if tensor.domain is not None and not tensor.domain[0] < tensor.domain[1]:
             issues.append(SpecIssue((role, i, "domain"), "needs [low, high] with low < high"))
-        if isinstance(tensor.proto_dtypes, str):
-            admitted = PROTO_TYPE_CLASSES[tensor.proto_dtypes]
-            missing = sorted(d for d in set(tensor.dtype_column(count)) if DTYPES[d].ge not in admitted)
-        else:
-            missing = sorted(set(tensor.dtype_column(count)) - set(tensor.proto_dtypes or tensor.dtype_column(count)))
+        admitted = proto_admits(tensor.proto_dtypes) if tensor.proto_dtypes else None
+        missing = [] if admitted is None else sorted(d for d in set(tensor.dtype_column(count))
+                                                      if DTYPES[d].ge not in admitted)
         if missing:
             issues.append(SpecIssue((role, i, "proto_dtypes"), f"lacks {', '.join(missing)} that dtypes "
                                     "lists; the proto must admit every supported dtype"))
+    if spec.proto_symbol and len({_written(t, count) for t in spec.tensors}) > 1:
+        issues.append(SpecIssue(("proto_symbol",), "one DATATYPE symbol needs every tensor's proto type equal; give "
+                                "them the same proto_dtypes (and dtypes), or drop proto_symbol"))
     if issues:
         return issues
     columns = list(zip(*(t.dtype_column(count) for t in spec.tensors), strict=True))
@@ -77,6 +78,10 @@ def _dtypes(spec: OpSpec) -> list[SpecIssue]:
         if n > 1:
             issues.append(SpecIssue(("inputs",), f"dtype combination {k} is listed {n} times; list each once"))
     return issues
+
+
+def _written(tensor: TensorSpec, count: int) -> object:
+    return tensor.proto_dtypes or tuple(dict.fromkeys(tensor.dtype_column(count)))
 
 
 def _platforms(spec: OpSpec) -> list[SpecIssue]:

@@ -9,7 +9,7 @@ import pytest
 from conftest import SAMPLES, SCHEMAS
 
 from opgen.plan import RenderPlan, build_plan
-from opgen.spec.dtypes import PROTO_DTYPES, PROTO_TYPE_CLASSES
+from opgen.spec.dtypes import PROTO_DTYPES, proto_admits
 from opgen.spec.load import load_spec
 from opgen.spec.models import OpSpec
 from opgen.upstream import OpFacts, parse_op_dir
@@ -43,7 +43,7 @@ def test_proto_facts_are_the_specs(name: str) -> None:
     assert [(t.kind, t.name) for t in proto.tensors] == kinds + [("OUTPUT", t.name) for t in spec.outputs]
     for tensor, fact in zip(spec.tensors, proto.tensors, strict=True):
         written = tensor.proto_dtypes or tensor.dtype_column(spec.combination_count)
-        admitted = PROTO_TYPE_CLASSES[written] if isinstance(written, str) else frozenset(_ge(written))
+        admitted = proto_admits(written)
         assert set(fact.type.dtypes) == admitted, tensor.name
     assert [(a.name, a.type.capitalize()) for a in spec.attrs] == [(a.name, a.type) for a in proto.attrs]
 
