@@ -19,7 +19,7 @@ from ..upstream import OpFacts, parse_op_dir
 from ..upstream.compare import Difference, compare_facts
 from .items import CheckItem, bad, ok, skipped
 
-DOCS = "docs/check.md#upstream"
+DOCS = "docs/check.md#the-upstream-tier"
 
 
 def upstream_tier(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources | None) -> list[CheckItem]:

@@ -185,7 +185,7 @@ def test_a_reason_without_a_citation_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(CANN_SRC is None, reason="needs OPGEN_CANN_SRC (the CANN sources side by side)")
-@pytest.mark.parametrize("name", ["relu_grad_v2", "gelu_grad", "elu_grad_v2", "hard_swish_grad_v2"])
+@pytest.mark.parametrize("name", NAMES)
 def test_the_tier_on_the_sources_passes_the_samples(name: str, run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     spec = load_spec(SCHEMAS / f"{name}.yaml").spec
     rel = build_plan(spec, f"{name}.yaml").rel_dir
