@@ -21,7 +21,19 @@ def test_classic_spec_asking_broadcast_is_refused(run, tmp_path: Path) -> None:
     spec = _spec(tmp_path, "gelu_grad.yaml", ("rule: same_as_input\n  input: x", "rule: broadcast"))
     result = run("gen", spec, "-o", tmp_path / "out")
     assert result.code == 2
-    assert "kernel: infershape rule broadcast: the classic kernel does not broadcast" in result.out + result.err
+    assert "kernel: infershape rule broadcast: the classic and classic_arch35 kernels do not broadcast" in \
+        " ".join((result.out + result.err).split())
+    assert not (tmp_path / "out").exists()
+
+
+def test_classic_arch35_spec_asking_broadcast_is_refused_naming_what_to_use(run, tmp_path: Path) -> None:
+    """classic_arch35 reads every input as long as the output: a broadcast input would be read past its end."""
+    spec = _spec(tmp_path, "soft_shrink_grad.yaml", ("rule: elementwise", "rule: broadcast"))
+    spec.write_text(spec.read_text().replace("  same_shape: [input_grad, input_x, output_y]\n", ""))
+    result = run("gen", spec, "-o", tmp_path / "out")
+    assert result.code == 2, result
+    text = " ".join((result.out + result.err).split())
+    assert "platforms[0].kernel: infershape rule broadcast" in text and "use kernel arch35_dag" in text
     assert not (tmp_path / "out").exists()
 
 
