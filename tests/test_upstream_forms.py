@@ -35,6 +35,9 @@ def test_samples_carry_upstreams_forms() -> None:
     assert ("aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclScalar* alpha, const aclScalar* "
             "scale, const aclScalar* inputScale, bool isResult, const aclTensor* selfOrResult, aclTensor* gradInput,"
             ) in header
+    infer = _text("activation/softsign_grad/op_host/softsign_grad_infershape.cpp")
+    assert ".InferShape(Ops::Base::InferShape4Elewise).InferDataType(InferDataTypeSoftsignGrad);" in infer
+    assert "context->GetInputDataType(0)" in infer and "context->SetOutputDataType(0, dtype)" in infer
     wrapper = _text("activation/logsigmoid_grad/op_api/aclnn_log_sigmoid_backward.cpp")
     assert "OP_CHECK_NULL(buffer, return false);" in wrapper and "bufferContiguous" not in wrapper
 
@@ -67,6 +70,8 @@ def test_a_mixed_proto_list_lacking_a_def_dtype_fails_consistency(tmp_path: Path
     (lambda t: t.replace("    - {name: gradInput, tensor: y}", "    - {name: gradInput, tensor: y, unused: true}"),
      "aclnn.outputs[0].unused: only an input can be unused"),
     (lambda t: t.replace("  - name: grads\n", "  - name: Grads\n", 1), "must be a snake_case or lowerCamelCase"),
+    (lambda t: t.replace("  input: activations\n", "  input: activations\n  datatype_from: y\n", 1),
+     "infershape.datatype_from: not an input: one of activations, grads"),
 ])
 def test_a_form_that_cannot_be_right_is_one_clear_problem(run, tmp_path: Path, edit, message: str) -> None:  # type: ignore[no-untyped-def]
     spec = copy_spec(ELU, tmp_path, edit)

@@ -80,6 +80,8 @@ class RenderPlan:
     classic: ClassicKernel | None  # the classic family's kernel, if the op has that family
     classic_dtype_cases: tuple[ClassicDtypeCase, ...]
     infershape_rule: str
+    infer_datatype_input: int  # the input whose dtype InferDataType gives every output (with the call below)
+    infer_datatype_call: str  # `.InferDataType(InferDataType<Op>)` chained after InferShape, empty without
     infershape_input: int
     same_shape: tuple[TensorPlan, ...]  # the tiling requires these shapes equal
     same_shape_reason: str  # why, when the spec did not say: the kernel cannot broadcast
@@ -325,6 +327,8 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         classic=classic, absent=absent, dag_branches=dag_branches(combos, present, absent, scalars, choice),
         classic_dtype_cases=classic_cases,
         infershape_rule=spec.infershape.rule,
+        infer_datatype_input=next((k for k, t in enumerate(spec.inputs) if t.name == spec.infershape.datatype_from), 0),
+        infer_datatype_call=f".InferDataType(InferDataType{spec.op_type})" if spec.infershape.datatype_from else "",
         infershape_input=source_input,
         same_shape=same_shape, same_shape_reason="" if spec.constraints.same_shape or brc else NO_BROADCAST_REASON,
         same_dtype=same_dtype(tuple(by_name[n] for n in spec.constraints.same_dtype)),

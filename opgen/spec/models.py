@@ -217,6 +217,9 @@ class Constraints(Model):
 class InferShapeSpec(Model):
     rule: Literal["elementwise", "same_as_input", "broadcast"]
     input: IrName | None = Field(None, description="same_as_input: the input whose shape the outputs take")
+    datatype_from: IrName | None = Field(
+        None, description="also register InferDataType: every output takes this input's dtype (as upstream "
+        "HardSwishGradV2 and SoftsignGrad register it); default: no InferDataType")
 
 
 class TilingSpec(Model):

@@ -147,6 +147,8 @@ def _infershape(spec: OpSpec) -> list[SpecIssue]:
         return [SpecIssue(("infershape", "input"), f"same_as_input needs input: one of {', '.join(sorted(inputs))}")]
     if rule.rule in ("elementwise", "broadcast") and rule.input is not None:
         return [SpecIssue(("infershape", "input"), f"{rule.rule} takes no input; remove it")]
+    if rule.datatype_from is not None and rule.datatype_from not in inputs:
+        return [SpecIssue(("infershape", "datatype_from"), f"not an input: one of {', '.join(sorted(inputs))}")]
     return []
 
 

@@ -45,7 +45,7 @@ LISTED: dict[str, tuple[str, ...]] = {
         'file.examples/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_host/config/*', 'file.tests/*',
     ),
     "hard_swish_grad_v2": (
-        'def.socs', 'registrations.IMPL_OP_INFERSHAPE', 'cmake.op_host/CMakeLists.txt.SUPPORT_COMPUTE_UNIT',
+        'def.socs', 'cmake.op_host/CMakeLists.txt.SUPPORT_COMPUTE_UNIT',
         'cmake.op_host/CMakeLists.txt.SUPPORT_TILING_DIR',
         'cmake.op_host/CMakeLists.txt.add_modules_sources.COMPUTE_UNIT',
         'cmake.op_host/CMakeLists.txt.add_modules_sources.TILING_DIR',
@@ -88,9 +88,8 @@ LISTED: dict[str, tuple[str, ...]] = {
         'file.op_host/config/*', 'file.tests/*',
     ),
     "softsign_grad": (
-        'registrations.IMPL_OP_INFERSHAPE', 'aclnn.aclnnSoftsignBackward',
-        'aclnn.aclnnSoftsignBackwardGetWorkspaceSize', 'file.docs/*', 'file.examples/*', 'file.framework/*',
-        'file.op_host/config/*', 'file.*op_api/*', 'file.tests/*',
+        'aclnn.aclnnSoftsignBackwardGetWorkspaceSize', 'aclnn.aclnnSoftsignBackward', 'file.docs/*',
+        'file.examples/*', 'file.framework/*', 'file.op_host/config/*', 'file.*op_api/*', 'file.tests/*',
     ),
     "swish_grad": (
         'docs.docs/aclnnSwishBackward.md.products', 'file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',
