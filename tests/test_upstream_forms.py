@@ -35,6 +35,9 @@ def test_samples_carry_upstreams_forms() -> None:
     assert ("aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclScalar* alpha, const aclScalar* "
             "scale, const aclScalar* inputScale, bool isResult, const aclTensor* selfOrResult, aclTensor* gradInput,"
             ) in header
+    assert 'this->Attr("lambd").Float(0.5f);' in _text("activation/hard_shrink_grad/op_host/hard_shrink_grad_def.cpp")
+    tiling = _text("activation/hard_shrink_grad/op_host/arch35/hard_shrink_grad_tiling_arch35.cpp")
+    assert "OP_CHECK_NULL_WITH_CONTEXT(tilingContext, lambdAttr);" in tiling and "lambdAttr != nullptr" not in tiling
     infer = _text("activation/softsign_grad/op_host/softsign_grad_infershape.cpp")
     assert ".InferShape(Ops::Base::InferShape4Elewise).InferDataType(InferDataTypeSoftsignGrad);" in infer
     assert "context->GetInputDataType(0)" in infer and "context->SetOutputDataType(0, dtype)" in infer

@@ -93,6 +93,7 @@ class AclnnPlan:
     soc_dtype_lists: tuple[SocDtypeList, ...] = ()  # SoCs taking fewer dtypes: the checks pick the list per SoC
     leading_order: tuple[int, ...] = ()  # the inputs and scalars (indices into inputs + scalars) in API order
     stream_type: str = "aclrtStream"  # the second phase's stream parameter as upstream declares it
+    output_type: str = "aclTensor*"  # the API's output parameters as upstream declares them
 
     @property
     def ut_class(self) -> str:
@@ -122,7 +123,7 @@ class AclnnPlan:
     def params_text(self) -> str:
         """Every API parameter: the inputs and scalars (in the API's order), then the outputs."""
         leading = [*(f"const aclTensor* {p.name}" for p in self.inputs), *(s.declaration for s in self.attrs.scalars)]
-        return ", ".join([*self._leading(leading), *(f"aclTensor* {p.name}" for p in self.outputs)])
+        return ", ".join([*self._leading(leading), *(f"{self.output_type} {p.name}" for p in self.outputs)])
 
     @property
     def null_params_text(self) -> str:
@@ -292,6 +293,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         l0_mixed_dtype=l0_output_dtype([p.tensor.name for p in data], mixed) if mixed else "", attrs=scalars,
         soc_dtype_lists=soc_lists, leading_order=tuple(in_api_order(a, range(len(inputs) + len(scalars.scalars)))),
         stream_type="const aclrtStream" if a.const_stream else "aclrtStream",
+        output_type="const aclTensor*" if a.const_outputs else "aclTensor*",
     )
 
 

@@ -35,6 +35,14 @@ class AttrPlan:
     field: str  # lowerCamel: the tiling data field
     member: str  # the classic kernel's member holding it
     value: AttrValue  # the def default
+    def_attr_type: str = "OPTIONAL"  # the def's AttrType(...) argument, empty when not called
+    required: bool = False  # the tiling fails without a value (else it takes the def default)
+
+    @property
+    def def_call(self) -> str:
+        """The def's calls after `this->Attr("name")`: its AttrType, then the typed default."""
+        kind = f".AttrType({self.def_attr_type})" if self.def_attr_type else ""
+        return f"{kind}.{self.ge_type}({self.default})"
 
     @property
     def python_default(self) -> str:
@@ -123,7 +131,8 @@ def _attr(index: int, attr: AttrSpec) -> AttrPlan:
     proto = attr.default if attr.proto_default is None else attr.proto_default
     return AttrPlan(attr.name, attr.type, index, attr.type.capitalize(), c_literal(attr.type, attr.default),
                     c_literal(attr.type, proto),
-                    C_TYPES[attr.type], lower_camel(attr.name), attr_member(attr.name), attr.default)
+                    C_TYPES[attr.type], lower_camel(attr.name), attr_member(attr.name), attr.default,
+                    (attr.attr_type or "").upper(), attr.attr_type == "required" or attr.if_absent == "error")
 
 
 def _cast(to: str, c_type: str, value: str) -> str:

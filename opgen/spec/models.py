@@ -170,6 +170,12 @@ class AttrSpec(Model):
         "{false: <variant>, true: <variant>}")
     check_value: bool | int | float | None = Field(
         None, description="the non-default value the numerics check also runs the recipe with (default: derived)")
+    attr_type: Literal["optional", "required"] | None = Field(
+        "optional", description="the def's AttrType: required makes the tiling refuse a context without the attr "
+        "(as upstream hardtanh_grad's def); null: not called, as upstream HardShrinkGrad's def")
+    if_absent: Literal["default", "error"] = Field(
+        "default", description="what the tiling does with a context holding no value for the attr: take the def "
+        "default, or fail (as upstream GeluGradV2's approximate and HardShrinkGrad's lambd); required attrs fail")
     doc: str = ""
 
 
@@ -292,6 +298,8 @@ class AclnnSpec(Model):
         "scalars (aclnnEluBackward: gradOutput, alpha, scale, inputScale, isResult, selfOrResult); outputs come last")
     const_stream: bool = Field(False, description="declare the second phase's `const aclrtStream stream`, as "
                                "some upstream headers do")
+    const_outputs: bool = Field(False, description="declare the outputs `const aclTensor*`, as upstream's "
+                                "experimental GeluGrad header does (default `aclTensor*`, as most do)")
 
 
 class Tolerance(Model):

@@ -29,17 +29,14 @@ LISTED: dict[str, tuple[str, ...]] = {
         'registrations.IMPL_OP_OPTILING', 'file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',
     ),
     "gelu_grad": (
-        'proto', 'aclnn.aclnnGeluBackwardGetWorkspaceSize.const', 'aclnn.aclnnGeluBackward.const',
-        'aclnn.aclnnGeluBackward.names', 'docs.docs/aclnnGeluBackward.md.products', 'file.examples/*',
+        'proto', 'aclnn.aclnnGeluBackward.names', 'docs.docs/aclnnGeluBackward.md.products', 'file.examples/*',
         'file.op_graph/*', 'file.op_host/config/*', 'file.tests/*',
     ),
     "gelu_grad_v2": (
-        'aclnn.aclnnGeluBackwardV2.const', 'aclnn.aclnnGeluBackwardV2.names', 'file.examples/*', 'file.op_graph/*',
-        'file.op_*', 'file.tests/*',
+        'aclnn.aclnnGeluBackwardV2.names', 'file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',
     ),
     "hard_shrink_grad": (
-        'def.attr.lambd', 'aclnn.aclnnHardshrinkBackward.const', 'file.examples/*', 'file.*op_api/*',
-        'file.op_graph/*', 'file.op_*', 'file.op_host/config/*', 'file.tests/*',
+        'file.examples/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_*', 'file.op_host/config/*', 'file.tests/*',
     ),
     "hard_sigmoid_grad": (
         'file.examples/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_host/config/*', 'file.tests/*',
@@ -60,7 +57,7 @@ LISTED: dict[str, tuple[str, ...]] = {
     ),
     "mish_grad": ('file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',),
     "relu6_grad": (
-        'aclnn.aclnnHardtanhBackward', 'aclnn.aclnnHardtanhBackwardGetWorkspaceSize', 'file.docs/*',
+        'aclnn.aclnnHardtanhBackwardGetWorkspaceSize', 'aclnn.aclnnHardtanhBackward', 'file.docs/*',
         'file.examples/*', 'file.framework/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_host/config/*',
         'file.op_*', 'file.tests/*',
     ),
@@ -70,20 +67,20 @@ LISTED: dict[str, tuple[str, ...]] = {
         'cmake.CMakeLists.txt.add_modules_sources.TILING_DIR', 'file.op_host/config/*', 'file.tests/*',
     ),
     "sigmoid_grad": (
-        'def.attrs', 'aclnn.aclnnSigmoidBackward.const', 'file.examples/*', 'file.framework/*', 'file.op_graph/*',
-        'file.op_*', 'file.op_kernel_aicpu/*', 'file.tests/*',
+        'def.attrs', 'file.examples/*', 'file.framework/*', 'file.op_graph/*', 'file.op_*', 'file.op_kernel_aicpu/*',
+        'file.tests/*',
     ),
     "silu_grad": (
         'registrations.IMPL_OP_INFERSHAPE', 'file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',
     ),
     "soft_shrink_grad": (
-        'def.soc.ascend950.flags', 'def.soc.ascend950.extend_cfg_info', 'aclnn.aclnnSoftshrinkBackward.const',
-        'file.examples/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_host/config/*', 'file.op_*', 'file.tests/*',
+        'def.soc.ascend950.extend_cfg_info', 'file.examples/*', 'file.*op_api/*', 'file.op_graph/*',
+        'file.op_host/config/*', 'file.op_*', 'file.tests/*',
     ),
     "softplus_grad": (
         'def.soc.ascend950.extend_cfg_info', 'cmake.CMakeLists.txt.SUPPORT_COMPUTE_UNIT',
         'cmake.CMakeLists.txt.SUPPORT_TILING_DIR', 'cmake.CMakeLists.txt.add_modules_sources',
-        'aclnn.aclnnSoftplusBackwardGetWorkspaceSize', 'aclnn.aclnnSoftplusBackward', 'file.docs/*',
+        'aclnn.aclnnSoftplusBackward', 'aclnn.aclnnSoftplusBackwardGetWorkspaceSize', 'file.docs/*',
         'file.examples/*', 'file.framework/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_*',
         'file.op_host/config/*', 'file.tests/*',
     ),

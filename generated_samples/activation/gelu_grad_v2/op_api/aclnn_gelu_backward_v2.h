@@ -37,7 +37,7 @@ ACLNN_API aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradO
  * @brief Second phase of aclnnGeluBackwardV2: launches the computation on the stream.
  */
 ACLNN_API aclnnStatus aclnnGeluBackwardV2(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                          aclrtStream stream);
+                                          const aclrtStream stream);
 
 #ifdef __cplusplus
 }

@@ -41,7 +41,7 @@ public:
             .DynamicRankSupportFlag(true)
             .DynamicShapeSupportFlag(true)
             .NeedCheckSupportFlag(false)
-            .PrecisionReduceFlag(true)
+            .PrecisionReduceFlag(false)
             .ExtendCfgInfo("opFile.value", "soft_shrink_grad_apt");
         this->AICore().AddConfig("ascend950", configAscend950);
     }

@@ -56,6 +56,7 @@ ge::graphStatus GeluGradV2Tiling::RunTiling()
     auto attrs = tilingContext->GetAttrs();
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, attrs);
     const char* approximateAttr = attrs->GetAttrPointer<char>(0);
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, approximateAttr); // attr approximate is required
     const std::string approximateValue = approximateAttr != nullptr ? approximateAttr : "none";
     uint64_t approximate = TPL_APPROXIMATE_NONE;
     if (approximateValue == "none") {

@@ -37,7 +37,7 @@ ACLNN_API aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(const aclTensor* g
  * @brief Second phase of aclnnHardshrinkBackward: launches the computation on the stream.
  */
 ACLNN_API aclnnStatus aclnnHardshrinkBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                              aclrtStream stream);
+                                              const aclrtStream stream);
 
 #ifdef __cplusplus
 }

@@ -121,7 +121,7 @@ aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput,
 }
 
 aclnnStatus aclnnSoftshrinkBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                    aclrtStream stream)
+                                    const aclrtStream stream)
 {
     L2_DFX_PHASE_2(aclnnSoftshrinkBackward);
     return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);

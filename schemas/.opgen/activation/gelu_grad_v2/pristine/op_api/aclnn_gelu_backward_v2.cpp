@@ -133,7 +133,8 @@ aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, con
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnGeluBackwardV2(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+aclnnStatus aclnnGeluBackwardV2(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                                const aclrtStream stream)
 {
     L2_DFX_PHASE_2(aclnnGeluBackwardV2);
     return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);

@@ -33,7 +33,7 @@ public:
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .AutoContiguous();
-        this->Attr("lambd").AttrType(OPTIONAL).Float(0.5f);
+        this->Attr("lambd").Float(0.5f);
 
         OpAICoreConfig configAscend950;
         configAscend950.DynamicCompileStaticFlag(true)

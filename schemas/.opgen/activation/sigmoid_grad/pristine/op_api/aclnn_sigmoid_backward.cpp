@@ -96,7 +96,8 @@ aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, co
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnSigmoidBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+aclnnStatus aclnnSigmoidBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                                 const aclrtStream stream)
 {
     L2_DFX_PHASE_2(aclnnSigmoidBackward);
     return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);

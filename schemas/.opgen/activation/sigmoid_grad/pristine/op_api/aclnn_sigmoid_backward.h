@@ -35,7 +35,7 @@ ACLNN_API aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor* grad
  * @brief Second phase of aclnnSigmoidBackward: launches the computation on the stream.
  */
 ACLNN_API aclnnStatus aclnnSigmoidBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                           aclrtStream stream);
+                                           const aclrtStream stream);
 
 #ifdef __cplusplus
 }

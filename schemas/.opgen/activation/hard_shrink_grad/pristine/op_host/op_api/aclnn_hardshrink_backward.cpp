@@ -114,7 +114,7 @@ aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput,
 }
 
 aclnnStatus aclnnHardshrinkBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                    aclrtStream stream)
+                                    const aclrtStream stream)
 {
     L2_DFX_PHASE_2(aclnnHardshrinkBackward);
     return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);

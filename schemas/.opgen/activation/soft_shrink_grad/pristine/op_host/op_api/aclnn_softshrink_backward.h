@@ -37,7 +37,7 @@ ACLNN_API aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(const aclTensor* g
  * @brief Second phase of aclnnSoftshrinkBackward: launches the computation on the stream.
  */
 ACLNN_API aclnnStatus aclnnSoftshrinkBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                              aclrtStream stream);
+                                              const aclrtStream stream);
 
 #ifdef __cplusplus
 }

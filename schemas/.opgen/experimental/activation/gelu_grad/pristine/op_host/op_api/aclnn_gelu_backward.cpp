@@ -87,8 +87,9 @@ static const aclTensor* BroadcastIfNeeded(const aclTensor* tensor, const op::Sha
     return l0op::BroadcastTo(tensor, dimsArray, opExecutor);
 }
 
-aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, aclTensor* gradInput,
-                                              uint64_t* workspaceSize, aclOpExecutor** executor)
+aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
+                                              const aclTensor* gradInput, uint64_t* workspaceSize,
+                                              aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnGeluBackward, DFX_IN(gradOutput, self), DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();
@@ -132,7 +133,8 @@ aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnGeluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+aclnnStatus aclnnGeluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                              const aclrtStream stream)
 {
     L2_DFX_PHASE_2(aclnnGeluBackward);
     return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);
