@@ -251,7 +251,7 @@ def test_wrapper_handing_the_l0_op_the_default_string_fails(tmp_path: Path) -> N
     op_dir = copy_sample(tmp_path, GELU_V2)
     edit(op_dir / WRAPPER_GELU_V2, "selfContiguous, approximate, opExecutor", 'selfContiguous, "none", opExecutor')
     assert _failing_row(op_dir, WRAPPER_ROW) == \
-        f'{WRAPPER_GELU_V2}:126: attr approximate gets `"none"`, the docs say approximate sets it'
+        f'{WRAPPER_GELU_V2}:140: attr approximate gets `"none"`, the docs say approximate sets it'
 
 
 @pytest.mark.parametrize(("condition", "taken"), [
@@ -262,13 +262,13 @@ def test_wrapper_handing_the_l0_op_the_default_string_fails(tmp_path: Path) -> N
 def test_string_check_with_another_set_of_values_fails(tmp_path: Path, condition: str, taken: str) -> None:
     op_dir = copy_sample(tmp_path, GELU_V2)
     edit(op_dir / WRAPPER_GELU_V2, GELU_V2_VALUES, condition)
-    assert _failing_row(op_dir, RULES_ROW) == f"{WRAPPER_GELU_V2}:67: approximate may be {taken}; {GELU_V2_SAID}"
+    assert _failing_row(op_dir, RULES_ROW) == f"{WRAPPER_GELU_V2}:76: approximate may be {taken}; {GELU_V2_SAID}"
 
 
 def test_string_check_of_another_form_fails(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, GELU_V2)
     edit(op_dir / WRAPPER_GELU_V2, GELU_V2_VALUES, 'strcmp(approximate, "none") == 0')
-    assert _failing_row(op_dir, RULES_ROW) == (f'{WRAPPER_GELU_V2}:67: `if (strcmp(approximate, "none") == 0)` '
+    assert _failing_row(op_dir, RULES_ROW) == (f'{WRAPPER_GELU_V2}:76: `if (strcmp(approximate, "none") == 0)` '
                                                f"refuses approximate, not as `approximate` none of the values; "
                                                f"{GELU_V2_SAID}")
 
@@ -286,7 +286,7 @@ def test_dropped_string_check_fails(tmp_path: Path) -> None:
 def test_string_check_nothing_calls_fails(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, GELU_V2)
     edit(op_dir / WRAPPER_GELU_V2, "    CHECK_RET(CheckScalarValue(approximate), ACLNN_ERR_PARAM_INVALID);\n", "")
-    assert _failing_row(op_dir, RULES_ROW) == (f'{WRAPPER_GELU_V2}:67: CheckScalarValue refuses approximate outside '
+    assert _failing_row(op_dir, RULES_ROW) == (f'{WRAPPER_GELU_V2}:76: CheckScalarValue refuses approximate outside '
                                                f'"none", "tanh", but nothing calls CheckScalarValue; {GELU_V2_SAID}')
 
 
@@ -301,5 +301,5 @@ def test_string_values_the_docs_do_not_list_fail(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, GELU_V2)
     edit(op_dir / "docs/aclnnGeluBackwardV2.md", '; one of "none", "tanh", any other value is refused '
          "(ACLNN_ERR_PARAM_INVALID)", "")
-    assert _failing_row(op_dir, RULES_ROW) == (f"{WRAPPER_GELU_V2}:67: `if ({GELU_V2_VALUES})` refuses approximate, "
+    assert _failing_row(op_dir, RULES_ROW) == (f"{WRAPPER_GELU_V2}:76: `if ({GELU_V2_VALUES})` refuses approximate, "
                                                "the docs (docs/aclnnGeluBackwardV2.md) list no values for it")

@@ -57,7 +57,7 @@ LISTED: dict[str, tuple[str, ...]] = {
     ),
     "mish_grad": ('file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',),
     "relu6_grad": (
-        'aclnn.aclnnHardtanhBackwardGetWorkspaceSize', 'aclnn.aclnnHardtanhBackward', 'file.docs/*',
+        'aclnn.aclnnHardtanhBackward', 'aclnn.aclnnHardtanhBackwardGetWorkspaceSize', 'file.docs/*',
         'file.examples/*', 'file.framework/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_host/config/*',
         'file.op_*', 'file.tests/*',
     ),
@@ -80,7 +80,7 @@ LISTED: dict[str, tuple[str, ...]] = {
     "softplus_grad": (
         'def.soc.ascend950.extend_cfg_info', 'cmake.CMakeLists.txt.SUPPORT_COMPUTE_UNIT',
         'cmake.CMakeLists.txt.SUPPORT_TILING_DIR', 'cmake.CMakeLists.txt.add_modules_sources',
-        'aclnn.aclnnSoftplusBackward', 'aclnn.aclnnSoftplusBackwardGetWorkspaceSize', 'file.docs/*',
+        'aclnn.aclnnSoftplusBackwardGetWorkspaceSize', 'aclnn.aclnnSoftplusBackward', 'file.docs/*',
         'file.examples/*', 'file.framework/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_*',
         'file.op_host/config/*', 'file.tests/*',
     ),
