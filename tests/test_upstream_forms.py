@@ -41,6 +41,12 @@ def test_samples_carry_upstreams_forms() -> None:
     infer = _text("activation/softsign_grad/op_host/softsign_grad_infershape.cpp")
     assert ".InferShape(Ops::Base::InferShape4Elewise).InferDataType(InferDataTypeSoftsignGrad);" in infer
     assert "context->GetInputDataType(0)" in infer and "context->SetOutputDataType(0, dtype)" in infer
+    elu = _text("activation/elu_grad_v2/op_api/aclnn_elu_backward.cpp")
+    assert "OP_CHECK_RESULT_DTYPE_CAST_FAILED(gradOutput->GetDataType(), gradInput->GetDataType()" in elu
+    assert "l0op::Cast(result, gradInput->GetDataType(), opExecutor)" in elu
+    assert "OP_CHECK_DTYPE_NOT_SAME(gradOutput, gradInput" not in elu
+    gelu = _text("activation/gelu_grad_v2/op_api/aclnn_gelu_backward_v2.cpp")
+    assert "op::PromoteType(gradOutput->GetDataType(), self->GetDataType())" in gelu
     wrapper = _text("activation/logsigmoid_grad/op_api/aclnn_log_sigmoid_backward.cpp")
     assert "OP_CHECK_NULL(buffer, return false);" in wrapper and "bufferContiguous" not in wrapper
 

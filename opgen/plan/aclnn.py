@@ -203,6 +203,10 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         dtype_checks.append(f"OP_CHECK_RESULT_DTYPE_CAST_FAILED(promoteType, {out}->GetDataType(), {ret});")
     elif mixed is not None:
         dtype_checks += mixed_dtype_checks([p.name for p in data], out, mixed, ret)
+    elif a.output_cast:
+        dtype_checks.extend(f"OP_CHECK_DTYPE_NOT_SAME({p.name}, {data[0].name}, {ret});" for p in data[1:])
+        dtype_checks.append(f"OP_CHECK_RESULT_DTYPE_CAST_FAILED({data[0].name}->GetDataType(), {out}->GetDataType(), "
+                            f"{ret});")
     else:
         dtype_checks.extend(f"OP_CHECK_DTYPE_NOT_SAME({p.name}, {out}, {ret});" for p in data)
 
@@ -253,7 +257,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
                           "broadcastShape);")
     result = "result"
     finish = []
-    if a.promotion:
+    if a.promotion or a.output_cast:
         finish += [f"auto resultCast = l0op::Cast({result}, {out}->GetDataType(), opExecutor);",
                    "CHECK_RET(resultCast != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
         result = "resultCast"
@@ -263,7 +267,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     includes = ["aclnn_kernels/contiguous.h", "aclnn_kernels/common/op_error_check.h", "log/log.h"]
     if max_dims == SHARED_MAX_DIMS[1]:
         includes.append("op_api/op_api_def_nn.h")
-    if a.promotion:
+    if a.promotion or a.output_cast:
         includes.append("aclnn_kernels/cast.h")
     if a.broadcast:
         includes.append("level0/broadcast_to.h")

@@ -300,6 +300,10 @@ def _dtypes(m: _Matrix) -> None:
         for p in [*m.data_inputs[1:], *m.outputs]:
             dtypes = {q.name: first.acl for q in data}
             dtypes[p.name] = second.acl
+            if m.aclnn.output_cast and p in m.outputs:
+                m.add(f"{p.name}_dtype_differs", f"{p.name} {second.name}, the inputs {first.name}: the result is "
+                      "cast to it", SUCCESS, m.fit((2, 8)), dtypes)
+                continue
             m.add(f"{p.name}_dtype_differs", f"{p.name} {second.name}, the others {first.name}: dtypes must agree",
                   INVALID, m.fit((2, 8)), dtypes)
 

@@ -293,6 +293,8 @@ class AclnnSpec(Model):
     )
     promotion: bool = False
     broadcast: bool = False
+    output_cast: bool = Field(False, description="the output may have any dtype the result casts to (the inputs "
+                              "still agree), as upstream aclnnEluBackward; implied by promotion")
     order: tuple[Identifier, ...] = Field(
         (), description="the input and scalar parameters in the API's order, where upstream's is not inputs then "
         "scalars (aclnnEluBackward: gradOutput, alpha, scale, inputScale, isResult, selfOrResult); outputs come last")

@@ -57,7 +57,7 @@ LISTED: dict[str, tuple[str, ...]] = {
     ),
     "mish_grad": ('file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',),
     "relu6_grad": (
-        'aclnn.aclnnHardtanhBackward', 'aclnn.aclnnHardtanhBackwardGetWorkspaceSize', 'file.docs/*',
+        'aclnn.aclnnHardtanhBackwardGetWorkspaceSize', 'aclnn.aclnnHardtanhBackward', 'file.docs/*',
         'file.examples/*', 'file.framework/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_host/config/*',
         'file.op_*', 'file.tests/*',
     ),

@@ -14,6 +14,7 @@
 #include "aclnn_kernels/common/op_error_check.h"
 #include "log/log.h"
 #include "op_api/op_api_def_nn.h"
+#include "aclnn_kernels/cast.h"
 #include "opdev/common_types.h"
 #include "opdev/data_type_utils.h"
 #include "opdev/format_utils.h"
@@ -43,8 +44,8 @@ static bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* selfOr
 {
     OP_CHECK_DTYPE_NOT_SUPPORT(gradOutput, DTYPE_SUPPORT_LIST, return false);
     OP_CHECK_DTYPE_NOT_SUPPORT(selfOrResult, DTYPE_SUPPORT_LIST, return false);
-    OP_CHECK_DTYPE_NOT_SAME(gradOutput, gradInput, return false);
-    OP_CHECK_DTYPE_NOT_SAME(selfOrResult, gradInput, return false);
+    OP_CHECK_DTYPE_NOT_SAME(selfOrResult, gradOutput, return false);
+    OP_CHECK_RESULT_DTYPE_CAST_FAILED(gradOutput->GetDataType(), gradInput->GetDataType(), return false);
     return true;
 }
 
@@ -131,7 +132,9 @@ aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const 
     auto result = l0op::EluGradV2(gradOutputContiguous, selfOrResultContiguous, alphaValue, scaleValue, inputScaleValue,
                                   isResult, opExecutor);
     CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
+    auto resultCast = l0op::Cast(result, gradInput->GetDataType(), opExecutor);
+    CHECK_RET(resultCast != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(resultCast, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
