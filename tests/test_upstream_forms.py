@@ -99,3 +99,15 @@ def test_one_datatype_symbol_needs_equal_proto_types(run, tmp_path: Path) -> Non
     result = run("gen", spec, "-o", tmp_path / "out")
     assert result.code == 2, result
     assert "proto_symbol: one DATATYPE symbol needs every tensor's proto type equal" in " ".join(result.err.split())
+
+
+def test_aclnn_type_reaches_cmake(tmp_path: Path) -> None:
+    from opgen.generate import render_specs
+
+    def edit(text: str) -> str:
+        return text.replace("category: activation\n", "category: activation\naclnn_type: aclnn\n")
+
+    spec = copy_spec(SCHEMAS / "elu_grad.yaml", tmp_path, edit)
+    [op] = render_specs([spec])
+    cmake = next(text for path, text in op.files.items() if path.endswith("CMakeLists.txt") and b"ACLNNTYPE" in text)
+    assert b"ACLNNTYPE aclnn " in cmake

@@ -92,6 +92,7 @@ class RenderPlan:
     aclnn: AclnnPlan | None
     aclnn_parts: AclnnParts  # path parts of the aclnn files: empty strings (no file) without an aclnn API
     disable_in_opp: bool
+    aclnn_type: str  # CMake ACLNNTYPE
     golden: GoldenPlan
     st_csv: str
     example: ExamplePlan
@@ -334,7 +335,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         same_dtype=same_dtype(tuple(by_name[n] for n in spec.constraints.same_dtype)),
         last_dim_checked=(by_name[rule.tensor],) if rule else (), last_dim_multiple=rule.multiple if rule else 1,
         dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn, aclnn_parts=aclnn_parts(aclnn, api_dir),
-        disable_in_opp=spec.disable_in_opp, golden=golden,
+        disable_in_opp=spec.disable_in_opp, aclnn_type=spec.aclnn_type, golden=golden,
         st_csv=st_csv(spec, tensors, combos, {c.dtype.name: c.bits for c in classic_cases}, brc),
         example=example_plan(spec, by_name, combos), op_api_dir=api_dir, description=SpecText(spec.docs.description),
         formula=SpecText(spec.docs.formula),
