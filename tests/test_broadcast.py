@@ -57,3 +57,26 @@ def test_same_shape_contradicts_broadcast(run, tmp_path: Path) -> None:
     result = run("gen", spec, "-o", tmp_path / "out")
     assert result.code == 2
     assert "same_shape: contradicts infershape rule broadcast" in result.out + result.err
+
+
+def test_a_broadcasting_dag_reading_an_attr_sets_it_as_a_broadcast_scalar(run, tmp_path: Path) -> None:
+    """LeakyReluGrad broadcasts as upstream: negative_slope reaches BroadcastSch by SetScalar after each DoTiling,
+    in DAG Var order, and the op has no tiling struct of its own."""
+    result = run("gen", SCHEMAS / "leaky_relu_grad.yaml", "-o", tmp_path / "out")
+    assert result.code == 0, result
+    op = tmp_path / "out" / "activation" / "leaky_relu_grad"
+    tiling = (op / "op_host/arch35/leaky_relu_grad_tiling_arch35.cpp").read_text()
+    assert tiling.count("brcBaseTiling.SetScalar<float>(negativeSlopeValue);") == 3
+    for branch in tiling.split("BroadcastBaseTiling<")[1:]:
+        assert branch.index("DoTiling()") < branch.index("SetScalar")
+    assert "Placeholder::Var<float, 0>" in (op / "op_kernel/arch35/leaky_relu_grad_dag.h").read_text()
+    assert "LeakyReluGradTilingData" not in (op / "op_kernel/arch35/leaky_relu_grad_tiling_struct.h").read_text()
+
+
+def test_broadcast_scalars_need_float32_compute(run, tmp_path: Path) -> None:
+    spec = _spec(tmp_path, "leaky_relu_grad.yaml", ("  dtype: float32", "  dtype: native"))
+    result = run("gen", spec, "-o", tmp_path / "out")
+    assert result.code == 2, result
+    assert "compute.dtype: the recipe reads attrs (negative_slope) in a broadcasting kernel" in \
+        " ".join((result.out + result.err).split())
+    assert not (tmp_path / "out").exists()

@@ -57,6 +57,18 @@ class KernelScalars:
     attrs: tuple[AttrPlan, ...]  # in DAG Var index order
     tiling_struct: str  # the tiling data type the tiling fills and the kernel registers
     base_member: str  # "" or "baseTiling.": where the elementwise base tiling's fields sit in that struct
+    broadcast: bool = False  # BroadcastSch reads the Vars from its own tiling data, set by SetScalar
+
+    @property
+    def own_struct(self) -> bool:
+        """The elementwise kernel's tiling data carries the attrs in a struct of the op's own."""
+        return bool(self.attrs) and not self.broadcast
+
+    @property
+    def set_scalars(self) -> tuple[str, ...]:
+        """The broadcast tiling's SetScalar calls, in DAG Var order (BroadcastSch reads them in that order)."""
+        return tuple(f"brcBaseTiling.SetScalar<float>({_cast('float', a.c_type, f'{a.field}Value')});"
+                     for a in self.attrs)
 
     @property
     def var_names(self) -> tuple[str, ...]:
@@ -89,6 +101,8 @@ def kernel_scalars(spec: OpSpec, attrs: tuple[AttrPlan, ...]) -> KernelScalars:
     used = tuple(a for a in attrs if a.name in read)
     if not used:
         return KernelScalars((), "EleBaseTilingDataV2", "")
+    if spec.infershape.rule == "broadcast":
+        return KernelScalars(used, "EleBaseTilingDataV2", "", broadcast=True)
     return KernelScalars(used, f"{spec.op_type}TilingData", "baseTiling.")
 
 

@@ -211,7 +211,7 @@ def test_refusal_ignoring_its_flag_fails(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, LEAKY)
     edit(op_dir / WRAPPER_LEAKY, "if (selfIsResult && negativeSlope", "if (negativeSlope")
     assert _failing_row(op_dir, RULES_ROW) == (
-        f"{WRAPPER_LEAKY}:71: `if (negativeSlope->ToFloat() < 0.0f)` refuses negativeSlope; the docs "
+        f"{WRAPPER_LEAKY}:73: `if (negativeSlope->ToFloat() < 0.0f)` refuses negativeSlope; the docs "
         "(docs/aclnnLeakyReluBackward.md:38) say negativeSlope below 0 is refused while selfIsResult is true")
 
 

@@ -57,7 +57,7 @@ LISTED: dict[str, tuple[str, ...]] = {
     ),
     "mish_grad": ('file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',),
     "relu6_grad": (
-        'aclnn.aclnnHardtanhBackwardGetWorkspaceSize', 'aclnn.aclnnHardtanhBackward', 'file.docs/*',
+        'aclnn.aclnnHardtanhBackward', 'aclnn.aclnnHardtanhBackwardGetWorkspaceSize', 'file.docs/*',
         'file.examples/*', 'file.framework/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_host/config/*',
         'file.op_*', 'file.tests/*',
     ),
@@ -85,7 +85,7 @@ LISTED: dict[str, tuple[str, ...]] = {
         'file.op_host/config/*', 'file.tests/*',
     ),
     "softsign_grad": (
-        'aclnn.aclnnSoftsignBackwardGetWorkspaceSize', 'aclnn.aclnnSoftsignBackward', 'file.docs/*',
+        'aclnn.aclnnSoftsignBackward', 'aclnn.aclnnSoftsignBackwardGetWorkspaceSize', 'file.docs/*',
         'file.examples/*', 'file.framework/*', 'file.op_host/config/*', 'file.*op_api/*', 'file.tests/*',
     ),
     "swish_grad": (

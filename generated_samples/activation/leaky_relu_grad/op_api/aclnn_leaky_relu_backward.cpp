@@ -14,6 +14,7 @@
 #include "aclnn_kernels/common/op_error_check.h"
 #include "log/log.h"
 #include "op_api/op_api_def_nn.h"
+#include "level0/broadcast_to.h"
 #include "opdev/common_types.h"
 #include "opdev/data_type_utils.h"
 #include "opdev/format_utils.h"
@@ -51,8 +52,9 @@ static bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const
     OP_CHECK_MAX_DIM(gradOutput, MAX_SUPPORT_DIMS_NUMS, return false);
     OP_CHECK_MAX_DIM(self, MAX_SUPPORT_DIMS_NUMS, return false);
     OP_CHECK_MAX_DIM(out, MAX_SUPPORT_DIMS_NUMS, return false);
-    OP_CHECK_SHAPE_NOT_EQUAL(out, gradOutput, return false);
-    OP_CHECK_SHAPE_NOT_EQUAL(out, self, return false);
+    op::Shape broadcastShape;
+    OP_CHECK_BROADCAST_AND_INFER_SHAPE(gradOutput, self, broadcastShape, return false);
+    OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE(out, broadcastShape, return false);
     return true;
 }
 
@@ -87,6 +89,20 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
     return ACLNN_SUCCESS;
 }
 
+static const aclTensor* BroadcastIfNeeded(const aclTensor* tensor, const op::Shape& shape, aclOpExecutor* opExecutor)
+{
+    if (tensor->GetViewShape() == shape) {
+        return tensor;
+    }
+    std::vector<int64_t> dims(shape.GetDimNum());
+    for (size_t i = 0; i < dims.size(); i++) {
+        dims[i] = shape.GetDim(i);
+    }
+    auto dimsArray = opExecutor->AllocIntArray(dims.data(), dims.size());
+    CHECK_RET(dimsArray != nullptr, nullptr);
+    return l0op::BroadcastTo(tensor, dimsArray, opExecutor);
+}
+
 aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
                                                    const aclScalar* negativeSlope, bool selfIsResult, aclTensor* out,
                                                    uint64_t* workspaceSize, aclOpExecutor** executor)
@@ -105,9 +121,15 @@ aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor* gradOutput, 
     }
 
     aclOpExecutor* opExecutor = uniqueExecutor.get();
+    op::Shape broadcastShape;
+    BroadcastInferShape(gradOutput->GetViewShape(), self->GetViewShape(), broadcastShape);
     auto gradOutputContiguous = l0op::Contiguous(gradOutput, opExecutor);
     CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    gradOutputContiguous = BroadcastIfNeeded(gradOutputContiguous, broadcastShape, opExecutor);
+    CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto selfContiguous = l0op::Contiguous(self, opExecutor);
+    CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    selfContiguous = BroadcastIfNeeded(selfContiguous, broadcastShape, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     float negativeSlopeValue = negativeSlope->ToFloat();
 
