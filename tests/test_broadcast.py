@@ -43,7 +43,7 @@ def test_broadcast_rule_renders_copyinbrc_broadcast_tiling_and_failing_infershap
     op = tmp_path / "out" / "activation" / "softplus_grad"
     assert (op / "op_kernel/arch35/softplus_grad_dag.h").read_text().count("Vec::CopyInBrc<") == 2
     assert "BroadcastBaseTiling<" in (op / "op_host/arch35/softplus_grad_tiling_arch35.cpp").read_text()
-    assert "BroadcastSch<schMode" in (op / "op_kernel/softplus_grad_apt.cpp").read_text()
+    assert "BroadcastSch<schMode" in (op / "op_kernel/softplus_grad.cpp").read_text()
     infershape_ut = (op / "tests/ut/op_host/test_softplus_grad_infershape.cpp").read_text()
     incompatible = infershape_ut.split("infershape_broadcast_gradients_incompatible")[1].split("TEST_F")[0]
     assert "ge::GRAPH_FAILED" in incompatible

@@ -38,6 +38,9 @@ def test_samples_carry_upstreams_forms() -> None:
     assert 'this->Attr("lambd").Float(0.5f);' in _text("activation/hard_shrink_grad/op_host/hard_shrink_grad_def.cpp")
     tiling = _text("activation/hard_shrink_grad/op_host/arch35/hard_shrink_grad_tiling_arch35.cpp")
     assert "OP_CHECK_NULL_WITH_CONTEXT(tilingContext, lambdAttr);" in tiling and "lambdAttr != nullptr" not in tiling
+    assert (SAMPLES / "activation/logsigmoid_grad/op_kernel/logsigmoid_grad.cpp").is_file()
+    assert '.ExtendCfgInfo("opFile.value", "logsigmoid_grad")' in _text(
+        "activation/logsigmoid_grad/op_host/logsigmoid_grad_def.cpp")
     infer = _text("activation/softsign_grad/op_host/softsign_grad_infershape.cpp")
     assert ".InferShape(Ops::Base::InferShape4Elewise).InferDataType(InferDataTypeSoftsignGrad);" in infer
     assert "context->GetInputDataType(0)" in infer and "context->SetOutputDataType(0, dtype)" in infer

@@ -202,6 +202,9 @@ class PlatformSpec(Model):
     tiling_key: int | None = Field(None, ge=0, le=MAX_TILING_KEY, description="classic: the tiling key that selects "
                                    "this SoC's math (the kernel's uint32_t TILING_KEY template argument)")
     compute_variant: Identifier = "default"
+    op_file: SnakeName | None = Field(
+        None, description="arch35 families: the kernel entry's stem (op_kernel/<op_file>.cpp) and the def's "
+        "opFile.value, where upstream does not name it <op>_apt")
     combinations: tuple[int, ...] | None = Field(
         None, description="the dtype combinations (0-based column indices of the tensors' dtypes lists) this SoC "
         "supports, when only some: the def registers them in an OpAICoreConfig of its own; default: all")

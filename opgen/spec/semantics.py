@@ -101,6 +101,12 @@ def _platforms(spec: OpSpec) -> list[SpecIssue]:
                 issues.append(SpecIssue((*loc, "kernel"), f"{p.soc} is not an arch35 SoC; use kernel: classic"))
             if p.aicore is None:
                 issues.append(SpecIssue((*loc, "aicore"), "arch35 ops register an OpAICoreConfig; add aicore: {}"))
+        if p.op_file is not None and p.kernel == "classic":
+            issues.append(SpecIssue((*loc, "op_file"), "a classic kernel is op_kernel/<op>.cpp with no opFile.value; "
+                                    "remove op_file"))
+        elif any(q.kernel == p.kernel and q.op_file != p.op_file for q in spec.platforms):
+            issues.append(SpecIssue((*loc, "op_file"), f"the {p.kernel} platforms share one kernel entry; give them "
+                                    "the same op_file"))
         if p.kernel != "arch35_dag" and p.tiling_key is None:
             issues.append(SpecIssue((*loc, "tiling_key"), "classic kernels select the SoC math by tiling key; "
                                     "add tiling_key: <n>"))

@@ -52,8 +52,8 @@ LISTED: dict[str, tuple[str, ...]] = {
     ),
     "leaky_relu_grad": ('file.examples/*', 'file.framework/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',),
     "logsigmoid_grad": (
-        'def.columns', 'def.soc.ascend950.extend_cfg_info', 'def.soc.ascend950.columns', 'file.examples/*',
-        'file.*op_api/*', 'file.op_graph/*', 'file.op_host/config/*', 'file.op_*', 'file.tests/*',
+        'def.columns', 'def.soc.ascend950.columns', 'file.examples/*', 'file.*op_api/*', 'file.op_graph/*',
+        'file.op_host/config/*', 'file.op_*', 'file.tests/*',
     ),
     "mish_grad": ('file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',),
     "relu6_grad": (
@@ -74,18 +74,16 @@ LISTED: dict[str, tuple[str, ...]] = {
         'registrations.IMPL_OP_INFERSHAPE', 'file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',
     ),
     "soft_shrink_grad": (
-        'def.soc.ascend950.extend_cfg_info', 'file.examples/*', 'file.*op_api/*', 'file.op_graph/*',
-        'file.op_host/config/*', 'file.op_*', 'file.tests/*',
+        'file.examples/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_host/config/*', 'file.tests/*',
     ),
     "softplus_grad": (
-        'def.soc.ascend950.extend_cfg_info', 'cmake.CMakeLists.txt.SUPPORT_COMPUTE_UNIT',
-        'cmake.CMakeLists.txt.SUPPORT_TILING_DIR', 'cmake.CMakeLists.txt.add_modules_sources',
-        'aclnn.aclnnSoftplusBackwardGetWorkspaceSize', 'aclnn.aclnnSoftplusBackward', 'file.docs/*',
-        'file.examples/*', 'file.framework/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_*',
-        'file.op_host/config/*', 'file.tests/*',
+        'cmake.CMakeLists.txt.SUPPORT_COMPUTE_UNIT', 'cmake.CMakeLists.txt.SUPPORT_TILING_DIR',
+        'cmake.CMakeLists.txt.add_modules_sources', 'aclnn.aclnnSoftplusBackward',
+        'aclnn.aclnnSoftplusBackwardGetWorkspaceSize', 'file.docs/*', 'file.examples/*', 'file.framework/*',
+        'file.*op_api/*', 'file.op_graph/*', 'file.op_*', 'file.op_host/config/*', 'file.tests/*',
     ),
     "softsign_grad": (
-        'aclnn.aclnnSoftsignBackward', 'aclnn.aclnnSoftsignBackwardGetWorkspaceSize', 'file.docs/*',
+        'aclnn.aclnnSoftsignBackwardGetWorkspaceSize', 'aclnn.aclnnSoftsignBackward', 'file.docs/*',
         'file.examples/*', 'file.framework/*', 'file.op_host/config/*', 'file.*op_api/*', 'file.tests/*',
     ),
     "swish_grad": (

@@ -42,7 +42,7 @@ public:
             .DynamicShapeSupportFlag(true)
             .NeedCheckSupportFlag(false)
             .PrecisionReduceFlag(false)
-            .ExtendCfgInfo("opFile.value", "soft_shrink_grad_apt");
+            .ExtendCfgInfo("opFile.value", "soft_shrink_grad");
         this->AICore().AddConfig("ascend950", configAscend950);
     }
 };

@@ -40,7 +40,7 @@ public:
             .DynamicShapeSupportFlag(true)
             .NeedCheckSupportFlag(false)
             .PrecisionReduceFlag(true)
-            .ExtendCfgInfo("opFile.value", "softplus_grad_apt");
+            .ExtendCfgInfo("opFile.value", "softplus_grad");
         this->AICore().AddConfig("ascend950", configAscend950);
     }
 };
