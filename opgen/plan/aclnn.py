@@ -255,12 +255,12 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         prepare.insert(0, "op::Shape broadcastShape;")
         prepare.insert(1, f"BroadcastInferShape({data[0].name}->GetViewShape(), {data[1].name}->GetViewShape(), "
                           "broadcastShape);")
-    result = "result"
+    result = "l0Result"
     finish = []
     if a.promotion or a.output_cast:
-        finish += [f"auto resultCast = l0op::Cast({result}, {out}->GetDataType(), opExecutor);",
-                   "CHECK_RET(resultCast != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
-        result = "resultCast"
+        finish += [f"auto l0ResultCast = l0op::Cast({result}, {out}->GetDataType(), opExecutor);",
+                   "CHECK_RET(l0ResultCast != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+        result = "l0ResultCast"
     finish += [f"auto viewCopyResult = l0op::ViewCopy({result}, {out}, opExecutor);",
                "CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
 

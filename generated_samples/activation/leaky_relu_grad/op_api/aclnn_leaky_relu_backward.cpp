@@ -133,9 +133,9 @@ aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor* gradOutput, 
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     float negativeSlopeValue = negativeSlope->ToFloat();
 
-    auto result = l0op::LeakyReluGrad(gradOutputContiguous, selfContiguous, negativeSlopeValue, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(result, out, opExecutor);
+    auto l0Result = l0op::LeakyReluGrad(gradOutputContiguous, selfContiguous, negativeSlopeValue, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0Result, out, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();

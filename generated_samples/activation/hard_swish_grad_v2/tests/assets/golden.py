@@ -39,5 +39,5 @@ def hard_swish_grad_v2_golden(gradOutput, self, **kwargs):
     with np.errstate(all="ignore"):
         gradOutput = np.broadcast_to(gradOutput.astype(np.float32), shape)
         self = np.broadcast_to(self.astype(np.float32), shape)
-        outputs = variant(gradOutput, self, cdt, shape)
-        return outputs[0].astype(out_dtype)
+        _outputs = variant(gradOutput, self, cdt, shape)
+        return _outputs[0].astype(out_dtype)

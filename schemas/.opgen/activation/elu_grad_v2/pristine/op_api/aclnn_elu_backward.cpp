@@ -129,12 +129,12 @@ aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const 
     float scaleValue = scale->ToFloat();
     float inputScaleValue = inputScale->ToFloat();
 
-    auto result = l0op::EluGradV2(gradOutputContiguous, selfOrResultContiguous, alphaValue, scaleValue, inputScaleValue,
-                                  isResult, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto resultCast = l0op::Cast(result, gradInput->GetDataType(), opExecutor);
-    CHECK_RET(resultCast != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(resultCast, gradInput, opExecutor);
+    auto l0Result = l0op::EluGradV2(gradOutputContiguous, selfOrResultContiguous, alphaValue, scaleValue,
+                                    inputScaleValue, isResult, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto l0ResultCast = l0op::Cast(l0Result, gradInput->GetDataType(), opExecutor);
+    CHECK_RET(l0ResultCast != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0ResultCast, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();

@@ -137,11 +137,11 @@ aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, con
     selfContiguous = l0op::Cast(selfContiguous, promoteType, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-    auto result = l0op::GeluGradV2(gradOutputContiguous, selfContiguous, approximate, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto resultCast = l0op::Cast(result, gradInput->GetDataType(), opExecutor);
-    CHECK_RET(resultCast != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(resultCast, gradInput, opExecutor);
+    auto l0Result = l0op::GeluGradV2(gradOutputContiguous, selfContiguous, approximate, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto l0ResultCast = l0op::Cast(l0Result, gradInput->GetDataType(), opExecutor);
+    CHECK_RET(l0ResultCast != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0ResultCast, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();

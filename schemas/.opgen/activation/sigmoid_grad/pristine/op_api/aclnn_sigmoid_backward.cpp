@@ -86,9 +86,9 @@ aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, co
     CHECK_RET(outputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     bool complexConjValue = false;
 
-    auto result = l0op::SigmoidGrad(outputContiguous, gradOutputContiguous, complexConjValue, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
+    auto l0Result = l0op::SigmoidGrad(outputContiguous, gradOutputContiguous, complexConjValue, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0Result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();

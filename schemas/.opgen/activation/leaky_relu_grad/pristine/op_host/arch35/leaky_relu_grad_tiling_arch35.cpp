@@ -59,24 +59,24 @@ ge::graphStatus LeakyReluGradTiling::RunTiling()
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, attrs);
     const float* negativeSlopeAttr = attrs->GetAttrPointer<float>(0);
     const float negativeSlopeValue = negativeSlopeAttr != nullptr ? *negativeSlopeAttr : 0.0f; // attr negative_slope
-    ge::graphStatus result = ge::GRAPH_FAILED;
+    ge::graphStatus tilingStatus = ge::GRAPH_FAILED;
     uint64_t schMode = 0;
     if (outputDtype == ge::DT_BF16) {
         dType = TPL_BF16;
         BroadcastBaseTiling<LeakyReluGradDag<bfloat16_t>::OpDag> brcBaseTiling(tilingContext);
-        result = brcBaseTiling.DoTiling();
+        tilingStatus = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
         brcBaseTiling.SetScalar<float>(negativeSlopeValue);
     } else if (outputDtype == ge::DT_FLOAT16) {
         dType = TPL_FP16;
         BroadcastBaseTiling<LeakyReluGradDag<half>::OpDag> brcBaseTiling(tilingContext);
-        result = brcBaseTiling.DoTiling();
+        tilingStatus = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
         brcBaseTiling.SetScalar<float>(negativeSlopeValue);
     } else if (outputDtype == ge::DT_FLOAT) {
         dType = TPL_FP32;
         BroadcastBaseTiling<LeakyReluGradDag<float>::OpDag> brcBaseTiling(tilingContext);
-        result = brcBaseTiling.DoTiling();
+        tilingStatus = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
         brcBaseTiling.SetScalar<float>(negativeSlopeValue);
     } else {
@@ -84,7 +84,7 @@ ge::graphStatus LeakyReluGradTiling::RunTiling()
                                   ge::TypeUtils::DataTypeToSerialString(outputDtype), "DT_BF16, DT_FLOAT16, DT_FLOAT");
         return ge::GRAPH_FAILED;
     }
-    OP_CHECK_IF(result != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "broadcast tiling failed"),
+    OP_CHECK_IF(tilingStatus != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "broadcast tiling failed"),
                 return ge::GRAPH_FAILED);
 
     const uint64_t tilingKey = GET_TPL_TILING_KEY(schMode, dType);
