@@ -132,3 +132,20 @@ def run_checks_on(spec: Path, out: Path):  # type: ignore[no-untyped-def]
 
     write_ops(out, render_specs([spec]), force=False, record_dir=out.parent / "records")
     return run_checks(out / "activation" / "swish_grad", spec, tiers=("structure", "syntax", "consistency", "numerics"))
+
+
+def test_a_proto_name_other_than_the_defs_renders_and_passes(tmp_path: Path) -> None:
+    """As upstream ThresholdGradV2D: the REG_OP names its input gradients, the def gradOutput."""
+    spec = copy_spec(SCHEMAS / "swish_grad.yaml", tmp_path,
+                     lambda t: t.replace("  - name: grad\n", "  - name: grad\n    proto_name: dy\n", 1))
+    report = run_checks_on(spec, tmp_path / "out")
+    assert [i.item for t in report.tiers for i in t.items if i.status == FAIL] == []
+    op = tmp_path / "out" / "activation" / "swish_grad"
+    assert ".INPUT(dy, " in (op / "op_graph/swish_grad_proto.h").read_text()
+    assert 'this->Input("grad")' in (op / "op_host/swish_grad_def.cpp").read_text()
+    assert "node.set_input_dy(gradData);" in (op / "examples/test_geir_swish_grad.cpp").read_text()
+    proto = op / "op_graph/swish_grad_proto.h"
+    proto.write_text(proto.read_text().replace(".INPUT(dy, ", ".INPUT(grad, "), encoding="utf-8")
+    report = run_checks(op, spec, tiers=("consistency",))
+    failed = {i.item: i.reason for t in report.tiers for i in t.items if i.status == FAIL}
+    assert "inputs (grad, x, y), the def (dy, x, y)" in failed["proto TensorType ⊇ def"]

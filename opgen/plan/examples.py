@@ -19,6 +19,7 @@ class ExampleTensor:
     elements: str  # host element count expression over `elements`
     fill: str  # value of element i
     role: str
+    proto: str = ""  # the tensor's REG_OP name (the GE IR example's set_input_<proto>)
 
 
 @dataclass(frozen=True)
@@ -66,4 +67,5 @@ def _example_tensor(name: str, tensor: TensorPlan, combo: DtypeCombination) -> E
         elements, fill = "elements", f"static_cast<{dtype.host}>(i % 7)"
     if tensor.role == "output":
         fill = "0"
-    return ExampleTensor(name, tensor.name, dtype.host, dtype.acl, dtype.ge, elements, fill, tensor.role)
+    return ExampleTensor(name, tensor.name, dtype.host, dtype.acl, dtype.ge, elements, fill, tensor.role,
+                         tensor.proto_name)

@@ -34,6 +34,7 @@ class TensorPlan:
     read_by_kernel: bool
     optional: bool
     def_calls: tuple[str, ...] = ()  # further def calls (AutoContiguous)
+    proto_name: str = ""  # the REG_OP name (the def's name unless the spec gives another)
 
     @property
     def param_type(self) -> str:
@@ -175,7 +176,7 @@ def _tensor(t: TensorSpec, role: str, index: int, count: int, read: bool, dag_ty
         camel=camel, macro=f"DTYPE_{upper_snake(t.name)}", type_param=f"TYPE_{upper_snake(t.name)}", dag_type=dag_type,
         dag_param=param,
         is_mask=role == "input" and set(column) <= MASK_DTYPES and "uint1" in column, read_by_kernel=read,
-        optional=t.param_type == "optional", def_calls=t.def_calls,
+        optional=t.param_type == "optional", def_calls=t.def_calls, proto_name=t.proto_name or t.name,
     )
 
 

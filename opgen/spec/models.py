@@ -140,6 +140,9 @@ class TensorSpec(Model):
         "class such as RealNumberType, or a list mixing both as upstream writes `TensorType({FloatingDataType, "
         "DT_BF16})`; default: dtypes"
     )
+    proto_name: IrName | None = Field(
+        None, description="the REG_OP name where upstream's proto names the tensor otherwise than its def (upstream "
+        "ThresholdGradV2D: gradients in the proto, gradOutput in the def); default: name")
     def_calls: tuple[Literal["AutoContiguous", "IgnoreContiguous"], ...] = Field(
         (), description="further calls on the def's Input/Output, as upstream's def makes them (AutoContiguous: the "
         "framework makes a non-contiguous tensor contiguous before the kernel)")
