@@ -25,7 +25,7 @@ def test_samples_carry_upstreams_forms() -> None:
     facts = parse_op_dir(SAMPLES / "activation/hard_swish_grad_v2")
     assert facts.proto is not None and facts.proto.tensors[0].name == "gradOutput"
     assert facts.definition is not None and facts.definition.tensors[0].flags == {"AutoContiguous": ""}
-    assert "-DDTYPE_GRAD_OUTPUT=bfloat16_t" in _text("activation/hard_swish_grad_v2/tests/ut/op_kernel/CMakeLists.txt")
+    assert "-DDTYPE_GRADOUTPUT=bfloat16_t" in _text("activation/hard_swish_grad_v2/tests/ut/op_kernel/CMakeLists.txt")
     proto = _text("activation/gelu_grad_v2/op_graph/gelu_grad_v2_proto.h")
     assert '.INPUT(dy, "T")' in proto and ".DATATYPE(T, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))" in proto
     assert ".INPUT(grads, TensorType({FloatingDataType, DT_BF16}))" in _text(

@@ -173,7 +173,7 @@ def _tensor(t: TensorSpec, role: str, index: int, count: int, read: bool, dag_ty
         formats=t.format_column(count), proto_dtypes=tuple(PROTO_DTYPES[d] for d in dict.fromkeys(proto)),
         proto_class=proto_class, doc=SpecText(t.doc),
         proto_entries=tuple(e if e in PROTO_TYPE_CLASSES else PROTO_DTYPES[e].ge for e in written),
-        camel=camel, macro=f"DTYPE_{upper_snake(t.name)}", type_param=f"TYPE_{upper_snake(t.name)}", dag_type=dag_type,
+        camel=camel, macro=f"DTYPE_{t.name.upper()}", type_param=f"TYPE_{upper_snake(t.name)}", dag_type=dag_type,
         dag_param=param,
         is_mask=role == "input" and set(column) <= MASK_DTYPES and "uint1" in column, read_by_kernel=read,
         optional=t.param_type == "optional", def_calls=t.def_calls, proto_name=t.proto_name or t.name,
