@@ -284,6 +284,10 @@ class ReferenceSpec(Model):
                                    "direct: optional, the formula then being linear in it)")
     direct: FormulaText | None = Field(None, description="the output as a formula (no derivative), e.g. "
                                        "where(mask, gradients, 0)")
+    nan: Literal["select", "passthrough"] = Field(
+        "select", description="what a NaN in grad gives where the derivative (or the selected branch) is 0: "
+        "select: 0, as torch's backwards and a select kernel; passthrough: NaN, as a kernel that multiplies "
+        "(mask * grad)")
 
 
 LegacyReference = Literal["gelu_tanh_backward", "mask_select", "none"]
