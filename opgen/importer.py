@@ -12,7 +12,6 @@ import io
 import operator
 import re
 from pathlib import Path
-from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -20,7 +19,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from .errors import OpgenError
 from .spec.dtypes import PROTO_DTYPES
 from .upstream import OpFacts, parse_op_dir
-from .upstream.models import AICoreConfig, DefTensor
+from .upstream.models import AICoreConfig, DefTensor, ProtoTensor, ProtoType
 
 _BY_GE = {d.ge: d.name for d in PROTO_DTYPES.values()}
 _ATTR_TYPES = {"Float": "float", "Int": "int", "Bool": "bool", "String": "string"}
@@ -62,8 +61,8 @@ def spec_data(facts: OpFacts, op_dir: Path) -> CommentedMap:
     data["brief"] = f"{definition.op_type} ({PLACEHOLDER} in docs)."
     proto = {t.name: t for t in facts.proto.tensors} if facts.proto else {}
     for direction, key in (("Input", "inputs"), ("Output", "outputs")):
-        data[key] = [_tensor(t, columns[t.name], proto.get(t.name)) for t in definition.tensors
-                     if t.direction == direction]
+        data[key] = [_tensor(t, columns[t.name], _proto_type(facts, proto.get(t.name)))
+                     for t in definition.tensors if t.direction == direction]
     attrs = [_attr(a.name, a.type, a.default) for a in definition.attrs]
     if facts.proto:  # an attr only the proto registers: opgen registers every attr in both
         known = {a.name for a in definition.attrs}
@@ -112,7 +111,15 @@ def _all_rows(columns: dict[str, list[str]]) -> list[tuple[tuple[str, str], ...]
     return [tuple((name, dtypes[k]) for name, dtypes in columns.items()) for k in range(width)]
 
 
-def _tensor(tensor: DefTensor, dtypes: list[str], proto: Any) -> CommentedMap:
+def _proto_type(facts: OpFacts, tensor: ProtoTensor | None) -> ProtoType | None:
+    """A tensor's REG_OP type; one written `"T"` is its `.DATATYPE(T, ...)`."""
+    if tensor is None or facts.proto is None:
+        return None
+    symbol = tensor.type.symbol
+    return facts.proto.datatypes.get(symbol, tensor.type) if symbol else tensor.type
+
+
+def _tensor(tensor: DefTensor, dtypes: list[str], proto: ProtoType | None) -> CommentedMap:
     out = CommentedMap(name=tensor.name)
     out["dtypes"] = CommentedSeq(dtypes)
     out["dtypes"].fa.set_flow_style()
@@ -122,8 +129,9 @@ def _tensor(tensor: DefTensor, dtypes: list[str], proto: Any) -> CommentedMap:
     if tensor.param_type == "OPTIONAL":
         out["param_type"] = "optional"
     if proto is not None:
-        declared = proto.type.classes[0] if proto.type.form == "class" and len(proto.type.classes) == 1 else [
-            _dtype(d) for d in proto.type.listed]
+        single_class = proto.form == "class" and len(proto.classes) == 1
+        written = proto.listed if proto.form == "list" else proto.dtypes  # a mixed form: its expanded set
+        declared = proto.classes[0] if single_class else [_dtype(d) for d in written]
         if isinstance(declared, str) or set(declared) != set(dtypes):
             out["proto_dtypes"] = declared
     return out
@@ -134,6 +142,10 @@ def _attr(name: str, written_type: str | None, default: str | None) -> Commented
     out = CommentedMap(name=name, type=kind)
     if default is not None:
         out["default"] = _value(kind, default)
+    if kind == "string":  # the accepted values are in the tiling's code, not registered
+        out["values"] = CommentedSeq([out.get("default", "")])
+        out["values"].fa.set_flow_style()
+        out.yaml_add_eol_comment("imported: list every value the op accepts", "values")
     return out
 
 
