@@ -147,6 +147,26 @@ def new(
     _say("next: edit the recipe under `compute:` and the docs, then `opgen regen` and `opgen check`")
 
 
+@app.command("import")
+def import_(
+    op_dir: Annotated[Path, typer.Argument(help="An ops-nn op dir, e.g. ops-nn/activation/relu_grad_v2.",
+                                           show_default=False)],
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the spec to this file instead of "
+                                                "stdout (refused if it exists).")] = None,
+) -> None:
+    """Write a spec from an existing ops-nn op dir's registered facts; its recipe and reference are
+    placeholders that fail `opgen check` until written."""
+    from .importer import import_spec
+
+    text = import_spec(op_dir)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    if output.exists():
+        raise OpgenError(f"{output} already exists; name another file")
+    output.write_text(text, encoding="utf-8")
+
+
 @app.command()
 def schema(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,

@@ -22,6 +22,7 @@ class RenderedOp:
     spec_path: Path
     spec_text: str
     license_file: tuple[str, str] | None = None  # the spec's license_header_file (relative path) and its text
+    license_blocks: dict[str, str] | None = None  # what license_header_from copied, per comment style
 
     def record_dir(self, record_dir: Path | None) -> Path:
         """This op's record: `<record root>/<rel_dir>`."""
@@ -29,7 +30,7 @@ class RenderedOp:
 
     def record(self, op_dir: Path, record: Path) -> dict[str, bytes]:
         return record_files(self.plan, self.spec_text, self.files, op_dir=op_dir, record=record,
-                            license_file=self.license_file)
+                            license_file=self.license_file, license_blocks=self.license_blocks)
 
 
 def render_op(loaded: LoadedSpec) -> RenderedOp:
@@ -40,7 +41,8 @@ def render_loaded(loaded: list[LoadedSpec]) -> list[RenderedOp]:
     plans = [build_plan(item.spec, item.path.name) for item in loaded]
     trees = render_trees(plans)
     rendered = zip(plans, loaded, trees, strict=True)
-    return [RenderedOp(plan, files, item.path, item.text, _license_file(item)) for plan, item, files in rendered]
+    return [RenderedOp(plan, files, item.path, item.text, _license_file(item), item.spec._license_blocks)
+            for plan, item, files in rendered]
 
 
 def _license_file(item: LoadedSpec) -> tuple[str, str] | None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import OpgenError
+from .spec.license_from import KEPT_DIR
 
 if TYPE_CHECKING:
     from .plan import RenderPlan
@@ -68,7 +69,8 @@ def legacy_record(op_dir: Path) -> Path:
 
 
 def record_files(plan: RenderPlan, spec_text: str, files: dict[str, bytes], *, op_dir: Path,
-                 record: Path, license_file: tuple[str, str] | None = None) -> dict[str, bytes]:
+                 record: Path, license_file: tuple[str, str] | None = None,
+                 license_blocks: dict[str, str] | None = None) -> dict[str, bytes]:
     """The record of one render (paths relative to the record dir). A spec's license file lies beside its
     copy at the same relative path, so the copy's `license_header_file` resolves there."""
     manifest = {
@@ -85,6 +87,8 @@ def record_files(plan: RenderPlan, spec_text: str, files: dict[str, bytes], *, o
             raise OpgenError(f"license_header_file {rel!r} would take the place of the record's own "
                              f"{rel.split('/')[0]}; name the header file otherwise")
         out[rel] = text.encode()
+    for style, header in (license_blocks or {}).items():  # so the spec copy loads without the checkout
+        out[f"{KEPT_DIR}/{style}.txt"] = (header + "\n").encode()
     return dict(sorted(out.items()))
 
 

@@ -358,6 +358,8 @@ def _golden_variant(variant: str, steps: tuple[Step, ...], socs: tuple[SocPlan, 
 
 def _license(spec: OpSpec) -> LicenseHeader:
     """The spec's header (inline or from license_header_file), else opgen's; a generated-by line on request."""
+    if spec._license_blocks is not None:
+        return LicenseHeader((), tuple(sorted(spec._license_blocks.items())))
     if spec.license_header is None:
         return LicenseHeader(tuple(DEFAULT_LICENSE.splitlines()))
     lines = spec.license_header.strip().splitlines()

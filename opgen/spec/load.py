@@ -19,6 +19,7 @@ from . import models
 from .attrs import attr_types
 from .issues import SpecIssue
 from .license import read_license_file
+from .license_from import read_license_from
 from .models import OpSpec
 from .semantics import check_semantics
 
@@ -63,13 +64,18 @@ def parse_spec(text: str, where: str, base: Path | None = None) -> OpSpec:
         problems = [(loc, _describe(error, loc)) for loc, error in _distinct_errors(data, exc)]
         raise _problems(where, data, problems) from None
     issues: list[SpecIssue] = check_semantics(spec)
-    header = None
+    header, blocks = None, None
     if spec.license_header_file is not None:
         header, issue = read_license_file(spec, base)
         issues += [issue] if issue else []
+    if spec.license_header_from is not None:
+        blocks, found = read_license_from(spec, base)
+        issues += found
     if issues:
         raise _problems(where, data, [(_data_loc(data, i.loc), f"{_dotted(i.loc)}: {i.message}") for i in issues])
-    return spec.model_copy(update={"license_header": header}) if header is not None else spec
+    spec = spec.model_copy(update={"license_header": header}) if header is not None else spec
+    spec._license_blocks = blocks
+    return spec
 
 
 def _distinct_errors(data: Any, exc: ValidationError) -> Iterator[tuple[Loc, Any]]:
