@@ -27,7 +27,6 @@ _ACLNN_ELSEWHERE = "ops-nn declares this aclnn API outside the op dir, which is 
 # upstream -> sample spec differences, each the sample's on purpose (docs/training-set.md); only the sources show them
 DIFFERENCES = {
     "activation/hard_swish_grad_v2": {
-        "inputs": "spec tensor names are snake_case for now: gradOutput is grad_output (issue 21 item 2)",
         "socs": "no ascend910 (its kernel needs aligned DataCopy) and no mc62 (no SoC opgen knows)"},
     "activation/relu_grad_v2": {"socs": "ascend350 stays: the source document names it"},
     "activation/relu6_grad": {"aclnn": _ACLNN_ELSEWHERE},
