@@ -16,7 +16,7 @@ from check.trees import by_item, failing, loaded
 from conftest import SCHEMAS, copy_record, copy_spec, snapshot
 
 from opgen.check.consistency import consistency_tier
-from opgen.check.kernel_build import KernelVariant, kernel_variants
+from opgen.check.kernel.build import KernelVariant, kernel_variants
 from opgen.generate import render_specs, write_ops
 from opgen.plan import build_plan
 from opgen.spec.load import load_spec

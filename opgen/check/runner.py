@@ -179,8 +179,8 @@ def _headers(op_dir: Path, include_dirs: Sequence[Path], sources: CannSources | 
 def _kernel(op_dir: Path, loaded: LoadedSpec, plan: RenderPlan, sources: CannSources | None, trust: Trust,
             seed: int) -> list[CheckItem]:
     """The compile level, then the run level (classic kernels, with --allow-exec)."""
-    from .kernel_run import kernel_run_rows
-    from .kernel_tier import kernel_tier
+    from .kernel.run import kernel_run_rows
+    from .kernel.tier import kernel_tier
 
     return [*kernel_tier(op_dir, plan, sources), *kernel_run_rows(op_dir, loaded.spec, plan, sources, trust, seed=seed)]
 

@@ -1,6 +1,6 @@
 """Kernel tier, compile level: every op_kernel translation unit, for every binary variant (SoC x dtype
 combination) and every tiling key / ASCENDC_TPL_SEL combination, compiles in AscendC CPU-debug mode against the
-real asc-devkit headers, instantiated the way the op compiler does (`kernel_build.py`).
+real asc-devkit headers, instantiated the way the op compiler does (`build.py`).
 
 What it proves: every AscendC API call the kernel makes exists, takes those argument types for that dtype on that
 arch (typed intrinsic declarations), and every tiling field it reads exists. What it cannot: anything about
@@ -23,13 +23,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cann_sources import CannSources, cache_root, enable_hint
-from ..plan import RenderPlan
-from .confined import compile_confined
-from .headers import inside_op_dir, op_relative
-from .items import CheckItem, Figure, bad, ok, skipped
-from .kernel_build import KernelVariant, compile_command, kernel_sources, kernel_variants, wrapper_source
-from .kernel_intrinsics import intrinsic_dir, learn
+from ...cann_sources import CannSources, cache_root, enable_hint
+from ...plan import RenderPlan
+from ..confined import compile_confined
+from ..headers import inside_op_dir, op_relative
+from ..items import CheckItem, Figure, bad, ok, skipped
+from .build import KernelVariant, compile_command, kernel_sources, kernel_variants, wrapper_source
+from .intrinsics import intrinsic_dir, learn
 
 TIER = "kernel"
 LEVEL = "compile"

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..cann_sources import CannSources, cache_root
-from ..plan import RenderPlan
-from .confined import ConfinedCompile, compile_confined
-from .kernel_build import KernelVariant, compile_command, wrapper_source
-from .kernel_intrinsics import HEADER, intrinsic_dir, learn
+from ...cann_sources import CannSources, cache_root
+from ...plan import RenderPlan
+from ..confined import ConfinedCompile, compile_confined
+from .build import KernelVariant, compile_command, wrapper_source
+from .intrinsics import HEADER, intrinsic_dir, learn
 
 OPTIMIZE = "-O1"
 TIMEOUT = 600
@@ -45,7 +45,7 @@ class KernelBuild:
 
 
 def model_dir() -> Path:
-    return Path(str(resources.files("opgen.check") / "cpu_model"))
+    return Path(str(resources.files("opgen.check.kernel") / "cpu_model"))
 
 
 def model_key() -> str:
