@@ -30,6 +30,7 @@ def wiring_items(op_dir: Path, families: list[tuple[str, OpFiles]], info: DefInf
     items.append(tiling_data_item(op_dir, families[0][1]))
     items += [i for suffix, files in families for i in relabel([tiling_keys_item(op_dir, files)], suffix)]
     items.append(socs_item(op_dir, [files for _, files in families], info))
+    items.append(op_api_item(op_dir))
     return items
 
 
@@ -227,6 +228,25 @@ def socs_item(op_dir: Path, families: list[OpFiles], info: DefInfo) -> CheckItem
             lacking = [s for s in family.family.soc_names if s.upper() not in keyed]
             problems += [f"{family.tiling_source} selects no tiling key for {s}" for s in lacking]
     return verdict(label, problems, "; ".join(seen))
+
+
+def op_api_item(op_dir: Path) -> CheckItem:
+    """ops-nn's add_modules_sources (cmake/func.cmake) builds `<DIR>/op_api/*.cpp` and exports
+    `<DIR>/op_api/aclnn_*.h`, DIR being the folder of the CMakeLists.txt that calls it (add_all_modules_sources:
+    the op root when op_api/ is there, else op_host/): an aclnn wrapper anywhere else is silently not built."""
+    label = "op_api sources where CMake builds them"
+    lists = (read_source(op_dir, r) for r in ("op_host/CMakeLists.txt", "CMakeLists.txt"))
+    calls = [(src.rel, m.group(1)) for src in lists if src is not None
+             for m in [re.search(r"\badd_(all_)?modules_sources\s*\(", src.code)] if m]
+    if not calls:
+        return skipped(label, "no CMakeLists.txt calls add_modules_sources (see structure)")
+    entry, adaptive = calls[0]
+    host = entry.startswith("op_host/") or (adaptive and not (op_dir / "op_api").is_dir())
+    built = "op_host/op_api/" if host else "op_api/"
+    placed = [r for r in glob_rel(op_dir, "**/op_api/*") if not r.startswith("tests/")]
+    problems = [f"{r} is not built: {entry} builds {built}*.cpp only (ops-nn cmake/func.cmake add_modules_sources)"
+                for r in placed if not r.startswith(built)]
+    return verdict(label, problems, f"{len(placed)} file(s) in {built}" if placed else "no op_api sources")
 
 
 def _list(values: list[str]) -> str:

@@ -19,7 +19,7 @@ from .cmake import CmakePlan, cmake_plan
 from .dag import DagKernel
 from .dag_paths import DagBranch, NamedDag, dag_branches, present_dags
 from .examples import ExamplePlan, example_plan
-from .families import KernelFamily, dialect_of, kernel_families, op_api_dir
+from .families import KernelFamily, dialect_of, kernel_families
 from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan, mask_values
 from .kernel_ut import KernelUtPlan, kernel_ut_plan
 from .lowering import lower
@@ -96,7 +96,7 @@ class RenderPlan:
     golden: GoldenPlan
     st_csv: str
     example: ExamplePlan
-    op_api_dir: str  # where the aclnn sources go (families.op_api_dir)
+    op_api_dir: str  # where the aclnn sources go (CmakePlan.op_api_dir)
     description: SpecText
     formula: SpecText
     products: tuple[tuple[SpecText, str], ...]  # (product, support mark)
@@ -295,7 +295,8 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         ophost_ut_plan(spec, dag_family, tensors, combos, members, tuple(c.bits for c in classic_cases),
                        source_input, brc, absent_input, attrs, scalars, choice),
     ))
-    api_dir = op_api_dir(families)
+    cmake = cmake_plan(name, families)
+    api_dir = cmake.op_api_dir
     aclnn = aclnn_plan(spec, by_name, combos, socs, api_dir, attrs) if spec.aclnn else None
     kernel_tensors = [t for t in tensors if t.read_by_kernel]
     same_shape = tuple(by_name[n] for n in spec.constraints.same_shape) or (
@@ -313,7 +314,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         opgen_version=__version__, op_type=spec.op_type, name=name, category=spec.category,
         experimental=spec.experimental, rel_dir=plan_rel_dir,
         brief=SpecText(spec.brief), license=_license(spec),
-        families=families, cmake=cmake_plan(name, families),
+        families=families, cmake=cmake,
         guard=name.upper(), tensors=tensors, attrs=attrs,
         proto_types=tuple(f'"{spec.proto_symbol}"' if spec.proto_symbol else t.proto_tensor_type for t in tensors),
         proto_datatype=f"{spec.proto_symbol}, {tensors[0].proto_tensor_type}" if spec.proto_symbol else "",

@@ -45,7 +45,7 @@ class AclnnParts:
     """Path parts of the files only an op with an aclnn API has; an empty part makes copier skip the file."""
 
     op_api: str  # the UT's op_api folder (tests/ut/<op_api>)
-    sources: str  # where the wrapper and l0 op go (families.op_api_dir)
+    sources: str  # where the wrapper and l0 op go (CmakePlan.op_api_dir)
     docs: str
     example: str  # examples/test_aclnn_<api>.cpp
 

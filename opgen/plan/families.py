@@ -114,9 +114,3 @@ def ub_scratch_bytes(spec: OpSpec, kernel: str) -> int:
 def dialect_of(kernel: str) -> str:
     """The lowering dialect of a platform's `kernel:` value."""
     return SHAPES[kernel].dialect
-
-
-def op_api_dir(families: tuple[KernelFamily, ...]) -> str:
-    """Where the aclnn sources go: ops-nn ops whose only kernel is an arch35 DAG keep them in op_api/, ops
-    with a classic kernel under op_host/op_api/ (activation/hard_swish_grad_v2, gelu_grad)."""
-    return "op_api" if all(f.is_dag for f in families) else "op_host/op_api"

@@ -120,3 +120,20 @@ def test_a_dtype_added_to_the_def_alone_shows_everywhere_it_is_missing(tmp_path:
         "proto TensorType ⊇ def"}
     assert "lacks def combination (int32, int32, int32 -> int32)" in by_item(
         items, "binary JSON == def (ascend910b)").reason
+
+
+@pytest.mark.parametrize("rel_dir, wrong", [
+    ("activation/hard_shrink_grad", "op_host/op_api"),  # a root CMakeLists.txt builds op_api/ only
+    (GELU, "op_api"),  # an op_host/CMakeLists.txt builds op_host/op_api/ only
+])
+def test_aclnn_sources_where_cmake_does_not_build_them_fail(tmp_path: Path, rel_dir: str, wrong: str) -> None:
+    """ops-nn's add_modules_sources globs <its CMakeLists' dir>/op_api/*.cpp: a wrapper elsewhere is never built."""
+    op_dir = copy_sample(tmp_path, rel_dir)
+    [right] = [d for d in ("op_api", "op_host/op_api") if (op_dir / d).is_dir()]
+    label = "op_api sources where CMake builds them"
+    assert by_item(consistency_tier(op_dir, loaded(op_dir)[1]), label).status == "pass"
+    (op_dir / wrong).parent.mkdir(parents=True, exist_ok=True)
+    (op_dir / right).rename(op_dir / wrong)
+    item = by_item(consistency_tier(op_dir, loaded(op_dir)[1]), label)
+    assert item.status == "fail"
+    assert f"{wrong}/aclnn_" in item.reason and f"builds {right}/*.cpp only" in item.reason

@@ -57,7 +57,7 @@ LISTED: dict[str, tuple[str, ...]] = {
     ),
     "mish_grad": ('file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',),
     "relu6_grad": (
-        'aclnn.aclnnHardtanhBackward', 'aclnn.aclnnHardtanhBackwardGetWorkspaceSize', 'file.docs/*',
+        'aclnn.aclnnHardtanhBackwardGetWorkspaceSize', 'aclnn.aclnnHardtanhBackward', 'file.docs/*',
         'file.examples/*', 'file.framework/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_host/config/*',
         'file.op_*', 'file.tests/*',
     ),
@@ -73,18 +73,16 @@ LISTED: dict[str, tuple[str, ...]] = {
     "silu_grad": (
         'registrations.IMPL_OP_INFERSHAPE', 'file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',
     ),
-    "soft_shrink_grad": (
-        'file.examples/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_host/config/*', 'file.tests/*',
-    ),
+    "soft_shrink_grad": ('file.examples/*', 'file.op_graph/*', 'file.op_host/config/*', 'file.tests/*',),
     "softplus_grad": (
         'cmake.CMakeLists.txt.SUPPORT_COMPUTE_UNIT', 'cmake.CMakeLists.txt.SUPPORT_TILING_DIR',
-        'cmake.CMakeLists.txt.add_modules_sources', 'aclnn.aclnnSoftplusBackward',
-        'aclnn.aclnnSoftplusBackwardGetWorkspaceSize', 'file.docs/*', 'file.examples/*', 'file.framework/*',
-        'file.*op_api/*', 'file.op_graph/*', 'file.op_*', 'file.op_host/config/*', 'file.tests/*',
+        'cmake.CMakeLists.txt.add_modules_sources', 'aclnn.aclnnSoftplusBackwardGetWorkspaceSize',
+        'aclnn.aclnnSoftplusBackward', 'file.docs/*', 'file.examples/*', 'file.framework/*', 'file.*op_api/*',
+        'file.op_graph/*', 'file.op_*', 'file.op_host/config/*', 'file.tests/*',
     ),
     "softsign_grad": (
         'aclnn.aclnnSoftsignBackwardGetWorkspaceSize', 'aclnn.aclnnSoftsignBackward', 'file.docs/*',
-        'file.examples/*', 'file.framework/*', 'file.op_host/config/*', 'file.*op_api/*', 'file.tests/*',
+        'file.examples/*', 'file.framework/*', 'file.*op_api/*', 'file.op_host/config/*', 'file.tests/*',
     ),
     "swish_grad": (
         'docs.docs/aclnnSwishBackward.md.products', 'file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',
