@@ -12,12 +12,14 @@ import io
 import operator
 import re
 from pathlib import Path
+from typing import get_args
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .errors import OpgenError
 from .spec.dtypes import PROTO_DTYPES
+from .spec.models import DefCall
 from .upstream import OpFacts, parse_op_dir
 from .upstream.models import AICoreConfig, DefTensor, ProtoTensor, ProtoType
 
@@ -128,6 +130,12 @@ def _tensor(tensor: DefTensor, dtypes: list[str], proto: ProtoType | None) -> Co
         out["formats"] = formats[0] if len(formats) == 1 else formats
     if tensor.param_type == "OPTIONAL":
         out["param_type"] = "optional"
+    calls = [c for c in get_args(DefCall) if c in tensor.flags]
+    if calls:
+        out["def_calls"] = CommentedSeq(calls)
+        out["def_calls"].fa.set_flow_style()
+    if tensor.unknown_shape_format is None:
+        out["unknown_shape_format"] = False
     if proto is not None:
         single_class = proto.form == "class" and len(proto.classes) == 1
         written = proto.listed if proto.form == "list" else proto.dtypes  # a mixed form: its expanded set

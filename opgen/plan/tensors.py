@@ -34,6 +34,7 @@ class TensorPlan:
     read_by_kernel: bool
     optional: bool
     def_calls: tuple[str, ...] = ()  # further def calls (AutoContiguous)
+    unknown_shape_format: bool = True  # the def repeats the formats as UnknownShapeFormat
     proto_name: str = ""  # the REG_OP name (the def's name unless the spec gives another)
 
     @property
@@ -56,6 +57,11 @@ class TensorPlan:
     @property
     def def_formats(self) -> tuple[str, ...]:
         return tuple(f"ge::FORMAT_{f}" for f in self.formats)
+
+    @property
+    def def_lists(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The def's column calls in upstream's order: DataType, Format and, unless left out, UnknownShapeFormat."""
+        return def_lists(self.def_dtypes, self.def_formats, self.unknown_shape_format)
 
     @property
     def doc_dtypes(self) -> str:
@@ -162,6 +168,12 @@ def tensor_plans(spec: OpSpec, recipe_args: set[str]) -> tuple[TensorPlan, ...]:
     return tuple(plans)
 
 
+def def_lists(dtypes: tuple[str, ...], formats: tuple[str, ...],
+              unknown_shape_format: bool) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    lists = (("DataType", dtypes), ("Format", formats))
+    return (*lists, ("UnknownShapeFormat", formats)) if unknown_shape_format else lists
+
+
 def _tensor(t: TensorSpec, role: str, index: int, count: int, read: bool, dag_type: str, param: bool) -> TensorPlan:
     column = t.dtype_column(count)
     proto_class = t.proto_dtypes if isinstance(t.proto_dtypes, str) else None
@@ -176,7 +188,8 @@ def _tensor(t: TensorSpec, role: str, index: int, count: int, read: bool, dag_ty
         camel=camel, macro=f"DTYPE_{t.name.upper()}", type_param=f"TYPE_{upper_snake(t.name)}", dag_type=dag_type,
         dag_param=param,
         is_mask=role == "input" and set(column) <= MASK_DTYPES and "uint1" in column, read_by_kernel=read,
-        optional=t.param_type == "optional", def_calls=t.def_calls, proto_name=t.proto_name or t.name,
+        optional=t.param_type == "optional", def_calls=t.def_calls,
+        unknown_shape_format=t.unknown_shape_format, proto_name=t.proto_name or t.name,
     )
 
 

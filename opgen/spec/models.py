@@ -122,6 +122,8 @@ ProtoTypeClass = Literal[
 assert set(ProtoTypeClass.__args__) == set(PROTO_TYPE_CLASSES)  # type: ignore[attr-defined]
 
 
+DefCall = Literal["AutoContiguous", "IgnoreContiguous"]  # argumentless calls on a def Input/Output
+
 class Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
 
@@ -144,9 +146,12 @@ class TensorSpec(Model):
     proto_name: IrName | None = Field(
         None, description="the REG_OP name where upstream's proto names the tensor otherwise than its def (upstream "
         "ThresholdGradV2D: gradients in the proto, gradOutput in the def); default: name")
-    def_calls: tuple[Literal["AutoContiguous", "IgnoreContiguous"], ...] = Field(
+    def_calls: tuple[DefCall, ...] = Field(
         (), description="further calls on the def's Input/Output, as upstream's def makes them (AutoContiguous: the "
         "framework makes a non-contiguous tensor contiguous before the kernel)")
+    unknown_shape_format: bool = Field(
+        True, description="the def repeats the formats as UnknownShapeFormat, as most of upstream's defs do; false "
+        "leaves it out (upstream activation/logsigmoid_grad)")
     domain: tuple[float, float] | None = Field(
         None, description="[low, high]: the values the op is defined for, e.g. [0, 1] for a sigmoid's output; "
         "the numerics check draws this input from it and tries no edge values outside it (NaN still)"

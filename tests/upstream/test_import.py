@@ -1,5 +1,5 @@
 """`opgen import` of each sample op: the imported spec equals the hand-written one on the registered facts
-(names, dtype columns per SoC, attrs, SoCs, aclnn API), but where the hand-written spec differs from upstream
+(names, dtype columns per SoC, the def's calls per tensor, attrs, SoCs, aclnn API), but where the hand-written spec differs from upstream
 on purpose (listed below with the reason). Reads ops-nn when OPGEN_CANN_SRC is set, else the generated trees,
 which the same parser reads."""
 
@@ -56,6 +56,8 @@ def registered(data: dict[str, Any]) -> dict[str, Any]:
         "op_type": data["op_type"], "category": data["category"], "experimental": bool(data.get("experimental")),
         "inputs": columns(data["inputs"]), "outputs": columns(data["outputs"]),
         "attrs": [(a["name"], a["type"], a.get("default")) for a in data.get("attrs", ())],
+        "def_calls": [(t["name"], t.get("def_calls", []), t.get("unknown_shape_format", True))
+                      for t in [*data["inputs"], *data["outputs"]]],
         "socs": sorted(p["soc"] for p in data["platforms"]),
         "aclnn": (data.get("aclnn") or {}).get("api"),
     }
