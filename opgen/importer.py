@@ -76,8 +76,9 @@ def spec_data(facts: OpFacts, op_dir: Path) -> CommentedMap:
                      for t in definition.tensors if t.direction == direction]
     proto_attrs = {a.name: a for a in facts.proto.attrs} if facts.proto else {}
     attrs = [_attr(a.name, a.type, a.default, a.attr_type, proto_attrs.get(a.name)) for a in definition.attrs]
-    known = {a.name for a in definition.attrs}  # an attr only the proto registers: opgen registers it in both
-    attrs += [_attr(a.name, a.type, a.default, "OPTIONAL", None) for a in proto_attrs.values() if a.name not in known]
+    known = {a.name for a in definition.attrs}
+    attrs += [_proto_only(_attr(a.name, a.type, a.default, "OPTIONAL", None))
+              for a in proto_attrs.values() if a.name not in known]
     if attrs:
         data["attrs"] = attrs
     dag = not any(re.fullmatch(r"op_kernel/arch35/\w+_tiling_key\.h", f) for f in facts.files)
@@ -179,6 +180,11 @@ def _attr(name: str, written_type: str | None, default: str | None, attr_type: s
         out["values"].fa.set_flow_style()
         out.yaml_add_eol_comment("imported: list every value the op accepts", "values")
     return out
+
+
+def _proto_only(attr: CommentedMap) -> CommentedMap:
+    attr["proto_only"] = True
+    return attr
 
 
 def _value(kind: str, written: str) -> bool | int | float | str:

@@ -10,7 +10,7 @@ from ..spec.dtypes import Dtype
 from ..spec.models import OpSpec
 from ..spec.recipe import Step
 from .aclnn import AclnnParts, AclnnPlan, aclnn_parts, aclnn_plan
-from .attrs import AttrPlan, KernelScalars, attr_plans, kernel_scalars
+from .attrs import AttrPlan, KernelScalars, attr_plans, kernel_scalars, proto_attr_plans
 from .broadcast import BroadcastPlan, broadcast_plan
 from .budget import ClassicDtypeCase, classic_dtype_cases, recipe_reads
 from .choice import ChoicePlan, choice_plan
@@ -63,6 +63,7 @@ class RenderPlan:
     proto_types: tuple[str, ...]  # each tensor's REG_OP type argument: its TensorType, or the DATATYPE symbol
     proto_datatype: str  # `T, TensorType(...)` of `.DATATYPE(...)`, empty without proto_symbol
     attrs: tuple[AttrPlan, ...]
+    proto_attrs: tuple[AttrPlan, ...]  # REG_OP's: the def's and the proto-only ones
     scalars: KernelScalars  # the attrs the recipe reads, on their way to the kernel
     combinations: tuple[DtypeCombination, ...]
     socs: tuple[SocPlan, ...]
@@ -315,7 +316,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         experimental=spec.experimental, rel_dir=plan_rel_dir,
         brief=SpecText(spec.brief), license=_license(spec),
         families=families, cmake=cmake,
-        guard=name.upper(), tensors=tensors, attrs=attrs,
+        guard=name.upper(), tensors=tensors, attrs=attrs, proto_attrs=proto_attr_plans(spec),
         proto_types=tuple(f'"{spec.proto_symbol}"' if spec.proto_symbol else t.proto_tensor_type for t in tensors),
         proto_datatype=f"{spec.proto_symbol}, {tensors[0].proto_tensor_type}" if spec.proto_symbol else "",
         scalars=scalars, combinations=combos,

@@ -93,6 +93,11 @@ class KernelScalars:
 
 
 def attr_plans(spec: OpSpec) -> tuple[AttrPlan, ...]:
+    return tuple(_attr(i, a) for i, a in enumerate(spec.def_attrs))
+
+
+def proto_attr_plans(spec: OpSpec) -> tuple[AttrPlan, ...]:
+    """Every attr, as REG_OP registers them: the def's and the proto-only ones, in spec order."""
     return tuple(_attr(i, a) for i, a in enumerate(spec.attrs))
 
 
@@ -110,11 +115,11 @@ def attr_settings(spec: OpSpec) -> tuple[dict[str, AttrValue], ...]:
     """The attr values the numerics check runs: the defaults, each other value of an attr choosing the math,
     then every numeric attr at a non-default value (its check_value, else derived) with each value of that attr,
     so math that ignores an attr fails there; the last setting is the default value's."""
-    defaults = {a.name: a.default for a in spec.attrs}
+    defaults = {a.name: a.default for a in spec.def_attrs}
     choice = choice_attr(spec)
     values = [v for v, _ in choice_options(choice) if v != choice.default] if choice else []
     picked = [{**defaults, choice.name: v} for v in values] if choice else []
-    numeric = [a for a in spec.attrs if a.type in ("float", "int", "bool") and a is not choice]
+    numeric = [a for a in spec.def_attrs if a.type in ("float", "int", "bool") and a is not choice]
     changed = {**defaults, **{a.name: _other(a) for a in numeric}}
     # each choice value's math at the non-default numbers too, the default value's last
     other = [{**changed, choice.name: v} for v in values] + [changed] if choice else [changed]
@@ -123,7 +128,7 @@ def attr_settings(spec: OpSpec) -> tuple[dict[str, AttrValue], ...]:
 
 def shown_attrs(spec: OpSpec, attrs: Mapping[str, AttrValue]) -> str:
     """The attrs that differ from their defaults, as `name=value` (empty at the defaults)."""
-    return ", ".join(f"{a.name}={attrs[a.name]!r}" for a in spec.attrs if attrs[a.name] != a.default)
+    return ", ".join(f"{a.name}={attrs[a.name]!r}" for a in spec.def_attrs if attrs[a.name] != a.default)
 
 
 def kernel_value(kind: str, value: AttrValue) -> AttrValue:

@@ -238,5 +238,5 @@ def _binary_entry(spec: OpSpec, tensors: tuple[TensorPlan, ...], k: int) -> dict
             for t in tensors if t.role == role
         ]
 
-    attrs = [{"name": a.name, "dtype": a.type, "value": None} for a in spec.attrs]
+    attrs = [{"name": a.name, "dtype": a.type, "value": None} for a in spec.def_attrs]
     return {"inputs": io("input"), "outputs": io("output"), **({"attrs": attrs} if attrs else {})}

@@ -24,8 +24,12 @@ def attr_types(data: Any) -> dict[str, str]:
 def attr_issues(spec: OpSpec) -> list[SpecIssue]:
     issues = []
     variants = set(spec.compute.variants)
+    scalar_attrs = {x.attr for x in spec.aclnn.scalars} if spec.aclnn else set()
     for i, attr in enumerate(spec.attrs):
         loc = ("attrs", i)
+        if attr.proto_only:
+            issues += _proto_only_issues(attr, loc, attr.name in recipe_attrs(spec), attr.name in scalar_attrs)
+            continue
         if attr.variants and attr.type != "bool":
             issues.append(SpecIssue((*loc, "variants"), f"only bool attrs map values to variants; {attr.name} is a "
                                     f"{attr.type}" + (" (a string attr's values pick the variants of their names)"
@@ -70,6 +74,17 @@ def attr_issues(spec: OpSpec) -> list[SpecIssue]:
         issues.append(SpecIssue(("attrs",), "at most one attr can pick the compute variant (one string attr, or "
                                 "one bool attr with variants)"))
     return issues
+
+
+def _proto_only_issues(attr: AttrSpec, loc: tuple[str | int, ...], read: bool, passed: bool) -> list[SpecIssue]:
+    """A proto-only attr reaches nothing the def feeds: no recipe step, aclnn parameter or variant reads it."""
+    users = [what for what, uses in (("a recipe step reads it", read), ("an aclnn scalar sets it", passed),
+                                     ("it picks the compute variant", attr.type == "string" or bool(attr.variants)),
+                                     ("it has a check_value", attr.check_value is not None)) if uses]
+    if not users:
+        return []
+    return [SpecIssue((*loc, "proto_only"), f"{attr.name} is registered in the proto only, but "
+                      f"{' and '.join(users)}; register it in the def too (drop proto_only)")]
 
 
 def _bool_choice_issues(spec: OpSpec, attr: AttrSpec, loc: tuple[str | int, ...],

@@ -182,6 +182,8 @@ class AttrSpec(Model):
     attr_type: Literal["optional", "required"] | None = Field(
         "optional", description="the def's AttrType: required makes the tiling refuse a context without the attr "
         "(as upstream hardtanh_grad's def); null: not called, as upstream HardShrinkGrad's def")
+    proto_only: bool = Field(False, description="registered in the proto only (REG_OP ATTR), as upstream "
+                             "SigmoidGrad's complex_conj: the def, tiling, kernel and aclnn never see it")
     if_absent: Literal["default", "error"] = Field(
         "default", description="what the tiling does with a context holding no value for the attr: take the def "
         "default, or fail (as upstream GeluGradV2's approximate and HardShrinkGrad's lambd); required attrs fail")
@@ -455,6 +457,11 @@ class OpSpec(Model):
     @property
     def snake_name(self) -> str:
         return self.name or camel_to_snake(self.op_type)
+
+    @property
+    def def_attrs(self) -> tuple[AttrSpec, ...]:
+        """The attrs the def registers (and tiling, kernel and aclnn see): all but the proto-only ones."""
+        return tuple(a for a in self.attrs if not a.proto_only)
 
     @property
     def tensors(self) -> tuple[TensorSpec, ...]:

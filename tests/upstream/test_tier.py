@@ -56,7 +56,7 @@ LISTED: dict[str, tuple[str, ...]] = {
     ),
     "mish_grad": ('file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',),
     "relu6_grad": (
-        'aclnn.aclnnHardtanhBackwardGetWorkspaceSize', 'aclnn.aclnnHardtanhBackward', 'file.docs/*',
+        'aclnn.aclnnHardtanhBackward', 'aclnn.aclnnHardtanhBackwardGetWorkspaceSize', 'file.docs/*',
         'file.examples/*', 'file.framework/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_host/config/*',
         'file.op_*', 'file.tests/*',
     ),
@@ -66,7 +66,7 @@ LISTED: dict[str, tuple[str, ...]] = {
         'cmake.CMakeLists.txt.add_modules_sources.TILING_DIR', 'file.op_host/config/*', 'file.tests/*',
     ),
     "sigmoid_grad": (
-        'def.attrs', 'file.examples/*', 'file.framework/*', 'file.op_graph/*', 'file.op_*', 'file.op_kernel_aicpu/*',
+        'file.examples/*', 'file.framework/*', 'file.op_graph/*', 'file.op_*', 'file.op_kernel_aicpu/*',
         'file.tests/*',
     ),
     "silu_grad": (
@@ -80,7 +80,7 @@ LISTED: dict[str, tuple[str, ...]] = {
         'file.op_graph/*', 'file.op_*', 'file.op_host/config/*', 'file.tests/*',
     ),
     "softsign_grad": (
-        'aclnn.aclnnSoftsignBackward', 'aclnn.aclnnSoftsignBackwardGetWorkspaceSize', 'file.docs/*',
+        'aclnn.aclnnSoftsignBackwardGetWorkspaceSize', 'aclnn.aclnnSoftsignBackward', 'file.docs/*',
         'file.examples/*', 'file.framework/*', 'file.*op_api/*', 'file.op_host/config/*', 'file.tests/*',
     ),
     "swish_grad": (
