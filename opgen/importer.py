@@ -161,6 +161,8 @@ def _tensor(tensor: DefTensor, dtypes: list[str], proto: ProtoType | None) -> Co
         declared = proto.classes[0] if single_class else [*proto.classes, *(_dtype(d) for d in proto.listed)]
         if isinstance(declared, str) or set(declared) != set(dtypes):
             out["proto_dtypes"] = declared
+        if any(ge not in proto.dtypes for ge in tensor.data_type or ()):
+            out["proto_narrower"] = True
     return out
 
 

@@ -7,7 +7,15 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..spec.dtypes import DTYPES, MASK_DTYPES, PROTO_DTYPES, PROTO_TYPE_CLASSES, Dtype, expanded_proto_dtypes
+from ..spec.dtypes import (
+    DTYPES,
+    MASK_DTYPES,
+    PROTO_DTYPES,
+    PROTO_TYPE_CLASSES,
+    Dtype,
+    expanded_proto_dtypes,
+    proto_admits,
+)
 from ..spec.models import OpSpec, TensorSpec
 from .mixed import combination_tpl, dag_typings, is_mixed
 from .reserved import lower_camel, upper_snake
@@ -35,6 +43,7 @@ class TensorPlan:
     optional: bool
     def_calls: tuple[str, ...] = ()  # further def calls (AutoContiguous)
     unknown_shape_format: bool = True  # the def repeats the formats as UnknownShapeFormat
+    proto_lacks: tuple[str, ...] = ()  # dtypes of the def the proto does not admit (spec proto_narrower)
     proto_name: str = ""  # the REG_OP name (the def's name unless the spec gives another)
 
     @property
@@ -189,7 +198,10 @@ def _tensor(t: TensorSpec, role: str, index: int, count: int, read: bool, dag_ty
         dag_param=param,
         is_mask=role == "input" and set(column) <= MASK_DTYPES and "uint1" in column, read_by_kernel=read,
         optional=t.param_type == "optional", def_calls=t.def_calls,
-        unknown_shape_format=t.unknown_shape_format, proto_name=t.proto_name or t.name,
+        unknown_shape_format=t.unknown_shape_format,
+        proto_lacks=tuple(c for c in dict.fromkeys(column) if t.proto_narrower
+                          and DTYPES[c].ge not in proto_admits(t.proto_dtypes or written)),
+        proto_name=t.proto_name or t.name,
     )
 
 

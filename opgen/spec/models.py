@@ -149,6 +149,9 @@ class TensorSpec(Model):
     def_calls: tuple[DefCall, ...] = Field(
         (), description="further calls on the def's Input/Output, as upstream's def makes them (AutoContiguous: the "
         "framework makes a non-contiguous tensor contiguous before the kernel)")
+    proto_narrower: bool = Field(
+        False, description="proto_dtypes may lack dtypes of dtypes, as upstream ThresholdV2's proto does: graph mode "
+        "refuses those dtypes, aclnn still takes them")
     unknown_shape_format: bool = Field(
         True, description="the def repeats the formats as UnknownShapeFormat, as most of upstream's defs do; false "
         "leaves it out (upstream activation/logsigmoid_grad)")

@@ -7,11 +7,14 @@ import json
 from pathlib import Path
 
 import pytest
+from ruamel.yaml import YAML
 
 from opgen.check.consistency import consistency_tier
 from opgen.check.runner import run_checks
 
 from .trees import GELU, RELU, SAMPLE_DIRS, by_item, copy_sample, edit, failing, loaded, statuses
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 
 
 @pytest.mark.parametrize("rel_dir", SAMPLE_DIRS)
@@ -137,3 +140,29 @@ def test_aclnn_sources_where_cmake_does_not_build_them_fail(tmp_path: Path, rel_
     item = by_item(consistency_tier(op_dir, loaded(op_dir)[1]), label)
     assert item.status == "fail"
     assert f"{wrong}/aclnn_" in item.reason and f"builds {right}/*.cpp only" in item.reason
+
+
+def test_a_proto_narrower_than_the_def_passes_only_where_the_spec_says_so(run, tmp_path: Path) -> None:
+    """Upstream ThresholdV2's proto admits fewer dtypes than its def (graph mode refuses them, aclnn takes them):
+    expressible with proto_narrower, refused without it."""
+    yaml = YAML(typ="safe")
+    doc = yaml.load(SCHEMAS / "leaky_relu_grad.yaml")
+    for tensor in doc["inputs"] + doc["outputs"]:
+        tensor["proto_dtypes"] = ["float16", "float32"]
+    spec = tmp_path / "leaky_relu_grad.yaml"
+    yaml.dump(doc, spec)
+    refused = run("gen", spec, "-o", tmp_path / "out")
+    assert refused.code == 2 and "inputs[0].proto_dtypes: lacks bfloat16 that dtypes lists" in refused.err
+    for tensor in doc["inputs"] + doc["outputs"]:
+        tensor["proto_narrower"] = True
+    yaml.dump(doc, spec)
+    assert run("gen", spec, "-o", tmp_path / "out").code == 0
+    op_dir = tmp_path / "out/activation/leaky_relu_grad"
+    assert ".INPUT(gradients, TensorType({DT_FLOAT16, DT_FLOAT}))" in (
+        op_dir / "op_graph/leaky_relu_grad_proto.h").read_text()
+    item = by_item(consistency_tier(op_dir, loaded(op_dir)[1]), "proto TensorType ⊇ def")
+    assert item.status == "pass" and "gradients lacks bfloat16 by the spec (proto_narrower" in item.reason
+    edit(op_dir / "op_graph/leaky_relu_grad_proto.h", ".INPUT(gradients, TensorType({DT_FLOAT16, DT_FLOAT}))",
+         ".INPUT(gradients, TensorType({DT_FLOAT16}))")
+    item = by_item(consistency_tier(op_dir, loaded(op_dir)[1]), "proto TensorType ⊇ def")
+    assert item.status == "fail" and "gradients TensorType lacks float32 that" in item.reason
