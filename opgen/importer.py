@@ -98,6 +98,8 @@ def spec_data(facts: OpFacts, op_dir: Path) -> CommentedMap:
     api = _aclnn_api(facts)
     if api:
         data["aclnn"] = api
+    elif any(re.fullmatch(r"(op_host/)?op_api/(?!aclnn_)\w+\.cpp", f) for f in facts.files):
+        data["l0_op"] = True  # an l0 op for an aclnn API declared elsewhere
     inputs = [t.name for t in definition.tensors if t.direction == "Input"]
     reference = CommentedMap([("forward", None), ("wrt", inputs[-1]), ("grad", inputs[0])])
     reference.yaml_add_eol_comment(f"{PLACEHOLDER}: the forward function; opgen check fails until you do", "forward")

@@ -22,6 +22,7 @@ from .examples import ExamplePlan, example_plan
 from .families import KernelFamily, dialect_of, kernel_families
 from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan, mask_values
 from .kernel_ut import KernelUtPlan, kernel_ut_plan
+from .l0 import L0Plan, l0_plan
 from .lowering import lower
 from .ophost_tests import OphostUtPlan, ophost_ut_plan
 from .optional import AbsentPlan, absent_plan
@@ -91,6 +92,7 @@ class RenderPlan:
     last_dim_multiple: int
     dtype_source: TensorPlan  # the input whose dtype and shape the outputs take
     aclnn: AclnnPlan | None
+    l0: L0Plan | None  # the l0 op, with or without this op's own aclnn API
     aclnn_parts: AclnnParts  # path parts of the aclnn files: empty strings (no file) without an aclnn API
     disable_in_opp: bool
     aclnn_type: str  # CMake ACLNNTYPE
@@ -299,6 +301,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     cmake = cmake_plan(name, families)
     api_dir = cmake.op_api_dir
     aclnn = aclnn_plan(spec, by_name, combos, socs, api_dir, attrs) if spec.aclnn else None
+    l0 = l0_plan(attrs, combos) if spec.aclnn or spec.l0_op else None
     kernel_tensors = [t for t in tensors if t.read_by_kernel]
     same_shape = tuple(by_name[n] for n in spec.constraints.same_shape) or (
         tuple(kernel_tensors) if len(kernel_tensors) > 1 and brc is None else ())
@@ -336,7 +339,8 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         same_shape=same_shape, same_shape_reason="" if spec.constraints.same_shape or brc else NO_BROADCAST_REASON,
         same_dtype=same_dtype(tuple(by_name[n] for n in spec.constraints.same_dtype)),
         last_dim_checked=(by_name[rule.tensor],) if rule else (), last_dim_multiple=rule.multiple if rule else 1,
-        dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn, aclnn_parts=aclnn_parts(aclnn, api_dir),
+        dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn, l0=l0,
+        aclnn_parts=aclnn_parts(aclnn, l0 is not None, api_dir),
         disable_in_opp=spec.disable_in_opp, aclnn_type=spec.aclnn_type, golden=golden,
         st_csv=st_csv(spec, tensors, combos, {c.dtype.name: c.bits for c in classic_cases}, brc),
         example=example_plan(spec, by_name, combos), op_api_dir=api_dir, description=SpecText(spec.docs.description),

@@ -420,6 +420,8 @@ class OpSpec(Model):
     experimental: bool = False
     disable_in_opp: bool = Field(False, description="CMake DISABLE_IN_OPP TRUE: the op also exists as a legacy "
                                  "built-in, so its tiling stays out of the opp package (as ops-nn's relu_grad_v2)")
+    l0_op: bool = Field(False, description="write the l0 op (op_api/<op>.h, .cpp) without an aclnn API of this "
+                        "op's own, for an API declared elsewhere (upstream activation/relu_grad); aclnn implies it")
     aclnn_type: Literal["aclnn_exclude", "aclnn", "aclnn_inner", "no_need_aclnn"] = Field(
         "aclnn_exclude", description="CMake ACLNNTYPE: aclnn_exclude (no API generated from the def: the op's own "
         "op_api, or none), aclnn / aclnn_inner (ops-nn's build generates one from the def), no_need_aclnn")
