@@ -37,6 +37,8 @@ class AttrPlan:
     value: AttrValue  # the def default
     def_attr_type: str = "OPTIONAL"  # the def's AttrType(...) argument, empty when not called
     required: bool = False  # the tiling fails without a value (else it takes the def default)
+    refusal: str = ""  # the C++ condition on which the tiling refuses the value (spec min, min_when)
+    refusal_reason: str = ""
 
     @property
     def def_call(self) -> str:
@@ -151,7 +153,20 @@ def _attr(index: int, attr: AttrSpec) -> AttrPlan:
     return AttrPlan(attr.name, attr.type, index, attr.type.capitalize(), c_literal(attr.type, attr.default),
                     c_literal(attr.type, proto),
                     C_TYPES[attr.type], lower_camel(attr.name), attr_member(attr.name), attr.default,
-                    (attr.attr_type or "").upper(), attr.attr_type == "required" or attr.if_absent == "error")
+                    (attr.attr_type or "").upper(), attr.attr_type == "required" or attr.if_absent == "error",
+                    *_refusal(attr))
+
+
+def _refusal(attr: AttrSpec) -> tuple[str, str]:
+    """The tiling's bound on the attr (spec min, while min_when is true): its C++ condition and logged reason."""
+    if attr.min is None:
+        return "", ""
+    bound = c_literal(attr.type, float(attr.min) if attr.type == "float" else int(attr.min))
+    below = f"tiling->{lower_camel(attr.name)} < {bound}"
+    if attr.min_when is None:
+        return below, f"the value of {attr.name} must be at least {attr.min:g}"
+    return (f"{lower_camel(attr.min_when)}Value && {below}",
+            f"if {attr.min_when} is true, the value of {attr.name} must be at least {attr.min:g}")
 
 
 def _cast(to: str, c_type: str, value: str) -> str:

@@ -185,6 +185,10 @@ class AttrSpec(Model):
     attr_type: Literal["optional", "required"] | None = Field(
         "optional", description="the def's AttrType: required makes the tiling refuse a context without the attr "
         "(as upstream hardtanh_grad's def); null: not called, as upstream HardShrinkGrad's def")
+    min: FiniteFloat | None = Field(None, description="float and int attrs: the smallest value the tiling takes; a "
+                                    "smaller one fails it with a log, as upstream EluGradV2's alpha")
+    min_when: IrName | None = Field(None, description="min applies only while this bool attr, the one choosing the "
+                                    "math, is true (upstream EluGradV2: alpha >= 0 when is_result)")
     proto_only: bool = Field(False, description="registered in the proto only (REG_OP ATTR), as upstream "
                              "SigmoidGrad's complex_conj: the def, tiling, kernel and aclnn never see it")
     if_absent: Literal["default", "error"] = Field(

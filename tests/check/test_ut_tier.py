@@ -146,3 +146,19 @@ def test_a_bool_choice_keyed_the_other_way_fails_every_tiling_case(tmp_path: Pat
     _, plan = loaded(op_dir)
     [suite] = plan.ophost_ut.tiling_suites
     assert run.status == "fail" and run.figures["failed"] == sum(c.succeeds for c in suite.cases)
+
+
+@pytest.mark.parametrize("condition", ["isResultValue && tiling->alpha < 0.0f", "false && tiling->alpha < 0.0f",
+                                       "isResultValue && tiling->alpha < -2.0f"])
+def test_a_tiling_that_takes_a_value_below_the_specs_min_fails_that_ut(tmp_path: Path, cann_src: Path,
+                                                                      condition: str) -> None:
+    """EluGradV2's tiling refuses a negative alpha from the result, as upstream's: a refusal dropped or loosened
+    fails exactly the UT at alpha -1 with is_result true; the refusal as generated passes every UT."""
+    op_dir = copy_sample(tmp_path, "activation/elu_grad_v2")
+    edit(op_dir / "op_host/arch35/elu_grad_v2_tiling_arch35.cpp", "isResultValue && tiling->alpha < 0.0f", condition)
+    run = by_item(ut_items(op_dir, cann_src), "op_host UTs run (ascend950)")
+    if condition == "isResultValue && tiling->alpha < 0.0f":
+        assert run.status == "pass", run
+        return
+    assert run.status == "fail" and run.figures["failed"] == 1, run
+    assert "EluGradV2TilingAscend950.tiling_alpha_below_min" in run.reason

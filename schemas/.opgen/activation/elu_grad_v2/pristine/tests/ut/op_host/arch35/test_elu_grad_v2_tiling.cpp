@@ -296,6 +296,25 @@ TEST_F(EluGradV2TilingAscend950, tiling_activations_shape_mismatch)
     ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
 }
 
+TEST_F(EluGradV2TilingAscend950, tiling_alpha_below_min)
+{
+    optiling::EluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("EluGradV2",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(-1.0f)},
+                                               {"scale", Ops::NN::AnyValue::CreateFrom<float>(1.0f)},
+                                               {"input_scale", Ops::NN::AnyValue::CreateFrom<float>(1.0f)},
+                                               {"is_result", Ops::NN::AnyValue::CreateFrom<bool>(true)}},
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
 TEST_F(EluGradV2TilingAscend950, tiling_bfloat16_test_shape_is_result_true)
 {
     optiling::EluGradV2CompileInfo compileInfo;
