@@ -143,3 +143,15 @@ def test_a_proto_only_attr_the_recipe_reads_is_refused_naming_the_fix(run, tmp_p
     assert result.code == 2 and not (tmp_path / "out").exists()
     assert "attrs[0].proto_only: lambd is registered in the proto only, but a recipe step reads it and an aclnn " \
            "scalar sets it; register it in the def too (drop proto_only)" in result.err
+
+
+def test_a_tiling_bound_on_the_wrong_attr_is_refused_naming_the_fix(run, tmp_path: Path) -> None:
+    elu = SCHEMAS / "elu_grad_v2.yaml"
+    spec = copy_spec(elu, tmp_path, lambda t: t.replace("    min_when: is_result\n", "    min_when: scale\n"))
+    result = run("gen", spec, "-o", tmp_path / "out")
+    assert result.code == 2 and "attrs[0].min_when: 'scale' is not the bool attr choosing the math" in result.err
+    (tmp_path / "b").mkdir()
+    spec = copy_spec(elu, tmp_path / "b", lambda t: t.replace("    min: 0  #", "    #"))
+    result = run("gen", spec, "-o", tmp_path / "out")
+    assert result.code == 2 and "attrs[0].min_when: says when min applies, but there is no min" in result.err
+    assert not (tmp_path / "out").exists()
