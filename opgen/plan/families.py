@@ -15,7 +15,7 @@ from ..spec.models import OpSpec
 from .classic import scratch_bytes
 from .family_paths import family_op_file, family_paths
 from .kernel_ut import KernelUtPlan
-from .ophost_tests import OphostUtPlan
+from .ophost_tests import OPS_NN_UT_DIRS, OphostUtPlan, hosted_socs
 from .platforms import SocPlan
 
 # the family's unit tests, from its dialect, SoCs and kernel entry (relative to tests/ut/op_kernel)
@@ -94,6 +94,8 @@ def kernel_families(spec: OpSpec, socs: tuple[SocPlan, ...], tests: UtBuilder) -
         members = tuple(s for s, p in zip(socs, spec.platforms, strict=True) if p.kernel == name)
         arches = [s.arch for s in members if s.arch]
         paths = family_paths(spec.snake_name, name, several=len(names) > 1, op_file=family_op_file(spec, name))
+        if {OPS_NN_UT_DIRS.get(s.name) for s in hosted_socs(members)} == {"arch22"}:  # built for those SoCs only
+            paths["tiling_ut"] = f"tests/ut/op_host/arch22/test_{spec.snake_name}_tiling.cpp"
         kernel_ut, ophost_ut = tests(shape.dialect == "arch35", members, f"../../../{paths['kernel_entry']}")
         families.append(KernelFamily(
             name=name, blueprint=shape.blueprint, dialect=shape.dialect, socs=members, **paths,
