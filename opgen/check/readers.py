@@ -99,6 +99,10 @@ class OpFiles:
         return self.family.kernel_entry
 
     @property
+    def kernel_ut(self) -> str:
+        return self.family.kernel_ut_file
+
+    @property
     def tpl_struct(self) -> str:
         return f"op_kernel/arch35/{self.name}_tiling_struct.h"
 

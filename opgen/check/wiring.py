@@ -35,7 +35,8 @@ def wiring_items(op_dir: Path, families: list[tuple[str, OpFiles]], info: DefInf
 
 
 def kernel_entry_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
-    """The `__global__ __aicore__` entry takes the def's inputs, then outputs, then workspace and tiling."""
+    """The `__global__ __aicore__` entry takes the def's inputs, then outputs, then workspace and tiling; so does
+    the declaration a classic kernel UT makes of it (the UT links AddOpTestCase's own build of the entry)."""
     label = "kernel entry arguments == def order"
     src = read_source(op_dir, files.kernel_entry)
     if src is None:
@@ -43,9 +44,11 @@ def kernel_entry_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
     entries = read_kernel_entries(src)
     if not entries:
         return verdict(label, [f"{src.rel}: no __global__ __aicore__ void <op>(...) entry"])
+    ut = read_source(op_dir, files.kernel_ut)
+    declared = [(ut, e) for e in read_kernel_entries(ut)] if ut is not None else []
     want = (*(t.name for t in info.tensors), "workspace", "tiling")
-    problems = [f"{src.rel}:{e.line}: {e.name}({', '.join(e.params)}), expected ({', '.join(want)})"
-                for e in entries if e.params != want]
+    problems = [f"{where.rel}:{e.line}: {e.name}({', '.join(e.params)}), expected ({', '.join(want)})"
+                for where, e in [*((src, e) for e in entries), *declared] if e.params != want]
     return verdict(label, problems, f"({', '.join(want)})")
 
 

@@ -19,7 +19,8 @@ from .ophost_tests import OPS_NN_UT_DIRS, OphostUtPlan, hosted_socs
 from .platforms import SocPlan
 
 # the family's unit tests, from its dialect, SoCs and kernel entry (relative to tests/ut/op_kernel)
-UtBuilder = Callable[[bool, tuple[SocPlan, ...], str], tuple[KernelUtPlan, OphostUtPlan]]
+# (arch35 dialect, the family's SoCs, its kernel entry and kernel dir, both relative to tests/ut/op_kernel/)
+UtBuilder = Callable[[bool, tuple[SocPlan, ...], str, str], tuple[KernelUtPlan, OphostUtPlan]]
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,8 @@ def kernel_families(spec: OpSpec, socs: tuple[SocPlan, ...], tests: UtBuilder) -
         paths = family_paths(spec.snake_name, name, several=len(names) > 1, op_file=family_op_file(spec, name))
         if {OPS_NN_UT_DIRS.get(s.name) for s in hosted_socs(members)} == {"arch22"}:  # built for those SoCs only
             paths["tiling_ut"] = f"tests/ut/op_host/arch22/test_{spec.snake_name}_tiling.cpp"
-        kernel_ut, ophost_ut = tests(shape.dialect == "arch35", members, f"../../../{paths['kernel_entry']}")
+        kernel_ut, ophost_ut = tests(shape.dialect == "arch35", members, f"../../../{paths['kernel_entry']}",
+                                   f"../../../{paths['kernel_dir']}")
         families.append(KernelFamily(
             name=name, blueprint=shape.blueprint, dialect=shape.dialect, socs=members, **paths,
             ub_scratch_bytes=ub_scratch_bytes(spec, name),

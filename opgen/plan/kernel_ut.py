@@ -42,7 +42,9 @@ class KernelUtCase:
 class KernelUtPlan:
     socs: tuple[SocPlan, ...]  # SoCs with a kernel-UT name (AddOpTestCase)
     flags: str  # -DDTYPE_<T>=<type> of the first combination
-    kernel_source: str
+    includes: tuple[str, ...]  # arch35: the template kernel's source, instantiated in the UT as upstream's apt UTs
+    # do; classic: its tiling data struct alone
+    declarations: tuple[str, ...]  # classic: the extern "C" entry, which AddOpTestCase compiles from its own copy
     tiling_struct: str
     data_dir: str  # the data dir relative to the ops-nn root, as SetupTestEnvironment takes it
     golden_rel: str  # tests/assets/golden.py relative to the ops-nn root
@@ -59,7 +61,7 @@ class KernelUtPlan:
 
 
 def kernel_ut_plan(
-    spec: OpSpec, dag: bool, kernel_source: str, rel_dir: str, tensors: tuple[TensorPlan, ...],
+    spec: OpSpec, dag: bool, kernel: tuple[str, str], rel_dir: str, tensors: tuple[TensorPlan, ...],
     combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...], scalars: KernelScalars,
     choice: ChoicePlan | None = None,
 ) -> KernelUtPlan:
@@ -87,7 +89,11 @@ def kernel_ut_plan(
     return KernelUtPlan(
         socs=tuple(s for s in socs if s.kernel_ut_soc),
         flags=" ".join(f"-D{t.macro}={t.dtypes[0].kernel}" for t in tensors),
-        kernel_source=kernel_source, tiling_struct=struct, data_dir=f"{rel_dir}/tests/ut/op_kernel/{name}_data",
+        includes=(kernel[0],) if dag else (f"{kernel[1]}/{name}_tiling_data.h",),
+        declarations=() if dag else (f'extern "C" __global__ __aicore__ void {name}('
+                                     f'{", ".join(f"GM_ADDR {t.name}" for t in tensors)}, GM_ADDR workspace, '
+                                     "GM_ADDR tiling);",),
+        tiling_struct=struct, data_dir=f"{rel_dir}/tests/ut/op_kernel/{name}_data",
         golden_rel=f"{rel_dir}/tests/assets/golden.py",
         workspace_bytes=max(spec.tiling.workspace_bytes, UT_WORKSPACE_BYTES),
         gen_data_inputs=tuple(

@@ -166,3 +166,16 @@ def test_a_proto_narrower_than_the_def_passes_only_where_the_spec_says_so(run, t
          ".INPUT(gradients, TensorType({DT_FLOAT16}))")
     item = by_item(consistency_tier(op_dir, loaded(op_dir)[1]), "proto TensorType ⊇ def")
     assert item.status == "fail" and "gradients TensorType lacks float32 that" in item.reason
+
+
+def test_a_classic_kernel_ut_declares_its_entry_and_a_wrong_declaration_fails(tmp_path: Path) -> None:
+    """ops-nn's AddOpTestCase compiles the kernel beside the UT, so a classic UT declares the extern "C" entry
+    instead of including its source (a second definition); the declaration must take the def's order."""
+    op_dir = copy_sample(tmp_path, GELU)
+    ut = op_dir / "tests/ut/op_kernel/test_gelu_grad.cpp"
+    text = ut.read_text(encoding="utf-8")
+    assert '#include "../../../op_kernel/gelu_grad.cpp"' not in text
+    assert 'extern "C" __global__ __aicore__ void gelu_grad(GM_ADDR dy, GM_ADDR x, GM_ADDR y, GM_ADDR z,' in text
+    edit(ut, "void gelu_grad(GM_ADDR dy, GM_ADDR x,", "void gelu_grad(GM_ADDR x, GM_ADDR dy,")
+    item = by_item(consistency_tier(op_dir, loaded(op_dir)[1]), "kernel entry arguments == def order")
+    assert item.status == "fail" and item.reason.startswith("tests/ut/op_kernel/test_gelu_grad.cpp:20: gelu_grad(x, dy")
