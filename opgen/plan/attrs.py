@@ -122,7 +122,7 @@ def attr_settings(spec: OpSpec) -> tuple[dict[str, AttrValue], ...]:
     values = [v for v, _ in choice_options(choice) if v != choice.default] if choice else []
     picked = [{**defaults, choice.name: v} for v in values] if choice else []
     numeric = [a for a in spec.def_attrs if a.type in ("float", "int", "bool") and a is not choice]
-    changed = {**defaults, **{a.name: _other(a) for a in numeric}}
+    changed = {**defaults, **{a.name: _other(a, k) for k, a in enumerate(numeric)}}
     # each choice value's math at the non-default numbers too, the default value's last
     other = [{**changed, choice.name: v} for v in values] + [changed] if choice else [changed]
     return (defaults, *picked, *(other if numeric else []))
@@ -138,14 +138,16 @@ def kernel_value(kind: str, value: AttrValue) -> AttrValue:
     return float(np.float32(value)) if kind == "float" else value
 
 
-def _other(attr: AttrSpec) -> AttrValue:
+def _other(attr: AttrSpec, k: int) -> AttrValue:
+    """The checked non-default value: the spec's check_value, else one derived from the default and the attr's
+    place `k`, so attrs with equal defaults get distinct values and a tiling that swaps two of them fails."""
     if attr.check_value is not None:
         return attr.check_value
     if attr.type == "bool":
         return not attr.default
     if attr.type == "int":
-        return int(attr.default) + 1
-    return float(attr.default) * 2.0 if attr.default else 0.5
+        return int(attr.default) + 1 + k
+    return (float(attr.default) * 2.0 if attr.default else 0.5) + 0.25 * k
 
 
 def _attr(index: int, attr: AttrSpec) -> AttrPlan:

@@ -162,3 +162,14 @@ def test_a_tiling_that_takes_a_value_below_the_specs_min_fails_that_ut(tmp_path:
         return
     assert run.status == "fail" and run.figures["failed"] == 1, run
     assert "EluGradV2TilingAscend950.tiling_alpha_below_min" in run.reason
+
+
+def test_a_tiling_reading_one_attr_for_another_with_the_same_default_fails(tmp_path: Path, cann_src: Path) -> None:
+    """EluGradV2's scale and input_scale both default to 1.0: the checked setting gives them distinct values
+    (2.25, 2.5), so a tiling that fills scale from input_scale's index fails those cases."""
+    op_dir = copy_sample(tmp_path, "activation/elu_grad_v2")
+    edit(op_dir / "op_host/arch35/elu_grad_v2_tiling_arch35.cpp", "? *scaleAttr : 1.0f;",
+         "? *attrs->GetAttrPointer<float>(2) : 1.0f;")
+    run = by_item(ut_items(op_dir, cann_src), "op_host UTs run (ascend950)")
+    assert run.status == "fail", run
+    assert "EluGradV2TilingAscend950.tiling_bfloat16_test_shape_attrs_" in run.reason
