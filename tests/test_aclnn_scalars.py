@@ -148,9 +148,9 @@ def test_op_api_ut_null_and_non_default_cases(tree: Path) -> None:
     assert "INPUT(gradOutputDesc, selfDesc, 0.5, stepsDesc, (aclScalar*)nullptr, false)" in optional
     assert "EXPECT_EQ(aclRet, ACLNN_SUCCESS);" in optional
     changed = _ut_case(text, "scalars_not_default")
-    assert "auto stepsDesc = ScalarDesc(static_cast<int64_t>(4));" in changed
+    assert "auto stepsDesc = ScalarDesc(static_cast<int64_t>(6));" in changed  # 3 + 1 + its place (2)
     assert "auto alphaOptionalDesc = ScalarDesc(0.3333333333333333f);" in changed
-    assert "INPUT(gradOutputDesc, selfDesc, 1.0, stepsDesc, alphaOptionalDesc, true)" in changed
+    assert "INPUT(gradOutputDesc, selfDesc, 1.25, stepsDesc, alphaOptionalDesc, true)" in changed
     assert "EXPECT_EQ(aclRet, ACLNN_SUCCESS);" in changed
     assert "null_betaScalar" not in text and "null_conj" not in text  # by value: nothing to null
     refused = _ut_case(text, "steps_float_rejected")  # CanCast(DT_FLOAT, DT_INT64) is false
