@@ -9,7 +9,7 @@ script) and exits 2 naming every place it looked; compare_data.py compares with 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..spec.models import OpSpec
 from .attrs import KernelScalars
@@ -36,6 +36,7 @@ class KernelUtCase:
     setup: tuple[str, ...]  # statements before ICPU_RUN_KF (tiling key, kernel mode)
     kernel_call: str  # the entry the lambda calls
     buffers: tuple[tuple[str, str], ...]  # (kernel argument, byte size expression)
+    gen_args: tuple[str, ...] = ()  # gen_data.py's attr arguments (`approximate=tanh`): the golden's other math
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,12 @@ def kernel_ut_plan(
         cases = [_arch35_case(name, c, soc, shape, elements, 1, tensors, scalars, picked) for c, soc in runs]
         cases.append(_arch35_case(name, socs[0].combinations[0], socs[0], shape, elements, MULTI_CORES, tensors,
                                   scalars, picked))
+        # every other value of the attr choosing the math, on the first combination: its DAG against its golden
+        others = [v for v in choice.values if v != choice.default] if choice and runs else []
+        attr = choice.attr.name if choice else ""
+        cases += [replace(_arch35_case(name, runs[0][0], runs[0][1], shape, elements, 1, tensors, scalars,
+                                       f", {v.tpl}"), name=f"{name}_{runs[0][0].key.name}_{v.label}",
+                          gen_args=(f"{attr}={v.value}",)) for v in others]
     else:
         struct = f"{spec.op_type}TilingData"
         cases = [_classic_case(name, soc.combinations[0], soc, shape, elements, cores, tensors, scalars)
