@@ -185,3 +185,15 @@ def test_tiling_suites_sit_where_ops_nns_per_soc_ut_build_runs_them_alone() -> N
     assert "class GeluGradTilingAscend910b" in text and "Ascend310b" not in text
     swish = (SAMPLES / "activation/hard_swish_grad_v2/tests/ut/op_host/arch22/test_hard_swish_grad_v2_tiling.cpp")
     assert "class HardSwishGradV2TilingAscend91093" in swish.read_text(encoding="utf-8")  # 910_93 maps to arch22 too
+
+
+def test_a_float32_combination_takes_no_ub_for_cast_buffers_it_never_uses() -> None:
+    """A classic float32-recipe kernel reads float32 tensors in place: their cast buffers are made only for
+    other dtypes, so float32's tile counts them out (GeluGrad: 320 bits an element, as float16; it was 416)."""
+    op = SAMPLES / "experimental/activation/gelu_grad"
+    tiling = (op / "op_host/gelu_grad_tiling.cpp").read_text(encoding="utf-8")
+    assert "{ge::DT_FLOAT, 320}," in tiling and "{ge::DT_FLOAT16, 320}," in tiling
+    kernel = (op / "op_kernel/gelu_grad.h").read_text(encoding="utf-8")
+    assert "if constexpr (!std::is_same_v<TYPE_DY, float>) { // a float32 tensor is read in place\n" \
+           "            pipe.InitBuffer(castBufDy, tileDataNum * sizeof(float));" in kernel
+    assert "        pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));" in kernel  # scratch stays unconditional
