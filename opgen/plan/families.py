@@ -74,10 +74,6 @@ class KernelFamily:
         return self.tiling_source.rsplit("/", 1)[0]
 
     @property
-    def tiling_ut_dir(self) -> str:
-        return self.tiling_ut.rsplit("/", 1)[0]
-
-    @property
     def kernel_entry_name(self) -> str:
         return self.kernel_entry.rsplit("/", 1)[1]
 
