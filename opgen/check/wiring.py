@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..spec.dtypes import DTYPES
 from .items import CheckItem, skipped, verdict
 from .readers import (
     DefInfo,
@@ -116,8 +117,6 @@ def tiling_keys_item(op_dir: Path, files: OpFiles) -> CheckItem:
 
 def _arch35_keys(op_dir: Path, files: OpFiles, label: str) -> CheckItem:
     """Keys are GET_TPL_TILING_KEY(schMode, dType): every selected dType has a kernel branch of the same type."""
-    from ..spec.dtypes import DTYPES
-
     tpl = read_source(op_dir, files.tpl_struct)
     kernel = read_source(op_dir, files.kernel_entry)
     tiling = read_source(op_dir, files.tiling_source)
