@@ -16,6 +16,7 @@ from opgen.check.items import CheckItem
 from opgen.check.runner import run_checks
 from opgen.check.trust import Trust
 from opgen.check.ut_tier import ut_tier
+from opgen.plan.ophost_tests import UT_PLATFORMS
 
 from .trees import SAMPLE_DIRS, by_item, copy_sample, edit, failing, loaded
 
@@ -44,11 +45,13 @@ def test_ut_tier_passes_the_samples_with_their_op_host_uts_run(tmp_path: Path, r
     assert tier.status == "pass", failing(tier.items)
     runs = [i for i in tier.items if i.item.startswith("op_host UTs run")]
     _, plan = loaded(op_dir)
-    assert {r.item for r in runs} == {f"op_host UTs run ({s.soc})" for s in plan.ophost_ut.tiling_suites}
+    # one build per registered SoC ops-nn's UT executor knows (not ascend350), as ops-nn's; a SoC without a tiling
+    # suite of its own (GeluGrad's 310B: ops-nn has no UT dir for it) runs the infershape UTs alone
+    assert {r.item for r in runs} == {f"op_host UTs run ({s.name})" for s in plan.socs if s.name in UT_PLATFORMS}
     for run in runs:
         soc = run.item.split("(")[1].rstrip(")")
-        [suite] = [s for s in plan.ophost_ut.tiling_suites if s.soc == soc]
-        expected = len(plan.ophost_ut.infershape_cases) + len(suite.cases)
+        cases = sum(len(s.cases) for s in plan.ophost_ut.tiling_suites if s.soc == soc)
+        expected = len(plan.ophost_ut.infershape_cases) + cases
         assert run.figures == {"tests": expected, "passed": expected, "failed": 0}
 
 
