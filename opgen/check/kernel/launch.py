@@ -44,6 +44,8 @@ class ShapeRun:
     max_rel: float
     problems: tuple[str, ...]
     unmodelled: tuple[str, ...] = ()  # what the model aborted on (the launch proves nothing)
+    asserts: int = 0  # asc-devkit CPU-debug assertions passed over (the NPU build has none)
+    assert_text: str = ""  # the first one's message
 
 
 def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, golden: GoldenVariant,
@@ -73,6 +75,8 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
             return ShapeRun(shape, launch.cores, 0.0, 0.0,
                             (f"{where}: the kernel did not finish: {'timeout' if done.timed_out else tail}",))
         problems = [_overrun(line, where) for line in done.stdout.splitlines() if line.startswith("overrun ")]
+        asserts = sum(int(line.split()[1]) for line in done.stdout.splitlines() if line.startswith("asserts "))
+        errors = [line for line in done.stdout.splitlines() if line.startswith("[ERROR]")]
         got = tuple(np.fromfile(outs[t.name], dtype=numpy_dtype(t.dtypes[combo.index].name)).reshape(shape)
                     for t in plan.outputs)
     expected = emulate(plan, golden, combo, inputs, attrs)
@@ -91,7 +95,8 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
             problems.append(f"{where}: {tensor.name} differs from the golden at {int((~passed).sum())} element(s), "
                             f"first [{k}]: {have.ravel()[k]!r} vs {want.ravel()[k]!r} (rtol {tol.rtol}, "
                             f"atol {tol.atol})")
-    return ShapeRun(shape, launch.cores, max_abs, max_rel, tuple(problems))
+    return ShapeRun(shape, launch.cores, max_abs, max_rel, tuple(problems), (), asserts,
+                    errors[0].rsplit("] ", 1)[-1] if errors else "")
 
 
 def _inputs(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, shape: tuple[int, ...],

@@ -187,7 +187,12 @@ def _summary(label: str, variant: KernelVariant, runs: list[ShapeRun], tiling: s
     unmodelled = sorted({u for r in runs for u in r.unmodelled})
     if unmodelled:
         return skipped(label, _not_modelled(variant, unmodelled))
-    return ok(label, f"matches the golden on the CPU model ({tiling})", **figures)
+    asserts = sum(r.asserts for r in runs)
+    figures["cpu_debug_asserts"] = asserts
+    noted = next((r.assert_text for r in runs if r.assert_text), "")
+    passed_over = (f"; {asserts} asc-devkit CPU-debug assertion(s) passed over as the NPU build compiles them out, "
+                   f"first: {noted}") if asserts else ""
+    return ok(label, f"matches the golden on the CPU model ({tiling}){passed_over}", **figures)
 
 
 def _not_modelled(variant: KernelVariant, what: Sequence[str]) -> str:
