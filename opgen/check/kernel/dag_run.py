@@ -29,6 +29,7 @@ BASE_FIELDS = (("dim0", "<i8"), ("coreNum", "<i4"), ("ubFormer", "<i4"), ("block
                ("ubLoopOfFormerBlock", "<i8"), ("ubLoopOfTailBlock", "<i8"), ("ubTailOfFormerBlock", "<i8"),
                ("ubTailOfTailBlock", "<i8"), ("elemNum", "<i8"), ("scheMode", "<u8"))
 DESCRIBE = "--describe"
+ABSENT_MARK = "_WITHOUT_"  # dag_paths names an absent optional input's dType TPL value <dtype>_WITHOUT_<INPUT>
 TILING_SOURCE = "tiling from the plan's ElewiseTiling formula with the built DAG's buffer facts"
 
 
@@ -45,6 +46,11 @@ class DagFacts:
 class DagLaunch:
     key: int  # the TPL tiling key the host sets: schMode index, dType above it
     branch: DagBranch
+
+    @property
+    def without_input(self) -> bool:
+        """The path of an absent optional input (the run launches the one with every input)."""
+        return ABSENT_MARK in self.branch.tpl
 
 
 def sch_mode(plan: RenderPlan) -> int:

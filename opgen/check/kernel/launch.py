@@ -94,9 +94,19 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
             k = int(np.flatnonzero(~passed)[0])
             problems.append(f"{where}: {tensor.name} differs from the golden at {int((~passed).sum())} element(s), "
                             f"first [{k}]: {have.ravel()[k]!r} vs {want.ravel()[k]!r} (rtol {tol.rtol}, "
-                            f"atol {tol.atol})")
+                            f"atol {tol.atol}){_saturated(have, want, passed)}")
     return ShapeRun(shape, launch.cores, max_abs, max_rel, tuple(problems), (), asserts,
                     errors[0].rsplit("] ", 1)[-1] if errors else "")
+
+
+def _saturated(have: npt.NDArray[Any], want: npt.NDArray[Any], passed: npt.NDArray[np.bool_]) -> str:
+    """A note when every mismatch is a non-finite golden the kernel gave as a finite value (a saturating result)."""
+    with np.errstate(all="ignore"):
+        got, ref = have.astype(np.float64).ravel()[~passed], np.asarray(want, dtype=np.float64).ravel()[~passed]
+    if got.size and not np.isfinite(ref).any() and np.isfinite(got).all():
+        return (", each a golden inf/NaN the kernel saturated (arch 3510's default CTRL saturates half/bfloat16 "
+                "results: inf -> +-MAX, NaN -> 0; see cpu_model/README.md)")
+    return ""
 
 
 def _inputs(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, shape: tuple[int, ...],

@@ -139,10 +139,10 @@ def _dag_row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources,
     """An ElementwiseSch kernel: each shape launched on the path its dtype selects, tiled by ElewiseTiling."""
     if plan.broadcast is not None:
         return skipped(label, "not run: BroadcastSch kernels need the broadcast tiling, not modelled by the run yet")
-    paths = launches(plan, variant)
+    paths = [p for p in launches(plan, variant) if not p.without_input]
     if len(paths) != 1:
-        return skipped(label, f"not run: {len(paths)} kernel paths for this dtype (an attr choosing the math or an "
-                              "absent optional input); the run launches one path per dtype so far")
+        return skipped(label, f"not run: {len(paths)} kernel paths with every input for this dtype (an attr choosing "
+                              "the math); the run launches one path per dtype so far")
     facts = soc_facts(sources, soc)
     golden = next((v for v in plan.golden.variants if soc.short_version in v.socs), None)
     if facts is None or golden is None:
