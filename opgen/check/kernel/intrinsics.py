@@ -10,10 +10,12 @@ repeat (`learn`).
 - a type becomes an enum of its own (`enum pipe_t : int64_t {}`), so overloads on distinct types stay distinct;
 - an enumerator becomes a label (a `Label` constant that converts to any enum or integer type, so
   `set_flag(PIPE_S, PIPE_V, EVENT_ID0)`, `case PIPE_V:` and `template <pipe_t P>` all work);
-- an intrinsic becomes a variadic template, declared and never defined. Where asc-devkit's per-type c_api
-  wrappers (`impl/c_api/instr_impl/npu_arch_<arch>`) show which element types an intrinsic takes, it is declared
-  for exactly those pointer types instead (`vexp(half*, half*, ...)`, `vexp(float*, float*, ...)`), so an API
-  called with a dtype the chip lacks (`Exp` on int32 for 2201) fails at compile time as it would on the NPU.
+- an intrinsic becomes a variadic template, declared and never defined (on arch 3510, whose asc-devkit passes
+  vector/predicate registers and post-updated addresses, with forwarding references: `REFERENCE_ARCHES`). Where
+  asc-devkit's per-type c_api wrappers (`impl/c_api/instr_impl/npu_arch_<arch>`) show which element types an
+  intrinsic takes, it is declared for exactly those pointer types instead (`vexp(half*, half*, ...)`,
+  `vexp(float*, float*, ...)`), so an API called with a dtype the chip lacks (`Exp` on int32 for 2201) fails at
+  compile time as it would on the NPU.
 
 The learned names are cached per (asc-devkit content, arch) in the user's cache dir and only grow.
 """
