@@ -32,7 +32,10 @@ TIMEOUT = 600
 MAX_ROUNDS = 40
 BINDINGS = "opgen_model_bindings.h"
 _DECLARATION = re.compile(r"^template <typename\.\.\. Args> (?P<ret>[\w:]+) (?P<name>\w+)\((?P<params>.*)\);$", re.M)
-_MODELLED = re.compile(r"^OPGEN_[A-Z_]+\((\w+)[,)]", re.M)
+_MODELLED = re.compile(r"^OPGEN_[A-Z_0-9]+\((\w+)[,)]", re.M)
+# an arch's register-form model (asc-devkit passes vector/predicate registers to its intrinsics there): included
+# only on that arch, its names bind to namespace opgen_reg instead of opgen_model
+REGISTER_MODEL = {3002: "arch3002.h"}
 _UNDEFINED = re.compile(r"undefined reference to `(?:[\w:<>,* ]+ )?([A-Za-z_]\w*)(?:<[^`]*>)?\(")
 _UNRESOLVED = re.compile(r"undefined reference to `([^']+)'")
 
@@ -56,24 +59,34 @@ def model_key() -> str:
     return digest.hexdigest()[:16]
 
 
-def modelled_names() -> set[str]:
-    """The intrinsics the model's headers define (each is one OPGEN_*(name, ...) line)."""
-    return {name for path in model_dir().glob("*.h") for name in _MODELLED.findall(path.read_text())}
+def modelled_names(arch: int = 0) -> dict[str, str]:
+    """The intrinsics the model's headers define (each is one OPGEN_*(name, ...) line) -> the namespace holding
+    them: the memory-form model's, and on an arch with a register-form model that one's, which wins."""
+    register = REGISTER_MODEL.get(arch)
+    names = {name: "opgen_model" for path in model_dir().glob("*.h") if path.name not in REGISTER_MODEL.values()
+             for name in _MODELLED.findall(path.read_text())}
+    if register is not None:
+        names.update((n, "opgen_reg") for n in _MODELLED.findall((model_dir() / register).read_text()))
+    return names
 
 
-def bindings_source(declarations: str) -> str:
+def bindings_source(declarations: str, arch: int = 0) -> str:
     """For each declared intrinsic the model covers, a definition of exactly that declaration (the derived
-    header may type the leading pointer parameters) forwarding every argument to the model."""
-    modelled = modelled_names()
-    lines = ["// opgen: definitions of the declared intrinsics the CPU model covers", "#pragma once"]
+    header may type the leading pointer parameters; on a reference arch the rest are forwarding references)
+    forwarding every argument to the model."""
+    modelled = modelled_names(arch)
+    lines = ["// opgen: definitions of the declared intrinsics the CPU model covers", "#pragma once",
+             "#include <utility>"]
     for match in _DECLARATION.finditer(declarations):
         name, params = match.group("name"), [p.strip() for p in match.group("params").split(",")]
         if name not in modelled or match.group("ret") != "int64_t":
             continue  # not modelled, or a register/enum-valued result the model does not produce: stays undefined
         typed = [f"{p} p{k}" for k, p in enumerate(params[:-1])]
-        names = [f"p{k}" for k in range(len(typed))] + ["args..."]
-        lines.append(f"template <typename... Args> int64_t {name}({', '.join([*typed, 'Args... args'])}) "
-                     f"{{ return opgen_model::{name}({', '.join(names)}); }}")
+        rest = params[-1].removesuffix(" args")
+        forwarded = "std::forward<Args>(args)..." if "&&" in rest else "args..."
+        names = [f"p{k}" for k in range(len(typed))] + [forwarded]
+        lines.append(f"template <typename... Args> int64_t {name}({', '.join([*typed, rest + ' args'])}) "
+                     f"{{ return {modelled[name]}::{name}({', '.join(names)}); }}")
     return "\n".join(lines) + "\n"
 
 
@@ -81,10 +94,12 @@ def run_wrapper(plan: RenderPlan, variant: KernelVariant, entry: Path) -> str:
     """kernel-compile's wrapper of the entry, then the launcher, the model and its bindings."""
     args = len(plan.inputs) + len(plan.outputs) + 2  # tensors, workspace, tiling
     call = ", ".join(f"args[{k}]" for k in range(args))
+    register = REGISTER_MODEL.get(variant.arch.npu_arch)
     return "\n".join([
         wrapper_source(plan, entry, variant),
         f'extern "C" void opgen_launch(uint8_t* const* args) {{ {plan.name}({call}); }}',
         '#include "intrinsics.h"',
+        *([f'#include "{register}"'] if register else []),
         f'#include "{BINDINGS}"',
         "",
     ])
@@ -174,7 +189,8 @@ def _compile(sources: CannSources, variant: KernelVariant, op_dir: Path, unit: P
     rounds = 0
     while True:
         stubs = intrinsic_dir(sources, variant.arch)
-        (scratch / BINDINGS).write_text(bindings_source((stubs / HEADER).read_text() if stubs is not None else ""))
+        (scratch / BINDINGS).write_text(bindings_source((stubs / HEADER).read_text() if stubs is not None else "",
+                                                        variant.arch.npu_arch))
         mode = ("-c", OPTIMIZE, f"-I{model_dir()}", f"-I{scratch}", "-o", str(out))
         command = ["nice", "-n", "10", *compile_command("g++", unit, variant, sources, op_dir, stubs, mode)]
         done = compile_confined(command, "g++", [op_dir, sources.root, scratch, *([stubs] if stubs else [])],
