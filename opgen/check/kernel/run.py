@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
@@ -49,6 +50,12 @@ PLATFORM_CONFIG = "src/platform/platform_config/cann"
 # PlatformAscendC::GetCoreMemSize takes this off the UB of Ascend910B (kfc buffers), so the tiling sees less
 UB_RESERVED = {"ascend910b": 256}
 TILING_SOURCE = "tiling from the plan"
+# SoCs whose runtime offers the saturation overflow mode alone (runtime src/runtime/config/mini_v3/dev_info_reg.cc:
+# supportOverflowMode = OVERFLOW_MODE_SATURATION; mini_v3 is the 310B): their half / bfloat16 results are compared
+# saturated, NaN as 0 and +-inf as the largest finite value (asc-devkit's SetSaturationFlag page), as the model
+# (cpu_model/arch3002.h) and the NPU compute them
+SATURATING_SOCS = frozenset({"ascend310b"})
+SATURATED = "half/bfloat16 results saturated: NaN as 0, inf as the largest finite value"
 UNMODELLED_EXIT = 3  # the model's Unmodelled(): the kernel reached an operand form or mode it does not cover
 UNMODELLED_MARK = "opgen cpu model: not modelled: "
 
@@ -142,12 +149,16 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
         "max_abs": max(r.max_abs for r in runs), "max_rel": max(r.max_rel for r in runs),
         "shapes": ";".join("x".join(map(str, r.shape)) for r in runs),
         "cores": ";".join(str(r.cores) for r in runs), "tiling": TILING_SOURCE}
+    narrow = any(t.dtypes[combo.index].name in ("float16", "bfloat16") for t in plan.outputs)
+    saturated = f"; {SATURATED}" if soc.name in SATURATING_SOCS and narrow else ""
+    if saturated:
+        figures["overflow"] = "saturation"
     if problems:
         return bad(label, f"op_kernel/{plan.name}.cpp on the CPU model: " + "; ".join(problems), **figures)
     unmodelled = sorted({u for r in runs for u in r.unmodelled})
     if unmodelled:
         return skipped(label, _not_modelled(variant, unmodelled))
-    return ok(label, f"matches the golden on the CPU model ({TILING_SOURCE})", **figures)
+    return ok(label, f"matches the golden on the CPU model ({TILING_SOURCE}{saturated})", **figures)
 
 
 def _run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, soc: SocPlan, combo: DtypeCombination,
@@ -180,6 +191,8 @@ def _run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, soc: SocPlan, c
         got = tuple(np.fromfile(outs[t.name], dtype=numpy_dtype(t.dtypes[combo.index].name)).reshape(shape)
                     for t in plan.outputs)
     expected = emulate(plan, golden, combo, inputs, attrs)
+    if soc.name in SATURATING_SOCS:
+        expected = tuple(_saturated(want) for want in expected)
     max_abs = max_rel = 0.0
     for tensor, have, want in zip(plan.outputs, got, expected, strict=True):
         tol = spec.golden.tolerances.get(tensor.dtypes[combo.index].name) or spec.golden.tolerances[combo.key.name]
@@ -216,6 +229,16 @@ def _inputs(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, shape: tupl
         values[: edges.size] = edges
         arrays.append(values.reshape(shape))
     return arrays
+
+
+def _saturated(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """A half / bfloat16 result as the saturation mode leaves it; other dtypes as they are."""
+    if values.dtype not in (numpy_dtype("float16"), numpy_dtype("bfloat16")):
+        return values
+    largest = float(ml_dtypes.finfo(values.dtype).max)  # type: ignore[no-untyped-call]
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isnan(values), 0.0, np.clip(values.astype(np.float64), -largest, largest)).astype(
+            values.dtype)
 
 
 def _input_nan(inputs: Sequence[npt.NDArray[Any]], shape: tuple[int, ...]) -> npt.NDArray[np.bool_]:

@@ -108,21 +108,6 @@ void RequireZeroing(M mode, const char* what)
     }
 }
 
-// One operation lane by lane: out[k] = op(k) on the active lanes, zero elsewhere; written after all lanes are read
-// (the destination may be a source).
-template <typename R, typename Op>
-void Lanewise(R& dst, const Predicate& p, Op op)
-{
-    using E = ElementOf<R>;
-    alignas(E) uint8_t out[VL] = {};
-    auto* lanes = reinterpret_cast<E*>(out);
-    for (size_t k = 0; k < VL / sizeof(E); ++k) {
-        if (Active<E>(p, k)) {
-            opgen_cpu::Store(&lanes[k], op(k));
-        }
-    }
-    std::memcpy(Bytes(dst), out, VL);
-}
 
 template <typename L>
 opgen_cpu::Rounding RoundingOf(L mode)
@@ -189,6 +174,29 @@ void StoreNarrow(E* element, double value, const ConvertModes& modes)
         return;
     }
     opgen_cpu::StoreRounded(element, value, modes.rounding);
+}
+
+// One operation lane by lane: out[k] = op(k) on the active lanes, zero elsewhere; written after all lanes are read
+// (the destination may be a source). An arithmetic result in half or bfloat16 saturates as a conversion with
+// RS_ENABLE does: the 310B runs in saturation mode only, and asc-devkit's SetSaturationFlag page says what that
+// mode does to half / bfloat16 computations (inf to +-MAX, NaN to 0); float results stay IEEE.
+template <typename R, typename Op>
+void Lanewise(R& dst, const Predicate& p, Op op, bool arithmetic = true)
+{
+    using E = ElementOf<R>;
+    alignas(E) uint8_t out[VL] = {};
+    auto* lanes = reinterpret_cast<E*>(out);
+    for (size_t k = 0; k < VL / sizeof(E); ++k) {
+        if (!Active<E>(p, k)) {
+            continue;
+        }
+        if constexpr (opgen_cpu::IS_HALF<E> || opgen_cpu::IS_BF16<E>) {
+            StoreNarrow(&lanes[k], op(k), ConvertModes{opgen_cpu::Rounding::NEAREST_EVEN, arithmetic, false});
+        } else {
+            opgen_cpu::Store(&lanes[k], op(k));
+        }
+    }
+    std::memcpy(Bytes(dst), out, VL);
 }
 
 template <typename To, typename From>
@@ -398,7 +406,7 @@ int64_t vdup(R& dst, S scalar, P predicate, M mode)
     using namespace opgen_cpu3002;
     RequireZeroing(mode, "vdup in a mode other than MODE_ZEROING");
     double value = opgen_cpu::Load(&scalar);
-    Lanewise(dst, PredicateAt(predicate), [value](size_t) { return value; });
+    Lanewise(dst, PredicateAt(predicate), [value](size_t) { return value; }, false);
     return 0;
 }
 OPGEN_REG_OTHER_FORMS(vdup)
