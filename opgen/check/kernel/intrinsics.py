@@ -36,7 +36,7 @@ HEADER = "stub_fun.h"
 FORMAT = 4  # bump when render_header changes: the cached header is rebuilt
 # arches whose asc-devkit passes vector and predicate registers (and post-updated addresses) to the intrinsics by
 # reference: their declarations take forwarding references, so the CPU model can write the caller's registers
-REFERENCE_ARCHES = frozenset({3510})
+REFERENCE_ARCHES = frozenset({3002, 3510})
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): error: (?P<message>.*)$", re.M)
 # g++ quotes names with ' under LC_ALL=C and with U+2018/U+2019 under a UTF-8 locale: both are read
 _MEMBER = re.compile(r"['\u2018](?P<member>\w+)['\u2019] is not a member of ['\u2018](?:::)?(?P<type>\w+)['\u2019]")

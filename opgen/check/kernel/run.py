@@ -36,7 +36,7 @@ from ..trust import Trust, run_tree_code
 from .build import KernelVariant, kernel_variants
 from .dag_run import DESCRIBE, elewise_tiling, launches, parse_facts, sch_mode, tiling_bytes
 from .dag_run import TILING_SOURCE as DAG_TILING_SOURCE
-from .launch import Launch, ShapeRun, run_shape
+from .launch import SATURATED, SATURATING_ARCHES, Launch, ShapeRun, run_shape
 from .run_build import KernelBuild, build_kernel
 
 LEVEL = "run"
@@ -128,10 +128,11 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
         tiling = classic_tiling(int(np.prod(shape)), case.bits, facts.vector_cores, facts.ub_bytes, scratch)
         return Launch(tiling.used_cores, soc.tiling_key or 0, classic_tiling_bytes(tiling.fields, plan.scalars, attrs))
 
+    saturating = variant.arch.npu_arch in SATURATING_ARCHES
     runs = [run_shape(build.executable, spec, plan, combo, golden, shape, facts.ub_bytes, launch(shape, attrs), rng,
-                      attrs)
+                      attrs, saturating=saturating)
             for shape, attrs in [(s, defaults) for s in run_shapes(facts, tile)] + [(TAIL_SHAPE, a) for a in others]]
-    return _summary(label, variant, runs, TILING_SOURCE)
+    return _summary(label, plan, variant, runs, TILING_SOURCE)
 
 
 def _dag_row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc: SocPlan,
@@ -165,10 +166,11 @@ def _dag_row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources,
     tail = (TAIL_SHAPE[0], -(-TAIL_SHAPE[1] // plan.last_dim_multiple) * plan.last_dim_multiple)
     rows = -(-int(facts.vector_cores * ub_former * TILES_PER_CORE) // tail[1])
     shapes = [(plan.last_dim_multiple,), tail, (rows, tail[1])]
+    saturating = variant.arch.npu_arch in SATURATING_ARCHES
     runs = [run_shape(build.executable, spec, plan, variant.combination, golden, shape, facts.ub_bytes,
-                      launch(shape, attrs), rng, attrs)
+                      launch(shape, attrs), rng, attrs, saturating=saturating)
             for shape, attrs in [(s, defaults) for s in shapes] + [(tail, a) for a in others]]
-    return _summary(label, variant, runs, f"{DAG_TILING_SOURCE}; cores and UB from {facts.source}")
+    return _summary(label, plan, variant, runs, f"{DAG_TILING_SOURCE}; cores and UB from {facts.source}")
 
 
 def _unbuilt(label: str, variant: KernelVariant, build: KernelBuild) -> CheckItem:
@@ -176,12 +178,16 @@ def _unbuilt(label: str, variant: KernelVariant, build: KernelBuild) -> CheckIte
     return skipped(label, _not_modelled(variant, build.missing)) if build.missing else bad(label, build.problem)
 
 
-def _summary(label: str, variant: KernelVariant, runs: list[ShapeRun], tiling: str) -> CheckItem:
+def _summary(label: str, plan: RenderPlan, variant: KernelVariant, runs: list[ShapeRun], tiling: str) -> CheckItem:
     problems = [p for r in runs for p in r.problems]
     figures: dict[str, float | int | str] = {
         "max_abs": max(r.max_abs for r in runs), "max_rel": max(r.max_rel for r in runs),
         "shapes": ";".join("x".join(map(str, r.shape)) for r in runs),
         "cores": ";".join(str(r.cores) for r in runs), "tiling": tiling}
+    narrow = any(t.dtypes[variant.combination.index].name in ("float16", "bfloat16") for t in plan.outputs)
+    saturated = f"; {SATURATED}" if variant.arch.npu_arch in SATURATING_ARCHES and narrow else ""
+    if saturated:
+        figures["overflow"] = "saturation"
     if problems:
         return bad(label, f"{variant.family.kernel_entry} on the CPU model: " + "; ".join(problems), **figures)
     unmodelled = sorted({u for r in runs for u in r.unmodelled})
@@ -192,7 +198,7 @@ def _summary(label: str, variant: KernelVariant, runs: list[ShapeRun], tiling: s
     noted = next((r.assert_text for r in runs if r.assert_text), "")
     passed_over = (f"; {asserts} asc-devkit CPU-debug assertion(s) passed over as the NPU build compiles them out, "
                    f"first: {noted}") if asserts else ""
-    return ok(label, f"matches the golden on the CPU model ({tiling}){passed_over}", **figures)
+    return ok(label, f"matches the golden on the CPU model ({tiling}{saturated}){passed_over}", **figures)
 
 
 def _not_modelled(variant: KernelVariant, what: Sequence[str]) -> str:

@@ -35,9 +35,10 @@ BINDINGS = "opgen_model_bindings.h"
 _DECLARATION = re.compile(r"^template <typename\.\.\. Args> (?P<ret>[\w:]+) (?P<name>\w+)\((?P<params>.*)\);$", re.M)
 _MODELLED = re.compile(r"^OPGEN_[A-Z_0-9]+\((\w+)[,)]", re.M)
 _REGISTER_FUNCTION = re.compile(r"^int64_t (\w+)\(Args&&\.\.\.", re.M)
-# the register-form model of arch 3510 (asc-devkit's reg_compute, regs3510*.h): its names bind to opgen_reg, not
-# opgen_model; the wrapper includes its first header, which includes the others
-REGISTER_MODEL = {3510: "regs3510"}
+# the register-form models (asc-devkit passes vector/predicate registers to the intrinsics there): arch 3002's
+# dav_m300 (regs3002.h) and arch 3510's reg_compute (regs3510*.h). Their names bind to opgen_reg, not opgen_model; the
+# wrapper includes an arch's first header, which includes the others
+REGISTER_MODEL = {3002: "regs3002", 3510: "regs3510"}
 _UNDEFINED = re.compile(r"undefined reference to `(?:[\w:<>,* ]+ )?([A-Za-z_]\w*)(?:<[^`]*>)?\(")
 _UNRESOLVED = re.compile(r"undefined reference to `([^']+)'")
 
