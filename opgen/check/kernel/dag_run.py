@@ -19,8 +19,9 @@ import numpy as np
 from ...plan import RenderPlan
 from ...plan.attr_cases import C_LAYOUT
 from ...plan.attrs import AttrValue, KernelScalars
+from ...plan.choice import ChoiceValue
 from ...plan.dag_paths import DagBranch
-from ...plan.ophost_tests import ELEWISE_CACHE_LINE, ELEWISE_MIN_BITS_PER_CORE, ELEWISE_SCHEDULE_MODE
+from ...plan.ophost_tests import ELEWISE_CACHE_LINE, ELEWISE_MIN_BITS_PER_CORE, ELEWISE_SCHEDULE_MODE, TPL_DTYPE_BITS
 from .build import KernelVariant
 
 REPEAT_BYTES = 256
@@ -44,8 +45,13 @@ class DagFacts:
 
 @dataclass(frozen=True)
 class DagLaunch:
-    key: int  # the TPL tiling key the host sets: schMode index, dType above it
+    key: int  # the TPL tiling key the host sets: schMode index, dType above it, the choice attr's code above that
     branch: DagBranch
+    choice: ChoiceValue | None  # the value of the attr choosing the math whose path this is
+
+    def takes(self, plan: RenderPlan, attrs: Mapping[str, AttrValue]) -> bool:
+        """Whether the host tiling picks this path for these attr values."""
+        return self.choice is None or plan.choice is None or attrs[plan.choice.attr.name] == self.choice.value
 
     @property
     def without_input(self) -> bool:
@@ -60,9 +66,16 @@ def sch_mode(plan: RenderPlan) -> int:
 
 def launches(plan: RenderPlan, variant: KernelVariant) -> tuple[DagLaunch, ...]:
     """The kernel paths of the variant's dtype combination, each under the tiling key that selects it."""
-    index = plan.sch_modes.index(sch_mode(plan))
-    return tuple(DagLaunch(index | b.tpl_code << plan.sch_mode_bits, b) for b in plan.dag_branches
-                 if b.combination == variant.combination.index)
+    index, bits = plan.sch_modes.index(sch_mode(plan)), plan.sch_mode_bits
+    values = {v.dag_struct: v for v in plan.choice.values} if plan.choice else {}
+    found = []
+    for b in plan.dag_branches:
+        if b.combination != variant.combination.index:
+            continue
+        value = values.get(b.dag_struct)
+        choice_code = value.code << (bits + TPL_DTYPE_BITS) if value else 0
+        found.append(DagLaunch(index | b.tpl_code << bits | choice_code, b, value))
+    return tuple(found)
 
 
 def launcher_source(plan: RenderPlan, variant: KernelVariant) -> str:

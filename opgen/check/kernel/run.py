@@ -16,7 +16,7 @@ code: both only with `Trust.allow_exec`, the run through `run_tree_code`.
 from __future__ import annotations
 
 import configparser
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from ...plan.attr_cases import classic_tiling_bytes
 from ...plan.attrs import AttrValue, attr_settings
 from ...plan.classic import classic_tiling
 from ...plan.families import ub_scratch_bytes
+from ...plan.golden import GoldenVariant
 from ...plan.platforms import SocPlan
 from ...spec.models import OpSpec
 from ...spec.socs import SOCS
@@ -112,7 +113,7 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
     facts = soc_facts(sources, soc)
     if facts is None:
         return skipped(label, f"not run: no platform config {soc.short_version}1.ini in the runtime repo")
-    golden = next((v for v in plan.golden.variants if soc.short_version in v.socs), None)
+    golden = _golden(plan, soc)
     case = next((c for c in plan.classic_dtype_cases if c.dtype == combo.key), None)
     if golden is None or case is None:
         return bad(label, f"the plan has no golden variant or tiling case for {soc.name} {combo.key.name}")
@@ -129,8 +130,8 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
         return Launch(tiling.used_cores, soc.tiling_key or 0, classic_tiling_bytes(tiling.fields, plan.scalars, attrs))
 
     saturating = variant.arch.npu_arch in SATURATING_ARCHES
-    runs = [run_shape(build.executable, spec, plan, combo, golden, shape, facts.ub_bytes, launch(shape, attrs), rng,
-                      attrs, saturating=saturating)
+    runs = [run_shape(build.executable, spec, plan, combo, golden(attrs), shape, facts.ub_bytes, launch(shape, attrs),
+                      rng, attrs, saturating=saturating)
             for shape, attrs in [(s, defaults) for s in run_shapes(facts, tile)] + [(TAIL_SHAPE, a) for a in others]]
     return _summary(label, plan, variant, runs, TILING_SOURCE)
 
@@ -141,36 +142,50 @@ def _dag_row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources,
     if plan.broadcast is not None:
         return skipped(label, "not run: BroadcastSch kernels need the broadcast tiling, not modelled by the run yet")
     paths = [p for p in launches(plan, variant) if not p.without_input]
-    if len(paths) != 1:
-        return skipped(label, f"not run: {len(paths)} kernel paths with every input for this dtype (an attr choosing "
-                              "the math); the run launches one path per dtype so far")
     facts = soc_facts(sources, soc)
-    golden = next((v for v in plan.golden.variants if soc.short_version in v.socs), None)
+    golden = _golden(plan, soc)
     if facts is None or golden is None:
         return bad(label, f"no platform facts or golden variant for {soc.name}")
     build = build_kernel(sources, variant, op_dir, plan)
     if build.executable is None:
         return _unbuilt(label, variant, build)
     described = run_tree_code([str(build.executable), DESCRIBE], timeout=60.0, files={})
-    dag = parse_facts(described.stdout).get(paths[0].key)
-    if dag is None:
+    dags = parse_facts(described.stdout)
+    if any(p.key not in dags for p in paths):
         return bad(label, f"the built kernel did not describe its DAG: {described.stderr.strip()[-200:]}")
     rng = np.random.default_rng(seed)
     defaults, *others = attr_settings(spec)
 
     def launch(shape: tuple[int, ...], attrs: Mapping[str, AttrValue]) -> Launch:
-        fields = elewise_tiling(int(np.prod(shape)), facts.vector_cores, facts.ub_bytes, dag, sch_mode(plan))
-        return Launch(fields["blockNum"], paths[0].key, tiling_bytes(fields, plan.scalars, attrs))
+        path = next(p for p in paths if p.takes(plan, attrs))
+        fields = elewise_tiling(int(np.prod(shape)), facts.vector_cores, facts.ub_bytes, dags[path.key], sch_mode(plan))
+        return Launch(fields["blockNum"], path.key, tiling_bytes(fields, plan.scalars, attrs))
 
+    dag = dags[next(p for p in paths if p.takes(plan, defaults)).key]
     ub_former = elewise_tiling(1, facts.vector_cores, facts.ub_bytes, dag, 0)["ubFormer"]
     tail = (TAIL_SHAPE[0], -(-TAIL_SHAPE[1] // plan.last_dim_multiple) * plan.last_dim_multiple)
     rows = -(-int(facts.vector_cores * ub_former * TILES_PER_CORE) // tail[1])
     shapes = [(plan.last_dim_multiple,), tail, (rows, tail[1])]
     saturating = variant.arch.npu_arch in SATURATING_ARCHES
-    runs = [run_shape(build.executable, spec, plan, variant.combination, golden, shape, facts.ub_bytes,
+    runs = [run_shape(build.executable, spec, plan, variant.combination, golden(attrs), shape, facts.ub_bytes,
                       launch(shape, attrs), rng, attrs, saturating=saturating)
             for shape, attrs in [(s, defaults) for s in shapes] + [(tail, a) for a in others]]
     return _summary(label, plan, variant, runs, f"{DAG_TILING_SOURCE}; cores and UB from {facts.source}")
+
+
+def _golden(plan: RenderPlan, soc: SocPlan) -> Callable[[Mapping[str, AttrValue]], GoldenVariant] | None:
+    """The golden variant a launch on the SoC runs at given attr values: the SoC's, or the one of the value the
+    attr choosing the math takes (as the numerics tier picks it)."""
+    mine = [v for v in plan.golden.variants if not v.socs or soc.short_version in v.socs]
+    if not mine:
+        return None
+    choice = plan.choice
+
+    def pick(attrs: Mapping[str, AttrValue]) -> GoldenVariant:
+        return next((v for v in mine if choice is None or v.value is None or v.value == attrs[choice.attr.name]),
+                    mine[0])
+
+    return pick
 
 
 def _unbuilt(label: str, variant: KernelVariant, build: KernelBuild) -> CheckItem:

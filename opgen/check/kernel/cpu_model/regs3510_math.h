@@ -403,21 +403,71 @@ int64_t vcvt(Args&&... args)
     return 0;
 }
 
-// ---- unaligned stores (StoreUnAlign): declared here so a kernel links; a launch reaching them is not run
+// ---- unaligned stores (docs: 连续非对齐搬出 / MaskReg非对齐搬出 StoreUnAlign). The hardware stages bytes that cross a
+// 32-byte boundary in the UnalignReg until StoreUnAlignPost flushes them; the UB holds the same bytes once the pair
+// has run, so the model writes at once and the flush only post-updates. A kernel that skips the flush therefore
+// passes here where the NPU would lose its tail: the model does not see a missing StoreUnAlignPost.
+// vstus(ureg, stride, src, base&, post): `stride` elements of src at base, then base += stride (POST_UPDATE)
 template <typename... Args>
-int64_t vstus(Args&&...)
+int64_t vstus(Args&&... args)
 {
-    Unmodelled("vstus (unaligned store)");
+    auto run = [](auto&, auto stride, auto& src, auto*& base, auto post) {
+        using T = std::remove_cv_t<std::remove_pointer_t<std::remove_reference_t<decltype(base)>>>;
+        uint64_t count = static_cast<uint64_t>(stride) < VL / sizeof(T) ? static_cast<uint64_t>(stride)
+                                                                          : VL / sizeof(T);
+        std::memcpy(reinterpret_cast<uint8_t*>(base), Bytes(src), count * sizeof(T));
+        if (Mode(post) == Of(Reg::PostLiteral::POST_MODE_UPDATE)) {
+            base += stride;
+        }
+    };
+    if constexpr (std::is_invocable_v<decltype(run), Args&...>) {
+        run(args...);
+    } else {
+        Unmodelled("vstus with these operand types");
+    }
+    return 0;
 }
+// vstas(ureg, base&, stride[, POST_UPDATE]): the flush; base += stride elements with POST_UPDATE
 template <typename... Args>
-int64_t vstas(Args&&...)
+int64_t vstas(Args&&... args)
 {
-    Unmodelled("vstas (unaligned store flush)");
+    auto run = [](auto&, auto*& base, auto stride, auto... post) {
+        if constexpr (sizeof...(post) == 1) {
+            base += stride;
+        }
+    };
+    if constexpr (std::is_invocable_v<decltype(run), Args&...>) {
+        run(args...);
+    } else {
+        Unmodelled("vstas with these operand types");
+    }
+    return 0;
 }
+// pstu(ureg, mask, base&): the lowest bit of each element's predicate bits, packed: b16 keeps every 2nd bit into 16
+// bytes, b32 every 4th into 8 bytes; base moves past them
 template <typename... Args>
-int64_t pstu(Args&&...)
+int64_t pstu(Args&&... args)
 {
-    Unmodelled("pstu (unaligned predicate store)");
+    auto run = [](auto&, auto mask, auto*& base) {
+        using T = std::remove_cv_t<std::remove_pointer_t<std::remove_reference_t<decltype(base)>>>;
+        const Bits& bits = Pred(static_cast<uint16_t>(mask));
+        auto* at = reinterpret_cast<uint8_t*>(base);
+        uint64_t count = VL / sizeof(T);
+        for (uint64_t i = 0; i < count; i += 8) {
+            uint8_t byte = 0;
+            for (uint64_t k = 0; k < 8; ++k) {
+                byte = static_cast<uint8_t>(byte | (bits[(i + k) * sizeof(T)] ? 1U << k : 0U));
+            }
+            at[i / 8] = byte;
+        }
+        base += count / 8 / sizeof(T);
+    };
+    if constexpr (std::is_invocable_v<decltype(run), Args&...>) {
+        run(args...);
+    } else {
+        Unmodelled("pstu with these operand types");
+    }
+    return 0;
 }
 } // namespace opgen_reg
 

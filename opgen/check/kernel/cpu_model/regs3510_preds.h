@@ -308,6 +308,26 @@ int64_t vdup(Args&&... args)
     return 0;
 }
 
+// vbr(dst, scalar): the scalar in every element, no predicate (Duplicate without a mask, dav_3510
+// kernel_reg_compute_vec_duplicate_impl.h)
+template <typename... Args>
+int64_t vbr(Args&&... args)
+{
+    auto run = [](auto& dst, auto value) {
+        using T = Elem<decltype(dst)>;
+        T element = static_cast<T>(value);
+        for (uint64_t e = 0; e < VL / sizeof(T); ++e) {
+            std::memcpy(Bytes(dst) + e * sizeof(T), &element, sizeof(T));
+        }
+    };
+    if constexpr (std::is_invocable_v<decltype(run), Args&...>) {
+        run(args...);
+    } else {
+        Unmodelled("vbr with these operand types");
+    }
+    return 0;
+}
+
 // ---- GM <-> UB (asc-devkit dav_3510 CopyGmToUbufAlignV2 / CopyUbufToGmAlignV2): bursts of `len` bytes, strides
 // between burst starts in bytes; the loop-mode registers must hold their normal value (one loop of each)
 struct MoveState {

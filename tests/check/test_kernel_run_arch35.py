@@ -1,0 +1,78 @@
+"""The run level on arch 3510 beyond ReluGradV2's one path: `classic_arch35` kernels, DAGs with a compare stored
+to UB (StoreUnAlign of a predicate), and DAGs with one path per value of an attr choosing the math. Each runs on the
+register-form model and passes; a semantic fault that still compiles fails exactly the rows that run it.
+
+Every test needs the CANN sources (`cann_src`) and cuts the plan to ascend950 and one dtype to keep builds short.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from opgen.cann_sources import resolve_sources
+from opgen.check.items import CheckItem
+from opgen.check.kernel.run import kernel_run_rows
+from opgen.check.trust import Trust
+from opgen.plan import RenderPlan
+
+from .trees import copy_sample, edit, loaded
+
+HARD_SHRINK = "activation/hard_shrink_grad"
+RELU6 = "activation/relu6_grad"
+ELU_V2 = "activation/elu_grad_v2"
+SHRINK_KERNEL = "op_kernel/arch35/hard_shrink_grad.h"
+RELU6_DAG = "op_kernel/arch35/relu6_grad_dag.h"
+ELU_V2_DAG = "op_kernel/arch35/elu_grad_v2_dag.h"
+
+
+def _cut(plan: RenderPlan, dtype: str) -> RenderPlan:
+    chosen = tuple(c for c in plan.combinations if c.key.name == dtype)
+    return dataclasses.replace(plan, socs=tuple(dataclasses.replace(s, combinations=chosen)
+                                                for s in plan.socs if s.name == "ascend950"), combinations=chosen)
+
+
+def _row(op_dir: Path, cann_src: Path, dtype: str) -> CheckItem:
+    spec, plan = loaded(op_dir)
+    (row,) = kernel_run_rows(op_dir, spec.spec, _cut(plan, dtype), resolve_sources(cann_src), Trust(True))
+    return row
+
+
+def test_a_classic_arch35_kernel_runs_and_a_wrong_compare_mode_fails(tmp_path: Path, cann_src: Path) -> None:
+    """HardShrinkGrad's classic_arch35 kernel (Abs, Compares, Select in tensor/scalar mode) on the 3510 model."""
+    op_dir = copy_sample(tmp_path / "good", HARD_SHRINK)
+    row = _row(op_dir, cann_src, "float16")
+    assert row.status == "pass", row.reason
+    assert row.figures["tiling"] == "tiling from the plan"
+    bad = copy_sample(tmp_path / "bad", HARD_SHRINK)
+    edit(bad / SHRINK_KERNEL, "CMPMODE::GT, cmpCount", "CMPMODE::LT, cmpCount")  # grads pass inside the band
+    faulty = _row(bad, cann_src, "float16")
+    assert faulty.status == "fail" and "backprops differs from the golden" in faulty.reason, faulty.reason
+
+
+def test_a_dag_storing_compares_to_ub_runs_and_a_swapped_compare_fails(tmp_path: Path, cann_src: Path) -> None:
+    """Relu6Grad's two Vec::Compare nodes reach pstu (a predicate stored unaligned) on 3510; LT turned into GT
+    keeps the kernel compiling and moves the upper clamp."""
+    op_dir = copy_sample(tmp_path / "good", RELU6)
+    row = _row(op_dir, cann_src, "float32")
+    assert row.status == "pass", row.reason
+    bad = copy_sample(tmp_path / "bad", RELU6)
+    edit(bad / RELU6_DAG, "COMPARE_MODE_LT>, OpCopyIn1Cast, Const1", "COMPARE_MODE_GT>, OpCopyIn1Cast, Const1")
+    faulty = _row(bad, cann_src, "float32")
+    assert faulty.status == "fail" and "differs from the golden" in faulty.reason, faulty.reason
+
+
+def test_each_value_of_a_choice_attr_runs_its_own_dag(tmp_path: Path, cann_src: Path) -> None:
+    """EluGradV2's is_result picks one of two DAGs through the tiling key. Both paths run against the golden of their
+    own value; a fault in the is_result=true DAG fails only the launches with is_result=True."""
+    op_dir = copy_sample(tmp_path / "good", ELU_V2)
+    row = _row(op_dir, cann_src, "float32")
+    assert row.status == "pass", row.reason
+    assert row.figures["shapes"].count(";") >= 4  # the three shapes at the defaults, then the other settings
+    bad = copy_sample(tmp_path / "bad", ELU_V2)
+    edit(bad / ELU_V2_DAG, "Vec::Add<float>, OpCopyIn1Cast, OpCalcSa", "Vec::Sub<float>, OpCopyIn1Cast, OpCalcSa")
+    faulty = _row(bad, cann_src, "float32")
+    assert faulty.status == "fail", faulty.reason
+    failures = faulty.reason.split("; ")
+    differing = [f for f in failures if "differs from the golden" in f]
+    assert differing and all("is_result=True" in f for f in differing), faulty.reason
