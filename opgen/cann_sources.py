@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -62,6 +63,10 @@ NEEDS: dict[Use, tuple[str, ...]] = {
            "googletest"),
 }
 KERNEL_TILING_SCRIPT = "impl/adv_api/cmake/scripts/gen_kernel_tiling_data_def.py"
+ADV_API_LINKS = "impl/adv_api/cmake/kernel_headers.cmake"
+STAGE_FORMAT = 2  # bump when the stage's layout changes: a stage of another layout is rebuilt
+_INSTALL_LINK = re.compile(
+    r"CREATE_LINK\s+(\S+)\s+\$\{ASCENDC_INSTALL_BASE_PATH\}/asc/include/adv_api/(\S+?)\s+SYMBOLIC")
 
 
 @dataclass(frozen=True)
@@ -192,7 +197,7 @@ def stage_dir(sources: CannSources) -> Path:
     """asc-devkit's headers at the paths an installed toolkit has them, plus the generated
     `kernel_tiling/kernel_tiling.h`; built once per asc-devkit content, in the user's cache dir."""
     devkit = sources.repo("asc-devkit")
-    stage = cache_root() / "cann-stage" / sources.content_key("asc-devkit")
+    stage = cache_root() / "cann-stage" / f"{sources.content_key('asc-devkit')}-v{STAGE_FORMAT}"
     if (stage / "kernel_tiling" / "kernel_tiling.h").is_file():
         return stage
     part = stage.with_name(f"{stage.name}.part{os.getpid()}-{threading.get_ident()}")  # tiers stage in threads
@@ -207,6 +212,7 @@ def stage_dir(sources: CannSources) -> Path:
     (part / "tiling/platform").symlink_to(devkit / "include/utils/tiling/platform")
     (part / "tiling/context").symlink_to(devkit / "include/utils/context")
     (part / "platform").symlink_to(devkit / "include/utils/tiling/platform")
+    _adv_api_lib(devkit, part / "lib")
     done = subprocess.run([sys.executable, str(devkit / KERNEL_TILING_SCRIPT), str(devkit / "include/adv_api"),
                            str(part / "kernel_tiling/kernel_tiling.h")], capture_output=True, text=True,
                           check=False, cwd=part)
@@ -219,6 +225,34 @@ def stage_dir(sources: CannSources) -> Path:
     except OSError:  # another process finished the same stage first
         shutil.rmtree(part, ignore_errors=True)
     return stage
+
+
+def _adv_api_lib(devkit: Path, lib: Path) -> None:
+    """`lib/`: the toolkit's `tikcpp/tikcfw/lib`, which is asc-devkit's include/adv_api plus the links its install
+    adds (impl/adv_api/cmake/kernel_headers.cmake, e.g. `matmul_intf.h` at the top): kernels include `lib/<name>.h`.
+    Every dir on a link's path is a real dir of links here, so nothing is written into the sources."""
+    source = devkit / "include/adv_api"
+    _mirror(source, lib)
+    text = (devkit / ADV_API_LINKS).read_text(encoding="utf-8")
+    for rel, dest in _INSTALL_LINK.findall(text):
+        link = lib / dest
+        for depth in range(1, len(Path(dest).parts)):  # each parent a real dir mirroring its source
+            part = Path(*Path(dest).parts[:depth])
+            _mirror(source / part, lib / part)
+        target = (source / Path(dest).parent / rel).resolve()
+        if target.exists() and not link.is_symlink() and not link.exists():
+            link.symlink_to(target)
+
+
+def _mirror(source: Path, dest: Path) -> None:
+    """`dest` as a real dir whose entries link to `source`'s (replacing a link to `source` itself)."""
+    if dest.is_symlink():
+        dest.unlink()
+    if dest.is_dir():
+        return
+    dest.mkdir(parents=True)
+    for entry in sorted(source.iterdir()) if source.is_dir() else []:
+        (dest / entry.name).symlink_to(entry)
 
 
 def _sources(kind: Literal["src", "toolkit"], root: Path, origin: str) -> CannSources:

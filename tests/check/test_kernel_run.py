@@ -54,7 +54,7 @@ def test_sample_kernel_matches_the_golden_on_every_910b_dtype(tmp_path: Path, ca
         assert row.status == "pass", row.reason
         one, tail, large = (int(c) for c in str(row.figures["cores"]).split(";"))
         assert (one, tail) == (1, 12) and large > tail  # the large shape spreads over more cores
-        assert row.figures["tiling"] == "tiling from the plan"
+        assert str(row.figures["tiling"]).startswith("tiling from the host code; cores and UB from the runtime")
     assert float(items["ascend910b float32 run"].figures["max_abs"]) < 1e-4
 
 

@@ -34,7 +34,7 @@ def test_the_310b_kernel_matches_the_golden_on_every_dtype(tmp_path: Path, cann_
     for label in ROWS_310B:
         row = items[label]
         assert row.status == "pass", row.reason
-        assert row.figures["tiling"] == "tiling from the plan"
+        assert str(row.figures["tiling"]).startswith("tiling from the host code; workspace from the plan")
         assert row.figures["shapes"].startswith("1;3x1001;")  # one element, the tail, several tiles
     assert float(items["ascend310b float32 run"].figures["max_abs"]) < 1e-4
     assert "overflow" not in items["ascend310b float32 run"].figures

@@ -43,7 +43,7 @@ def test_a_classic_arch35_kernel_runs_and_a_wrong_compare_mode_fails(tmp_path: P
     op_dir = copy_sample(tmp_path / "good", HARD_SHRINK)
     row = _row(op_dir, cann_src, "float16")
     assert row.status == "pass", row.reason
-    assert row.figures["tiling"] == "tiling from the plan"
+    assert str(row.figures["tiling"]).startswith("tiling from the host code;")
     bad = copy_sample(tmp_path / "bad", HARD_SHRINK)
     edit(bad / SHRINK_KERNEL, "CMPMODE::GT, cmpCount", "CMPMODE::LT, cmpCount")  # grads pass inside the band
     faulty = _row(bad, cann_src, "float16")
@@ -76,3 +76,26 @@ def test_each_value_of_a_choice_attr_runs_its_own_dag(tmp_path: Path, cann_src: 
     failures = faulty.reason.split("; ")
     differing = [f for f in failures if "differs from the golden" in f]
     assert differing and all("is_result=True" in f for f in differing), faulty.reason
+
+
+ELU_V2_TILING = "op_host/arch35/elu_grad_v2_tiling_arch35.cpp"
+
+
+def test_the_launch_takes_the_tiling_the_host_code_computes(tmp_path: Path, cann_src: Path) -> None:
+    """A host tiling that stores scale in the input_scale field compiles, and its own UTs at equal attr values
+    cannot see it; the run, tiled by that host code at distinct values, computes the wrong numbers."""
+    op_dir = copy_sample(tmp_path, ELU_V2)
+    edit(op_dir / ELU_V2_TILING, "tiling->inputScale = inputScaleAttr != nullptr ? *inputScaleAttr",
+         "tiling->inputScale = scaleAttr != nullptr ? *scaleAttr")
+    row = _row(op_dir, cann_src, "float32")
+    assert row.status == "fail", row.reason
+    assert str(row.figures["tiling"]).startswith("tiling from the host code;")
+    assert "input_scale=2.5" in row.reason and "differs from the golden" in row.reason, row.reason
+
+
+def test_a_host_tiling_refusing_a_launch_fails_the_row(tmp_path: Path, cann_src: Path) -> None:
+    """The alpha bound turned into a refusal of every is_result=true launch: the row says which launch."""
+    op_dir = copy_sample(tmp_path, ELU_V2)
+    edit(op_dir / ELU_V2_TILING, "isResultValue && tiling->alpha < 0.0f", "isResultValue")
+    row = _row(op_dir, cann_src, "float32")
+    assert row.status == "fail" and "the host tiling refused 3x1001 with is_result=True" in row.reason, row.reason

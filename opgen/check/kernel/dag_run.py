@@ -5,8 +5,9 @@ An `ElementwiseSch` kernel's tiling is opbase's `ElewiseTiling` (src/op_common/a
 the core split from the element count, the core count and the DAG's narrowest dtype (the plan's formula, as the
 tiling UT checks it), the UB split from the DAG's live-buffer count and widest dtype, which atvoss derives at compile
 time (`OpDag::BufferNum`, `MaxDtypeBytes`, `MinDtypeBytes`). The run wrapper compiles those facts into the executable
-(`opgen_describe`, printed by `--describe`), so the UB split uses the very DAG the kernel runs. Still tiling from the
-plan's formula, not from executing the generated host code. `BroadcastSch` kernels are not launched yet.
+(`opgen_describe`, printed by `--describe`), so the UB split uses the very DAG the kernel runs. The run takes its tiling
+from the host code (`host_tiling`); this formula picks the run's shapes, and tiles a SoC the host code cannot run on.
+`BroadcastSch` kernels are not launched yet.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ BASE_FIELDS = (("dim0", "<i8"), ("coreNum", "<i4"), ("ubFormer", "<i4"), ("block
                ("ubTailOfTailBlock", "<i8"), ("elemNum", "<i8"), ("scheMode", "<u8"))
 DESCRIBE = "--describe"
 ABSENT_MARK = "_WITHOUT_"  # dag_paths names an absent optional input's dType TPL value <dtype>_WITHOUT_<INPUT>
-TILING_SOURCE = "tiling from the plan's ElewiseTiling formula with the built DAG's buffer facts"
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def launches(plan: RenderPlan, variant: KernelVariant) -> tuple[DagLaunch, ...]:
     return tuple(found)
 
 
-def launcher_source(plan: RenderPlan, variant: KernelVariant) -> str:
+def launcher_source(plan: RenderPlan, variant: KernelVariant, *, described: bool = True) -> str:
     """`opgen_launch` dispatching on the tiling key to the kernel instantiation it selects, and `opgen_describe`
     printing each path's DAG facts (`dag KEY BUFFERS MAX_BYTES MIN_BYTES`)."""
     args = ", ".join(f"args[{k}]" for k in range(len(plan.inputs) + len(plan.outputs) + 2))
@@ -88,8 +88,9 @@ def launcher_source(plan: RenderPlan, variant: KernelVariant) -> str:
         entry = f"{plan.name}<TPL_SCH_MODE_{sch_mode(plan)}, {launch.branch.tpl_args}>"
         dag = f"{namespace}::{launch.branch.dag_struct}<{launch.branch.dag_args}>::OpDag"
         cases.append(f"    case {launch.key}ULL: {entry}({args}); return;")
-        facts.append(f'    std::printf("dag {launch.key} %lld %lld %lld\\n", (long long){dag}::BufferNum, '
-                     f"(long long){dag}::MaxDtypeBytes, (long long){dag}::MinDtypeBytes);")
+        if described:
+            facts.append(f'    std::printf("dag {launch.key} %lld %lld %lld\\n", (long long){dag}::BufferNum, '
+                         f"(long long){dag}::MaxDtypeBytes, (long long){dag}::MinDtypeBytes);")
     return "\n".join([
         'extern "C" void opgen_launch(uint8_t* const* args)', "{", "    switch (g_tilingKey) {", *cases, "    }",
         '    std::fprintf(stderr, "opgen: no kernel path for tiling key %llu\\n", (unsigned long long)g_tilingKey);',

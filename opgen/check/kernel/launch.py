@@ -37,11 +37,13 @@ SATURATED = "half/bfloat16 results may saturate: NaN as 0, inf as the largest fi
 
 @dataclass(frozen=True)
 class Launch:
-    """What one launch hands the kernel: its cores, the tiling key, the tiling data."""
+    """What one launch hands the kernel: its cores, the tiling key, the tiling data, the workspace bytes (None: the
+    plan's)."""
 
     cores: int
     key: int
     tiling: bytes
+    workspace: int | None = None
 
 
 @dataclass(frozen=True)
@@ -54,14 +56,18 @@ class ShapeRun:
     unmodelled: tuple[str, ...] = ()  # what the model aborted on (the launch proves nothing)
     asserts: int = 0  # asc-devkit CPU-debug assertions passed over (the NPU build has none)
     assert_text: str = ""  # the first one's message
+    inputs: tuple[npt.NDArray[Any], ...] = ()  # what the launch was given
+    outputs: tuple[npt.NDArray[Any], ...] = ()  # what the kernel wrote (empty when it did not finish)
 
 
 def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, golden: GoldenVariant,
                shape: tuple[int, ...], guard: int, launch: Launch, rng: np.random.Generator,
-               attrs: Mapping[str, AttrValue], *, saturating: bool = False) -> ShapeRun:
+               attrs: Mapping[str, AttrValue], *, saturating: bool = False,
+               given: Sequence[npt.NDArray[Any]] | None = None) -> ShapeRun:
     """One launch; `attrs`: the values the tiling data carries to the kernel (and the emulator computes with);
-    `saturating`: half/bfloat16 results may also equal the golden saturated (`SATURATING_ARCHES`)."""
-    inputs = _inputs(spec, plan, combo, shape, rng)
+    `saturating`: half/bfloat16 results may also equal the golden saturated (`SATURATING_ARCHES`); `given`: the
+    inputs of another launch to repeat (else drawn from `rng`)."""
+    inputs = list(given) if given is not None else _inputs(spec, plan, combo, shape, rng)
     files = {f"in_{t.name}.bin": a.tobytes() for t, a in zip(plan.inputs, inputs, strict=True)}
     files["tiling.bin"] = launch.tiling
     shown = shown_attrs(spec, attrs)
@@ -69,7 +75,8 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
     with tempfile.TemporaryDirectory(prefix="opgen-run-out-") as out_dir:
         outs = {t.name: Path(out_dir) / f"out_{t.name}.bin" for t in plan.outputs}
         lines = [f"cores {launch.cores}", f"tiling_key {launch.key}", "tiling tiling.bin",
-                 f"guard {guard}", f"workspace {plan.workspace_bytes}"]
+                 f"guard {guard}",
+                 f"workspace {plan.workspace_bytes if launch.workspace is None else launch.workspace}"]
         lines += [f"input {t.name} in_{t.name}.bin" for t in plan.inputs]
         lines += [f"output {t.name} {int(np.prod(shape)) * numpy_dtype(t.dtypes[combo.index].name).itemsize} "
                   f"{outs[t.name]}" for t in plan.outputs]
@@ -109,7 +116,7 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
                             f"first [{k}]: {have.ravel()[k]!r} vs {want.ravel()[k]!r} (rtol {tol.rtol}, "
                             f"atol {tol.atol})")
     return ShapeRun(shape, launch.cores, max_abs, max_rel, tuple(problems), (), asserts,
-                    errors[0].rsplit("] ", 1)[-1] if errors else "")
+                    errors[0].rsplit("] ", 1)[-1] if errors else "", tuple(inputs), got)
 
 
 def _is_narrow(values: npt.NDArray[Any]) -> bool:

@@ -7,10 +7,12 @@ cores, and one with several UB tiles on every core. Inputs: uniform in the spec'
 dtype's edge values (zeros, infinities, NaN, limits) in the first elements. GM holds every tensor between
 guard bytes (a UB size each); any byte the kernel changes outside its output tensors fails the row, as does
 an output element outside the spec's tolerance of the golden (opgen's recipe, as the golden.py it renders
-computes it). Tiling values come from the plan (`classic_tiling`, the formula the rendered tiling code uses;
-arch35 DAG kernels: `dag_run.elewise_tiling`) with the SoC's core count and UB size from the runtime repo's platform
-config, or opgen's SoC table where that repo has no ini for the SoC (Ascend950). Building and running are tree
-code: both only with `Trust.allow_exec`, the run through `run_tree_code`.
+computes it), the golden variant being the one the attr choosing the math picks. Each launch's tiling key, block
+dim, workspace and tiling data come from the tree's host tiling code run for that launch (`host_tiling`); where ops-nn's
+tiling executor knows no platform for the SoC (ascend350), from the plan's formulas (`classic_tiling`,
+`dag_run.elewise_tiling`), and the row says so. Cores and UB, for the host tiling and the run alike: the runtime
+repo's platform config, or opgen's SoC table where that repo has no ini for the SoC (Ascend950). Building and
+running are tree code: both only with `Trust.allow_exec`, the run through `run_tree_code`.
 """
 
 from __future__ import annotations
@@ -36,8 +38,10 @@ from ..items import CheckItem, bad, ok, skipped
 from ..trust import Trust, run_tree_code
 from .build import KernelVariant, kernel_variants
 from .dag_run import DESCRIBE, elewise_tiling, launches, parse_facts, sch_mode, tiling_bytes
-from .dag_run import TILING_SOURCE as DAG_TILING_SOURCE
+from .host_tiling import Wanted, host_launches
 from .launch import SATURATED, SATURATING_ARCHES, Launch, ShapeRun, run_shape
+from .oracle import LEVEL as ORACLE_LEVEL
+from .oracle import oracle_row, upstream_dir
 from .run_build import KernelBuild, build_kernel
 
 LEVEL = "run"
@@ -46,7 +50,8 @@ TILES_PER_CORE = 2.5  # the large shape gives every core this many UB tiles
 PLATFORM_CONFIG = "src/platform/platform_config/cann"
 # PlatformAscendC::GetCoreMemSize takes this off the UB of Ascend910B (kfc buffers), so the tiling sees less
 UB_RESERVED = {"ascend910b": 256}
-TILING_SOURCE = "tiling from the plan"
+PLAN_TILING = "tiling from the plan"
+HOST_TILING = "tiling from the host code"
 ARCH_WITHOUT_INI = 3510  # the runtime repo ships no Ascend950 ini: its cores and UB come from opgen's SoC table
 
 
@@ -76,9 +81,9 @@ def kernel_run_rows(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannS
         if not isinstance(v, KernelVariant):
             rows.append(skipped(label, v[1]))
         elif v.family.is_dag:
-            rows.append(_dag_row(op_dir.resolve(), spec, plan, sources, socs[v.soc], v, label, seed))
+            rows += _dag_row(op_dir.resolve(), spec, plan, sources, socs[v.soc], v, label, seed)
         else:
-            rows.append(_row(op_dir.resolve(), spec, plan, sources, socs[v.soc], v, label, seed))
+            rows += _row(op_dir.resolve(), spec, plan, sources, socs[v.soc], v, label, seed)
     return rows
 
 
@@ -108,55 +113,60 @@ def run_shapes(facts: SocFacts, tile: int) -> tuple[tuple[int, ...], ...]:
 
 
 def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc: SocPlan,
-         variant: KernelVariant, label: str, seed: int) -> CheckItem:
+         variant: KernelVariant, label: str, seed: int) -> list[CheckItem]:
     combo = variant.combination
     facts = soc_facts(sources, soc)
     if facts is None:
-        return skipped(label, f"not run: no platform config {soc.short_version}1.ini in the runtime repo")
+        return [skipped(label, f"not run: no platform config {soc.short_version}1.ini in the runtime repo")]
     golden = _golden(plan, soc)
     case = next((c for c in plan.classic_dtype_cases if c.dtype == combo.key), None)
     if golden is None or case is None:
-        return bad(label, f"the plan has no golden variant or tiling case for {soc.name} {combo.key.name}")
+        return [bad(label, f"the plan has no golden variant or tiling case for {soc.name} {combo.key.name}")]
     build = build_kernel(sources, variant, op_dir, plan)
     if build.executable is None:
-        return _unbuilt(label, variant, build)
+        return [_unbuilt(label, variant, build)]
     rng = np.random.default_rng(seed)
     scratch = ub_scratch_bytes(spec, next(p.kernel for p in spec.platforms if p.soc == soc.name))
     tile = classic_tiling(1, case.bits, facts.vector_cores, facts.ub_bytes, scratch).tile_data_num
     defaults, *others = attr_settings(spec)
 
-    def launch(shape: tuple[int, ...], attrs: Mapping[str, AttrValue]) -> Launch:
+    def planned(shape: tuple[int, ...], attrs: Mapping[str, AttrValue]) -> Launch:
         tiling = classic_tiling(int(np.prod(shape)), case.bits, facts.vector_cores, facts.ub_bytes, scratch)
         return Launch(tiling.used_cores, soc.tiling_key or 0, classic_tiling_bytes(tiling.fields, plan.scalars, attrs))
 
+    wanted = [(s, defaults) for s in run_shapes(facts, tile)] + [(TAIL_SHAPE, a) for a in others]
+    tiled = _tiled(op_dir, spec, plan, variant, soc, facts, sources, wanted, planned)
+    if isinstance(tiled, str):
+        return [bad(label, tiled)]
+    given, tiling_source = tiled
     saturating = variant.arch.npu_arch in SATURATING_ARCHES
-    runs = [run_shape(build.executable, spec, plan, combo, golden(attrs), shape, facts.ub_bytes, launch(shape, attrs),
-                      rng, attrs, saturating=saturating)
-            for shape, attrs in [(s, defaults) for s in run_shapes(facts, tile)] + [(TAIL_SHAPE, a) for a in others]]
-    return _summary(label, plan, variant, runs, TILING_SOURCE)
+    runs = [run_shape(build.executable, spec, plan, combo, golden(attrs), shape, facts.ub_bytes, launch, rng, attrs,
+                      saturating=saturating) for (shape, attrs), launch in zip(wanted, given, strict=True)]
+    return [_summary(label, plan, variant, runs, f"{tiling_source}; cores and UB from {facts.source}"),
+            *_oracle(label, spec, plan, sources, soc, variant, facts, wanted, runs, golden)]
 
 
 def _dag_row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc: SocPlan,
-             variant: KernelVariant, label: str, seed: int) -> CheckItem:
+             variant: KernelVariant, label: str, seed: int) -> list[CheckItem]:
     """An ElementwiseSch kernel: each shape launched on the path its dtype selects, tiled by ElewiseTiling."""
     if plan.broadcast is not None:
-        return skipped(label, "not run: BroadcastSch kernels need the broadcast tiling, not modelled by the run yet")
+        return [skipped(label, "not run: BroadcastSch kernels need the broadcast tiling, not modelled by the run yet")]
     paths = [p for p in launches(plan, variant) if not p.without_input]
     facts = soc_facts(sources, soc)
     golden = _golden(plan, soc)
     if facts is None or golden is None:
-        return bad(label, f"no platform facts or golden variant for {soc.name}")
+        return [bad(label, f"no platform facts or golden variant for {soc.name}")]
     build = build_kernel(sources, variant, op_dir, plan)
     if build.executable is None:
-        return _unbuilt(label, variant, build)
+        return [_unbuilt(label, variant, build)]
     described = run_tree_code([str(build.executable), DESCRIBE], timeout=60.0, files={})
     dags = parse_facts(described.stdout)
     if any(p.key not in dags for p in paths):
-        return bad(label, f"the built kernel did not describe its DAG: {described.stderr.strip()[-200:]}")
+        return [bad(label, f"the built kernel did not describe its DAG: {described.stderr.strip()[-200:]}")]
     rng = np.random.default_rng(seed)
     defaults, *others = attr_settings(spec)
 
-    def launch(shape: tuple[int, ...], attrs: Mapping[str, AttrValue]) -> Launch:
+    def planned(shape: tuple[int, ...], attrs: Mapping[str, AttrValue]) -> Launch:
         path = next(p for p in paths if p.takes(plan, attrs))
         fields = elewise_tiling(int(np.prod(shape)), facts.vector_cores, facts.ub_bytes, dags[path.key], sch_mode(plan))
         return Launch(fields["blockNum"], path.key, tiling_bytes(fields, plan.scalars, attrs))
@@ -166,11 +176,44 @@ def _dag_row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources,
     tail = (TAIL_SHAPE[0], -(-TAIL_SHAPE[1] // plan.last_dim_multiple) * plan.last_dim_multiple)
     rows = -(-int(facts.vector_cores * ub_former * TILES_PER_CORE) // tail[1])
     shapes = [(plan.last_dim_multiple,), tail, (rows, tail[1])]
+    wanted = [(s, defaults) for s in shapes] + [(tail, a) for a in others]
+    tiled = _tiled(op_dir, spec, plan, variant, soc, facts, sources, wanted, planned)
+    if isinstance(tiled, str):
+        return [bad(label, tiled)]
+    given, tiling_source = tiled
     saturating = variant.arch.npu_arch in SATURATING_ARCHES
-    runs = [run_shape(build.executable, spec, plan, variant.combination, golden(attrs), shape, facts.ub_bytes,
-                      launch(shape, attrs), rng, attrs, saturating=saturating)
-            for shape, attrs in [(s, defaults) for s in shapes] + [(tail, a) for a in others]]
-    return _summary(label, plan, variant, runs, f"{DAG_TILING_SOURCE}; cores and UB from {facts.source}")
+    runs = [run_shape(build.executable, spec, plan, variant.combination, golden(attrs), shape, facts.ub_bytes, launch,
+                      rng, attrs, saturating=saturating) for (shape, attrs), launch in zip(wanted, given, strict=True)]
+    return [_summary(label, plan, variant, runs, f"{tiling_source}; cores and UB from {facts.source}"),
+            *_oracle(label, spec, plan, sources, soc, variant, facts, wanted, runs, golden)]
+
+
+def _tiled(op_dir: Path, spec: OpSpec, plan: RenderPlan, variant: KernelVariant, soc: SocPlan, facts: SocFacts,
+           sources: CannSources, wanted: Sequence[Wanted],
+           planned: Callable[[tuple[int, ...], Mapping[str, AttrValue]], Launch]) -> tuple[list[Launch], str] | str:
+    """Each wanted launch as the tree's host tiling code sets it up, with the text the row reports; the plan's
+    tiling (`planned`) with the reason where the host code cannot run. A str alone: the host tiling refused a
+    launch the run needs (the row FAILs with it)."""
+    platform_ub = facts.ub_bytes + UB_RESERVED.get(soc.name, 0)  # the faker's platform reports the ini's UB
+    host = host_launches(op_dir, spec, plan, variant, soc, facts.vector_cores, platform_ub, sources, wanted)
+    if host.problem:
+        return [planned(shape, attrs) for shape, attrs in wanted], f"{PLAN_TILING} (not from the host code: " \
+            f"{host.problem})"
+    if host.refused:
+        return f"{host.refused} (a launch the run needs: the NPU would never run this kernel for it)"
+    return list(host.launches), HOST_TILING + host.note
+
+
+def _oracle(label: str, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc: SocPlan, variant: KernelVariant,
+            facts: SocFacts, wanted: Sequence[Wanted], runs: Sequence[ShapeRun],
+            golden: Callable[[Mapping[str, AttrValue]], GoldenVariant]) -> list[CheckItem]:
+    """Upstream's kernel on the same inputs, where ops-nn has the op and every generated launch finished."""
+    upstream = upstream_dir(sources, plan)
+    if upstream is None or not all(r.outputs for r in runs):
+        return []
+    platform = (facts.vector_cores, facts.ub_bytes + UB_RESERVED.get(soc.name, 0), facts.ub_bytes)
+    return [oracle_row(label.removesuffix(LEVEL) + ORACLE_LEVEL, upstream, spec, plan, sources, soc, variant,
+                       platform, wanted, runs, golden, variant.arch.npu_arch in SATURATING_ARCHES)]
 
 
 def _golden(plan: RenderPlan, soc: SocPlan) -> Callable[[Mapping[str, AttrValue]], GoldenVariant] | None:

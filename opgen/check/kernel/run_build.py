@@ -95,16 +95,19 @@ def bindings_source(declarations: str, arch: int = 0) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_wrapper(plan: RenderPlan, variant: KernelVariant, entry: Path) -> str:
-    """kernel-compile's wrapper of the entry, then the launcher, the model and its bindings."""
+def run_wrapper(plan: RenderPlan, variant: KernelVariant, entry: Path, *, upstream: bool = False) -> str:
+    """kernel-compile's wrapper of the entry, then the launcher, the model and its bindings. `upstream`: ops-nn's own
+    kernel (the oracle), whose DAGs the plan does not name and which may use bisheng's builtin `float32_t` (the
+    CPU-debug stubs typedef it on arches 3003/3113 only)."""
     if variant.family.is_dag:
-        launcher = launcher_source(plan, variant)
+        launcher = launcher_source(plan, variant, described=not upstream)
     else:
         args = len(plan.inputs) + len(plan.outputs) + 2  # tensors, workspace, tiling
         call = ", ".join(f"args[{k}]" for k in range(args))
         launcher = f'extern "C" void opgen_launch(uint8_t* const* args) {{ {plan.name}({call}); }}'
     register = REGISTER_MODEL.get(variant.arch.npu_arch)
     return "\n".join([
+        *(["typedef float float32_t;"] if upstream else []),
         wrapper_source(plan, entry, variant),
         launcher,
         '#include "intrinsics.h"',
@@ -134,13 +137,15 @@ def runtime_object(sources: CannSources, variant: KernelVariant, op_dir: Path) -
     return target
 
 
-def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: RenderPlan) -> KernelBuild:
-    """The executable of one variant of the op's kernel, or why there is none."""
+def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: RenderPlan, *,
+                 upstream: bool = False) -> KernelBuild:
+    """The executable of one variant of the op's kernel, or why there is none (`upstream`: see run_wrapper)."""
     stubs = intrinsic_dir(sources, variant.arch)
     if stubs is None:
         return KernelBuild(None, "a toolkit's intrinsics are its tikicpulib's; the run level uses opgen's model "
                                  "with the open sources only (--cann-src)")
-    digest = hashlib.sha256("\0".join([model_key(), run_wrapper(plan, variant, op_entry(variant)), *variant.defines,
+    digest = hashlib.sha256("\0".join([model_key(), run_wrapper(plan, variant, op_entry(variant), upstream=upstream),
+                                       *variant.defines,
                                        str(variant.arch.npu_arch)]).encode())
     kernel_dir = op_dir / "op_kernel"
     for path in sorted(kernel_dir.rglob("*")):
@@ -158,7 +163,7 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
     if failed.is_file():  # the same sources failed before: the same answer, without the compile
         known = json.loads(failed.read_text())
         return KernelBuild(None, known["problem"], tuple(known["missing"]))
-    build = _build(sources, variant, op_dir, plan, target, runtime)
+    build = _build(sources, variant, op_dir, plan, target, runtime, upstream)
     if build.executable is None:
         failed.parent.mkdir(parents=True, exist_ok=True)
         failed.write_text(json.dumps({"problem": build.problem, "missing": list(build.missing)}))
@@ -166,10 +171,10 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
 
 
 def _build(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: RenderPlan,
-           target: Path, runtime: Path) -> KernelBuild:
+           target: Path, runtime: Path, upstream: bool) -> KernelBuild:
     with tempfile.TemporaryDirectory(prefix="opgen-run-build-") as scratch:
         wrapper = Path(scratch) / f"{plan.name}_run.cpp"
-        wrapper.write_text(run_wrapper(plan, variant, op_dir / "op_kernel" / op_entry(variant)))
+        wrapper.write_text(run_wrapper(plan, variant, op_dir / "op_kernel" / op_entry(variant), upstream=upstream))
         obj = Path(scratch) / "kernel.o"
         compiled = _compile(sources, variant, op_dir, wrapper, obj, Path(scratch))
         if compiled.refusal is not None:

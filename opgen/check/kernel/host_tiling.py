@@ -1,0 +1,214 @@
+"""The host side of a kernel run: the op's generated tiling code, run for the run's own shapes, dtypes and attr values.
+
+The tree's op_host sources are compiled with ops-nn's op_host UT framework (the ut tier's build, `ophost_build`) next
+to a driver of opgen's own that hands each case to ops-nn's tiling executor (`ExecuteTiling` of
+tests/ut/common/tiling_case_executor.cpp, the SoC baked in as `build.sh -u --soc` does) and prints what the host would
+hand the launch: the tiling key, the block dim, the workspace sizes and the tiling data bytes. The kernel run takes
+those, so a tiling that disagrees with its kernel (a field, a key, a UB split) shows as wrong numbers or an overrun.
+
+Results are cached by the driver text and the content of the files the host compile reads from the tree (op_host,
+and op_kernel's tiling and DAG headers, which the arch35 host tiling instantiates), so a kernel-body edit reuses them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...cann_sources import CannSources, cache_root
+from ...errors import OpgenError
+from ...plan import RenderPlan
+from ...plan.attr_cases import ANY_VALUE_TYPES
+from ...plan.attrs import AttrValue, c_literal, shown_attrs
+from ...plan.families import KernelFamily
+from ...plan.platforms import SocPlan
+from ...spec.models import OpSpec
+from ..ophost_build import OphostBuild
+from ..ophost_ut_framework import TILING_EXECUTOR, build_framework
+from ..trust import run_tree_code
+from .build import KernelVariant
+from .launch import Launch
+
+DRIVER = "opgen_host_tiling.cpp"
+WORKSPACE_LIMIT = 1 << 30  # a workspace the executor reports above this is its uint32 -1 (no NpuArch)
+RUN_TIMEOUT = 300.0
+FORMAT = 1  # bump when the driver or its output changes: cached results are recomputed
+_MARK = "opgen-tiling "
+_EXECUTOR_SOC = re.compile(r'\{"(ascend\w+|kirin\w+|mc\d+)",\s*"')
+_HOST_READ = re.compile(r"tiling|dag", re.I)  # op_kernel headers the host tiling includes
+
+
+@dataclass(frozen=True)
+class TilingRequest:
+    """One launch's host inputs: the dtype combination, the shape every tensor has, the attr values."""
+
+    combination: int
+    shape: tuple[int, ...]
+    attrs: tuple[tuple[str, AttrValue], ...]
+
+    @staticmethod
+    def of(combination: int, shape: tuple[int, ...], attrs: Mapping[str, AttrValue]) -> TilingRequest:
+        return TilingRequest(combination, shape, tuple(sorted(attrs.items())))
+
+
+@dataclass(frozen=True)
+class HostTiling:
+    """What the host tiling gave one request (`succeeded` false: it returned a failure)."""
+
+    succeeded: bool
+    key: int
+    block_dim: int
+    workspaces: tuple[int, ...]
+    data: bytes
+
+
+Wanted = tuple[tuple[int, ...], Mapping[str, AttrValue]]  # a launch's shape and attr values
+
+
+@dataclass(frozen=True)
+class HostLaunches:
+    """The launches of the wanted (shape, attrs) as the host code sets them up; else why not: the host code could
+    not run (`problem`) or its tiling refused one (`refused`). `note`: what the row adds to the tiling's source."""
+
+    launches: tuple[Launch, ...] = ()
+    note: str = ""
+    problem: str = ""
+    refused: str = ""
+
+
+@dataclass(frozen=True)
+class HostTilings:
+    """Every request's result, or why the host code could not be run (`problem`, with `results` empty)."""
+
+    results: Mapping[TilingRequest, HostTiling]
+    problem: str = ""
+
+
+def host_tilings(op_dir: Path, plan: RenderPlan, family: KernelFamily, soc: SocPlan, cores: int, ub_bytes: int,
+                 requests: Sequence[TilingRequest], sources: CannSources) -> HostTilings:
+    """Run the tree's host tiling for each request on the SoC (the caller holds `--allow-exec`)."""
+    executor = sources.repo("ops-nn") / "tests/ut/common" / TILING_EXECUTOR
+    known = set(_EXECUTOR_SOC.findall(executor.read_text(encoding="utf-8", errors="replace")))
+    if soc.name not in known:
+        return HostTilings({}, f"ops-nn's {TILING_EXECUTOR} knows no {soc.name}: no platform to run its tiling on")
+    unique = list(dict.fromkeys(requests))
+    driver = driver_source(op_dir, plan, family, unique, cores, ub_bytes)
+    try:
+        framework = build_framework(sources)
+    except OpgenError as failure:
+        return HostTilings({}, f"the op_host UT framework did not build: {failure}")
+    key = _cache_key(op_dir, driver, soc, str(framework.root), executor)
+    cached = cache_root() / "kernel-host-tiling" / f"{key}.json"
+    if cached.is_file():
+        return _parsed(json.loads(cached.read_text(encoding="utf-8")), unique)
+    with tempfile.TemporaryDirectory(prefix="opgen-host-tiling-") as scratch:
+        work = Path(scratch)
+        (work / "driver").mkdir()
+        (work / "driver" / DRIVER).write_text(driver, encoding="utf-8")
+        build = OphostBuild(op_dir, framework, executor, work, 2)
+        failed = [item for item in build.compile_all([soc.name], tests=False) if item.status == "fail"]
+        error = build.compile_extra(DRIVER, work / "driver" / DRIVER)
+        if failed or error is not None:
+            return HostTilings({}, f"the host tiling did not compile: {failed[0].item}: {failed[0].reason}"
+                               if failed else f"the host tiling driver did not compile: {error}")
+        exe, problem = build.link([*build.keys(soc.name, tests=False), DRIVER], "opgen_host_tiling")
+        if exe is None:
+            return HostTilings({}, f"the host tiling did not link: {problem}")
+        done = run_tree_code([str(exe)], timeout=RUN_TIMEOUT)
+    lines = [line.removeprefix(_MARK) for line in done.stdout.splitlines() if line.startswith(_MARK)]
+    if done.timed_out or len(lines) != len(unique):
+        tail = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
+        return HostTilings({}, f"the host tiling driver ended (exit {done.returncode}) after {len(lines)} of "
+                               f"{len(unique)} cases: {tail}")
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    part = cached.with_suffix(f".part{id(lines)}")
+    part.write_text(json.dumps(lines), encoding="utf-8")
+    part.replace(cached)
+    return _parsed(lines, unique)
+
+
+def host_launches(op_dir: Path, spec: OpSpec, plan: RenderPlan, variant: KernelVariant, soc: SocPlan, cores: int,
+                  ub_bytes: int, sources: CannSources, wanted: Sequence[Wanted]) -> HostLaunches:
+    """`host_tilings` for the variant's dtype combination, as launches."""
+    requests = [TilingRequest.of(variant.combination.index, shape, attrs) for shape, attrs in wanted]
+    host = host_tilings(op_dir, plan, variant.family, soc, cores, ub_bytes, requests, sources)
+    if host.problem:
+        return HostLaunches(problem=host.problem)
+    launches, unsized = [], False
+    for (shape, attrs), request in zip(wanted, requests, strict=True):
+        got = host.results[request]
+        if not got.succeeded:
+            shown = shown_attrs(spec, attrs)
+            return HostLaunches(refused=f"the host tiling refused {'x'.join(map(str, shape))}" +
+                                (f" with {shown}" if shown else ""))
+        workspace = sum(got.workspaces)
+        usable = 0 <= workspace <= WORKSPACE_LIMIT
+        unsized |= not usable
+        launches.append(Launch(got.block_dim, got.key, got.data, workspace if usable else None))
+    note = (f"; workspace from the plan: the executor reported none usable on {soc.name} (no NpuArch there, "
+            "GetLibApiWorkSpaceSize gives -1)") if unsized else ""
+    return HostLaunches(tuple(launches), note)
+
+
+def driver_source(op_dir: Path, plan: RenderPlan, family: KernelFamily, requests: Sequence[TilingRequest],
+                  cores: int, ub_bytes: int) -> str:
+    """A gtest case that runs every request through ExecuteTiling and prints one `opgen-tiling` line each:
+    `ok|fail KEY BLOCK_DIM WS,... HEX`."""
+    ut = family.ophost_ut
+    header = [f'#include "{op_dir / ut.tiling_header.removeprefix("../../../../")}"'] if ut.tiling_header else []
+    local = [] if ut.tiling_header else [f"namespace {{\nstruct {ut.compile_info} {{}};\n}} // namespace"]
+    cases = [_case(plan, ut.compile_info, r, cores, ub_bytes) for r in requests]
+    return "\n".join([
+        "// opgen's host tiling driver (opgen/check/kernel/host_tiling.py): not part of the tree.",
+        "#include <cstdio>", "#include <gtest/gtest.h>", '#include "tiling_case_executor.h"', *header, *local, "",
+        "static void OpgenEmit(const gert::TilingContextPara& para)", "{",
+        "    TilingInfo info;",
+        "    bool done = ExecuteTiling(para, info);",
+        f'    std::printf("{_MARK}%s %lld %zu ", done ? "ok" : "fail", (long long)info.tilingKey, info.blockNum);',
+        '    for (size_t i = 0; i < info.workspaceSizes.size(); ++i) {',
+        '        std::printf("%s%lld", i ? "," : "", (long long)info.workspaceSizes[i]);', "    }",
+        '    std::printf(" ");',
+        "    for (size_t i = 0; done && i < info.tilingDataSize; ++i) {",
+        '        std::printf("%02x", info.tilingData[i]);', "    }",
+        '    std::printf("\\n");', "    std::fflush(stdout);", "}", "",
+        "TEST(OpgenHostTiling, Cases)", "{", *cases, "}", ""])
+
+
+def _case(plan: RenderPlan, compile_info: str, request: TilingRequest, cores: int, ub_bytes: int) -> str:
+    dims = ", ".join(map(str, request.shape))
+    values = dict(request.attrs)
+
+    def tensors(role: str) -> str:
+        return ", ".join(f"{{{{{{{dims}}}, {{{dims}}}}}, ge::{t.dtypes[request.combination].ge}, ge::FORMAT_ND}}"
+                         for t in plan.tensors if t.role == role)
+
+    attrs = ", ".join(f'{{"{a.name}", Ops::NN::AnyValue::CreateFrom<{ANY_VALUE_TYPES[a.kind]}>'
+                      f"({c_literal(a.kind, values[a.name])})}}" for a in plan.attrs)
+    listed = f"{{{attrs}}}, " if plan.attrs else ""
+    return (f"    {{\n        {compile_info} compileInfo;\n"
+            f'        gert::TilingContextPara para("{plan.op_type}", {{{tensors("input")}}}, {{{tensors("output")}}}, '
+            f"{listed}&compileInfo, {cores}, {ub_bytes});\n        OpgenEmit(para);\n    }}")
+
+
+def _cache_key(op_dir: Path, driver: str, soc: SocPlan, framework: str, executor: Path) -> str:
+    digest = hashlib.sha256(f"{FORMAT}\0{driver.replace(str(op_dir), '<op>')}\0{soc.name}\0{framework}".encode())
+    digest.update(executor.read_bytes())
+    read = sorted(p for p in (op_dir / "op_host").rglob("*") if p.is_file())
+    read += sorted(p for p in (op_dir / "op_kernel").rglob("*") if p.is_file() and _HOST_READ.search(p.name))
+    for path in read:
+        digest.update(path.relative_to(op_dir).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:24]
+
+
+def _parsed(lines: Sequence[str], requests: Sequence[TilingRequest]) -> HostTilings:
+    results = {}
+    for request, line in zip(requests, lines, strict=True):
+        status, key, blocks, spaces, *data = line.split(" ")
+        results[request] = HostTiling(status == "ok", int(key), int(blocks),
+                                      tuple(int(w) for w in spaces.split(",") if w), bytes.fromhex("".join(data)))
+    return HostTilings(results)
