@@ -21,10 +21,11 @@ ROWS_910B = [f"ascend910b {d} run" for d in ("float32", "float16", "bfloat16")]
 
 
 def _rows(op_dir: Path, cann_src: Path | None, allow_exec: bool) -> dict[str, tuple[str, str]]:
+    """The generated kernel's run rows (not upstream's, which the oracle tests hold)."""
     spec, plan = loaded(op_dir)
     sources = resolve_sources(cann_src) if cann_src is not None else None
     return {i.item: (i.status, i.reason) for i in kernel_run_rows(op_dir, spec.spec, plan, sources,
-                                                                    Trust(allow_exec))}
+                                                                    Trust(allow_exec)) if i.item.endswith(" run")}
 
 
 def test_without_sources_every_row_is_skipped_with_the_enabling_command(tmp_path: Path) -> None:
@@ -37,12 +38,6 @@ def test_without_sources_every_row_is_skipped_with_the_enabling_command(tmp_path
 def test_without_allow_exec_nothing_is_built_or_run(tmp_path: Path, cann_src: Path) -> None:
     rows = _rows(copy_sample(tmp_path, GELU), cann_src, False)
     assert all(status == "skip" and ALLOW_EXEC_FLAG in reason for status, reason in rows.values())
-
-
-def test_broadcast_dag_kernels_are_skipped_saying_why(tmp_path: Path, cann_src: Path) -> None:
-    """ElementwiseSch DAG kernels run (test_kernel_run_dag.py); BroadcastSch ones need a tiling the run lacks."""
-    rows = _rows(copy_sample(tmp_path, "activation/leaky_relu_grad"), cann_src, True)
-    assert rows and all(status == "skip" and "BroadcastSch" in reason for status, reason in rows.values())
 
 
 def test_sample_kernel_matches_the_golden_on_every_910b_dtype(tmp_path: Path, cann_src: Path) -> None:

@@ -2,8 +2,8 @@
 Compares into a UB mask, Select in tensor/scalar mode), on opgen's CPU model of vcmpvs/vsel/set_cmpmask.
 
 asc-devkit's Select (tensor/scalar mode) duplicates its scalar into the scratch at TMP_UB_OFFSET (184 KB on arch
-2201): a tiling filling the whole UB puts kernel buffers there and 32 elements come out wrong. The plan's classic
-tiling leaves that scratch free, and the run proves it; a tiling that takes it back fails.
+2201): a tiling filling the whole UB puts kernel buffers there and 32 elements come out wrong. The generated host
+tiling leaves that scratch free, and the run (tiled by it) proves it; a host tiling that takes it back fails.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-import opgen.check.kernel.run as kernel_run
 from opgen.cann_sources import resolve_sources
 from opgen.check.kernel.run import kernel_run_rows
 from opgen.check.trust import Trust
@@ -36,11 +35,12 @@ def test_the_compare_select_sample_matches_the_golden(tmp_path: Path, cann_src: 
         assert status == "pass", (label, reason)
 
 
-def test_a_tiling_that_fills_the_scratch_fails(tmp_path: Path, cann_src: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """The fault the scratch reserve prevents: tiles reaching TMP_UB_OFFSET are overwritten by Select."""
-    monkeypatch.setattr(kernel_run, "ub_scratch_bytes", lambda spec, kernel: 0)
-    rows = _rows(copy_sample(tmp_path, HSG), cann_src)
+def test_a_tiling_that_fills_the_scratch_fails(tmp_path: Path, cann_src: Path) -> None:
+    """The fault the scratch reserve prevents: a host tiling without it gives tiles reaching TMP_UB_OFFSET, which
+    Select overwrites (the run takes its tiling from the host code)."""
+    op_dir = copy_sample(tmp_path, HSG)
+    edit(op_dir / "op_host/arch22/hard_swish_grad_v2_tiling.cpp", "UB_SCRATCH_BYTES = 8192;", "UB_SCRATCH_BYTES = 0;")
+    rows = _rows(op_dir, cann_src)
     assert any(rows[label][0] == "fail" for label in ROWS_910B), rows
 
 

@@ -53,6 +53,10 @@ class DagLaunch:
         """Whether the host tiling picks this path for these attr values."""
         return self.choice is None or plan.choice is None or attrs[plan.choice.attr.name] == self.choice.value
 
+    def key_at(self, plan: RenderPlan, mode: int) -> int:
+        """The key of this path under another schMode (the host's tiling picks it: BroadcastSch has several)."""
+        return self.key - plan.sch_modes.index(sch_mode(plan)) + plan.sch_modes.index(mode)
+
     @property
     def without_input(self) -> bool:
         """The path of an absent optional input (the run launches the one with every input)."""
@@ -79,15 +83,17 @@ def launches(plan: RenderPlan, variant: KernelVariant) -> tuple[DagLaunch, ...]:
 
 
 def launcher_source(plan: RenderPlan, variant: KernelVariant, *, described: bool = True) -> str:
-    """`opgen_launch` dispatching on the tiling key to the kernel instantiation it selects, and `opgen_describe`
+    """`opgen_launch` dispatching on the tiling key to the kernel instantiation it selects (every schMode of every
+    path: the host tiling picks the schMode), and `opgen_describe`
     printing each path's DAG facts (`dag KEY BUFFERS MAX_BYTES MIN_BYTES`)."""
     args = ", ".join(f"args[{k}]" for k in range(len(plan.inputs) + len(plan.outputs) + 2))
     namespace = variant.family.namespace
     cases, facts = [], []
     for launch in launches(plan, variant):
-        entry = f"{plan.name}<TPL_SCH_MODE_{sch_mode(plan)}, {launch.branch.tpl_args}>"
         dag = f"{namespace}::{launch.branch.dag_struct}<{launch.branch.dag_args}>::OpDag"
-        cases.append(f"    case {launch.key}ULL: {entry}({args}); return;")
+        for mode in plan.sch_modes:
+            entry = f"{plan.name}<TPL_SCH_MODE_{mode}, {launch.branch.tpl_args}>"
+            cases.append(f"    case {launch.key_at(plan, mode)}ULL: {entry}({args}); return;")
         if described:
             facts.append(f'    std::printf("dag {launch.key} %lld %lld %lld\\n", (long long){dag}::BufferNum, '
                          f"(long long){dag}::MaxDtypeBytes, (long long){dag}::MinDtypeBytes);")

@@ -32,7 +32,7 @@ from ..ophost_build import OphostBuild
 from ..ophost_ut_framework import TILING_EXECUTOR, build_framework
 from ..trust import run_tree_code
 from .build import KernelVariant
-from .launch import Launch
+from .launch import Launch, Shape, Shapes
 
 DRIVER = "opgen_host_tiling.cpp"
 WORKSPACE_LIMIT = 1 << 30  # a workspace the executor reports above this is its uint32 -1 (no NpuArch)
@@ -45,15 +45,15 @@ _HOST_READ = re.compile(r"tiling|dag", re.I)  # op_kernel headers the host tilin
 
 @dataclass(frozen=True)
 class TilingRequest:
-    """One launch's host inputs: the dtype combination, the shape every tensor has, the attr values."""
+    """One launch's host inputs: the dtype combination, the input shapes (outputs: their broadcast), the attrs."""
 
     combination: int
-    shape: tuple[int, ...]
+    shapes: Shapes
     attrs: tuple[tuple[str, AttrValue], ...]
 
     @staticmethod
-    def of(combination: int, shape: tuple[int, ...], attrs: Mapping[str, AttrValue]) -> TilingRequest:
-        return TilingRequest(combination, shape, tuple(sorted(attrs.items())))
+    def of(combination: int, shapes: Shapes, attrs: Mapping[str, AttrValue]) -> TilingRequest:
+        return TilingRequest(combination, shapes, tuple(sorted(attrs.items())))
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class HostTiling:
     data: bytes
 
 
-Wanted = tuple[tuple[int, ...], Mapping[str, AttrValue]]  # a launch's shape and attr values
+Wanted = tuple[Shapes, Mapping[str, AttrValue]]  # a launch's shapes and attr values
 
 
 @dataclass(frozen=True)
@@ -135,16 +135,16 @@ def host_tilings(op_dir: Path, plan: RenderPlan, family: KernelFamily, soc: SocP
 def host_launches(op_dir: Path, spec: OpSpec, plan: RenderPlan, variant: KernelVariant, soc: SocPlan, cores: int,
                   ub_bytes: int, sources: CannSources, wanted: Sequence[Wanted]) -> HostLaunches:
     """`host_tilings` for the variant's dtype combination, as launches."""
-    requests = [TilingRequest.of(variant.combination.index, shape, attrs) for shape, attrs in wanted]
+    requests = [TilingRequest.of(variant.combination.index, shapes, attrs) for shapes, attrs in wanted]
     host = host_tilings(op_dir, plan, variant.family, soc, cores, ub_bytes, requests, sources)
     if host.problem:
         return HostLaunches(problem=host.problem)
     launches, unsized = [], False
-    for (shape, attrs), request in zip(wanted, requests, strict=True):
+    for (shapes, attrs), request in zip(wanted, requests, strict=True):
         got = host.results[request]
         if not got.succeeded:
             shown = shown_attrs(spec, attrs)
-            return HostLaunches(refused=f"the host tiling refused {'x'.join(map(str, shape))}" +
+            return HostLaunches(refused=f"the host tiling refused {shapes.label}" +
                                 (f" with {shown}" if shown else ""))
         workspace = sum(got.workspaces)
         usable = 0 <= workspace <= WORKSPACE_LIMIT
@@ -180,12 +180,13 @@ def driver_source(op_dir: Path, plan: RenderPlan, family: KernelFamily, requests
 
 
 def _case(plan: RenderPlan, compile_info: str, request: TilingRequest, cores: int, ub_bytes: int) -> str:
-    dims = ", ".join(map(str, request.shape))
     values = dict(request.attrs)
+    ins = iter(request.shapes.inputs)
+    shapes = [next(ins) if t.role == "input" else request.shapes.output for t in plan.tensors]
 
     def tensors(role: str) -> str:
-        return ", ".join(f"{{{{{{{dims}}}, {{{dims}}}}}, ge::{t.dtypes[request.combination].ge}, ge::FORMAT_ND}}"
-                         for t in plan.tensors if t.role == role)
+        return ", ".join(f"{{{{{{{_dims(s)}}}, {{{_dims(s)}}}}}, ge::{t.dtypes[request.combination].ge}, "
+                         "ge::FORMAT_ND}" for t, s in zip(plan.tensors, shapes, strict=True) if t.role == role)
 
     attrs = ", ".join(f'{{"{a.name}", Ops::NN::AnyValue::CreateFrom<{ANY_VALUE_TYPES[a.kind]}>'
                       f"({c_literal(a.kind, values[a.name])})}}" for a in plan.attrs)
@@ -193,6 +194,10 @@ def _case(plan: RenderPlan, compile_info: str, request: TilingRequest, cores: in
     return (f"    {{\n        {compile_info} compileInfo;\n"
             f'        gert::TilingContextPara para("{plan.op_type}", {{{tensors("input")}}}, {{{tensors("output")}}}, '
             f"{listed}&compileInfo, {cores}, {ub_bytes});\n        OpgenEmit(para);\n    }}")
+
+
+def _dims(shape: Shape) -> str:
+    return ", ".join(map(str, shape))
 
 
 def _cache_key(op_dir: Path, driver: str, soc: SocPlan, framework: str, executor: Path) -> str:

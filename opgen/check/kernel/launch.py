@@ -46,9 +46,44 @@ class Launch:
     workspace: int | None = None
 
 
+Shape = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Shapes:
+    """A launch's input shapes, in def order; every output has their broadcast shape."""
+
+    inputs: tuple[Shape, ...]
+
+    @staticmethod
+    def same(shape: Shape, count: int) -> Shapes:
+        return Shapes((shape,) * count)
+
+    @property
+    def output(self) -> Shape:
+        return tuple(int(d) for d in np.broadcast_shapes(*self.inputs))
+
+    @property
+    def label(self) -> str:
+        """`3x1001`, or each input's shape where they differ (`1x1001,3x1001`)."""
+        shown = {"x".join(map(str, s)) for s in self.inputs}
+        return shown.pop() if len(shown) == 1 else ",".join("x".join(map(str, s)) for s in self.inputs)
+
+
+@dataclass(frozen=True)
+class LaunchCost:
+    """What the model counted for one launch (cpu_model/cost.h): every core together."""
+
+    vector_instructions: int  # calls of the vector instructions (intrinsics named v*: compute, conversions, compares,
+    #                           selects, duplicates, register loads/stores)
+    gm_ub_bytes: int  # bytes moved between GM and UB, both ways
+    ub_extent: int  # bytes from the lowest to the highest TPipe buffer set up in UB
+    calls: tuple[tuple[str, int], ...]  # every counted intrinsic's calls
+
+
 @dataclass(frozen=True)
 class ShapeRun:
-    shape: tuple[int, ...]
+    shapes: Shapes
     cores: int
     max_abs: float
     max_rel: float
@@ -58,20 +93,22 @@ class ShapeRun:
     assert_text: str = ""  # the first one's message
     inputs: tuple[npt.NDArray[Any], ...] = ()  # what the launch was given
     outputs: tuple[npt.NDArray[Any], ...] = ()  # what the kernel wrote (empty when it did not finish)
+    cost: LaunchCost | None = None
 
 
 def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, golden: GoldenVariant,
-               shape: tuple[int, ...], guard: int, launch: Launch, rng: np.random.Generator,
+               shapes: Shapes, guard: int, launch: Launch, rng: np.random.Generator,
                attrs: Mapping[str, AttrValue], *, saturating: bool = False,
                given: Sequence[npt.NDArray[Any]] | None = None) -> ShapeRun:
     """One launch; `attrs`: the values the tiling data carries to the kernel (and the emulator computes with);
     `saturating`: half/bfloat16 results may also equal the golden saturated (`SATURATING_ARCHES`); `given`: the
     inputs of another launch to repeat (else drawn from `rng`)."""
-    inputs = list(given) if given is not None else _inputs(spec, plan, combo, shape, rng)
+    shape = shapes.output
+    inputs = list(given) if given is not None else _inputs(spec, plan, combo, shapes, rng)
     files = {f"in_{t.name}.bin": a.tobytes() for t, a in zip(plan.inputs, inputs, strict=True)}
     files["tiling.bin"] = launch.tiling
     shown = shown_attrs(spec, attrs)
-    where = f"{'x'.join(map(str, shape))} on {launch.cores} core(s)" + (f" with {shown}" if shown else "")
+    where = f"{shapes.label} on {launch.cores} core(s)" + (f" with {shown}" if shown else "")
     with tempfile.TemporaryDirectory(prefix="opgen-run-out-") as out_dir:
         outs = {t.name: Path(out_dir) / f"out_{t.name}.bin" for t in plan.outputs}
         lines = [f"cores {launch.cores}", f"tiling_key {launch.key}", "tiling tiling.bin",
@@ -85,21 +122,24 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
         unmodelled = [line.removeprefix(UNMODELLED_MARK) for line in done.stderr.splitlines()
                       if line.startswith(UNMODELLED_MARK)]
         if done.returncode == UNMODELLED_EXIT and unmodelled:
-            return ShapeRun(shape, launch.cores, 0.0, 0.0, (), tuple(unmodelled))
+            return ShapeRun(shapes, launch.cores, 0.0, 0.0, (), tuple(unmodelled))
         if done.timed_out or done.returncode != 0:
             tail = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
-            return ShapeRun(shape, launch.cores, 0.0, 0.0,
-                            (f"{where}: the kernel did not finish: {'timeout' if done.timed_out else tail}",))
+            checks = [line.rsplit("] ", 1)[-1] for line in done.stdout.splitlines() if line.startswith("[ERROR]")]
+            after = f", after asc-devkit's CPU-debug check: {checks[0]}" if checks else ""
+            return ShapeRun(shapes, launch.cores, 0.0, 0.0,
+                            (f"{where}: the kernel did not finish: {'timeout' if done.timed_out else tail}{after}",))
         problems = [_overrun(line, where) for line in done.stdout.splitlines() if line.startswith("overrun ")]
         asserts = sum(int(line.split()[1]) for line in done.stdout.splitlines() if line.startswith("asserts "))
         errors = [line for line in done.stdout.splitlines() if line.startswith("[ERROR]")]
+        cost = launch_cost(done.stdout)
         got = tuple(np.fromfile(outs[t.name], dtype=numpy_dtype(t.dtypes[combo.index].name)).reshape(shape)
                     for t in plan.outputs)
     expected = emulate(plan, golden, combo, inputs, attrs)
     max_abs = max_rel = 0.0
     for tensor, have, want in zip(plan.outputs, got, expected, strict=True):
         tol = spec.golden.tolerances.get(tensor.dtypes[combo.index].name) or spec.golden.tolerances[combo.key.name]
-        passed, diff = within_tolerance(have, want, tol.rtol, tol.atol, input_nan=_input_nan(inputs, shape))
+        passed, diff = within_tolerance(have, want, tol.rtol, tol.atol, input_nan=_input_nan(inputs, plan, shape))
         if saturating and _is_narrow(want):
             saturated, _ = within_tolerance(have, _saturated_golden(want), tol.rtol, tol.atol)
             diff = np.where(saturated & ~passed, 0.0, diff)
@@ -115,8 +155,36 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
             problems.append(f"{where}: {tensor.name} differs from the golden at {int((~passed).sum())} element(s), "
                             f"first [{k}]: {have.ravel()[k]!r} vs {want.ravel()[k]!r} (rtol {tol.rtol}, "
                             f"atol {tol.atol})")
-    return ShapeRun(shape, launch.cores, max_abs, max_rel, tuple(problems), (), asserts,
-                    errors[0].rsplit("] ", 1)[-1] if errors else "", tuple(inputs), got)
+    return ShapeRun(shapes, launch.cores, max_abs, max_rel, tuple(problems), (), asserts,
+                    errors[0].rsplit("] ", 1)[-1] if errors else "", tuple(inputs), got, cost)
+
+
+def cost_figures(runs: Sequence[ShapeRun]) -> dict[str, float | int | str]:
+    """The cost of the run with the most elements (several tiles on every core), per element where that is the unit."""
+    counted = [r for r in runs if r.cost is not None]
+    if not counted:
+        return {}
+    run = max(counted, key=lambda r: int(np.prod(r.shapes.output)))
+    assert run.cost is not None
+    elements = int(np.prod(run.shapes.output))
+    return {"cost_shape": run.shapes.label,
+            "vector_instructions_per_element": round(run.cost.vector_instructions / elements, 6),
+            "gm_ub_bytes_per_element": round(run.cost.gm_ub_bytes / elements, 6),
+            "ub_extent_bytes": run.cost.ub_extent}
+
+
+def launch_cost(stdout: str) -> LaunchCost:
+    """The runtime's `cost ...` lines."""
+    totals: dict[str, int] = {}
+    calls = []
+    for line in stdout.splitlines():
+        words = line.split()
+        if words[:2] == ["cost", "call"] and len(words) == 4:
+            calls.append((words[2], int(words[3])))
+        elif words[:1] == ["cost"] and len(words) == 3:
+            totals[words[1]] = int(words[2])
+    return LaunchCost(sum(n for name, n in calls if name.startswith("v")),
+                      totals.get("gm_to_ub", 0) + totals.get("ub_to_gm", 0), totals.get("ub_extent", 0), tuple(calls))
 
 
 def _is_narrow(values: npt.NDArray[Any]) -> bool:
@@ -131,12 +199,12 @@ def _saturated_golden(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return np.where(np.isnan(wide), 0.0, wide).astype(values.dtype)
 
 
-def _inputs(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, shape: tuple[int, ...],
+def _inputs(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, shapes: Shapes,
             rng: np.random.Generator) -> list[npt.NDArray[Any]]:
     """Uniform values in the ST range; the dtype's edge values first (each input a different order)."""
     low, high = spec.tests.value_range
     arrays = []
-    for k, tensor in enumerate(plan.inputs):
+    for k, (tensor, shape) in enumerate(zip(plan.inputs, shapes.inputs, strict=True)):
         if tensor.is_mask:  # packed bits, one per element
             arrays.append(rng.integers(0, 256, -(-int(np.prod(shape)) // 8), dtype=np.uint8))
             continue
@@ -148,12 +216,13 @@ def _inputs(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, shape: tupl
     return arrays
 
 
-def _input_nan(inputs: Sequence[npt.NDArray[Any]], shape: tuple[int, ...]) -> npt.NDArray[np.bool_]:
-    nan = np.zeros(int(np.prod(shape)), dtype=np.bool_)
-    for array in inputs:
-        if array.size == nan.size:  # a packed mask holds no NaN
-            nan |= np.isnan(array.astype(np.float64)).ravel()
-    return nan
+def _input_nan(inputs: Sequence[npt.NDArray[Any]], plan: RenderPlan, shape: Shape) -> npt.NDArray[np.bool_]:
+    """Which output elements read a NaN input (through broadcast); a packed mask holds no NaN."""
+    nan = np.zeros(shape, dtype=np.bool_)
+    for array, tensor in zip(inputs, plan.inputs, strict=True):
+        if not tensor.is_mask:
+            nan |= np.broadcast_to(np.isnan(array.astype(np.float64)), shape)
+    return nan.ravel()
 
 
 def _overrun(line: str, where: str) -> str:

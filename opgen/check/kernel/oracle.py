@@ -27,7 +27,7 @@ from ...spec.models import OpSpec
 from ..items import CheckItem, bad, ok, skipped
 from .build import KernelVariant
 from .host_tiling import Wanted, host_launches
-from .launch import ShapeRun, run_shape
+from .launch import ShapeRun, cost_figures, run_shape
 from .run_build import build_kernel
 
 LEVEL = "upstream"
@@ -72,15 +72,28 @@ def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sourc
         "upstream_max_abs": max(r.max_abs for r in runs), "upstream_max_rel": max(r.max_rel for r in runs),
         "generated_vs_upstream_max_abs": max((a for a, _ in apart), default=0.0),
         "generated_vs_upstream_max_ulp": max((u for _, u in apart), default=0),
-        "tiling": "upstream's host code" + host.note}
+        "tiling": "upstream's host code" + host.note, **_cost_ratios(generated, runs)}
     problems = [p for r in runs for p in r.problems]
     if problems:
         return bad(label, f"{where} differs from the spec's reference on the CPU model, on the generated kernel's "
                           f"inputs: a model or upstream bug (or a reference upstream does not follow), not the "
                           f"generated kernel's: " + "; ".join(problems)[:600], **figures)
+    ratios = ", ".join(f"{key.removesuffix('_ratio').replace('_', ' ')} x{value}" for key, value in figures.items()
+                       if key.endswith("_ratio"))
     return ok(label, f"{where} matches the golden on the same inputs; the generated kernel is "
                      f"{figures['generated_vs_upstream_max_abs']:.3g} (max abs), "
-                     f"{figures['generated_vs_upstream_max_ulp']} ulp from it", **figures)
+                     f"{figures['generated_vs_upstream_max_ulp']} ulp from it" +
+              (f"; its cost over upstream's: {ratios}" if ratios else ""), **figures)
+
+
+def _cost_ratios(mine: Sequence[ShapeRun], theirs: Sequence[ShapeRun]) -> dict[str, float | int | str]:
+    """The generated kernel's cost over upstream's on the same launch (the one with the most elements)."""
+    ours, upstream = cost_figures(mine), cost_figures(theirs)
+    ratios: dict[str, float | int | str] = {}
+    for key in ("vector_instructions_per_element", "gm_ub_bytes_per_element", "ub_extent_bytes"):
+        if ours.get(key) and upstream.get(key):
+            ratios[f"{key}_ratio"] = round(float(ours[key]) / float(upstream[key]), 3)
+    return ratios
 
 
 def _apart(mine: Sequence[npt.NDArray[Any]], theirs: Sequence[npt.NDArray[Any]]) -> tuple[float, int]:

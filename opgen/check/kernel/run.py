@@ -18,6 +18,7 @@ running are tree code: both only with `Trust.allow_exec`, the run through `run_t
 from __future__ import annotations
 
 import configparser
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ from ...plan.attrs import AttrValue, attr_settings
 from ...plan.classic import classic_tiling
 from ...plan.families import ub_scratch_bytes
 from ...plan.golden import GoldenVariant
+from ...plan.ophost_tests import UT_PLATFORMS
 from ...plan.platforms import SocPlan
 from ...spec.models import OpSpec
 from ...spec.socs import SOCS
@@ -39,7 +41,7 @@ from ..trust import Trust, run_tree_code
 from .build import KernelVariant, kernel_variants
 from .dag_run import DESCRIBE, elewise_tiling, launches, parse_facts, sch_mode, tiling_bytes
 from .host_tiling import Wanted, host_launches
-from .launch import SATURATED, SATURATING_ARCHES, Launch, ShapeRun, run_shape
+from .launch import SATURATED, SATURATING_ARCHES, Launch, ShapeRun, Shapes, cost_figures, run_shape
 from .oracle import LEVEL as ORACLE_LEVEL
 from .oracle import oracle_row, upstream_dir
 from .run_build import KernelBuild, build_kernel
@@ -93,6 +95,11 @@ def soc_facts(sources: CannSources, soc: SocPlan) -> SocFacts | None:
     wanted = f"{soc.kernel_ut_soc or soc.short_version + '1'}.ini".lower()
     inis = [p for p in sorted((sources.repo("runtime") / PLATFORM_CONFIG).glob("*.ini")) if p.name.lower() == wanted]
     if not inis:
+        platform = UT_PLATFORMS.get(soc.name)
+        if platform is not None:  # ascend950: the platform ops-nn's own 950 UTs (and the generated ones) give
+            return SocFacts(platform.core_num, platform.ub_size, f"the platform ops-nn's UTs give {soc.name} "
+                            f"(CORE_NUM {platform.core_num}, UB_SIZE {platform.ub_size}; the runtime repo has no "
+                            f"{wanted})")
         table = SOCS.get(soc.name)
         return None if table is None or table.npu_arch != ARCH_WITHOUT_INI else SocFacts(
             table.vector_cores, table.ub_bytes, f"opgen/spec/socs.py (the runtime repo has no {wanted})")
@@ -130,27 +137,28 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
     tile = classic_tiling(1, case.bits, facts.vector_cores, facts.ub_bytes, scratch).tile_data_num
     defaults, *others = attr_settings(spec)
 
-    def planned(shape: tuple[int, ...], attrs: Mapping[str, AttrValue]) -> Launch:
-        tiling = classic_tiling(int(np.prod(shape)), case.bits, facts.vector_cores, facts.ub_bytes, scratch)
+    def planned(shapes: Shapes, attrs: Mapping[str, AttrValue]) -> Launch:
+        tiling = classic_tiling(int(np.prod(shapes.output)), case.bits, facts.vector_cores, facts.ub_bytes, scratch)
         return Launch(tiling.used_cores, soc.tiling_key or 0, classic_tiling_bytes(tiling.fields, plan.scalars, attrs))
 
-    wanted = [(s, defaults) for s in run_shapes(facts, tile)] + [(TAIL_SHAPE, a) for a in others]
+    count = len(plan.inputs)
+    wanted = [(Shapes.same(s, count), defaults) for s in run_shapes(facts, tile)]
+    wanted += [(Shapes.same(TAIL_SHAPE, count), a) for a in others]
     tiled = _tiled(op_dir, spec, plan, variant, soc, facts, sources, wanted, planned)
-    if isinstance(tiled, str):
-        return [bad(label, tiled)]
+    if isinstance(tiled, CheckItem):
+        return [dataclasses.replace(tiled, item=label)]
     given, tiling_source = tiled
     saturating = variant.arch.npu_arch in SATURATING_ARCHES
-    runs = [run_shape(build.executable, spec, plan, combo, golden(attrs), shape, facts.ub_bytes, launch, rng, attrs,
-                      saturating=saturating) for (shape, attrs), launch in zip(wanted, given, strict=True)]
+    runs = [run_shape(build.executable, spec, plan, combo, golden(attrs), shapes, facts.ub_bytes, launch, rng, attrs,
+                      saturating=saturating) for (shapes, attrs), launch in zip(wanted, given, strict=True)]
     return [_summary(label, plan, variant, runs, f"{tiling_source}; cores and UB from {facts.source}"),
             *_oracle(label, spec, plan, sources, soc, variant, facts, wanted, runs, golden)]
 
 
 def _dag_row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc: SocPlan,
              variant: KernelVariant, label: str, seed: int) -> list[CheckItem]:
-    """An ElementwiseSch kernel: each shape launched on the path its dtype selects, tiled by ElewiseTiling."""
-    if plan.broadcast is not None:
-        return [skipped(label, "not run: BroadcastSch kernels need the broadcast tiling, not modelled by the run yet")]
+    """A DAG kernel: each launch on the path its dtype and attrs select. ElementwiseSch: one element, a tail, several
+    tiles on every core; BroadcastSch: the broadcast patterns (`broadcast_shapes`)."""
     paths = [p for p in launches(plan, variant) if not p.without_input]
     facts = soc_facts(sources, soc)
     golden = _golden(plan, soc)
@@ -165,42 +173,65 @@ def _dag_row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources,
         return [bad(label, f"the built kernel did not describe its DAG: {described.stderr.strip()[-200:]}")]
     rng = np.random.default_rng(seed)
     defaults, *others = attr_settings(spec)
-
-    def planned(shape: tuple[int, ...], attrs: Mapping[str, AttrValue]) -> Launch:
-        path = next(p for p in paths if p.takes(plan, attrs))
-        fields = elewise_tiling(int(np.prod(shape)), facts.vector_cores, facts.ub_bytes, dags[path.key], sch_mode(plan))
-        return Launch(fields["blockNum"], path.key, tiling_bytes(fields, plan.scalars, attrs))
-
-    dag = dags[next(p for p in paths if p.takes(plan, defaults)).key]
-    ub_former = elewise_tiling(1, facts.vector_cores, facts.ub_bytes, dag, 0)["ubFormer"]
     tail = (TAIL_SHAPE[0], -(-TAIL_SHAPE[1] // plan.last_dim_multiple) * plan.last_dim_multiple)
-    rows = -(-int(facts.vector_cores * ub_former * TILES_PER_CORE) // tail[1])
-    shapes = [(plan.last_dim_multiple,), tail, (rows, tail[1])]
-    wanted = [(s, defaults) for s in shapes] + [(tail, a) for a in others]
+    count = len(plan.inputs)
+    if plan.broadcast is not None:
+        patterns = broadcast_shapes(count, plan.broadcast.input_num, facts.vector_cores)
+        wanted = [(s, defaults) for s in patterns] + [(patterns[-2], a) for a in others]
+        planned = None
+    else:
+        def planned(shapes: Shapes, attrs: Mapping[str, AttrValue]) -> Launch:
+            path = next(p for p in paths if p.takes(plan, attrs))
+            fields = elewise_tiling(int(np.prod(shapes.output)), facts.vector_cores, facts.ub_bytes, dags[path.key],
+                                    sch_mode(plan))
+            return Launch(fields["blockNum"], path.key, tiling_bytes(fields, plan.scalars, attrs))
+
+        dag = dags[next(p for p in paths if p.takes(plan, defaults)).key]
+        ub_former = elewise_tiling(1, facts.vector_cores, facts.ub_bytes, dag, 0)["ubFormer"]
+        rows = -(-int(facts.vector_cores * ub_former * TILES_PER_CORE) // tail[1])
+        wanted = [(Shapes.same(s, count), defaults) for s in ((plan.last_dim_multiple,), tail, (rows, tail[1]))]
+        wanted += [(Shapes.same(tail, count), a) for a in others]
     tiled = _tiled(op_dir, spec, plan, variant, soc, facts, sources, wanted, planned)
-    if isinstance(tiled, str):
-        return [bad(label, tiled)]
+    if isinstance(tiled, CheckItem):
+        return [dataclasses.replace(tiled, item=label)]
     given, tiling_source = tiled
     saturating = variant.arch.npu_arch in SATURATING_ARCHES
-    runs = [run_shape(build.executable, spec, plan, variant.combination, golden(attrs), shape, facts.ub_bytes, launch,
-                      rng, attrs, saturating=saturating) for (shape, attrs), launch in zip(wanted, given, strict=True)]
+    runs = [run_shape(build.executable, spec, plan, variant.combination, golden(attrs), shapes, facts.ub_bytes,
+                      launch, rng, attrs, saturating=saturating)
+            for (shapes, attrs), launch in zip(wanted, given, strict=True)]
     return [_summary(label, plan, variant, runs, f"{tiling_source}; cores and UB from {facts.source}"),
             *_oracle(label, spec, plan, sources, soc, variant, facts, wanted, runs, golden)]
 
 
+def broadcast_shapes(count: int, broadcast: int, cores: int) -> list[Shapes]:
+    """The issue's broadcast patterns over the first `broadcast` inputs (the rest take the output's shape): equal
+    shapes, (1,) with (n,), (a,1) with (a,b), (1,b) with (a,b), a leading dim, and a broadcast spread over every
+    core; the smaller shape goes to the first input, then to the second."""
+    pairs = [((3, 1001), (3, 1001)), ((1,), (1001,)), ((3, 1001), (3, 1)), ((1, 1001), (3, 1001)),
+             ((5, 40, 33), (1, 40, 33)), ((1, 1001), (cores * 16, 1001))]
+    found = []
+    for small, big in pairs:
+        ins = [small, *[big] * (broadcast - 1)] if broadcast > 1 else [big]
+        out = tuple(int(d) for d in np.broadcast_shapes(*ins))
+        found.append(Shapes(tuple(ins) + (out,) * (count - len(ins))))
+    return found
+
+
 def _tiled(op_dir: Path, spec: OpSpec, plan: RenderPlan, variant: KernelVariant, soc: SocPlan, facts: SocFacts,
            sources: CannSources, wanted: Sequence[Wanted],
-           planned: Callable[[tuple[int, ...], Mapping[str, AttrValue]], Launch]) -> tuple[list[Launch], str] | str:
+           planned: Callable[[Shapes, Mapping[str, AttrValue]], Launch] | None) -> tuple[list[Launch], str] | CheckItem:
     """Each wanted launch as the tree's host tiling code sets it up, with the text the row reports; the plan's
-    tiling (`planned`) with the reason where the host code cannot run. A str alone: the host tiling refused a
-    launch the run needs (the row FAILs with it)."""
+    tiling (`planned`) with the reason where the host code cannot run. Else the row: FAIL when the host tiling
+    refused a launch the run needs, SKIPPED when the host code cannot run and the plan has no formula."""
     platform_ub = facts.ub_bytes + UB_RESERVED.get(soc.name, 0)  # the faker's platform reports the ini's UB
     host = host_launches(op_dir, spec, plan, variant, soc, facts.vector_cores, platform_ub, sources, wanted)
-    if host.problem:
-        return [planned(shape, attrs) for shape, attrs in wanted], f"{PLAN_TILING} (not from the host code: " \
-            f"{host.problem})"
     if host.refused:
-        return f"{host.refused} (a launch the run needs: the NPU would never run this kernel for it)"
+        return bad("", f"{host.refused} (a launch the run needs: the NPU would never run this kernel for it)")
+    if host.problem and planned is None:
+        return skipped("", f"not run: the tiling comes from the host code alone here, which could not run: "
+                           f"{host.problem}")
+    if host.problem and planned is not None:
+        return [planned(s, a) for s, a in wanted], f"{PLAN_TILING} (not from the host code: {host.problem})"
     return list(host.launches), HOST_TILING + host.note
 
 
@@ -240,8 +271,8 @@ def _summary(label: str, plan: RenderPlan, variant: KernelVariant, runs: list[Sh
     problems = [p for r in runs for p in r.problems]
     figures: dict[str, float | int | str] = {
         "max_abs": max(r.max_abs for r in runs), "max_rel": max(r.max_rel for r in runs),
-        "shapes": ";".join("x".join(map(str, r.shape)) for r in runs),
-        "cores": ";".join(str(r.cores) for r in runs), "tiling": tiling}
+        "shapes": ";".join(r.shapes.label for r in runs),
+        "cores": ";".join(str(r.cores) for r in runs), "tiling": tiling, **cost_figures(runs)}
     narrow = any(t.dtypes[variant.combination.index].name in ("float16", "bfloat16") for t in plan.outputs)
     saturated = f"; {SATURATED}" if variant.arch.npu_arch in SATURATING_ARCHES and narrow else ""
     if saturated:

@@ -1,10 +1,10 @@
-"""Build a classic kernel into a CPU executable for the kernel tier's run level.
+"""Build a kernel into a CPU executable for the kernel tier's run level.
 
 One unit per (SoC, dtype combination): kernel-compile's wrapper of the op's kernel entry (`wrapper_source`,
 the derived intrinsic declarations, the same flags), plus a launcher with the entry's argument count, opgen's
 CPU model (`cpu_model/intrinsics.h`) and bindings that define each declared intrinsic the model covers by
-forwarding to it. Linked with the model's runtime. A declared intrinsic the model does not cover stays
-undefined: the link fails and the result names it. Cached under `cache_root()`: the runtime object per
+forwarding to it. Linked with the model's runtime. A declared intrinsic the model does not cover aborts naming itself
+when a launch reaches it; a symbol nothing declares leaves the link failing by name. Cached under `cache_root()`: the runtime object per
 (model sources, CANN sources, arch), each executable per (its sources, model, declarations, flags).
 """
 
@@ -78,20 +78,25 @@ def modelled_names(arch: int = 0) -> dict[str, str]:
 def bindings_source(declarations: str, arch: int = 0) -> str:
     """For each declared intrinsic the model covers, a definition of exactly that declaration (the derived
     header may type the leading pointer parameters; on a reference arch the rest are forwarding references)
-    forwarding every argument to the model."""
+    forwarding every argument to the model and counting the call (cpu_model/cost.h). Every other declared one
+    aborts naming itself when a launch reaches it (the row is SKIPPED naming it): a kernel whose other paths
+    use it (a BroadcastSch schedule the launch does not take) still runs."""
     modelled = modelled_names(arch)
     lines = ["// opgen: definitions of the declared intrinsics the CPU model covers", "#pragma once",
              "#include <utility>"]
     for match in _DECLARATION.finditer(declarations):
         name, params = match.group("name"), [p.strip() for p in match.group("params").split(",")]
-        if name not in modelled or match.group("ret") != "int64_t":
-            continue  # not modelled, or a register/enum-valued result the model does not produce: stays undefined
         typed = [f"{p} p{k}" for k, p in enumerate(params[:-1])]
         rest = params[-1].removesuffix(" args")
+        signature = f"template <typename... Args> {match.group('ret')} {name}({', '.join([*typed, rest + ' args'])})"
+        if name not in modelled or match.group("ret") != "int64_t":  # reached at run time: the launch is SKIPPED
+            lines.append(f'{signature} {{ opgen_cpu::Unmodelled("{name}"); }}')
+            continue
         forwarded = "std::forward<Args>(args)..." if "&&" in rest else "args..."
         names = [f"p{k}" for k in range(len(typed))] + [forwarded]
-        lines.append(f"template <typename... Args> int64_t {name}({', '.join([*typed, rest + ' args'])}) "
-                     f"{{ return {modelled[name]}::{name}({', '.join(names)}); }}")
+        lines.append(f"{signature} "
+                     f'{{ static uint64_t& calls = opgen_cpu::CallCounter("{name}"); ++calls; '
+                     f"return {modelled[name]}::{name}({', '.join(names)}); }}")
     return "\n".join(lines) + "\n"
 
 

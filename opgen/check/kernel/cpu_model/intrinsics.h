@@ -13,6 +13,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "cost.h"
 #include "numbers.h"
 
 #ifndef OPGEN_INTRINSIC_RET
@@ -137,6 +138,7 @@ inline uint64_t PaddedBytes(uint64_t bytes)
 inline void MoveGmToUbAlign(void* ub, const void* gm, uint64_t nBurst, uint64_t lenBytes, uint64_t gmGapBytes,
                             uint64_t ubGapBlocks)
 {
+    Cost().gmToUb += nBurst * lenBytes;
     for (uint64_t i = 0; i < nBurst; ++i) {
         std::memmove(static_cast<uint8_t*>(ub) + i * (PaddedBytes(lenBytes) + ubGapBlocks * BLOCK_BYTES),
                      static_cast<const uint8_t*>(gm) + i * (lenBytes + gmGapBytes), lenBytes);
@@ -146,6 +148,7 @@ inline void MoveGmToUbAlign(void* ub, const void* gm, uint64_t nBurst, uint64_t 
 inline void MoveUbToGmAlign(void* gm, const void* ub, uint64_t nBurst, uint64_t lenBytes, uint64_t ubGapBlocks,
                             uint64_t gmGapBytes)
 {
+    Cost().ubToGm += nBurst * lenBytes;
     for (uint64_t i = 0; i < nBurst; ++i) {
         std::memmove(static_cast<uint8_t*>(gm) + i * (lenBytes + gmGapBytes),
                      static_cast<const uint8_t*>(ub) + i * (PaddedBytes(lenBytes) + ubGapBlocks * BLOCK_BYTES),
@@ -250,6 +253,7 @@ OPGEN_CONVERT(vconv_f322bf16z, TRUNC)
 OPGEN_INTRINSIC(copy_gm_to_ubuf)
 {
     auto run = [](void* d, void* s, auto, auto n, auto len, auto srcGap, auto dstGap) {
+        opgen_cpu::Cost().gmToUb += opgen_cpu::U(n) * opgen_cpu::U(len) * 32;
         opgen_cpu::MoveBlocks(d, s, opgen_cpu::U(n), opgen_cpu::U(len), opgen_cpu::U(srcGap), opgen_cpu::U(dstGap));
     };
     OPGEN_DISPATCH(copy_gm_to_ubuf);
@@ -257,6 +261,7 @@ OPGEN_INTRINSIC(copy_gm_to_ubuf)
 OPGEN_INTRINSIC(copy_ubuf_to_gm)
 {
     auto run = [](void* d, void* s, auto, auto n, auto len, auto srcGap, auto dstGap) {
+        opgen_cpu::Cost().ubToGm += opgen_cpu::U(n) * opgen_cpu::U(len) * 32;
         opgen_cpu::MoveBlocks(d, s, opgen_cpu::U(n), opgen_cpu::U(len), opgen_cpu::U(srcGap), opgen_cpu::U(dstGap));
     };
     OPGEN_DISPATCH(copy_ubuf_to_gm);
@@ -349,7 +354,20 @@ OPGEN_NO_OP(set_atomic_none)
 OPGEN_NO_OP(set_padding)
 OPGEN_NO_OP(set_l1_3d_size)
 OPGEN_NO_OP(set_mov_pad_val)
-OPGEN_NO_OP(AscendCBufInit)
+// AscendCBufInit(position, kind, num, address, len): a TPipe buffer of num x len bytes, counted for the UB extent;
+// bookkeeping only, so another form is passed over as before
+OPGEN_INTRINSIC(AscendCBufInit)
+{
+    auto run = [](auto, auto, auto num, auto address, auto len) {
+        opgen_cpu::CountBuffer(opgen_cpu::U(address), opgen_cpu::U(num) * opgen_cpu::U(len));
+    };
+    if constexpr (std::is_invocable_v<decltype(run), Args&...>) {
+        run(args...);
+    } else {
+        ((void)args, ...);
+    }
+    return {};
+}
 OPGEN_NO_OP(AscendCBufAlloc)
 OPGEN_NO_OP(AscendCBufFree)
 OPGEN_NO_OP(AscendCBufGet)

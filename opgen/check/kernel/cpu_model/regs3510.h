@@ -360,5 +360,6 @@ int64_t psts(Args&&... args)
 
 #include "regs3510_preds.h"
 #include "regs3510_math.h"
+#include "regs3510_nddma.h"
 
 #endif // OPGEN_CPU_MODEL_REGS3510_H

@@ -361,6 +361,7 @@ int64_t copy_gm_to_ubuf_align_v2(Args&&... args)
         if (Moves().loopOutToUb != ((1ULL << 21) | 1ULL)) {
             Unmodelled("copy_gm_to_ubuf_align_v2 in loop mode");
         }
+        opgen_cpu::Cost().gmToUb += static_cast<uint64_t>(count) * static_cast<uint64_t>(len);
         Bursts(reinterpret_cast<uint8_t*>(dst), reinterpret_cast<const uint8_t*>(src), count, len, srcStride,
                dstStride);
     };
@@ -379,6 +380,7 @@ int64_t copy_ubuf_to_gm_align_v2(Args&&... args)
         if (Moves().loopUbToOut != ((1ULL << 21) | 1ULL)) {
             Unmodelled("copy_ubuf_to_gm_align_v2 in loop mode");
         }
+        opgen_cpu::Cost().ubToGm += static_cast<uint64_t>(count) * static_cast<uint64_t>(len);
         if (Moves().atomic != PLAIN_STORES) {
             Unmodelled("copy_ubuf_to_gm_align_v2 with store atomics");
         }

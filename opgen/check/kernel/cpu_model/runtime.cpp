@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kernel_operator.h"
+#include "cost.h"
 #include "numbers.h"
 
 int64_t block_idx = 0;
@@ -76,6 +77,7 @@ bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams&, const char*) { retur
 bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams&, const uint64_t, const char*) { return true; }
 bool CheckFunDupImpl(VecDupApiParams&, const char*) { return true; }
 bool CheckFunDupImpl(VecDupApiParams&, const uint64_t, const char*) { return true; }
+bool CheckFuncDataCopyImpl(DataCopyApiParams&, const char*) { return true; }
 bool CheckFuncDataCopyPadImpl(DataCopyPadApiParams&, const char*) { return true; }
 bool CheckFuncVecBinaryCmpImpl(VecBinaryApiParams&, const char*) { return true; }
 bool CheckFuncVecBinaryCmpImpl(VecBinaryApiParams&, const uint64_t, const char*) { return true; }
@@ -114,6 +116,11 @@ half::operator float() const
 half& half::operator=(const half& fp)
 {
     val = fp.val;
+    return *this;
+}
+half& half::operator=(const int32_t& iVal)
+{
+    val = Int32ToFp16(iVal);
     return *this;
 }
 uint16_t bfloat16::Bf16T::FloatToBf16(const float& fVal) const
@@ -194,6 +201,7 @@ void ReportChanges(const Region& r, size_t guard, size_t dataBytes)
 
 int main(int argc, char** argv)
 {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0); // asc-devkit's [ERROR] lines survive a crash that follows them
     if (argc != 2) {
         std::fprintf(stderr, "usage: %s MANIFEST | --describe\n", argv[0]);
         return 2;
@@ -269,6 +277,13 @@ int main(int argc, char** argv)
         }
     }
     std::printf("asserts %d\n", static_cast<int>(g_cpuDebugAsserts));
+    const opgen_cpu::CostCounters& cost = opgen_cpu::Cost();
+    std::printf("cost gm_to_ub %llu\ncost ub_to_gm %llu\ncost ub_extent %llu\n",
+                static_cast<unsigned long long>(cost.gmToUb), static_cast<unsigned long long>(cost.ubToGm),
+                static_cast<unsigned long long>(cost.ubHigh > cost.ubLow ? cost.ubHigh - cost.ubLow : 0));
+    for (const auto& [name, count] : opgen_cpu::Calls()) {
+        std::printf("cost call %s %llu\n", name.c_str(), static_cast<unsigned long long>(count));
+    }
     std::printf("done %lld\n", static_cast<long long>(cores));
     return 0;
 }

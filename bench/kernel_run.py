@@ -1,0 +1,79 @@
+"""Measure the kernel tier's run level over every sample: cold (empty caches) and warm (every build cached, every
+launch executed again), with each op's row counts.
+
+OPGEN_CANN_SRC=/tmp/cann_src python bench/kernel_run.py [--keep-framework] [--ops a,b] [--out FILE]
+
+Cold runs with a fresh XDG cache dir: intrinsic declarations, kernel executables, the op_host UT framework (which
+the host tiling links; --keep-framework copies the built one in, the cost a user sees once it exists), host tilings.
+Warm is the same call again. Goal: warm at most 3 minutes per op on 2 cores. Prints one table; --out also writes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from opgen.cann_sources import cache_root, resolve_sources  # noqa: E402
+from opgen.check.kernel.run import kernel_run_rows  # noqa: E402
+from opgen.check.trust import Trust  # noqa: E402
+from opgen.plan import build_plan  # noqa: E402
+from opgen.spec.load import load_spec  # noqa: E402
+
+
+def samples() -> dict[str, tuple[Path, Path]]:
+    """op name -> (its sample dir, its spec), for every spec in schemas/."""
+    found = {}
+    for spec in sorted((ROOT / "schemas").glob("*.yaml")):
+        loaded = load_spec(spec).spec
+        rel = f"{'experimental/' if loaded.experimental else ''}{loaded.category}/{spec.stem}"
+        found[spec.stem] = (ROOT / "generated_samples" / rel, spec)
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--keep-framework", action="store_true")
+    parser.add_argument("--ops", default="")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    sources = resolve_sources()
+    if sources is None:
+        sys.exit("set OPGEN_CANN_SRC (README 'Getting the CANN sources')")
+    wanted = [o for o in args.ops.split(",") if o]
+    user_cache = cache_root()
+    lines = [f"{'op':<22}{'rows':>6}{'pass':>6}{'fail':>6}{'skip':>6}{'cold s':>9}{'warm s':>9}{'warm/cold':>11}"]
+    print(lines[0], flush=True)
+    with tempfile.TemporaryDirectory(prefix="opgen-bench-") as scratch:
+        os.environ["XDG_CACHE_HOME"] = scratch
+        if args.keep_framework and (user_cache / "ophost-ut").is_dir():
+            shutil.copytree(user_cache / "ophost-ut", Path(scratch) / "opgen" / "ophost-ut", symlinks=True)
+        for name, (op_dir, spec_path) in samples().items():
+            if wanted and name not in wanted:
+                continue
+            spec = load_spec(spec_path).spec
+            plan = build_plan(spec, spec_path.name)
+            times, counts = [], Counter[str]()
+            for _ in ("cold", "warm"):
+                start = time.perf_counter()
+                rows = kernel_run_rows(op_dir, spec, plan, sources, Trust(True))
+                times.append(time.perf_counter() - start)
+                counts = Counter(r.status for r in rows)
+            line = (f"{name:<22}{sum(counts.values()):>6}{counts['pass']:>6}{counts['fail']:>6}{counts['skip']:>6}"
+                    f"{times[0]:>9.1f}{times[1]:>9.1f}{times[1] / times[0]:>11.3f}")
+            lines.append(line)
+            print(line, flush=True)
+    if args.out:
+        args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

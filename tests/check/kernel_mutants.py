@@ -1,0 +1,63 @@
+"""Semantic faults of generated kernels that still compile: each must fail the kernel tier's run row of the SoC and
+dtype it names and nothing else (test_kernel_mutants.py). Data only; every `old` text is in the committed sample."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .test_kernel_run_dag import SELECT, SELECT_SWAPPED
+
+
+@dataclass(frozen=True)
+class KernelMutant:
+    name: str
+    op: str  # the sample's path under generated_samples/
+    file: str  # op-relative
+    old: str
+    new: str
+    soc: str
+    dtype: str  # the key dtype of the combination whose run row must fail
+    breaks: str
+
+
+MUTANTS = (
+    KernelMutant("select_operands_swapped", "activation/relu_grad_v2", "op_kernel/arch35/relu_grad_v2_dag.h",
+                 SELECT, SELECT_SWAPPED, "ascend950", "float32", "Vec::Select's two data operands trade places"),
+    KernelMutant("add_to_sub", "activation/mish_grad", "op_kernel/arch35/mish_grad_dag.h",
+                 "Bind<Vec::Add<float>, OpCopyIn2Cast, OpCalcB>", "Bind<Vec::Sub<float>, OpCopyIn2Cast, OpCalcB>",
+                 "ascend950", "float32", "c = tanhx + b becomes tanhx - b"),
+    KernelMutant("wrong_var_index", "activation/elu_grad_v2", "op_kernel/arch35/elu_grad_v2_dag.h",
+                 "Bind<Vec::Muls<float>, OpCopyIn1Cast, Placeholder::Var<float, 2>>",
+                 "Bind<Vec::Muls<float>, OpCopyIn1Cast, Placeholder::Var<float, 1>>", "ascend950", "float32",
+                 "xs reads scale's Var where input_scale's is meant (equal at the defaults, apart when checked)"),
+    KernelMutant("compare_mode", "activation/relu6_grad", "op_kernel/arch35/relu6_grad_dag.h",
+                 "COMPARE_MODE_LT>, OpCopyIn1Cast, Const1", "COMPARE_MODE_GT>, OpCopyIn1Cast, Const1",
+                 "ascend950", "float32", "below = lt(features, 6) becomes gt"),
+    KernelMutant("wrong_copy_in", "activation/swish_grad", "op_kernel/arch35/swish_grad_dag.h",
+                 "using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;",
+                 "using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;", "ascend950", "float32",
+                 "x is loaded from grad's tensor"),
+    KernelMutant("repeated_operand", "activation/sigmoid_grad", "op_kernel/arch35/sigmoid_grad_dag.h",
+                 "Bind<Vec::Mul<float>, OpCopyIn0Cast, OpCalcY1>",
+                 "Bind<Vec::Mul<float>, OpCopyIn0Cast, OpCopyIn0Cast>",
+                 "ascend950", "float16", "t = y * (1 - y) becomes y * y"),
+    KernelMutant("wrong_dag_constant", "activation/logsigmoid_grad", "op_kernel/arch35/logsigmoid_grad_dag.h",
+                 "using Const0 = MAKE_CONST(float, -1.0);", "using Const0 = MAKE_CONST(float, -1.5);",
+                 "ascend950", "float32", "both negations scale by -1.5"),
+    KernelMutant("divide_operands_swapped", "experimental/activation/gelu_grad", "op_kernel/gelu_grad.h",
+                 "Div(tmp1, tmp2, tmp1, count);", "Div(tmp1, tmp1, tmp2, count);", "ascend910b", "float32",
+                 "inv = 1 / d becomes d / 1 in the 910B branch"),
+    KernelMutant("wrong_classic_constant", "experimental/activation/gelu_grad", "op_kernel/gelu_grad.h",
+                 "Adds(tmp0, tmp0, 1.0f, count);                  // h3 = adds(h2, 1.0)",
+                 "Adds(tmp0, tmp0, 1.5f, count);                  // h3 = adds(h2, 1.0)", "ascend310b", "float32",
+                 "the 310B branch adds 1.5 where the recipe adds 1.0"),
+    KernelMutant("classic_compare_mode", "activation/hard_shrink_grad", "op_kernel/arch35/hard_shrink_grad.h",
+                 "CMPMODE::GT, cmpCount", "CMPMODE::LT, cmpCount", "ascend950", "float16",
+                 "live = |x| > lambd becomes <"),
+    KernelMutant("dropped_abs", "activation/softsign_grad", "op_kernel/arch35/softsign_grad.h",
+                 "Abs(tmp0, featuresValue, count);", "Muls(tmp0, featuresValue, 1.0f, count);", "ascend950",
+                 "float32", "d = 1 + |x| loses the abs: negative features divide by (1 + x)^2"),
+    KernelMutant("choice_path_fault", "activation/elu_grad_v2", "op_kernel/arch35/elu_grad_v2_dag.h",
+                 "Vec::Add<float>, OpCopyIn1Cast, OpCalcSa", "Vec::Sub<float>, OpCopyIn1Cast, OpCalcSa",
+                 "ascend950", "float32", "the is_result=true path's t = y + alpha*scale becomes y - alpha*scale"),
+)

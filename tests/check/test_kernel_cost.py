@@ -1,0 +1,76 @@
+"""The CPU model's cost counters against hand-computed values, on GeluGrad's classic 910B kernel in float32.
+
+By hand, from the kernel source (op_kernel/gelu_grad.h, the 910B branch of Compute): one UB tile issues 19 Level-2
+vector calls (maxs, mins, mul, muls, adds, mul, exp, muls, adds, mul, adds, duplicate, div, muls, adds, mul, mul, add,
+mul), each one instruction in counter mode, and no casts in float32 (AsFloat and StoreFloat work in place). The
+kernel reads dy and x (y is not read) and writes z with exact-byte DataCopyPad moves: 12 bytes an element between GM
+and UB. Its buffers stay below the basic API's scratch at 184 KiB of the 192 KiB UB.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+
+from opgen.cann_sources import resolve_sources
+from opgen.check.kernel.build import KernelVariant, kernel_variants
+from opgen.check.kernel.host_tiling import host_launches
+from opgen.check.kernel.launch import launch_cost, run_shape
+from opgen.check.kernel.run import _golden, kernel_run_rows, soc_facts
+from opgen.check.kernel.run_build import build_kernel
+from opgen.check.trust import Trust
+
+from .trees import GELU, copy_sample, loaded
+
+STEPS_PER_TILE = 19
+BYTES_PER_ELEMENT = 4 + 4 + 4  # dy in, x in, z out
+
+
+def test_one_tile_counts_each_vector_call_once_and_every_byte_moved(tmp_path: Path, cann_src: Path) -> None:
+    op_dir = copy_sample(tmp_path, GELU)
+    spec, plan = loaded(op_dir)
+    soc = next(s for s in plan.socs if s.name == "ascend910b")
+    chosen = tuple(c for c in soc.combinations if c.key.name == "float32")
+    plan = dataclasses.replace(plan, socs=(dataclasses.replace(soc, combinations=chosen),), combinations=chosen)
+    sources = resolve_sources(cann_src)
+    (variant,) = [v for v in kernel_variants(plan) if isinstance(v, KernelVariant)]
+    build = build_kernel(sources, variant, op_dir.resolve(), plan)
+    assert build.executable is not None, build.problem
+    facts = soc_facts(sources, plan.socs[0])
+    assert facts is not None
+    golden = _golden(plan, plan.socs[0])
+    assert golden is not None
+    for elements in (1, 64):
+        host = host_launches(op_dir.resolve(), spec.spec, plan, variant, plan.socs[0], facts.vector_cores,
+                             facts.ub_bytes + 256, sources, [((elements,), {})])
+        assert not host.problem and len(host.launches) == 1, host.problem
+        run = run_shape(build.executable, spec.spec, plan, variant.combination, golden({}), (elements,),
+                        facts.ub_bytes, host.launches[0], np.random.default_rng(0), {})
+        assert run.problems == () and run.cost is not None
+        assert run.cost.vector_instructions == STEPS_PER_TILE
+        assert run.cost.gm_ub_bytes == BYTES_PER_ELEMENT * elements
+        assert 0 < run.cost.ub_extent <= (192 - 8) * 1024
+        assert dict(run.cost.calls)["vdiv"] == 1 and dict(run.cost.calls)["vmul"] == 6
+
+
+def test_the_row_reports_cost_per_element_of_its_largest_launch(tmp_path: Path, cann_src: Path) -> None:
+    op_dir = copy_sample(tmp_path, GELU)
+    spec, plan = loaded(op_dir)
+    soc = next(s for s in plan.socs if s.name == "ascend910b")
+    chosen = tuple(c for c in soc.combinations if c.key.name == "float32")
+    cut = dataclasses.replace(plan, socs=(dataclasses.replace(soc, combinations=chosen),), combinations=chosen)
+    (row,) = [r for r in kernel_run_rows(op_dir, spec.spec, cut, resolve_sources(cann_src), Trust(True))
+              if r.item.endswith(" run")]
+    assert row.status == "pass", row.reason
+    assert row.figures["cost_shape"] == row.figures["shapes"].split(";")[2]
+    assert row.figures["gm_ub_bytes_per_element"] == BYTES_PER_ELEMENT
+    # several tiles on every core: 19 instructions a tile, so a few hundredths of an instruction an element
+    assert 0 < float(row.figures["vector_instructions_per_element"]) < STEPS_PER_TILE / 1000
+
+
+def test_cost_lines_parse_into_totals() -> None:
+    cost = launch_cost("asserts 0\ncost gm_to_ub 80\ncost ub_to_gm 40\ncost ub_extent 4096\n"
+                       "cost call vadd 3\ncost call vlds 2\ncost call set_flag 9\ndone 1\n")
+    assert (cost.vector_instructions, cost.gm_ub_bytes, cost.ub_extent) == (5, 120, 4096)
