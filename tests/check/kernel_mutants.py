@@ -1,4 +1,5 @@
-"""Semantic faults of generated kernels that still compile: each must fail the kernel tier's run row of the SoC and
+"""Semantic faults of generated kernels that still compile (loading one input twice does not: atvoss asserts one
+holder per input): each must fail the kernel tier's run row of the SoC and
 dtype it names and nothing else (test_kernel_mutants.py). Data only; every `old` text is in the committed sample."""
 
 from __future__ import annotations
@@ -33,10 +34,9 @@ MUTANTS = (
     KernelMutant("compare_mode", "activation/relu6_grad", "op_kernel/arch35/relu6_grad_dag.h",
                  "COMPARE_MODE_LT>, OpCopyIn1Cast, Const1", "COMPARE_MODE_GT>, OpCopyIn1Cast, Const1",
                  "ascend950", "float32", "below = lt(features, 6) becomes gt"),
-    KernelMutant("wrong_copy_in", "activation/swish_grad", "op_kernel/arch35/swish_grad_dag.h",
-                 "using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;",
-                 "using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;", "ascend950", "float32",
-                 "x is loaded from grad's tensor"),
+    KernelMutant("wrong_constant_operand", "activation/swish_grad", "op_kernel/arch35/swish_grad_dag.h",
+                 "Bind<Vec::Muls<float>, OpCalcS, Const0>", "Bind<Vec::Muls<float>, OpCalcS, Const1>",
+                 "ascend950", "float32", "s0 = -s becomes s: the node takes the other DAG constant"),
     KernelMutant("repeated_operand", "activation/sigmoid_grad", "op_kernel/arch35/sigmoid_grad_dag.h",
                  "Bind<Vec::Mul<float>, OpCopyIn0Cast, OpCalcY1>",
                  "Bind<Vec::Mul<float>, OpCopyIn0Cast, OpCopyIn0Cast>",
