@@ -1,0 +1,64 @@
+"""The prefix's cache key, cache location and missing-source messages (offline, no build)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from opgen.cann_prefix import layout
+from opgen.errors import OpgenError
+
+
+def _fake_sources(root: Path) -> Path:
+    for name, marker in layout.PREFIX_SOURCES.items():
+        path = root / name / marker
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x")
+    return root
+
+
+def test_complete_sources_pass_the_check(tmp_path: Path) -> None:
+    layout.check_sources(_fake_sources(tmp_path))
+
+
+def test_missing_repo_is_named_with_how_to_get_it(tmp_path: Path) -> None:
+    src = _fake_sources(tmp_path)
+    (src / "metadef" / layout.PREFIX_SOURCES["metadef"]).unlink()
+    with pytest.raises(OpgenError) as err:
+        layout.check_sources(src)
+    text = str(err.value)
+    assert "metadef" in text and "git clone https://gitcode.com/cann/metadef.git" in text
+    assert len(layout.missing_sources(src)) == 1
+
+
+def test_key_is_stable_and_changes_with_a_source(tmp_path: Path) -> None:
+    src = _fake_sources(tmp_path)
+    first = layout.sources_key(src)
+    assert layout.sources_key(src) == first
+    marker = src / "runtime" / layout.PREFIX_SOURCES["runtime"]
+    marker.write_text("changed source")
+    os.utime(marker, ns=(1, 1))
+    assert layout.sources_key(src) != first
+
+
+def test_real_sources_are_complete(cann_src: Path) -> None:
+    assert layout.missing_sources(cann_src) == []
+
+
+def test_cache_root_order(tmp_path: Path) -> None:
+    assert layout.cache_root({"OPGEN_CACHE": str(tmp_path / "c"), "XDG_CACHE_HOME": "/x"}) == tmp_path / "c"
+    assert layout.cache_root({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "opgen"
+
+
+def test_hit_and_miss_and_protobuf_kept_apart(tmp_path: Path) -> None:
+    src = _fake_sources(tmp_path / "src")
+    env = {"OPGEN_CACHE": str(tmp_path / "cache")}
+    prefix = layout.prefix_dir(src, env)
+    assert not layout.is_built(prefix)
+    prefix.mkdir(parents=True)
+    (prefix / "BUILT").write_text("")
+    assert layout.is_built(prefix)
+    assert layout.protobuf_dir(env).parent == layout.cache_root(env)
+    assert layout.prefix_dir(src, env) not in layout.protobuf_dir(env).parents
