@@ -62,3 +62,22 @@ def test_hit_and_miss_and_protobuf_kept_apart(tmp_path: Path) -> None:
     assert layout.is_built(prefix)
     assert layout.protobuf_dir(env).parent == layout.cache_root(env)
     assert layout.prefix_dir(src, env) not in layout.protobuf_dir(env).parents
+
+
+def test_headers_are_linked_where_a_toolkit_has_them(tmp_path: Path) -> None:
+    from opgen.cann_prefix.headers import lay_out_headers
+
+    src = tmp_path / "src"
+    (src / "metadef/inc/external/graph").mkdir(parents=True)
+    (src / "metadef/inc/external/graph/types.h").write_text("// metadef")
+    (src / "ge/inc/external/graph").mkdir(parents=True)
+    (src / "ge/inc/external/graph/types.h").write_text("// ge")
+    (src / "runtime/pkg_inc/base").mkdir(parents=True)
+    (src / "runtime/pkg_inc/base/dlog_pub.h").write_text("")
+    prefix = tmp_path / "ascend"
+    lay_out_headers(src, prefix)
+    types = prefix / "include/graph/types.h"
+    assert types.read_text() == "// metadef"  # the first tree wins
+    assert (prefix / "include/toolchain/dlog_pub.h").is_symlink()
+    assert (prefix / "pkg_inc/base/dlog_pub.h").exists()
+    lay_out_headers(src, prefix)  # a second run changes nothing and does not fail
