@@ -81,3 +81,18 @@ def test_headers_are_linked_where_a_toolkit_has_them(tmp_path: Path) -> None:
     assert (prefix / "include/toolchain/dlog_pub.h").is_symlink()
     assert (prefix / "pkg_inc/base/dlog_pub.h").exists()
     lay_out_headers(src, prefix)  # a second run changes nothing and does not fail
+
+
+def test_toolkit_markers_packages_and_stand_ins(tmp_path: Path) -> None:
+    import subprocess
+
+    from opgen.cann_prefix.toolkit import STUBS, lay_out_toolkit
+
+    prefix = tmp_path / "ascend"
+    lay_out_toolkit(tmp_path / "src", prefix)
+    lay_out_toolkit(tmp_path / "src", prefix)  # rerun-safe
+    assert (prefix / "share/info/metadef/version.info").read_text() == "Version=9.1.0\n"
+    assert (prefix / "compiler/tikcpp/ascendc_kernel_cmake").is_symlink()
+    assert all((prefix / rel).is_file() for rel in STUBS)
+    ran = subprocess.run([str(prefix / "bin/gen_esb")], capture_output=True, text=True, check=False)
+    assert ran.returncode == 1 and "not available" in ran.stderr
