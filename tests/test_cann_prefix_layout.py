@@ -96,3 +96,17 @@ def test_toolkit_markers_packages_and_stand_ins(tmp_path: Path) -> None:
     assert all((prefix / rel).is_file() for rel in STUBS)
     ran = subprocess.run([str(prefix / "bin/gen_esb")], capture_output=True, text=True, check=False)
     assert ran.returncode == 1 and "not available" in ran.stderr
+
+
+def test_workspace_is_a_git_copy_with_its_neighbours(tmp_path: Path) -> None:
+    from opgen.cann_prefix.workspace import make_workspace
+
+    src = tmp_path / "src"
+    for name in ("ops-nn", "opbase", "ops-tensor"):
+        (src / name).mkdir(parents=True)
+        (src / name / "CMakeLists.txt").write_text(name)
+    ops_nn = make_workspace(src, tmp_path / "out")
+    assert (ops_nn / ".git").is_dir() and (ops_nn / "CMakeLists.txt").read_text() == "ops-nn"
+    assert (ops_nn / "../../ops-base/CMakeLists.txt").read_text() == "opbase"
+    assert (ops_nn / "../ops-tensor/CMakeLists.txt").read_text() == "ops-tensor"
+    assert make_workspace(src, tmp_path / "out") == ops_nn  # reused
