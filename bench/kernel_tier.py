@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from opgen.cann_sources import cache_root, resolve_sources  # noqa: E402
-from opgen.check.kernel_tier import kernel_tier  # noqa: E402
+from opgen.check.kernel.tier import kernel_tier  # noqa: E402
 from opgen.plan import build_plan  # noqa: E402
 from opgen.spec.load import load_spec  # noqa: E402
 

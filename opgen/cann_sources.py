@@ -53,8 +53,9 @@ MARKERS: dict[str, str] = {
     "json": "single_include",
     "googletest": "googletest/include/gtest/gtest.h",
 }
-Use = Literal["headers", "kernel", "ut"]
+Use = Literal["headers", "kernel", "ut", "upstream"]
 NEEDS: dict[Use, tuple[str, ...]] = {
+    "upstream": ("ops-nn",),
     "headers": ("ops-nn", "ops-math", "metadef", "ge", "opbase", "runtime", "asc-devkit", "libboundscheck", "json"),
     "kernel": ("ops-nn", "opbase", "runtime", "asc-devkit", "asc-tools", "libboundscheck"),
     "ut": ("ops-nn", "ops-math", "metadef", "ge", "opbase", "runtime", "asc-devkit", "libboundscheck", "json",
@@ -179,7 +180,7 @@ def resolve_sources(cann_src: Path | None = None, cann: Path | None = None,
 
 def enable_hint(tier: str) -> str:
     """The one command that turns a SKIPPED source-dependent tier on."""
-    return (f"no CANN sources: run `export {SRC_ENV}=DIR` (the open repos side by side, README "
+    return (f"no CANN sources: run `export {SRC_ENV}=DIR` (the open repos side by side, docs/check.md "
             f"'Getting the CANN sources') or pass --cann-src DIR / --cann TOOLKIT to run the {tier} tier")
 
 

@@ -60,18 +60,18 @@ def _reference_placeholder(old: object, base: OpSpec) -> CommentedMap:
 
 
 def _rename(text: str, spec: OpSpec, op_type: str) -> str:
-    """Rename the old op everywhere but in the compute recipe (the math the user will rewrite)."""
-    old_words = _words(spec.op_type)
-    new_words = _words(op_type)
-    pairs = [(spec.op_type, op_type), (spec.snake_name, camel_to_snake(op_type))]
+    """Rename the old op everywhere (comments and descriptions too) but in the compute recipe's steps (the math
+    the user will rewrite; its comments are renamed)."""
+    old_words, new_words = _words(spec.op_type), _words(op_type)
+    patterns = _case_forms(old_words, new_words)
     old_stem, new_stem = _stem(old_words), _stem(new_words)
     if old_stem and new_stem:
-        pairs.append((old_stem, new_stem))
+        patterns += _case_forms(old_stem, new_stem, within=old_words)
     lines = text.splitlines(keepends=True)
     start, end = _recipe_lines(text)
     for i, line in enumerate(lines):
-        if not start <= i < end:
-            lines[i] = _replace_all(line, pairs)
+        code, hash_, comment = line.partition("#") if start <= i < end else ("", "", line)
+        lines[i] = code + hash_ + _replace_all(comment, patterns)
     return "".join(lines)
 
 
@@ -79,16 +79,52 @@ def _words(camel: str) -> list[str]:
     return re.findall(r"[A-Z][a-z0-9]*", camel)
 
 
-def _stem(words: list[str]) -> str:
+def _stem(words: list[str]) -> list[str]:
     """GeluGrad -> Gelu: the part naming the function whose gradient the op computes."""
-    return "".join(words[:-1]) if len(words) > 1 and words[-1] == "Grad" else ""
+    return words[:-1] if len(words) > 1 and words[-1] == "Grad" else []
 
 
-def _replace_all(line: str, pairs: list[tuple[str, str]]) -> str:
-    for old, new in pairs:
-        for old_case, new_case in ((old, new), (old.lower(), new.lower()), (old.upper(), new.upper())):
-            line = line.replace(old_case, new_case)
-    return line
+# A version suffix makes another op (GeluGradV2, gelu_grad_v2): a name followed by one is not this op's.
+_NOT_VERSIONED = r"(?![_]?[vV]\d)"
+
+
+def _case_forms(old: list[str], new: list[str], within: list[str] | None = None) -> list[tuple[re.Pattern[str], str]]:
+    """Whole-identifier patterns of each case form (CamelCase, lowerCamel, snake_case, UPPER_SNAKE, and the
+    lower- and upper-case words run together), each with its replacement. A CamelCase name may start or
+    continue a longer identifier at a word boundary (aclnnGeluBackward, GeluGradTilingData); lower-case forms
+    end at a non-alphanumeric (gelu_grad_tiling). A stem (`within` the full name) is not matched where the
+    full name goes on (GeluGradV2 keeps its Gelu)."""
+    def camel(words: list[str]) -> str:
+        return "".join(words)
+
+    def lower_camel(words: list[str]) -> str:
+        return words[0].lower() + "".join(words[1:])
+
+    def snake(words: list[str]) -> str:
+        return "_".join(w.lower() for w in words)
+
+    forms = [
+        (camel, r"(?<![A-Z])", r"(?![a-z0-9])"),
+        (lower_camel, r"(?<![A-Za-z0-9])", r"(?![a-z0-9])"),
+        (snake, r"(?<![A-Za-z0-9])", r"(?![a-z0-9])"),
+        (lambda w: snake(w).upper(), r"(?<![A-Z0-9])", r"(?![A-Z0-9])"),
+        (lambda w: camel(w).lower(), r"(?<![A-Za-z0-9])", r"(?![a-z0-9])"),
+        (lambda w: camel(w).upper(), r"(?<![A-Z0-9])", r"(?![A-Z0-9])"),
+    ]
+    found: dict[str, tuple[str, str, list[str], str]] = {}
+    for form, before, after in forms:
+        key = form(old)
+        _, _, rests, _ = found.setdefault(key, (before, after, [], form(new)))
+        if within:
+            rests.append(f"(?!{re.escape(form(within)[len(key):])})")
+    return [(re.compile(before + re.escape(key) + after + "".join(rests) + _NOT_VERSIONED), new_name)
+            for key, (before, after, rests, new_name) in found.items()]
+
+
+def _replace_all(text: str, patterns: list[tuple[re.Pattern[str], str]]) -> str:
+    for pattern, replacement in patterns:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def _recipe_lines(text: str) -> tuple[int, int]:

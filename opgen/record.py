@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .errors import OpgenError
+from .spec.license_from import KEPT_DIR
+
 if TYPE_CHECKING:
     from .plan import RenderPlan
 
@@ -39,7 +42,9 @@ class Manifest:
     op_dir: str | None  # the op dir, relative to the record dir; None in an old in-dir record
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Manifest:
+    def from_json(cls, data: Any) -> Manifest:
+        if not isinstance(data, dict):
+            raise TypeError("a manifest is a JSON object")
         op_dir = data.get("op_dir")
         return cls(
             opgen_version=str(data["opgen_version"]), op_type=str(data["op_type"]), name=str(data["name"]),
@@ -64,8 +69,10 @@ def legacy_record(op_dir: Path) -> Path:
 
 
 def record_files(plan: RenderPlan, spec_text: str, files: dict[str, bytes], *, op_dir: Path,
-                 record: Path) -> dict[str, bytes]:
-    """The record of one render (paths relative to the record dir)."""
+                 record: Path, license_file: tuple[str, str] | None = None,
+                 license_blocks: dict[str, str] | None = None) -> dict[str, bytes]:
+    """The record of one render (paths relative to the record dir). A spec's license file lies beside its
+    copy at the same relative path, so the copy's `license_header_file` resolves there."""
     manifest = {
         "opgen_version": plan.opgen_version, "op_type": plan.op_type, "name": plan.name, "category": plan.category,
         "experimental": plan.experimental, "socs": [s.name for s in plan.socs], "spec_file": plan.spec_file,
@@ -74,13 +81,22 @@ def record_files(plan: RenderPlan, spec_text: str, files: dict[str, bytes], *, o
     }
     out = {MANIFEST: (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode(), SPEC_COPY: spec_text.encode()}
     out.update({f"{PRISTINE}/{path}": data for path, data in files.items()})
+    if license_file is not None:
+        rel, text = license_file
+        if rel in out or rel.split("/")[0] in (PRISTINE, MANIFEST, SPEC_COPY):
+            raise OpgenError(f"license_header_file {rel!r} would take the place of the record's own "
+                             f"{rel.split('/')[0]}; name the header file otherwise")
+        out[rel] = text.encode()
+    for style, header in (license_blocks or {}).items():  # so the spec copy loads without the checkout
+        out[f"{KEPT_DIR}/{style}.txt"] = (header + "\n").encode()
     return dict(sorted(out.items()))
 
 
 def read_manifest(record: Path) -> Manifest | None:
+    """None when missing or not a manifest (`null`, nested past the parser's depth, fields missing)."""
     try:
         return Manifest.from_json(json.loads((record / MANIFEST).read_bytes()))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return None
 
 
@@ -89,14 +105,15 @@ def describes(record: Path, op_dir: Path) -> bool:
     manifest = read_manifest(record)
     if manifest is None or manifest.op_dir is None:
         return False
-    return _same_dir(record / manifest.op_dir, op_dir)
+    return same_dir(record / manifest.op_dir, op_dir)
 
 
 def find_record(op_dir: Path, record_dir: Path | None = None) -> Path | None:
     """The record of an op dir, found by the op's path: `record_dir/<rel_dir>` when given; else in
     $OPGEN_RECORD_DIR, then, walking up from the op dir, in every `.opgen/` (and `*/.opgen/`, like
     `schemas/.opgen/`) holding `<rel_dir>` whose manifest names this op dir; else an old in-dir record."""
-    tails = [Path(*op_dir.absolute().parts[-n:]) for n in (3, 2) if len(op_dir.absolute().parts) > n]
+    op_dir = Path(os.path.normpath(op_dir.absolute()))  # `op/op_host/..` is `op`
+    tails = [Path(*op_dir.parts[-n:]) for n in (3, 2) if len(op_dir.parts) > n]
     roots: list[Path] = []
     if record_dir is not None:
         roots.append(record_dir)
@@ -118,7 +135,7 @@ def find_record(op_dir: Path, record_dir: Path | None = None) -> Path | None:
     return legacy if (legacy / MANIFEST).is_file() and record_dir is None else None
 
 
-def _same_dir(a: Path, b: Path) -> bool:
+def same_dir(a: Path, b: Path) -> bool:
     try:
         return os.path.samefile(a, b)
     except OSError:

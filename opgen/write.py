@@ -151,6 +151,24 @@ def remove_stale_staging(parent: Path) -> None:
                 shutil.rmtree(entry.path, ignore_errors=True)
 
 
+def remove_stale_staging_under(root: Path, depth: int = 3) -> None:
+    """Every killed run's staging dirs in an output root (op dirs sit at most `depth` levels down,
+    `experimental/<category>/<op>`), not only those beside the op now written."""
+    level = [root]
+    for _ in range(depth):
+        for directory in level:
+            remove_stale_staging(directory)
+        level = [Path(e.path) for d in level for e in _subdirs(d)]
+
+
+def _subdirs(directory: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(directory) as entries:
+            return [e for e in entries if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")]
+    except OSError:
+        return []
+
+
 def owner_alive(pid_and_rest: str) -> bool:
     """`<pid>-...`: whether process pid still runs (a name without a pid counts as alive: not ours to judge)."""
     pid_text = pid_and_rest.split("-", 1)[0]
@@ -171,9 +189,14 @@ def _make_parents(parent: Path) -> list[Path]:
     while not parent.exists():
         missing.append(parent)
         parent = parent.parent
+    made = []
     for path in reversed(missing):
-        path.mkdir()
-    return list(reversed(missing))
+        try:
+            path.mkdir()
+        except FileExistsError:  # another run made it meanwhile: it is there, and not ours to take back
+            continue
+        made.append(path)
+    return made
 
 
 def _swap(stage: Path, target: Path, existed: bool) -> None:
@@ -196,12 +219,27 @@ def locked(dirs: Iterable[Path]) -> Iterator[None]:
     never both decide that a target is free: the second waits, then sees what the first wrote."""
     with contextlib.ExitStack() as stack:
         for directory in sorted({d.absolute() for d in dirs}):  # one order everywhere: no deadlock
-            for made in _make_parents(directory / "lock"):
-                stack.callback(_remove_if_empty, made)  # runs after the unlock below, deepest first
-            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+            fd, made = _lock_dir(directory)
             stack.callback(os.close, fd)
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            for path in made:
+                stack.callback(_remove_if_empty, path)  # runs before the unlock above, deepest first
         yield
+
+
+def _lock_dir(directory: Path) -> tuple[int, list[Path]]:
+    """The locked dir's fd and the dirs made for it. Another run may remove an empty lock dir as it finishes,
+    between our making and our opening it, or while we wait: then we lock the new one instead."""
+    while True:
+        made = _make_parents(directory)
+        try:
+            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        except FileNotFoundError:
+            continue
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(directory).st_ino == os.fstat(fd).st_ino:
+                return fd, made
+        os.close(fd)
 
 
 def _remove_if_empty(directory: Path) -> None:

@@ -55,7 +55,7 @@ def cann_src() -> Path:
     """The open CANN sources side by side ($OPGEN_CANN_SRC); the test is skipped, and says so, without them."""
     if CANN_SRC is None:
         _SOURCE_TESTS["skipped"] += 1
-        pytest.skip("needs the CANN sources: set OPGEN_CANN_SRC (README 'Getting the CANN sources')")
+        pytest.skip("needs the CANN sources: set OPGEN_CANN_SRC (docs/check.md 'Getting the CANN sources')")
     _SOURCE_TESTS["ran"] += 1
     return Path(CANN_SRC)
 

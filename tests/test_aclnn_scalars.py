@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import ROOT, copy_spec, snapshot
 
@@ -55,7 +56,7 @@ def _read(tree: Path, rel: str) -> str:
 
 SIGNATURE = ("aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, "
              "double betaScalar, const aclScalar* steps, const aclScalar* alphaOptional, bool conj, "
-             "const aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)")
+             "aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)")
 
 
 def test_header_wrapper_and_docs_declare_the_scalars_in_api_order(tree: Path) -> None:
@@ -233,7 +234,7 @@ def test_wrapper_clamps_before_the_l0_call(ruled: Path) -> None:
 def test_header_docs_and_example_carry_the_flag_and_the_rules(ruled: Path) -> None:
     signature = ("aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, "
                  "double betaScalar, const aclScalar* steps, const aclScalar* alphaOptional, bool strict, bool conj, "
-                 "const aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)")
+                 "aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)")
     for rel in ("op_host/op_api/aclnn_hardsigmoid_backward.h", RULED_WRAPPER, "docs/aclnnHardsigmoidBackward.md"):
         assert signature in _read(ruled, rel), rel
     assert ("@param [in] strict: bool; sets no attr; when true, alphaOptional below 0 is refused "
@@ -274,6 +275,28 @@ def test_op_api_ut_passes_values_below_the_bounds(ruled: Path) -> None:
     assert "auto alphaOptionalDesc = ScalarDesc(0.0f);" in _ut_case(text, "alphaOptional_at_min")
     assert "ScalarDesc(-1.0f)" in _ut_case(text, "alphaOptional_below_min_without_strict")
     assert "null_strict" not in text  # by value: nothing to null
+
+
+@pytest.mark.parametrize(("kind", "bound"), [("aclScalar", -1.0e10), ("float", -3.0e7), ("double", -1.0e17)])
+def test_the_below_the_bound_case_passes_a_value_the_comparison_sees_below_it(tmp_path: Path, kind: str,
+                                                                               bound: float) -> None:
+    """Past 2^24 (2^53 for a double), min - 1 rounds back to min: the UT passes the next value below instead."""
+    from opgen.generate import render_specs, write_ops
+
+    spec = copy_spec(SPEC, tmp_path, lambda t: _with_scalars(
+        t, f"  scalars:\n    - {{name: lam, attr: alpha, type: {kind}, min: {bound!r}}}\n"))
+    write_ops(tmp_path / "out", render_specs([spec]), force=False, record_dir=tmp_path / ".opgen")
+    text = _read(tmp_path / "out" / "activation" / "hard_sigmoid_grad",
+                 "tests/ut/op_api/test_aclnn_hardsigmoid_backward.cpp")
+    below = _ut_case(text, "lam_below_min_rejected")
+    literal = re.search(r"(?:lamDesc = ScalarDesc\(|INPUT\(gradOutputDesc, selfDesc, )(-?[\d.e+]+)f?[,)]", below)
+    assert literal is not None, below
+    value = float(literal.group(1))
+    if kind == "double":
+        assert value < bound
+    else:
+        assert np.float32(value) < np.float32(bound)
+    assert "EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);" in below
 
 
 def test_the_rules_row_agrees_with_the_ruled_tree(ruled: Path) -> None:
@@ -339,6 +362,12 @@ PROBLEMS += [
     ("    - {name: lam, attr: steps, min: 0.5}\n", "aclnn.scalars[0].min", "min 0.5 is no integer; attr steps is int"),
     ("    - {name: lam, attr: alpha, min: 1}\n", "aclnn.scalars[0].min",
      "the def default 0.16666666666666666 of attr alpha is below min 1; the example and the UT pass the default"),
+    ("    - {name: lam, attr: alpha, min: -1.0e39}\n", "aclnn.scalars[0].min",
+     "min -1e+39 leaves no finite float32 below it for the wrapper to refuse (attr alpha is float); use a min "
+     "within +-3.4e38"),
+    ("    - {name: lam, attr: steps, min: -9.3e18}\n", "aclnn.scalars[0].min",
+     "min -9.3e+18 leaves no int64_t below it for the wrapper to refuse (attr steps is int); use a min within "
+     "+-9.2e18"),
     ("    - {name: lam, attr: alpha, min: 0, when: flag}\n    - {name: flag, type: bool, min: 0}\n",
      "aclnn.scalars[1].min", "flag sets no attr; min bounds an attr's value"),
     ("    - {name: lam, attr: alpha, min: 0, when: flag}\n    - {name: flag, type: bool, optional: true}\n",
@@ -372,7 +401,7 @@ GELU_V2_SCALARS = "    - {name: approximate, attr: approximate, type: char*}\n"
 
 def test_a_char_parameter_is_declared_after_the_inputs_as_upstreams() -> None:
     signature = ("aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, "
-                 "char* approximate, const aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)")
+                 "char* approximate, aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)")
     for rel in ("op_api/aclnn_gelu_backward_v2.h", GELU_V2_WRAPPER, "docs/aclnnGeluBackwardV2.md"):
         assert signature in _read(GELU_V2, rel), rel
 

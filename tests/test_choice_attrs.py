@@ -148,7 +148,7 @@ def test_a_bool_attr_picks_its_variants_dag_by_a_tpl_argument() -> None:
     assert "const uint64_t isResult = isResultValue ? TPL_IS_RESULT_TRUE : TPL_IS_RESULT_FALSE;" in tiling
     assert "GET_TPL_TILING_KEY(tiling->baseTiling.scheMode, dType, isResult)" in tiling
     assert re.search(r"outputDtype == ge::DT_FLOAT && isResult == TPL_IS_RESULT_TRUE\) \{\s*dType = TPL_FP32;\s*"
-                     r"result = elewiseBaseTiling.DoTiling<EluGradV2IsResultTrueDag<float>::OpDag>", tiling)
+                     r"tilingStatus = elewiseBaseTiling.DoTiling<EluGradV2IsResultTrueDag<float>::OpDag>", tiling)
     kernel = (ELU_OP / "op_kernel/elu_grad_v2_apt.cpp").read_text()
     assert "template <uint64_t schMode, uint64_t dType, uint64_t isResult>" in kernel
     assert re.search(r"dType == TPL_FP16 && isResult == TPL_IS_RESULT_FALSE\) \{\s*"

@@ -54,6 +54,11 @@ CASES = {
     "undefined recipe value": (lambda t: t.replace("- z = mul(s, dy)", "- z = mul(s, dz)"),
                                r"gelu_grad\.yaml:\d+: compute\.variants\.ascend910b\[18\]: "
                                r"z = mul\(s, dz\): 'dz' is not an input"),
+    "5000-digit integer": (lambda t: t.replace("buffer_num: 2", "buffer_num: " + "9" * 5000),
+                           r"gelu_grad\.yaml:42: an integer of more than 4300 digits; no spec value is that large"),
+    "impossible date": (lambda t: t.replace("brief: Computes the gradient", "brief: 2001-13-45 #"),
+                        r"gelu_grad\.yaml:5: YAML reads an impossible date here \(month must be in 1\.\.12\); quote "
+                        r"the value if it is text"),
     "alias": (lambda t: t.replace("tiling:\n  buffer_num: 2", "tiling: &t\n  buffer_num: 2\nextra: *t"),
               r"anchors and aliases are not allowed"),
 }

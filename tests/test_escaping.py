@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import tree_sitter_cpp
-from conftest import GELU, RELU
+from conftest import GELU, RELU, SCHEMAS, copy_spec
 from ruamel.yaml import YAML
 from tree_sitter import Language, Node, Parser
 
@@ -187,3 +187,16 @@ def test_without_an_escape_the_scan_fails(monkeypatch: pytest.MonkeyPatch, escap
     monkeypatch.setattr(opgen.plan.text, escape, lambda text: text)
     files = _render(_hostile_spec(GELU))
     assert any(_problems(path, data) for path, data in files.items() if not path.startswith(".opgen/"))
+
+
+def test_a_pipe_in_an_attr_doc_keeps_the_tables_and_check_reads_them(run, tmp_path: Path) -> None:
+    """`a | b` in the doc of an attr an aclnn scalar sets: the docs' table row escapes it, and the consistency
+    tier, reading which parameter sets the attr and what it refuses, still finds the row's cells."""
+    spec = copy_spec(SCHEMAS / "leaky_relu_grad.yaml", tmp_path, lambda text: text.replace(
+        "doc: The slope for negative features.}", "doc: The slope a | b for negative features.}"))
+    out = tmp_path / "out"
+    assert run("gen", spec, "-o", out).code == 0
+    docs = (out / "activation/leaky_relu_grad/docs/aclnnLeakyReluBackward.md").read_text(encoding="utf-8")
+    assert "| negativeSlope | input | The slope a \\| b for negative features. It sets attr negative_slope" in docs
+    checked = run("check", out / "activation/leaky_relu_grad", "--spec", spec)
+    assert checked.code == 0, checked.out

@@ -70,6 +70,16 @@ def test_a_reference_that_does_not_fit_the_op_is_a_spec_error(run, tmp_path: Pat
     assert f"{spec}:" in result.err and not (tmp_path / "out").exists()
 
 
+def test_a_formula_error_is_one_line_naming_the_field(run, tmp_path: Path) -> None:
+    """Not followed by the other union member's complaint, nor naming opgen's model classes."""
+    spec = _edit_reference(tmp_path, GELU, "forward: 0.5 * x", "forward: (0.5 * x")
+    result = run("gen", spec, "-o", tmp_path / "out")
+    assert result.code == 2
+    problems = [line for line in result.err.splitlines() if f"{spec}:" in line]
+    assert len(problems) == 1 and "golden.reference.forward: formula" in problems[0], result.err
+    assert "Input should be" not in result.err and "ReferenceSpec" not in result.err
+
+
 def test_retired_reference_names_are_read_as_their_formulas_and_said_so(tmp_path: Path) -> None:
     old = load_spec(_edit_reference(tmp_path, GELU, "  reference:\n    forward: 0.5 * x * (1 + tanh(sqrt(2 / pi) * "
                                     "(x + 0.044715 * x^3)))\n    wrt: x\n    grad: dy\n",

@@ -141,7 +141,8 @@ def test_an_interrupted_render_leaves_no_trace(tmp_path: Path) -> None:
     scratch = tmp_path / "scratch"  # where this render stages its files
     scratch.mkdir()
     slow_main = (
-        "import sys, time, opgen.render as r\n"
+        "import signal, sys, time, opgen.render as r\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"  # as a terminal leaves it, even in the background
         "def slow(self, paths):\n"
         "    print('rendering', flush=True)\n"
         "    time.sleep(30)\n"

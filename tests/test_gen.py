@@ -102,8 +102,9 @@ def test_output_is_the_same_bytes_on_any_run_hash_seed_timezone_and_cwd(rendered
     for seed, tz in (("1", "UTC"), ("4242", "Asia/Shanghai")):
         out = tmp_path / seed
         env = {**os.environ, "PYTHONHASHSEED": seed, "TZ": tz, "LC_ALL": "C"}
-        subprocess.run([sys.executable, "-m", "opgen", "gen", str(RELU), str(GELU), "-o", str(out)],
-                       check=True, env=env, cwd=tmp_path, capture_output=True)
+        records = tmp_path / f"records-{seed}"  # the samples' own record names generated_samples/
+        subprocess.run([sys.executable, "-m", "opgen", "gen", str(RELU), str(GELU), "-o", str(out), "--record-dir",
+                        str(records)], check=True, env=env, cwd=tmp_path, capture_output=True)
         assert snapshot(out) == snapshot(rendered)
 
 

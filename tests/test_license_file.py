@@ -117,3 +117,20 @@ def test_license_file_and_inline_header_together_are_refused(run, tmp_path: Path
     result = run("gen", spec, "-o", tmp_path / "out")
     assert result.code == 2
     assert "license_header_file: give license_header (inline text) or license_header_file, not both" in result.err
+
+
+def test_a_tree_made_with_a_license_file_checks_from_its_record_alone(
+        run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record keeps the header file beside its spec copy: check needs no --spec."""
+    (tmp_path / "legal").mkdir()
+    (tmp_path / "legal" / "header.txt").write_text(HEADER + "\n", encoding="utf-8")
+    spec = _with_license(tmp_path, RELU, "license_header_file: legal/header.txt")
+    out = tmp_path / "out"
+    assert run("gen", spec, "-o", out, "--record-dir", tmp_path / "records").code == 0
+    record = tmp_path / "records" / RELU_DIR
+    assert (record / "legal" / "header.txt").read_text(encoding="utf-8") == HEADER + "\n"
+    (tmp_path / "legal" / "header.txt").unlink()  # only the record's copy is left
+    monkeypatch.setenv("OPGEN_RECORD_DIR", str(tmp_path / "records"))
+    checked = run("check", out / RELU_DIR, "--tier", "structure", "--tier", "consistency")
+    assert checked.code == 0, checked.out + checked.err
+    assert run("gen", "--check", "--strict", spec, "-o", out).code == 2  # the spec itself still names the file

@@ -59,7 +59,7 @@ def test_each_column_selects_its_own_kernel_with_each_tensor_typed_as_its_column
     dtype_macros = {k: v for k, v in macros.items() if not k.startswith("TPL_SCH_MODE")}
     assert len(dtype_macros) == len(columns) == len(set(dtype_macros.values()))
     tiling = re.findall(r"if \((dyDtype == ge::(\w+) && xDtype == ge::(\w+) && outputDtype == ge::(\w+))\) \{\s*"
-                        r"dType = (\w+);\s*result = elewiseBaseTiling\.DoTiling<SiluGradDag<([^>]*)>",
+                        r"dType = (\w+);\s*tilingStatus = elewiseBaseTiling\.DoTiling<SiluGradDag<([^>]*)>",
                         _read("op_host/arch35/silu_grad_tiling_arch35.cpp"))
     kernel = dict(re.findall(r"dType == (\w+)\) \{\s*ElementwiseSch<schMode, SiluGradDag<([^>]*)>",
                              _read("op_kernel/silu_grad_apt.cpp")))

@@ -45,9 +45,9 @@ def test_new_refuses_bad_names_and_existing_specs(run, tmp_path: Path) -> None:
     assert snapshot(tmp_path) == before
 
 
-def test_the_readme_walk_through_recipe_is_a_valid_spec(tmp_path: Path) -> None:
-    """The SiLU-gradient steps the README tells users to paste must validate and render."""
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+def test_the_docs_walk_through_recipe_is_a_valid_spec(tmp_path: Path) -> None:
+    """The SiLU-gradient steps docs/new-op.md tells users to paste must validate and render."""
+    readme = (Path(__file__).resolve().parent.parent / "docs" / "new-op.md").read_text(encoding="utf-8")
     block = readme.split("Edit `compute.variants`", 1)[1].split("```yaml", 1)[1].split("```", 1)[0]
     steps = [line.strip()[2:] for line in block.splitlines() if line.strip().startswith("- ")]
     assert steps and steps[-1] == "z = mul(g, dy)"
@@ -75,3 +75,19 @@ def test_a_new_op_s_numerics_fail_until_its_forward_function_is_written(run, tmp
                                       "x^3)))  #"), encoding="utf-8")  # the recipe is still GeluGrad's
     result = run("check", op_dir, "--spec", spec_path)
     assert result.code == 0, result.out
+
+
+def test_new_renames_whole_identifiers_in_every_case_form_comments_and_docs_included(run, tmp_path: Path) -> None:
+    like = tmp_path / "like" / "gelu_grad.yaml"
+    like.parent.mkdir()
+    text = GELU.read_text(encoding="utf-8")
+    text = text.replace("\nop_type:", "\n# geluGrad and GELU_GRAD live beside GeluGradV2 and gelu_grad_v2\nop_type:", 1)
+    text = text.replace("\ncompute:", "\ncompute:\n  # the GeluGrad recipe, in aclnnGeluBackward's terms", 1)
+    like.write_text(text, encoding="utf-8")
+    schemas, out = tmp_path / "schemas", tmp_path / "out"
+    assert run("new", "SwishGrad", "--like", like, "--schemas", schemas, "-o", out).code == 0
+    written = (schemas / "swish_grad.yaml").read_text(encoding="utf-8")
+    assert "# swishGrad and SWISH_GRAD live beside GeluGradV2 and gelu_grad_v2" in written
+    assert "# the SwishGrad recipe, in aclnnSwishBackward's terms" in written
+    assert "brief: Computes the gradient of the tanh-approximated SWISH." in written
+    assert not re.search(r"GeluGrad(?!V2)|gelu_grad(?!_v2)|GELU_GRAD", written)

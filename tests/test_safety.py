@@ -155,16 +155,16 @@ def test_new_writes_spec_and_tree_both_or_neither(run, tmp_path: Path, monkeypat
 
 
 def test_ctrl_c_after_writing_says_what_was_written(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from opgen import cli
+    from opgen import commands
 
-    real = cli._say
+    real = commands._say
 
     def interrupted_while_reporting(message: str) -> None:
         if "wrote" in message:
             raise KeyboardInterrupt
         real(message)
 
-    monkeypatch.setattr(cli, "_say", interrupted_while_reporting)
+    monkeypatch.setattr(commands, "_say", interrupted_while_reporting)
     root = tmp_path / "out"
     result = run("gen", RELU, "-o", root)
     assert result.code == 130
@@ -207,3 +207,17 @@ def test_sigkill_leftovers_are_removed_by_the_next_run(run, tmp_path: Path, monk
     monkeypatch.setattr(render, "_scratch_dir", lambda: str(scratch))
     assert run("gen", spec, "-o", root).code == 0
     assert _leftovers(scratch, root) == []
+
+
+def test_a_killed_runs_staging_dir_anywhere_in_the_root_goes_with_the_next_write(run, tmp_path: Path) -> None:
+    """Not only a later write of the same op: any op's write into that output root cleans it."""
+    root = tmp_path / "out"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = root / "experimental" / "activation" / f"{write.STAGING_PREFIX}{dead.pid}-0000"
+    (stale / "gelu_grad").mkdir(parents=True)
+    alive = root / "experimental" / "activation" / f"{write.STAGING_PREFIX}{os.getpid()}-0000"
+    alive.mkdir()
+    assert run("gen", copy_spec(RELU, tmp_path), "-o", root).code == 0
+    assert not stale.exists()
+    assert alive.is_dir()  # a running process's: not ours to remove

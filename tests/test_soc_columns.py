@@ -16,7 +16,7 @@ from check.trees import by_item, failing, loaded
 from conftest import SCHEMAS, copy_record, copy_spec, snapshot
 
 from opgen.check.consistency import consistency_tier
-from opgen.check.kernel_build import KernelVariant, kernel_variants
+from opgen.check.kernel.build import KernelVariant, kernel_variants
 from opgen.generate import render_specs, write_ops
 from opgen.plan import build_plan
 from opgen.spec.load import load_spec
@@ -64,9 +64,9 @@ def _columns(text: str, owner: str) -> dict[str, list[str]]:
 def test_the_def_registers_the_subset_soc_with_an_opaicoreconfig_of_exactly_its_columns(tree: Path) -> None:
     text = _read(tree, "op_host/hard_swish_grad_v2_def.cpp")
     every = ["bfloat16", "float16", "float32"]
-    assert _columns(text, r"this->") == {"grad_output": every, "self": every, "out": every}
+    assert _columns(text, r"this->") == {"gradOutput": every, "self": every, "out": every}
     own = _columns(text, r"\bconfigAscend91093\.")
-    assert own == {"grad_output": ["float16", "float32"], "self": ["float16", "float32"], "out": ["float16", "float32"]}
+    assert own == {"gradOutput": ["float16", "float32"], "self": ["float16", "float32"], "out": ["float16", "float32"]}
     formats = re.findall(r'configAscend91093\.\w+\("\w+"\)[^;]*?\.Format\(\{([^}]*)\}\)', text, re.S)
     assert formats == ["ge::FORMAT_ND, ge::FORMAT_ND"] * 3
     assert 'this->AICore().AddConfig("ascend910_93", configAscend91093);' in text
@@ -150,11 +150,11 @@ FAULTS = [
      "            .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})",
      'configAscend91093.Input("self")\n            .ParamType(REQUIRED)\n            .DataType({ge::DT_FLOAT})',
      "def OpAICoreConfig columns ⊆ def (configAscend91093)",
-     "configAscend91093's tensors list different numbers of dtypes: grad_output 2, self 1, out 2"),
+     "configAscend91093's tensors list different numbers of dtypes: gradOutput 2, self 1, out 2"),
     ("a tensor missing from the config",
      'configAscend91093.Output("out")', 'configAscend91093.Output("y")',
      "def OpAICoreConfig columns ⊆ def (configAscend91093)",
-     "configAscend91093 registers (grad_output, self, y), the def (grad_output, self, out)"),
+     "configAscend91093 registers (gradOutput, self, y), the def (gradOutput, self, out)"),
     ("a column the main def does not list (fp32 made int32 in every tensor)",
      ".DataType({ge::DT_FLOAT16, ge::DT_FLOAT})", ".DataType({ge::DT_FLOAT16, ge::DT_INT32})",
      "def OpAICoreConfig columns ⊆ def (configAscend91093)",
@@ -234,7 +234,7 @@ def test_a_soc_with_flags_and_own_columns_gets_both_in_one_config(tmp_path: Path
     definition = _def_of(tmp_path, text.replace(platform_950, f"{platform_950}    combinations: [0, 2]\n"))
     config = definition.split("OpAICoreConfig configAscend950;")[1].split("AddConfig")[0]
     own = _columns(config, r"\bconfigAscend950\.")
-    assert own == {n: ["bfloat16", "float32"] for n in ("grad_output", "self", "out")}
+    assert own == {n: ["bfloat16", "float32"] for n in ("gradOutput", "self", "out")}
     assert '.PrecisionReduceFlag(true)\n            .ExtendCfgInfo("opFile.value", "hard_swish_grad_v2");' in config
 
 

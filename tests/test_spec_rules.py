@@ -65,6 +65,12 @@ CASES: dict[str, tuple[Path, Edit, str]] = {
        for o in ("Delete", "Class", "Int", "Float", "Return", "Template")},
     **{f"op_type {o}": (GELU, _op_type(o), rf"op_type: the derived dir name '{o.lower()}' is a reserved device name")
        for o in ("Con", "Nul")},
+    **{f"op_type {o}": (GELU, _op_type(o), rf"op_type: {h}\.h is a system or CANN header, and the op's "
+                                             rf"own {h}\.h .* would be included in its place; pick another op_type")
+       for o, h in (("Errno", "errno"), ("Math", "math"), ("Time", "time"), ("Stdint", "stdint"),
+                    ("Limits", "limits"), ("Memory", "memory"), ("KernelOperator", "kernel_operator"))},
+    "aclnn api Util": (GELU, _replace("api: GeluBackward", "api: Util"),
+                       r"aclnn\.api: the API's header aclnn_util\.h would be included instead of CANN's"),
     "op_type OpDef": (GELU, _op_type("OpDef"), r"op_type: 'OpDef' is a class or function the generated code"),
     "64-char op_type": (GELU, _op_type("Ab" * 32), r"op_type: the derived dir and file name 'ab_ab.*' has 95 chars, "
                                                     r"more than 64"),

@@ -16,14 +16,14 @@ from pathlib import Path
 
 from ..plan import RenderPlan
 from .items import CheckItem, skipped, verdict
-from .readers import Source, read_source
+from .readers import MD_CELL, Source, read_source
 
 LABEL = "aclnn scalar rules == docs"
 # the docs' phrase (opgen/plan/aclnn_rules.py prints it): "[when F is true, ]below M it is refused (...)"
 _RULE = re.compile(r"(?:when (\w+) is true, )?below (-?[\d.]+(?:e[+-]?\d+)?) it is (refused|taken as)")
 # a char*'s values (ValuesRule.docs_text): 'nullptr is refused (...); one of "none", "tanh", any other value is refused'
 _VALUES = re.compile(r'one of ((?:"\w+", )*"\w+"), any other value is refused')
-_ROW = re.compile(r"(?m)^\|\s*(\w+)\s*\|[^|\n]*\|([^|\n]*)\|")
+_ROW = re.compile(rf"(?m)^\|\s*(\w+)\s*\|{MD_CELL}\|({MD_CELL})\|")
 _IF = re.compile(r"\bif\s*\(((?:[^(){};]|\([^(){};]*\))*)\)\s*\{([^{}]*)\}")
 _FUNCTION = re.compile(r"(?m)^[A-Za-z_][\w\s*&:<>]*?\b(\w+)\s*\([^;{]*\)\s*\{")
 _SPACE = re.compile(r"\s+")

@@ -17,7 +17,7 @@ from ..plan import RenderPlan
 from ..plan.reserved import lower_camel
 from .aclnn_rules import rules_item
 from .items import CheckItem, skipped, verdict
-from .readers import Source, read_source
+from .readers import MD_CELL, Source, read_source
 
 # the C++ type the l0 op takes each def attr type in (OP_ATTR hands the value to GE as that type)
 ATTR_C_TYPES = {"Float": "float", "Int": "int64_t", "Bool": "bool", "String": "const char*"}
@@ -180,8 +180,8 @@ def wrapper_attrs_item(op_dir: Path, plan: RenderPlan, def_src: Source) -> Check
     args = [a.strip() for a in call.group(1).split(",")]
     position = {name: k for k, (_, name) in enumerate(_l0_params(l0, plan.op_type))}
     scalars = _scalar_names(signature)
-    claims = {m.group(2): m.group(1) for m in re.finditer(r"(?m)^\|\s*(\w+)\s*\|[^|\n]*\|[^|\n]*?sets attr (\w+)",
-                                                           docs.read_text(encoding="utf-8"))}
+    claim = re.compile(rf"(?m)^\|\s*(\w+)\s*\|{MD_CELL}\|{MD_CELL}?sets attr (\w+)")
+    claims = {m.group(2): m.group(1) for m in claim.finditer(docs.read_text(encoding="utf-8"))}
     at = wrapper.at(call.start())
     problems, seen = [], []
     for attr in attrs:

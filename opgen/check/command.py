@@ -24,13 +24,13 @@ def check(
             "--cann-headers",
             metavar="DIR",
             help="CANN include dir for the headers tier; repeat it, join dirs with ':', or name a file listing "
-            "one dir a line (the README lists the dirs). Without it the headers tier is SKIPPED.",
+            "one dir a line (docs/check.md lists the dirs). Without it the headers tier is SKIPPED.",
         ),
     ] = None,
     cann_src: Annotated[
         Path | None,
         typer.Option("--cann-src", metavar="DIR", help="The open CANN repos side by side (ops-nn, metadef, "
-                     "asc-devkit, ...; README 'Getting the CANN sources'); default: $OPGEN_CANN_SRC."),
+                     "asc-devkit, ...; docs/check.md 'Getting the CANN sources'); default: $OPGEN_CANN_SRC."),
     ] = None,
     cann: Annotated[
         Path | None,
@@ -43,24 +43,40 @@ def check(
                      "its UTs) in a child process with a scratch dir. Default: nothing from the tree runs."),
     ] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print a machine-readable JSON report.")] = False,
+    tier: Annotated[
+        list[str] | None,
+        typer.Option("--tier", metavar="NAME", help="Run only this tier (repeatable); the others are SKIPPED."),
+    ] = None,
+    skip_tier: Annotated[
+        list[str] | None,
+        typer.Option("--skip-tier", metavar="NAME", help="Leave this tier out (repeatable); it is SKIPPED."),
+    ] = None,
 ) -> None:
-    """Check an op tree offline: structure, syntax, consistency, numerics; given CANN sources, headers too.
+    """Check an op tree: the tiers structure, syntax, consistency and numerics offline; headers, kernel, ut and
+    upstream (the registrations and exports of ops-nn's own op at the same path) given the CANN sources
+    (--cann-src); tree code (golden, kernel runs, UTs) only with --allow-exec.
 
-    Exit 0 only when no tier fails (a SKIPPED tier does not fail), 1 when one does, 2 on bad input.
+    --tier / --skip-tier choose the tiers (e.g. --skip-tier kernel --skip-tier ut in an edit loop); a tier left
+    out is reported SKIPPED. Every preprocess and compile of tree files is bounded by OPGEN_COMPILE_TIMEOUT
+    (seconds) and OPGEN_COMPILE_MEMORY (GiB, default 4), every run of tree code by OPGEN_EXEC_TIMEOUT (seconds,
+    default 600). Exit 0 only when no tier fails (a SKIPPED tier does not fail), 1 when one does, 2 on bad input.
     """
     from ..errors import OpgenError
 
     try:
         from ..cann_sources import resolve_sources
         from .headers import resolve_include_dirs
-        from .runner import run_checks
+        from .runner import chosen_tiers, run_checks
         from .trust import Trust
+
+        tiers = chosen_tiers(tier or [], skip_tier or [])
 
         include_dirs = resolve_include_dirs(cann_headers or [])
         sources = resolve_sources(cann_src, cann)
         if sources is not None:
             sources.require("headers")
-        report = run_checks(op_dir, spec, include_dirs, sources=sources, trust=Trust(allow_exec=allow_exec))
+        report = run_checks(op_dir, spec, include_dirs, sources=sources, trust=Trust(allow_exec=allow_exec),
+                            tiers=tiers, report_left_out=True)
     except OpgenError as error:
         _error(str(error))
         raise typer.Exit(2) from None

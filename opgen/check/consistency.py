@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from ..errors import OpgenError
 from ..plan import RenderPlan
 from .aclnn_wiring import DefAttr, aclnn_items, read_def_attrs
 from .choice_wiring import choice_item
@@ -62,7 +63,7 @@ def consistency_tier(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
     for suffix, one in families:
         items += relabel([tiling_dispatch_item(op_dir, one, info), tpl_item(op_dir, one, info)], suffix)
     items += [choice_item(op_dir, one, src) for _, one in families if one.is_dag]
-    items.append(proto_item(op_dir, files, info))
+    items.append(proto_item(op_dir, files, info, {t.name: t.proto_name for t in plan.tensors}))
     items += st_csv_items(op_dir, info)
     items += wiring_items(op_dir, families, info)
     items += aclnn_items(op_dir, plan, src)
@@ -186,37 +187,36 @@ def _tpl_list(src: Source, kind: str) -> list[str] | None:
     return [t.strip() for t in m.group(1).split(",") if t.strip()] if m else None
 
 
-def proto_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
-    """Per tensor, the proto's TensorType holds every dtype the def lists; tensors in the def's order."""
+def proto_item(op_dir: Path, files: OpFiles, info: DefInfo, proto_names: dict[str, str]) -> CheckItem:
+    """Per tensor, the proto's TensorType holds every dtype the def lists; tensors in the def's order, under the
+    spec's proto names where they differ from the def's (`proto_names`: def name -> REG_OP name)."""
     label = "proto TensorType ⊇ def"
     src = read_source(op_dir, files.proto)
     if src is None:
         return skipped(label, f"{files.proto} missing (see structure)")
-    proto = read_proto(src)
+    try:
+        proto = read_proto(src)
+    except OpgenError as error:
+        return verdict(label, [f"{src.rel}: {error}"])
     if not proto:
         return verdict(label, [f"{src.rel}: no .INPUT/.OUTPUT(name, TensorType(...)) found"])
     by_name = {t.name: t for t in proto}
     problems = []
     for role in ("input", "output"):
-        want = [t.name for t in info.tensors if t.role == role]
+        want = [proto_names.get(t.name, t.name) for t in info.tensors if t.role == role]
         have = [t.name for t in proto if t.role == role]
         if want != have:
             problems.append(f"{src.rel}: {role}s ({', '.join(have)}), the def ({', '.join(want)})")
-    groups = []
     for tensor in info.tensors:
-        p = by_name.get(tensor.name)
+        p = by_name.get(proto_names.get(tensor.name, tensor.name))
         if p is None:
-            continue
-        if p.dtypes is None:
-            groups.append(tensor.name)
             continue
         lacking = [d for d in dict.fromkeys(tensor.dtypes or ()) if d not in p.dtypes]
         if lacking:
             problems.append(f"{src.rel}:{p.line}: {tensor.name} TensorType lacks {', '.join(lacking)} "
                             f"that {files.def_cpp}:{tensor.line} lists")
-    classes = [f"{t.name}: {t.group}" for t in proto if t.group and t.dtypes is not None]
-    note = f"; {', '.join(groups)}: unknown TensorType group, not compared" if groups else ""
-    note += f"; compared as ge's {', '.join(classes)}" if classes else ""
+    classes = [f"{t.name}: {t.group}" for t in proto if t.group]
+    note = f"; compared as ge's {', '.join(classes)}" if classes else ""
     return verdict(label, problems, f"{len(proto)} tensors{note}")
 
 

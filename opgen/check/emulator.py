@@ -78,6 +78,9 @@ def emulate(
     defaults = {a.name: a for a in plan.attrs}
     values: dict[str, Any] = {name: (attrs or {}).get(name, defaults[name].value)
                               for name in plan.scalars.var_names}
+    for value in values.values():
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            _checked(cdt.type)(value)  # an attr value the integer compute dtype cannot hold: say so
     for array, tensor in zip(inputs, plan.inputs, strict=True):
         if not tensor.read_by_kernel:
             continue  # as in the golden: the recipe cannot name what the kernel does not read
@@ -111,7 +114,25 @@ def _cast_out(values: dict[str, Any], name: str, dtype: np.dtype[Any], variant: 
 
 def _namespace(cdt: Callable[[float], Any], shape: tuple[int, ...]) -> dict[str, Any]:
     """Only what the golden lines may use: np, math, cdt and shape; no builtins."""
-    return {"__builtins__": {}, "np": np, "math": math, "cdt": cdt, "shape": shape}
+    return {"__builtins__": {}, "np": np, "math": math, "cdt": _checked(cdt), "shape": shape}
+
+
+def _checked(cdt: Callable[[float], Any]) -> Callable[[float], Any]:
+    """An integer compute dtype refuses a constant it cannot hold, by name: numpy's own OverflowError would
+    import inside the builtin-less namespace and surface as KeyError '__import__'."""
+    kind = np.dtype(cdt)  # type: ignore[call-overload]
+    if kind.kind not in "iu":
+        return cdt
+    info = np.iinfo(kind)
+
+    def make(value: float) -> Any:
+        if not info.min <= value <= info.max:
+            raise EmulationError(f"the value {value:g} does not fit the compute dtype {kind.name} "
+                                 f"({info.min}..{info.max}); give the attr a value in that range or compute in "
+                                 "float32 (compute.dtype)")
+        return cdt(value)
+
+    return make
 
 
 def _target(line: str) -> str:

@@ -1,5 +1,5 @@
 """Headers tier: every host-side file (def, infershape, tiling, proto, op_api) compiles with
-`g++ -std=c++17 -fsyntax-only` against real CANN include dirs the user gives (listed in the README).
+`g++ -std=c++17 -fsyntax-only` against real CANN include dirs the user gives (listed in docs/check.md).
 
 The flags are ops-nn's own (cmake/func.cmake): `-Dgoogle=ascend_private -DLOG_CPP -DOP_SUBMOD_NAME="OPS_NN"`,
 and for infershape/proto/def and tiling objects `-DOPS_UTILS_LOG_SUB_MOD_NAME="OP_PROTO"|"OP_TILING"
@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -20,6 +19,7 @@ from pathlib import Path
 
 from ..cann_sources import CannSources, enable_hint
 from ..errors import OpgenError
+from .confined import compile_confined
 from .items import CheckItem, bad, ok, skipped
 
 TIER = "headers"
@@ -47,7 +47,7 @@ def resolve_include_dirs(values: Sequence[Path]) -> list[Path]:
             parts = [Path(p) for p in str(value).split(os.pathsep) if p]
         for part in parts:
             if not part.is_dir():
-                raise OpgenError(f"--cann-headers: {part} is not a directory (the README lists them)")
+                raise OpgenError(f"--cann-headers: {part} is not a directory (docs/check.md lists them)")
             dirs.append(part.resolve())
     return dirs
 
@@ -112,17 +112,16 @@ def op_relative(where: str, op_dir: Path) -> str:
     return full[len(base):] if full.startswith(base) else where
 
 
-def compile_one(compiler: str, op_dir: Path, rel: str, role: str, include_dirs: Sequence[Path]) -> Compiled:
+def compile_one(compiler: str, op_dir: Path, rel: str, role: str, include_dirs: Sequence[Path],
+                allowed: Sequence[Path] = ()) -> Compiled:
+    """`allowed`: dirs besides the op dir and `include_dirs` its includes may reach (the sources' root)."""
     start = time.perf_counter()
     command = compile_command(compiler, op_dir, rel, role, include_dirs)
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=TIMEOUT,
-                              check=False, env={**os.environ, "LC_ALL": "C"})
-    except subprocess.TimeoutExpired:
-        return Compiled(rel, role, False, f"{compiler} took more than {TIMEOUT:.0f}s", time.perf_counter() - start)
-    passed = done.returncode == 0
-    error = "" if passed else first_error(done.stderr, op_dir)
-    return Compiled(rel, role, passed, error, time.perf_counter() - start)
+    done = compile_confined(command, compiler, [op_dir, *include_dirs, *allowed], timeout=TIMEOUT)
+    if done.refusal is not None:
+        return Compiled(rel, role, False, f"{rel}: {done.refusal}", time.perf_counter() - start)
+    error = "" if done.passed else first_error(done.stderr, op_dir)
+    return Compiled(rel, role, done.passed, error, time.perf_counter() - start)
 
 
 def headers_tier(op_dir: Path, include_dirs: Sequence[Path], sources: CannSources | None = None, *,
@@ -143,7 +142,8 @@ def headers_tier(op_dir: Path, include_dirs: Sequence[Path], sources: CannSource
         return sources.host_include_dirs(op_api=role == "op_api")
 
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 2) as pool:
-        results = list(pool.map(lambda f: compile_one(exe, op_dir, f[0], f[1], dirs(f[1])), files))
+        roots = [sources.root] if sources is not None else []
+        results = list(pool.map(lambda f: compile_one(exe, op_dir, f[0], f[1], dirs(f[1]), roots), files))
     items = []
     for r in results:
         label = f"{r.rel} ({r.role})"

@@ -103,7 +103,7 @@ def check_numerics(spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[Num
                         continue  # the string attr picks another variant at this setting
                     got = emulate(plan, variant, combo, given, attrs)
                     case = _Case(plan.op_type, variant.name, variant.socs, combo, sample + label, len(plan.inputs))
-                    results += _judge(spec, plan, case, given, got, want, reference.reads)
+                    results += _judge(spec, plan, case, given, got, want, reference)
     return results
 
 
@@ -155,7 +155,7 @@ def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
                 continue
             got = tuple(returned) if isinstance(returned, (tuple, list)) else (returned,)
             got_arrays = tuple(np.asarray(g) for g in got)
-            results += _judge(spec, plan, case, inputs, got_arrays, expected, reference.reads)
+            results += _judge(spec, plan, case, inputs, got_arrays, expected, reference)
     return results
 
 
@@ -215,7 +215,7 @@ def _widened(expected: _Expected, bound: Array) -> _Expected:
 
 
 def _judge(spec: OpSpec, plan: RenderPlan, case: _Case, inputs: Sequence[Array], got: tuple[Array, ...],
-           expected: _Expected, reads: tuple[int, ...]) -> list[NumericsResult]:
+           expected: _Expected, reference: Reference) -> list[NumericsResult]:
     results = []
     for k, tensor in enumerate(plan.outputs):
         dtype_name = tensor.dtypes[case.combination.index].name
@@ -227,14 +227,15 @@ def _judge(spec: OpSpec, plan: RenderPlan, case: _Case, inputs: Sequence[Array],
             continue
         views = _element_views(plan, inputs, raw.shape)
         input_nan = np.zeros(raw.size, dtype=np.bool_)
-        for i in reads:
+        for i in reference.reads:
             t, array = plan.inputs[i], inputs[i]
             if not t.is_mask:
                 input_nan |= np.isnan(np.broadcast_to(array, raw.shape).astype(np.float64)).ravel()
         input_nan &= ~expected[2]
         tol = spec.golden.tolerances.get(dtype_name) or spec.golden.tolerances[case.combination.key.name]
         ok, diff = within_tolerance(have, raw, tol.rtol, tol.atol, input_nan=input_nan, bound=expected[1])
-        results.append(_result(case, tensor.name, have, raw, ok, diff, input_nan, views, tol.rtol, tol.atol))
+        results.append(_result(case, tensor.name, have, raw, ok, diff, input_nan, views, tol.rtol, tol.atol,
+                               _nan_hint(reference)))
     return results
 
 
@@ -273,7 +274,7 @@ def _overflow(dtype: np.dtype[Any]) -> float:
 
 def _result(case: _Case, output: str, have: Array, raw: Array, ok: npt.NDArray[np.bool_], diff: Array,
             input_nan: npt.NDArray[np.bool_], views: dict[str, Array], rtol: float,
-            atol: float) -> NumericsResult:
+            atol: float, nan_hint: str = "") -> NumericsResult:
     with np.errstate(all="ignore"):
         want = raw.astype(have.dtype)
     b = want.astype(np.float64).ravel()
@@ -291,12 +292,28 @@ def _result(case: _Case, output: str, have: Array, raw: Array, ok: npt.NDArray[n
                   f"{case.sample} sample, output {output}: {failures} of {b.size} elements break "
                   f"|got - expected| <= {atol:g} + {rtol:g}*|expected|; worst at index {where}: {shown}: "
                   f"got {_show(have.ravel()[worst])}, expected {_show(b[worst])}")
+        got_nan = bool(np.isnan(have.ravel()[worst].astype(np.float64)))
+        if nan_hint and got_nan != bool(np.isnan(b[worst])) and any(np.isnan(v[worst]) for v in views.values()):
+            reason += f"; {nan_hint}"
     return NumericsResult(
         op=case.op, variant=case.variant, socs=case.socs, dtypes=case.combination.names, sample=case.sample,
         output=output, elements=int(b.size), undefined=int(np.count_nonzero(~compared)), failures=failures,
         max_abs=_max(diff, compared), max_rel=_max(rel, compared), max_ulp=_max(ulp, compared),
         passed=failures == 0, reason=reason,
     )
+
+
+def _nan_hint(reference: Reference) -> str:
+    """Which NaN behaviour the reference assumed, and the spec line that assumes the other."""
+    grad = reference.resolved.grad
+    if grad is None:
+        return ""
+    if reference.resolved.nan == "passthrough":
+        return (f"the reference assumed golden.reference.nan: passthrough (a NaN {grad} gives NaN everywhere); "
+                "if the kernel selects, so a masked-out NaN gives 0, write nan: select")
+    return (f"the reference assumed golden.reference.nan: select (a NaN {grad} gives 0 where the derivative "
+            f"is 0, as torch's backwards); if the kernel multiplies (mask * {grad}), so NaN passes through, "
+            "write nan: passthrough")
 
 
 def _worst(ok: npt.NDArray[np.bool_], diff: Array, views: dict[str, Array]) -> int:

@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from ..plan.families import KernelFamily
-from ..spec.dtypes import PROTO_DTYPES, PROTO_TYPE_CLASSES
+from ..spec.dtypes import PROTO_DTYPES
 from .items import CheckItem
 
+# one Markdown table cell's text: `\|` (how opgen escapes a pipe in spec text) does not end it
+MD_CELL = r"(?:\\.|[^|\\\n])*"
 _GE_TO_NAME = {d.ge: d.name for d in PROTO_DTYPES.values()}
 _C_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _CMAKE_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|#[^\n]*')
@@ -245,32 +247,30 @@ def find_named(src: Source, pattern: str) -> tuple[tuple[str, int], ...]:
 
 # ---------------------------------------------------------------- proto
 
-_PROTO_TENSOR = re.compile(
-    r"\.\s*(OPTIONAL_INPUT|DYNAMIC_INPUT|INPUT|DYNAMIC_OUTPUT|OUTPUT)\s*\(\s*(\w+)\s*,\s*TensorType\s*(\(\s*\{[^}]*\}\s*\)|::\w+\s*\(\s*\))"
-)
-
-
 @dataclass(frozen=True)
 class ProtoTensor:
     role: str
     name: str
-    dtypes: frozenset[str] | None  # None: a TensorType:: group opgen does not know
+    dtypes: frozenset[str]
     line: int
-    group: str | None = None  # the named class (RealNumberType, ...) when the proto uses one
+    group: str | None = None  # how the set is written when not as a plain list: classes, or a DATATYPE symbol
 
 
 def read_proto(src: Source) -> list[ProtoTensor]:
+    """The first REG_OP's tensors, read by opgen.upstream's proto parser (lists, classes, mixes and DATATYPE
+    symbols alike); empty without a REG_OP; OpgenError naming what it cannot read (an unknown type class)."""
+    from ..upstream.proto import read_protos
+
+    protos = read_protos(src.code.encode(), src.rel)
+    if not protos:
+        return []
     found = []
-    for m in _PROTO_TENSOR.finditer(src.code):
-        role = "output" if "OUTPUT" in m.group(1) else "input"
-        body = m.group(3)
-        group = None if body.lstrip().startswith("(") else body.strip(":() \t\n")
-        if group is None:
-            dtypes: frozenset[str] | None = frozenset(ge_name(t) for t in re.findall(r"DT_\w+", body))
-        else:
-            known = PROTO_TYPE_CLASSES.get(group)
-            dtypes = None if known is None else frozenset(ge_name(t) for t in known)
-        found.append(ProtoTensor(role, m.group(2), dtypes, src.line(m.start()), group))
+    for tensor in protos[0].tensors:
+        at = re.search(rf"\.\s*{tensor.kind}\s*\(\s*{re.escape(tensor.name)}\b", src.code)
+        kind = tensor.type
+        group = f'"{kind.symbol}"' if kind.symbol else " ".join(kind.classes) or None
+        found.append(ProtoTensor("output" if "OUTPUT" in tensor.kind else "input", tensor.name,
+                                 frozenset(ge_name(t) for t in kind.dtypes), src.line(at.start()) if at else 1, group))
     return found
 
 

@@ -2,6 +2,8 @@
 
 A forward formula is differentiated by PyTorch autograd in float64: the reference is grad times the
 derivative of forward with respect to wrt. A direct formula is evaluated as it stands (a mask select).
+A NaN incoming gradient where the derivative is 0 gives 0 (torch's backwards, a select) or, with the spec's
+`nan: passthrough`, NaN (a kernel that multiplies, mask * grad).
 Besides the outputs, the reference bounds its own float64 error, to first order: every inexact step of the
 formula adds a rounding of its value, and the derivative of the result by that rounding says what it does
 to the result (the same autograd, one level deeper). The bound matters only where float64 itself cannot
@@ -89,6 +91,8 @@ def _evaluate(resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Ar
                          _torch_lib(torch))
         undefined = undefined | _flushed(slope.detach() + trace.zeros(), env[resolved.grad], result.detach())
     out = values if values is not None else result.detach()
+    if resolved.nan == "passthrough" and resolved.grad is not None:  # the kernel multiplies: NaN * 0 is NaN
+        out = torch.where(env[resolved.grad].detach().isnan(), torch.nan, out)
     error = UNIT_ROUNDOFF * (2.0 * trace.bound(result) + len(trace.roundings) * torch.nan_to_num(out.abs(), nan=0.0))
     return (out.numpy().copy(),), error.numpy().copy(), undefined.numpy().copy()
 

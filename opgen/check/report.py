@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 LABELS: dict[Status, str] = {PASS: "PASS", FAIL: "FAIL", SKIP: "SKIPPED"}
 STYLES: dict[Status, str] = {PASS: "green", FAIL: "bold red", SKIP: "yellow"}
-WIDE = 160  # when not on a terminal (a log, an issue note), do not wrap at 80 columns
+FULL_WIDTH = 100_000  # not on a terminal (a log, a pipe, an issue note): every row in full, one line each
 
 
 def to_json(report: CheckReport) -> dict[str, Any]:
@@ -63,11 +63,13 @@ def print_table(report: CheckReport, console: Console | None = None) -> None:
 
     from ..console import console as make_console
 
-    console = console or make_console(width=None if sys.stdout.isatty() else WIDE, soft_wrap=False)
-    table = Table(title=f"opgen check {report.op_type} ({report.families}) — {report.op_dir}", title_justify="left",
+    terminal = sys.stdout.isatty()
+    console = console or make_console(width=None if terminal else FULL_WIDTH, soft_wrap=False)
+    title = Text(f"opgen check {report.op_type} ({report.families}) — {report.op_dir}")  # Text: no markup
+    table = Table(title=title, title_justify="left",
                   show_lines=False, expand=False)
     table.add_column("tier", no_wrap=True)
-    table.add_column("item", overflow="fold", max_width=60)
+    table.add_column("item", overflow="fold", max_width=60 if terminal else None)
     table.add_column("status", no_wrap=True)
     table.add_column("reason / figures", overflow="fold")
     for tier in report.tiers:

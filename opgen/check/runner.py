@@ -7,6 +7,8 @@ becomes a failed row naming the exception: a user never sees a traceback.
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -16,13 +18,14 @@ from pathlib import Path
 from ..cann_sources import CannSources
 from ..errors import OpgenError
 from ..plan import RenderPlan
-from ..record import SPEC_COPY, find_record
+from ..record import RECORD_DIR_ENV, SPEC_COPY, find_record
 from ..spec.load import LoadedSpec
-from .items import CheckItem, TierResult, bad
+from .items import CheckItem, TierResult, bad, skipped
+from .tree_links import links_leaving
 from .trust import Trust
 
 NO_EXEC = Trust()
-TIERS = ("structure", "syntax", "consistency", "numerics", "headers", "kernel", "ut")
+TIERS = ("structure", "syntax", "consistency", "numerics", "headers", "kernel", "ut", "upstream")
 
 
 @dataclass(frozen=True)
@@ -53,8 +56,11 @@ def spec_path(op_dir: Path, spec: Path | None) -> Path:
         return spec
     record = find_record(op_dir)
     if record is None or not (record / SPEC_COPY).is_file():
-        raise OpgenError(f"no spec: found no opgen record for {op_dir} (looked in .opgen/ dirs beside its "
-                         "parents, e.g. schemas/.opgen/); pass the op's spec with --spec SPEC")
+        where = os.environ.get(RECORD_DIR_ENV)
+        looked = f"${RECORD_DIR_ENV} ({where})" if where else f"${RECORD_DIR_ENV} (not set)"
+        raise OpgenError(f"no spec: found no opgen record for {op_dir} (looked in {looked} and in .opgen/ dirs "
+                         f"beside its parents, e.g. schemas/.opgen/); for a tree made with --record-dir DIR set "
+                         f"{RECORD_DIR_ENV}=DIR, or pass the op's spec with --spec SPEC")
     return record / SPEC_COPY
 
 
@@ -67,14 +73,37 @@ def load_target(op_dir: Path, spec: Path | None) -> tuple[LoadedSpec, RenderPlan
     return loaded, build_plan(loaded.spec, loaded.path.name)
 
 
+def chosen_tiers(only: Sequence[str], left_out: Sequence[str]) -> tuple[str, ...]:
+    """The tiers `--tier` (all when none) and `--skip-tier` leave; an unknown name is bad input."""
+    if unknown := sorted({*only, *left_out} - set(TIERS)):
+        raise OpgenError(f"no tier named {', '.join(map(repr, unknown))}: the tiers are {', '.join(TIERS)}")
+    return tuple(t for t in TIERS if (not only or t in only) and t not in left_out)
+
+
 def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Path] = (), *, seed: int = 0,
                tiers: Sequence[str] = TIERS, sources: CannSources | None = None,
-               trust: Trust = NO_EXEC) -> CheckReport:
-    """`include_dirs` (the user's own list) wins over `sources` for the headers tier."""
+               trust: Trust = NO_EXEC, report_left_out: bool = False) -> CheckReport:
+    """`include_dirs` (the user's own list) wins over `sources` for the headers tier. With `report_left_out`
+    the tiers not in `tiers` are in the report as SKIPPED, so nobody takes a tier left out for a pass."""
+    report = _run_checks(op_dir, spec, include_dirs, seed=seed, tiers=tiers, sources=sources, trust=trust)
+    if not report_left_out:
+        return report
+    ran = {t.tier: t for t in report.tiers}
+    why = "left out by --tier/--skip-tier"
+    every = tuple(ran.get(name) or TierResult(name, (skipped(f"{name} tier", why),)) for name in TIERS)
+    return dataclasses.replace(report, tiers=every)
+
+
+def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *, seed: int,
+                tiers: Sequence[str], sources: CannSources | None, trust: Trust) -> CheckReport:
     from .numerics_tier import collect_child, start_child
 
     start = time.perf_counter()
     path = spec_path(op_dir, spec)
+    if leaving := links_leaving(op_dir):
+        loaded, plan = load_target(op_dir, spec)
+        return CheckReport(op_dir.resolve(), loaded.path, "none", plan.op_type, plan.families_text,
+                           _refused_links(leaving, [t for t in TIERS if t in tiers]), time.perf_counter() - start)
     # the numerics child (torch: the slowest tier) starts before anything else; it reloads the spec itself
     child = start_child(op_dir.resolve(), path.resolve(), seed=seed, trust=trust) if "numerics" in tiers else None
     try:
@@ -93,6 +122,7 @@ def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Pa
         "headers": lambda: _headers(op_dir, include_dirs, sources),
         "kernel": lambda: _kernel(op_dir, loaded, plan, sources, trust, seed),
         "ut": lambda: _ut(op_dir, plan, sources, trust),
+        "upstream": lambda: _upstream(op_dir, loaded, plan, sources),
     }
     chosen = [t for t in TIERS if t in tiers]
     with ThreadPoolExecutor(max_workers=len(chosen) or 1) as pool:
@@ -102,6 +132,15 @@ def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Pa
     used = sources.description if sources is not None else "none"
     return CheckReport(op_dir, loaded.path, used, plan.op_type, plan.families_text, results,
                        time.perf_counter() - start)
+
+
+def _refused_links(leaving: list[str], chosen: list[str]) -> tuple[TierResult, ...]:
+    """A tree linking outside itself fails structure, and no other tier reads it."""
+    why = "not run: the tree has symlinks leading outside it (see structure); nothing of it was read"
+    return tuple(
+        TierResult(name, tuple(bad(f"symlink {link}", "leads outside the tree (or nowhere): replace it by the file")
+                               for link in leaving) if name == "structure" else (skipped(f"{name} tier", why),))
+        for name in chosen)
 
 
 def _timed(name: str, job: Callable[[], list[CheckItem]], since: float | None = None) -> TierResult:
@@ -140,8 +179,8 @@ def _headers(op_dir: Path, include_dirs: Sequence[Path], sources: CannSources | 
 def _kernel(op_dir: Path, loaded: LoadedSpec, plan: RenderPlan, sources: CannSources | None, trust: Trust,
             seed: int) -> list[CheckItem]:
     """The compile level, then the run level (classic kernels, with --allow-exec)."""
-    from .kernel_run import kernel_run_rows
-    from .kernel_tier import kernel_tier
+    from .kernel.run import kernel_run_rows
+    from .kernel.tier import kernel_tier
 
     return [*kernel_tier(op_dir, plan, sources), *kernel_run_rows(op_dir, loaded.spec, plan, sources, trust, seed=seed)]
 
@@ -150,3 +189,9 @@ def _ut(op_dir: Path, plan: RenderPlan, sources: CannSources | None, trust: Trus
     from .ut_tier import ut_tier
 
     return ut_tier(op_dir, plan, sources, trust)
+
+
+def _upstream(op_dir: Path, loaded: LoadedSpec, plan: RenderPlan, sources: CannSources | None) -> list[CheckItem]:
+    from .upstream_tier import upstream_tier
+
+    return upstream_tier(op_dir, loaded.spec, plan, sources)

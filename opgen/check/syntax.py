@@ -16,8 +16,8 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -27,20 +27,20 @@ import tree_sitter_cmake
 import tree_sitter_cpp
 from tree_sitter import Language, Node, Parser
 
+from .bounded import BoundedRun, compile_memory, compile_timeout, run_bounded
+from .cpp_includes import leaves_tree, strip_includes
 from .readers import golden_assignment
 from .trust import Trust, run_tree_code
 
 NO_EXEC = Trust()
 CANN_MACROS = Path(__file__).with_name("cann_macros.h")
 
-_INCLUDE = re.compile(r"^\s*#\s*(?:include|include_next|import)\b\s*[<\"]?([^>\"\s]*)")
 _MARKER = re.compile(r'^#\s+(\d+)\s+"((?:[^"\\]|\\.)*)"')
 _CPP_DIAG = re.compile(r"^(.*?):(?:(\d+):(?:\d+:)?)?\s*(fatal error|error|note):\s*(.*)$")
 _UNTERMINATED = re.compile(r'unterminated argument list invoking macro "(\w+)"')
 _STDIN = "<stdin>"
+_OWN_FILES = frozenset({_STDIN, "<built-in>", "<command-line>", str(CANN_MACROS)})
 _LINE_ENDS = (b";", b"{", b"}", b":", b",")
-# An include that changes what a CANN macro means: the real headers redefine them.
-_INCLUDE_FLAGS = {"op_api_ut.h": "OPGEN_WITH_OP_API_UT"}
 # A file whose #if lines test these is also checked as the CPU-debug build and as the
 # device (arch35, Ascend950) build, so code in those branches is parsed too.
 _TARGET_GUARD = re.compile(
@@ -93,27 +93,31 @@ def _preprocessor() -> str:
     raise PreprocessorMissing("the C++ syntax check needs gcc, cc or clang on PATH")
 
 
-def _strip_includes(text: str) -> tuple[str, list[str]]:
-    """Blank every #include line (and its continuations); return the text and the flags it implies."""
-    lines, flags, index = text.split("\n"), [], 0
-    while index < len(lines):
-        if match := _INCLUDE.match(lines[index]):
-            if flag := _INCLUDE_FLAGS.get(match.group(1).rsplit("/", 1)[-1]):
-                flags.append(flag)
-            while lines[index].endswith("\\") and index + 1 < len(lines):
-                lines[index], index = "", index + 1
-            lines[index] = ""
-        index += 1
-    return "\n".join(lines), sorted(set(flags))
-
-
-def _expand(text: str, defines: Iterable[str]) -> tuple[str, str]:
-    """Run the preprocessor on `text`; return (stdout, stderr)."""
+def _expand(text: str, defines: Iterable[str]) -> BoundedRun:
+    """Run the preprocessor on `text`, bounded, in an empty dir (nothing relative to the cwd resolves)."""
     command = [_preprocessor(), "-E", "-x", "c++", "-std=c++17", "-undef", "-nostdinc", "-w"]
     command += ["-include", str(CANN_MACROS), *(f"-D{name}" for name in defines), "-"]
     env = {"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"}
-    done = subprocess.run(command, input=text, capture_output=True, text=True, errors="replace", env=env)
-    return done.stdout, done.stderr
+    with tempfile.TemporaryDirectory(prefix="opgen-cpp-") as empty:
+        return run_bounded(command, timeout=compile_timeout(), memory=compile_memory(), input=text, cwd=empty,
+                           env=env)
+
+
+def _foreign_file(expanded: str) -> tuple[int, str] | None:
+    """(line, file) of the first file the preprocessor read that is neither the source nor cann_macros.h: an
+    include the stripping missed. Its text must not reach the report."""
+    line = 0
+    for text in expanded.split("\n"):
+        if marker := _MARKER.match(text):
+            name = marker.group(2)
+            if name == _STDIN:
+                line = int(marker.group(1))
+                continue
+            if name not in _OWN_FILES:
+                return max(line - 1, 1), name
+            continue
+        line += 1
+    return None
 
 
 def _diagnostics(stderr: str) -> Iterator[tuple[int, str]]:
@@ -209,25 +213,38 @@ def _locate(code: bytes, node: Node, cpp: bool) -> tuple[int, str, str]:
     return node.start_point.row, f"syntax error near `{text if len(text) <= 40 else text[:37] + '...'}`", text
 
 
-def cpp_syntax_errors(path: Path, *, defines: Iterable[str] = ()) -> list[SyntaxFinding]:
+def cpp_syntax_errors(path: Path, *, defines: Iterable[str] = (), root: Path | None = None) -> list[SyntaxFinding]:
     """ERROR/MISSING nodes of tree-sitter-cpp on `path` once its CANN macros are expanded.
 
     The host build is always checked; a file with ``#if`` tests on the AscendC target
     macros is also checked with each of `TARGET_CONFIGS`. `defines` (``NAME`` or
-    ``NAME=VALUE``) are added to every pass.
+    ``NAME=VALUE``) are added to every pass. An include of an absolute path, or one that leaves `root` (the
+    tree), is refused before anything runs.
     """
     source = path.read_text(encoding="utf-8", errors="replace")
-    stripped, flags = _strip_includes(source)
+    stripped, flags, includes = strip_includes(source)
+    if leaving := [i for i in includes if leaves_tree(i, path, root)]:
+        return [SyntaxFinding(path, i.line, f"#include {i.target!r} leaves the tree (an absolute path or a `..` "
+                              "out of it): refused") for i in leaving]
     source_lines, extra = source.split("\n"), tuple(defines)
     configs = [(), *TARGET_CONFIGS] if _TARGET_GUARD.search(source) else [()]
     findings: dict[tuple[int, str], None] = {}
     for config in configs:
-        expanded, stderr = _expand(stripped, (*flags, *config, *extra))
+        run = _expand(stripped, (*flags, *config, *extra))
+        if run.failure is not None:
+            return [SyntaxFinding(path, 1, f"the preprocessor {run.failure}")]
+        if (foreign := _foreign_file(run.stdout)) is not None:
+            return [SyntaxFinding(path, foreign[0], f"an #include reaches {foreign[1]}, outside the tree: refused "
+                                  "(nothing of it is read into the report)")]
+        expanded, stderr = run.stdout, run.stderr
         cut = len(source_lines) + 1  # a macro call left open swallows the rest of the file
-        for line, message in _diagnostics(stderr):
+        diagnostics = list(_diagnostics(stderr))
+        for line, message in diagnostics:
             line = _place(message, line, source)
             cut = min(cut, line) if _UNTERMINATED.search(message) else cut
             findings[(line, f"preprocessor: {message}")] = None
+        if run.returncode != 0 and not diagnostics:
+            findings[(1, f"the preprocessor failed (exit {run.returncode}) without saying why")] = None
         code, origin = _line_map(expanded)
         for node in _problem_nodes(_parser("cpp").parse(code).root_node):
             row, message, text = _locate(code, node, cpp=True)

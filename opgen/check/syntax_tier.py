@@ -36,7 +36,7 @@ def syntax_tier(op_dir: Path, trust: Trust | None = None) -> list[CheckItem]:
     from . import syntax
 
     checkers: dict[str, Callable[[Path], list[syntax.SyntaxFinding]]] = {
-        "C/C++": syntax.cpp_syntax_errors,
+        "C/C++": lambda p: syntax.cpp_syntax_errors(p, root=op_dir),
         "JSON": syntax.json_errors,
         "CSV": lambda p: syntax.csv_errors(p, ST_COLUMNS if "tests/st" in p.as_posix() else ()),
         "Python": lambda p: syntax.python_errors(p, trust=trust or syntax.NO_EXEC),

@@ -4,17 +4,19 @@ By default nothing from the checked tree is executed: a tree under review (a pul
 code. Check may run what opgen itself renders from the spec, and compile tree C++ with `-fsyntax-only`
 (compiling is not executing). Running tree code (its golden.py, a kernel built from its sources, its UT
 binaries) needs the user's explicit `--allow-exec`, and then happens only through `run_tree_code`: a child
-process in a fresh scratch working dir that is removed afterwards.
+process in a fresh scratch working dir that is removed afterwards, after every process the run started
+has been killed (bounded.py).
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from .bounded import exec_timeout, run_bounded
 
 ALLOW_EXEC_FLAG = "--allow-exec"
 
@@ -41,19 +43,16 @@ class TreeRun:
 def run_tree_code(command: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
                   files: Mapping[str, bytes] | None = None) -> TreeRun:
     """Run tree code in a child process whose working dir is a fresh scratch dir (with `files` written into
-    it first); the dir is removed afterwards, whatever the child did to it."""
+    it first); the dir is removed afterwards, whatever the child did to it. `timeout` is the caller's default:
+    `OPGEN_EXEC_TIMEOUT` overrides it."""
     with tempfile.TemporaryDirectory(prefix="opgen-exec-") as scratch:
         for name, data in (files or {}).items():
             target = Path(scratch) / name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         child_env = {**os.environ, **(env or {}), "HOME": scratch, "TMPDIR": scratch}
-        try:
-            done = subprocess.run(list(command), cwd=scratch, env=child_env, capture_output=True, text=True,
-                                  errors="replace", timeout=timeout, stdin=subprocess.DEVNULL, check=False)
-        except subprocess.TimeoutExpired as expired:
-            return TreeRun(-1, _text(expired.stdout), _text(expired.stderr), True)
-        return TreeRun(done.returncode, done.stdout, done.stderr, False)
+        run = run_bounded(command, timeout=exec_timeout(timeout), cwd=scratch, env=child_env)
+    return TreeRun(run.returncode, run.stdout, run.stderr, run.timed_out)
 
 
 def _text(data: bytes | str | None) -> str:

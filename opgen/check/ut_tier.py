@@ -16,7 +16,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +26,8 @@ from ..cann_sources import CannSources, enable_hint
 from ..errors import OpgenError
 from ..plan import RenderPlan
 from ..spec.socs import SOCS
+from .bounded import compile_memory, compile_timeout, run_bounded
+from .confined import compile_confined
 from .headers import compile_command, first_error, inside_op_dir, op_relative
 from .items import CheckItem, bad, ok, skipped
 from .ophost_ut_framework import TILING_EXECUTOR, Framework, build_framework
@@ -164,14 +165,22 @@ class _OphostBuild:
 
 def _gxx(command: Sequence[str], op_dir: Path | None) -> str | None:
     """None when the compiler succeeded, else its first error (op-relative `file:line: message`)."""
-    try:
-        done = subprocess.run(["nice", "-n", "10", *command], capture_output=True, text=True, errors="replace",
-                              timeout=TIMEOUT, check=False, env={**os.environ, "LC_ALL": "C"})
-    except subprocess.TimeoutExpired:
-        return f"g++ took more than {TIMEOUT:.0f}s"
-    if done.returncode == 0:
-        return None
-    output = done.stderr.replace(" -Werror", "")
+    if op_dir is not None:  # a compile of tree files: bounded, its includes confined to the tree and -I dirs
+        done = compile_confined(["nice", "-n", "10", *command], "g++", [op_dir], timeout=TIMEOUT)
+        if done.refusal is not None:
+            return done.refusal
+        if done.returncode == 0:
+            return None
+        output = done.stderr
+    else:
+        run = run_bounded(["nice", "-n", "10", *command], timeout=compile_timeout(TIMEOUT), memory=compile_memory(),
+                          env={**os.environ, "LC_ALL": "C"})
+        if run.failure is not None:
+            return f"g++ {run.failure}"
+        if run.returncode == 0:
+            return None
+        output = run.stderr
+    output = output.replace(" -Werror", "")
     if op_dir is None:
         return first_error(output, Path("/nonexistent"))
     linker = [line.split(": ", 1)[-1] for line in output.splitlines()

@@ -60,6 +60,8 @@ class RenderPlan:
     cmake: CmakePlan
     guard: str  # upper-case stem for header guards
     tensors: tuple[TensorPlan, ...]
+    proto_types: tuple[str, ...]  # each tensor's REG_OP type argument: its TensorType, or the DATATYPE symbol
+    proto_datatype: str  # `T, TensorType(...)` of `.DATATYPE(...)`, empty without proto_symbol
     attrs: tuple[AttrPlan, ...]
     scalars: KernelScalars  # the attrs the recipe reads, on their way to the kernel
     combinations: tuple[DtypeCombination, ...]
@@ -78,6 +80,8 @@ class RenderPlan:
     classic: ClassicKernel | None  # the classic family's kernel, if the op has that family
     classic_dtype_cases: tuple[ClassicDtypeCase, ...]
     infershape_rule: str
+    infer_datatype_input: int  # the input whose dtype InferDataType gives every output (with the call below)
+    infer_datatype_call: str  # `.InferDataType(InferDataType<Op>)` chained after InferShape, empty without
     infershape_input: int
     same_shape: tuple[TensorPlan, ...]  # the tiling requires these shapes equal
     same_shape_reason: str  # why, when the spec did not say: the kernel cannot broadcast
@@ -88,6 +92,7 @@ class RenderPlan:
     aclnn: AclnnPlan | None
     aclnn_parts: AclnnParts  # path parts of the aclnn files: empty strings (no file) without an aclnn API
     disable_in_opp: bool
+    aclnn_type: str  # CMake ACLNNTYPE
     golden: GoldenPlan
     st_csv: str
     example: ExamplePlan
@@ -309,7 +314,10 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         experimental=spec.experimental, rel_dir=plan_rel_dir,
         brief=SpecText(spec.brief), license=_license(spec),
         families=families, cmake=cmake_plan(name, families),
-        guard=name.upper(), tensors=tensors, attrs=attrs, scalars=scalars, combinations=combos,
+        guard=name.upper(), tensors=tensors, attrs=attrs,
+        proto_types=tuple(f'"{spec.proto_symbol}"' if spec.proto_symbol else t.proto_tensor_type for t in tensors),
+        proto_datatype=f"{spec.proto_symbol}, {tensors[0].proto_tensor_type}" if spec.proto_symbol else "",
+        scalars=scalars, combinations=combos,
         socs=socs, sch_modes=brc.sch_modes if brc else spec.tiling.sch_modes,
         workspace_bytes=spec.tiling.workspace_bytes,
         buffer_num=spec.tiling.buffer_num, tile_align=TILE_ALIGN,
@@ -320,12 +328,14 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         classic=classic, absent=absent, dag_branches=dag_branches(combos, present, absent, scalars, choice),
         classic_dtype_cases=classic_cases,
         infershape_rule=spec.infershape.rule,
+        infer_datatype_input=next((k for k, t in enumerate(spec.inputs) if t.name == spec.infershape.datatype_from), 0),
+        infer_datatype_call=f".InferDataType(InferDataType{spec.op_type})" if spec.infershape.datatype_from else "",
         infershape_input=source_input,
         same_shape=same_shape, same_shape_reason="" if spec.constraints.same_shape or brc else NO_BROADCAST_REASON,
         same_dtype=same_dtype(tuple(by_name[n] for n in spec.constraints.same_dtype)),
         last_dim_checked=(by_name[rule.tensor],) if rule else (), last_dim_multiple=rule.multiple if rule else 1,
         dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn, aclnn_parts=aclnn_parts(aclnn, api_dir),
-        disable_in_opp=spec.disable_in_opp, golden=golden,
+        disable_in_opp=spec.disable_in_opp, aclnn_type=spec.aclnn_type, golden=golden,
         st_csv=st_csv(spec, tensors, combos, {c.dtype.name: c.bits for c in classic_cases}, brc),
         example=example_plan(spec, by_name, combos), op_api_dir=api_dir, description=SpecText(spec.docs.description),
         formula=SpecText(spec.docs.formula),
@@ -348,6 +358,8 @@ def _golden_variant(variant: str, steps: tuple[Step, ...], socs: tuple[SocPlan, 
 
 def _license(spec: OpSpec) -> LicenseHeader:
     """The spec's header (inline or from license_header_file), else opgen's; a generated-by line on request."""
+    if spec._license_blocks is not None:
+        return LicenseHeader((), tuple(sorted(spec._license_blocks.items())))
     if spec.license_header is None:
         return LicenseHeader(tuple(DEFAULT_LICENSE.splitlines()))
     lines = spec.license_header.strip().splitlines()

@@ -4,10 +4,12 @@ l0 → Cast → ViewCopy chain, as C++ statements derived from the spec's aclnn 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..spec.models import OpSpec, camel_to_snake
-from .aclnn_attrs import AclnnAttrs, aclnn_attrs
+from .aclnn_attrs import AclnnAttrs, AclnnParam, aclnn_attrs
 from .aclnn_mixed import l0_output_dtype, mixed_dtype_checks, mixed_output
+from .aclnn_order import in_api_order
 from .aclnn_ut import AclnnUtCase, aclnn_ut_cases, ut_params
 from .attrs import AttrPlan
 from .platforms import SocPlan
@@ -36,6 +38,8 @@ def return_codes(attrs: AclnnAttrs) -> tuple[tuple[str, int, str], ...]:
     return (success, null, (invalid[0], invalid[1], INVALID_VALUE)) if attrs.refuses_below else RETURN_CODES
 
 
+T = TypeVar("T")
+
 @dataclass(frozen=True)
 class AclnnParts:
     """Path parts of the files only an op with an aclnn API has; an empty part makes copier skip the file."""
@@ -56,6 +60,7 @@ def aclnn_parts(aclnn: AclnnPlan | None, sources: str) -> AclnnParts:
 class AclnnParamPlan:
     name: str
     tensor: TensorPlan
+    unused: bool = False  # only checked non-null, feeds nothing
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,9 @@ class AclnnPlan:
     l0_mixed_dtype: str  # the l0 output's dtype expression for mixed-precision columns, "" without
     attrs: AclnnAttrs  # the scalar parameters and the attrs the l0 op launches with
     soc_dtype_lists: tuple[SocDtypeList, ...] = ()  # SoCs taking fewer dtypes: the checks pick the list per SoC
+    leading_order: tuple[int, ...] = ()  # the inputs and scalars (indices into inputs + scalars) in API order
+    stream_type: str = "aclrtStream"  # the second phase's stream parameter as upstream declares it
+    output_type: str = "aclTensor*"  # the API's output parameters as upstream declares them
 
     @property
     def ut_class(self) -> str:
@@ -100,11 +108,22 @@ class AclnnPlan:
         return any(c.soc_enum for c in self.ut_cases)
 
     @property
+    def used_inputs(self) -> tuple[AclnnParamPlan, ...]:
+        return tuple(p for p in self.inputs if not p.unused)
+
+    def _leading(self, leading: list[T]) -> list[T]:
+        return [leading[k] for k in self.leading_order] if self.leading_order else leading
+
+    @property
+    def leading_params(self) -> list[AclnnParamPlan | AclnnParam]:
+        """The tensor inputs and the scalars in the API's order, for the header's and the docs' parameter lists."""
+        return self._leading([*self.inputs, *self.attrs.scalars])
+
+    @property
     def params_text(self) -> str:
-        """Every API parameter: the inputs, the scalars, the outputs."""
-        return ", ".join([*(f"const aclTensor* {p.name}" for p in self.inputs),
-                          *(s.declaration for s in self.attrs.scalars),
-                          *(f"const aclTensor* {p.name}" for p in self.outputs)])
+        """Every API parameter: the inputs and scalars (in the API's order), then the outputs."""
+        leading = [*(f"const aclTensor* {p.name}" for p in self.inputs), *(s.declaration for s in self.attrs.scalars)]
+        return ", ".join([*self._leading(leading), *(f"{self.output_type} {p.name}" for p in self.outputs)])
 
     @property
     def null_params_text(self) -> str:
@@ -131,16 +150,16 @@ class AclnnPlan:
 
     @property
     def tensor_params_text(self) -> str:
-        """The tensor parameters only: what the dtype and shape checks look at."""
-        return ", ".join(f"const aclTensor* {p.name}" for p in self.inputs + self.outputs)
+        """The tensor parameters the dtype and shape checks look at (not the unused ones)."""
+        return ", ".join(f"const aclTensor* {p.name}" for p in self.used_inputs + self.outputs)
 
     @property
     def tensor_names_text(self) -> str:
-        return ", ".join(p.name for p in self.inputs + self.outputs)
+        return ", ".join(p.name for p in self.used_inputs + self.outputs)
 
     @property
     def dfx_in(self) -> str:
-        return ", ".join([*(p.name for p in self.inputs), *(s.name for s in self.attrs.scalars)])
+        return ", ".join(self._leading([*(p.name for p in self.inputs), *(s.name for s in self.attrs.scalars)]))
 
     @property
     def dfx_out(self) -> str:
@@ -154,9 +173,10 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     name_constant = f"ACLNN_{camel_to_snake(a.api).upper()}_NAME"
     rank = spec.constraints.max_rank
     max_dims = SHARED_MAX_DIMS[1] if rank == SHARED_MAX_DIMS[0] else f"{camel_to_snake(a.api).upper()}_MAX_DIMS"
-    inputs = tuple(AclnnParamPlan(p.name, by_name[p.tensor]) for p in a.inputs)
+    inputs = tuple(AclnnParamPlan(p.name, by_name[p.tensor], p.unused) for p in a.inputs)
     outputs = tuple(AclnnParamPlan(p.name, by_name[p.tensor]) for p in a.outputs)
-    data = [p for p in inputs if not p.tensor.is_mask]
+    used = tuple(p for p in inputs if not p.unused)
+    data = [p for p in used if not p.tensor.is_mask]
     scalars = aclnn_attrs(spec, attrs)
     out = outputs[0].name
     ret = "return false"
@@ -167,7 +187,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     dtype_checks = [f"const std::initializer_list<op::DataType>& {support} = SocDtypeSupportList();"] \
         if soc_lists else []
     dtype_checks += [f"OP_CHECK_DTYPE_NOT_SUPPORT({p.name}, {support}, {ret});" for p in data]
-    for p in inputs:
+    for p in used:
         if p.tensor.is_mask:
             dtype_checks.append(f"OP_CHECK_DTYPE_NOT_SUPPORT({p.name}, MASK_DTYPE_SUPPORT_LIST_{p.name.upper()}, "
                                 f"{ret});")
@@ -183,10 +203,14 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         dtype_checks.append(f"OP_CHECK_RESULT_DTYPE_CAST_FAILED(promoteType, {out}->GetDataType(), {ret});")
     elif mixed is not None:
         dtype_checks += mixed_dtype_checks([p.name for p in data], out, mixed, ret)
+    elif a.output_cast:
+        dtype_checks.extend(f"OP_CHECK_DTYPE_NOT_SAME({p.name}, {data[0].name}, {ret});" for p in data[1:])
+        dtype_checks.append(f"OP_CHECK_RESULT_DTYPE_CAST_FAILED({data[0].name}->GetDataType(), {out}->GetDataType(), "
+                            f"{ret});")
     else:
         dtype_checks.extend(f"OP_CHECK_DTYPE_NOT_SAME({p.name}, {out}, {ret});" for p in data)
 
-    shape_checks = [f"OP_CHECK_MAX_DIM({p.name}, {max_dims}, {ret});" for p in inputs + outputs]
+    shape_checks = [f"OP_CHECK_MAX_DIM({p.name}, {max_dims}, {ret});" for p in used + outputs]
     if a.broadcast and len(data) > 1:
         shape_checks.append("op::Shape broadcastShape;")
         shape_checks.append(f"OP_CHECK_BROADCAST_AND_INFER_SHAPE({data[0].name}, {data[1].name}, broadcastShape, "
@@ -196,10 +220,10 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
                                 f"{ret});")
         shape_checks.append(f"OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE({out}, broadcastShape, {ret});")
     else:
-        shape_checks.extend(f"OP_CHECK_SHAPE_NOT_EQUAL({out}, {p.name}, {ret});" for p in inputs)
+        shape_checks.extend(f"OP_CHECK_SHAPE_NOT_EQUAL({out}, {p.name}, {ret});" for p in used)
     rule = spec.constraints.last_dim_multiple_of
     if rule:
-        param = next((p.name for p in inputs + outputs if p.tensor.name == rule.tensor), out)
+        param = next((p.name for p in used + outputs if p.tensor.name == rule.tensor), out)
         shape_checks.extend([
             f"size_t dimNum = {param}->GetViewShape().GetDimNum();",
             f"if (dimNum == 0 || {param}->GetViewShape().GetDim(dimNum - 1) % {rule.multiple} != 0) {{",
@@ -214,7 +238,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     feeds: dict[str, str] = {}
     if a.promotion:
         prepare.append(_promote_expr(data, "promoteType"))
-    for p in inputs:
+    for p in used:
         var = f"{p.name}Contiguous"
         prepare += [f"auto {var} = l0op::Contiguous({p.name}, opExecutor);",
                     f"CHECK_RET({var} != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
@@ -231,19 +255,19 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         prepare.insert(0, "op::Shape broadcastShape;")
         prepare.insert(1, f"BroadcastInferShape({data[0].name}->GetViewShape(), {data[1].name}->GetViewShape(), "
                           "broadcastShape);")
-    result = "result"
+    result = "l0Result"
     finish = []
-    if a.promotion:
-        finish += [f"auto resultCast = l0op::Cast({result}, {out}->GetDataType(), opExecutor);",
-                   "CHECK_RET(resultCast != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
-        result = "resultCast"
+    if a.promotion or a.output_cast:
+        finish += [f"auto l0ResultCast = l0op::Cast({result}, {out}->GetDataType(), opExecutor);",
+                   "CHECK_RET(l0ResultCast != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+        result = "l0ResultCast"
     finish += [f"auto viewCopyResult = l0op::ViewCopy({result}, {out}, opExecutor);",
                "CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
 
     includes = ["aclnn_kernels/contiguous.h", "aclnn_kernels/common/op_error_check.h", "log/log.h"]
     if max_dims == SHARED_MAX_DIMS[1]:
         includes.append("op_api/op_api_def_nn.h")
-    if a.promotion:
+    if a.promotion or a.output_cast:
         includes.append("aclnn_kernels/cast.h")
     if a.broadcast:
         includes.append("level0/broadcast_to.h")
@@ -257,21 +281,23 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
             *(f"OP_CHECK_NULL({p.name}, {ret});" for p in inputs), *scalars.null_checks,
             *(f"OP_CHECK_NULL({p.name}, {ret});" for p in outputs)),
         dtype_checks=tuple(dtype_checks), shape_checks=tuple(shape_checks),
-        empty_condition=" || ".join(f"{p.name}->IsEmpty()" for p in inputs), prepare=tuple(prepare),
+        empty_condition=" || ".join(f"{p.name}->IsEmpty()" for p in used), prepare=tuple(prepare),
         l0_args=l0_args, finish=tuple(finish),
         mask_lists=tuple(  # the dtypes the kernel registers (the def), not the wider proto
             (f"MASK_DTYPE_SUPPORT_LIST_{p.name.upper()}",
              ", ".join(dict.fromkeys(f"op::DataType::{d.ge}" for d in p.tensor.dtypes)))
-            for p in inputs if p.tensor.is_mask
+            for p in used if p.tensor.is_mask
         ),
         uses_broadcast=a.broadcast and len(data) > 1, name_constant=name_constant, max_dims=max_dims,
         max_dims_decl="" if max_dims == SHARED_MAX_DIMS[1] else f"static constexpr size_t {max_dims} = {rank};",
         return_codes=return_codes(scalars),
         ut_include=f"../../../{op_api_dir}/aclnn_{camel_to_snake(a.api)}.h",
-        ut_cases=aclnn_ut_cases(spec, ut_params([(p.name, p.tensor) for p in inputs]),
-                                ut_params([(p.name, p.tensor) for p in outputs]), combos, socs, scalars),
+        ut_cases=aclnn_ut_cases(spec, ut_params([(p.name, p.tensor, p.unused) for p in inputs]),
+                                ut_params([(p.name, p.tensor, False) for p in outputs]), combos, socs, scalars),
         l0_mixed_dtype=l0_output_dtype([p.tensor.name for p in data], mixed) if mixed else "", attrs=scalars,
-        soc_dtype_lists=soc_lists,
+        soc_dtype_lists=soc_lists, leading_order=tuple(in_api_order(a, range(len(inputs) + len(scalars.scalars)))),
+        stream_type="const aclrtStream" if a.const_stream else "aclrtStream",
+        output_type="const aclTensor*" if a.const_outputs else "aclTensor*",
     )
 
 

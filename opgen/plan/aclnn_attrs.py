@@ -9,7 +9,10 @@ parameter reaches the l0 op as it is, once CheckNotNull and CheckScalarValue fou
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..spec.models import AclnnScalar, OpSpec
 from .aclnn_rules import ScalarRule, ValuesRule
@@ -93,6 +96,18 @@ class AclnnScalarPlan:
     def read(self) -> str:
         """The API value as the rule compares it: what the aclScalar reads as, or the by-value parameter."""
         return f"{self.name}->{SCALAR_METHODS[self.attr.kind]}()" if self.is_pointer else self.name
+
+    def below(self, rule: ScalarRule) -> AttrValue:
+        """A value the rule's comparison sees below the bound (the UT's "below min" case): min - 1, or the next
+        value below min where min - 1 rounds back to it (float32 from 2^24 on: -1e10 - 1 is -1e10)."""
+        if self.attr.kind == "int":
+            return int(rule.minimum) - 1
+        if self.kind == "double":  # compared as double
+            return rule.minimum - 1 if rule.minimum - 1 < rule.minimum else math.nextafter(rule.minimum, -math.inf)
+        bound = np.float32(rule.minimum)
+        if np.float32(rule.minimum - 1) < bound:
+            return rule.minimum - 1
+        return float(np.nextafter(bound, np.float32(-np.inf)))
 
     def bound(self, rule: ScalarRule) -> str:
         """The rule's minimum as a C++ literal of the parameter's value type."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..spec.models import OpSpec, camel_to_snake
 from .aclnn_attrs import AclnnAttrs, AclnnScalarPlan
+from .aclnn_order import in_api_order
 from .attrs import c_literal
 from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
@@ -74,6 +75,7 @@ class AclnnUtCase:
 class _Param:
     name: str
     tensor: TensorPlan
+    unused: bool = False  # an API tensor only checked non-null: its dtype and shape are not the op's
 
     @property
     def var(self) -> str:
@@ -81,7 +83,7 @@ class _Param:
 
     @property
     def is_data(self) -> bool:
-        return not self.tensor.is_mask
+        return not self.tensor.is_mask and not self.unused
 
 
 class _Matrix:
@@ -136,7 +138,7 @@ class _Matrix:
 
         self.cases.append(AclnnUtCase(
             f"{self.aclnn_snake}_{len(self.cases) + 1:03d}_{name}", why, soc,
-            (*(param(p) for p in self.inputs), *self.scalar_params(scalars, null)),
+            tuple(in_api_order(self.aclnn, [*(param(p) for p in self.inputs), *self.scalar_params(scalars, null)])),
             tuple(param(p) for p in self.outputs), expect, workspace_zero,
         ))
 
@@ -239,7 +241,7 @@ def _rules(m: _Matrix, base: tuple[int, ...]) -> None:
     for s in m.attrs.scalars:
         if not isinstance(s, AclnnScalarPlan) or s.rule is None:
             continue
-        rule, below = s.rule, s.literal(s.rule.minimum - 1)
+        rule, below = s.rule, s.literal(s.below(s.rule))
         on = {rule.when: "true"} if rule.when else {}
         with_flag = f" with {rule.when} true" if rule.when else ""
         if rule.clamp:
@@ -298,6 +300,10 @@ def _dtypes(m: _Matrix) -> None:
         for p in [*m.data_inputs[1:], *m.outputs]:
             dtypes = {q.name: first.acl for q in data}
             dtypes[p.name] = second.acl
+            if m.aclnn.output_cast and p in m.outputs:
+                m.add(f"{p.name}_dtype_differs", f"{p.name} {second.name}, the inputs {first.name}: the result is "
+                      "cast to it", SUCCESS, m.fit((2, 8)), dtypes)
+                continue
             m.add(f"{p.name}_dtype_differs", f"{p.name} {second.name}, the others {first.name}: dtypes must agree",
                   INVALID, m.fit((2, 8)), dtypes)
 
@@ -318,7 +324,7 @@ def _shapes(m: _Matrix, base: tuple[int, ...]) -> None:
         shapes = {p.name: (m.fit((2, 3)) if i == 0 else m.fit((4, 3))) for i, p in enumerate(params)}
         m.add("shapes_not_broadcastable", "the input shapes do not broadcast", INVALID, shapes, m.combos[0])
     else:
-        for p in params[1:]:
+        for p in [q for q in params[1:] if not q.unused]:
             shapes = {q.name: base for q in params}
             shapes[p.name] = (base[0] + 1, *base[1:])
             m.add(f"{p.name}_shape_differs", f"{p.name} has another shape: shapes must be equal", INVALID, shapes,
@@ -351,5 +357,5 @@ def _layouts(m: _Matrix) -> None:
     m.add("format_mixed", "ND and NCHW mixed: accepted", SUCCESS, shape, m.combos[0], formats=mixed)
 
 
-def ut_params(params: Sequence[tuple[str, TensorPlan]]) -> tuple[_Param, ...]:
-    return tuple(_Param(name, tensor) for name, tensor in params)
+def ut_params(params: Sequence[tuple[str, TensorPlan, bool]]) -> tuple[_Param, ...]:
+    return tuple(_Param(name, tensor, unused) for name, tensor, unused in params)

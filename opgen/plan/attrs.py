@@ -35,6 +35,14 @@ class AttrPlan:
     field: str  # lowerCamel: the tiling data field
     member: str  # the classic kernel's member holding it
     value: AttrValue  # the def default
+    def_attr_type: str = "OPTIONAL"  # the def's AttrType(...) argument, empty when not called
+    required: bool = False  # the tiling fails without a value (else it takes the def default)
+
+    @property
+    def def_call(self) -> str:
+        """The def's calls after `this->Attr("name")`: its AttrType, then the typed default."""
+        kind = f".AttrType({self.def_attr_type})" if self.def_attr_type else ""
+        return f"{kind}.{self.ge_type}({self.default})"
 
     @property
     def python_default(self) -> str:
@@ -49,6 +57,18 @@ class KernelScalars:
     attrs: tuple[AttrPlan, ...]  # in DAG Var index order
     tiling_struct: str  # the tiling data type the tiling fills and the kernel registers
     base_member: str  # "" or "baseTiling.": where the elementwise base tiling's fields sit in that struct
+    broadcast: bool = False  # BroadcastSch reads the Vars from its own tiling data, set by SetScalar
+
+    @property
+    def own_struct(self) -> bool:
+        """The elementwise kernel's tiling data carries the attrs in a struct of the op's own."""
+        return bool(self.attrs) and not self.broadcast
+
+    @property
+    def set_scalars(self) -> tuple[str, ...]:
+        """The broadcast tiling's SetScalar calls, in DAG Var order (BroadcastSch reads them in that order)."""
+        return tuple(f"brcBaseTiling.SetScalar<float>({_cast('float', a.c_type, f'{a.field}Value')});"
+                     for a in self.attrs)
 
     @property
     def var_names(self) -> tuple[str, ...]:
@@ -81,6 +101,8 @@ def kernel_scalars(spec: OpSpec, attrs: tuple[AttrPlan, ...]) -> KernelScalars:
     used = tuple(a for a in attrs if a.name in read)
     if not used:
         return KernelScalars((), "EleBaseTilingDataV2", "")
+    if spec.infershape.rule == "broadcast":
+        return KernelScalars(used, "EleBaseTilingDataV2", "", broadcast=True)
     return KernelScalars(used, f"{spec.op_type}TilingData", "baseTiling.")
 
 
@@ -123,7 +145,8 @@ def _attr(index: int, attr: AttrSpec) -> AttrPlan:
     proto = attr.default if attr.proto_default is None else attr.proto_default
     return AttrPlan(attr.name, attr.type, index, attr.type.capitalize(), c_literal(attr.type, attr.default),
                     c_literal(attr.type, proto),
-                    C_TYPES[attr.type], lower_camel(attr.name), attr_member(attr.name), attr.default)
+                    C_TYPES[attr.type], lower_camel(attr.name), attr_member(attr.name), attr.default,
+                    (attr.attr_type or "").upper(), attr.attr_type == "required" or attr.if_absent == "error")
 
 
 def _cast(to: str, c_type: str, value: str) -> str:

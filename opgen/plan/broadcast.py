@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from math import prod
 from typing import cast
 
+from ..spec.attrs import recipe_attrs
 from ..spec.models import OpSpec
 from .tensors import DtypeCombination, TensorPlan
 
@@ -93,8 +94,9 @@ def broadcast_variants(shape: tuple[int, ...], names: Sequence[str], brc: Sequen
 
 def broadcast_tiling_cases(spec: OpSpec, tensors: tuple[TensorPlan, ...], plan: BroadcastPlan,
                            combo: DtypeCombination, core_num: int) -> tuple[BroadcastTilingCase, ...]:
-    """The spec's first test shape (same shapes collapse to one dim) and, per CopyInBrc input, that input
-    as one row of an unaligned, small 2-D output (NDDMA without loop cache: 2 dims are at most MAX_NNDMA_DIM)."""
+    """The spec's first test shape (same shapes collapse to one dim: the advance schedule unless the DAG has Vars,
+    which only the plain one-dim tiling data carries) and, per CopyInBrc input, that input as one row of an
+    unaligned, small 2-D output (NDDMA without loop cache: 2 dims are at most MAX_NNDMA_DIM)."""
     inputs = [t for t in tensors if t.role == "input"]
     kernel_ios = sum(t.read_by_kernel for t in inputs) + sum(t.role == "output" for t in tensors)
     shape = spec.tests.shapes[0]
@@ -102,7 +104,7 @@ def broadcast_tiling_cases(spec: OpSpec, tensors: tuple[TensorPlan, ...], plan: 
     min_bytes = min(max(8, t.dtypes[combo.index].size_bits) for t in tensors if t.read_by_kernel
                     or t.role == "output") // 8
     cases = []
-    if kernel_ios <= MAX_IN_OUT_ARGS_NUMBER:
+    if kernel_ios <= MAX_IN_OUT_ARGS_NUMBER and not recipe_attrs(spec):
         tile = CACHE_LINE_BYTES // min_bytes
         block_dim, fields = 0, cast(tuple[tuple[str, int], ...], ())
         if core_num * tile > dim:

@@ -13,6 +13,7 @@ from .choice import ChoicePlan, ChoiceValue
 from .dag import DagKernel, dag_kernel
 from .lowering import lower
 from .optional import ABSENT_TPL_OFFSET, AbsentPlan
+from .reserved import upper_snake
 from .tensors import DtypeCombination, TensorPlan
 
 
@@ -74,7 +75,7 @@ def dag_branches(combos: tuple[DtypeCombination, ...], present: tuple[NamedDag, 
                 branches.append(DagBranch(c.dispatch + picked, f"dType == {c.tpl}{picked}", c.tpl, c.tpl_code, args,
                                           dag.struct, c.dag_args, init, c.index, set_vars))
                 continue
-            tpl = f"{c.tpl}_WITHOUT_{absent.tensor.name.upper()}"
+            tpl = f"{c.tpl}_WITHOUT_{upper_snake(absent.tensor.name)}"
             absent_args = ", ".join(absent.dag.init_args) if absent.dag else ""
             branches += [
                 DagBranch(f"{c.dispatch} && {absent.presence}", f"dType == {c.tpl}", c.tpl, c.tpl_code, c.tpl,

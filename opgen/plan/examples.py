@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..spec.models import OpSpec
+from .aclnn_order import in_api_order, leading_names
 from .tensors import DtypeCombination, TensorPlan
 
 
@@ -18,6 +19,7 @@ class ExampleTensor:
     elements: str  # host element count expression over `elements`
     fill: str  # value of element i
     role: str
+    proto: str = ""  # the tensor's REG_OP name (the GE IR example's set_input_<proto>)
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,7 @@ class ExamplePlan:
     shape: str
     tensors: tuple[ExampleTensor, ...]  # aclnn parameters in API order
     graph_inputs: tuple[ExampleTensor, ...]  # op inputs in def order (GE IR example)
-    scalars: tuple[str, ...] = ()  # the API's scalar arguments, between the inputs and the outputs
+    leading: tuple[str, ...] = ()  # the inputs' and scalars' arguments in the API's order
 
     @property
     def inputs(self) -> tuple[ExampleTensor, ...]:
@@ -38,7 +40,7 @@ class ExamplePlan:
 
     @property
     def call_args(self) -> str:
-        return ", ".join([*(t.name for t in self.inputs), *self.scalars, *(t.name for t in self.outputs)])
+        return ", ".join([*self.leading, *(t.name for t in self.outputs)])
 
 
 def example_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[DtypeCombination, ...]) -> ExamplePlan:
@@ -49,7 +51,7 @@ def example_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dty
         dtype=combo.key.name, shape=", ".join(map(str, spec.tests.shapes[0])),
         tensors=tuple(_example_tensor(name, tensor, combo) for name, tensor in params),
         graph_inputs=tuple(_example_tensor(t.name, by_name[t.name], combo) for t in spec.inputs),
-        scalars=tuple(s.name for s in spec.aclnn.scalars) if spec.aclnn else (),
+        leading=tuple(in_api_order(spec.aclnn, leading_names(spec.aclnn))) if spec.aclnn else (),
     )
 
 
@@ -65,4 +67,5 @@ def _example_tensor(name: str, tensor: TensorPlan, combo: DtypeCombination) -> E
         elements, fill = "elements", f"static_cast<{dtype.host}>(i % 7)"
     if tensor.role == "output":
         fill = "0"
-    return ExampleTensor(name, tensor.name, dtype.host, dtype.acl, dtype.ge, elements, fill, tensor.role)
+    return ExampleTensor(name, tensor.name, dtype.host, dtype.acl, dtype.ge, elements, fill, tensor.role,
+                         tensor.proto_name)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..spec.models import OpSpec
 from .classic import scratch_bytes
-from .family_paths import family_paths
+from .family_paths import family_op_file, family_paths
 from .kernel_ut import KernelUtPlan
 from .ophost_tests import OphostUtPlan
 from .platforms import SocPlan
@@ -93,7 +93,7 @@ def kernel_families(spec: OpSpec, socs: tuple[SocPlan, ...], tests: UtBuilder) -
         shape = SHAPES[name]
         members = tuple(s for s, p in zip(socs, spec.platforms, strict=True) if p.kernel == name)
         arches = [s.arch for s in members if s.arch]
-        paths = family_paths(spec.snake_name, name, several=len(names) > 1)
+        paths = family_paths(spec.snake_name, name, several=len(names) > 1, op_file=family_op_file(spec, name))
         kernel_ut, ophost_ut = tests(shape.dialect == "arch35", members, f"../../../{paths['kernel_entry']}")
         families.append(KernelFamily(
             name=name, blueprint=shape.blueprint, dialect=shape.dialect, socs=members, **paths,

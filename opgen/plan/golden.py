@@ -101,7 +101,7 @@ def golden_plan(
         out_dtype=out_dtype, out_dtype_table=table,
         shape_args=", ".join(f"{t.name}.shape" for t in data), cdt="np.float32" if float_compute else "out_dtype.type",
         input_prep=tuple(prep),
-        result="outputs[0].astype(out_dtype)" if len(outputs) == 1 else "tuple(o.astype(out_dtype) for o in outputs)",
+        result="_outputs[0].astype(out_dtype)" if len(outputs) == 1 else "tuple(o.astype(out_dtype) for o in _outputs)",
         variants=variants, unpacks_masks=any(t.is_mask for t in read),
         imports_math=any("math." in line for v in variants + (absent[2] if absent else ()) for line in v.lines),
         absent_variants=absent[2] if absent else (), absent_table=absent[1] if absent else "",

@@ -13,7 +13,7 @@ from ..spec.models import OpSpec
 from .dag import DagKernel, dag_kernel
 from .golden import GoldenVariant, golden_lines, mask_values
 from .lowering import lower
-from .reserved import upper_camel
+from .reserved import upper_camel, upper_snake
 from .tensors import TensorPlan
 
 ABSENT_TPL_OFFSET = 16  # absent-path TPL dtype values: the dtype's own value plus this (8-bit TPL field)
@@ -55,5 +55,5 @@ def absent_plan(spec: OpSpec, tensors: tuple[TensorPlan, ...], float_compute: bo
         tensor=tensor, presence=presence,
         presence_decl=f"const bool {presence} = tilingContext->GetOptionalInputDesc({tensor.index}) != nullptr;",
         dag_struct=f"{spec.op_type}{suffix}Dag", dag=dag,
-        golden_variants=golden, golden_table=f"_VARIANTS_WITHOUT_{tensor.name.upper()}",
+        golden_variants=golden, golden_table=f"_VARIANTS_WITHOUT_{upper_snake(tensor.name)}",
     )

@@ -53,7 +53,8 @@ def soc_plan(spec: OpSpec, platform: PlatformSpec, all_combos: tuple[DtypeCombin
     extend: tuple[tuple[str, str], ...] = ()
     if platform.aicore is not None:
         values = platform.aicore.model_dump()
-        flags = tuple((method, "true" if values[field] else "false") for field, method in AICORE_METHODS)
+        flags = tuple((method, "true" if values[field] else "false") for field, method in AICORE_METHODS
+                      if values[field] is not None)
     op_file = op_file_value(spec, platform.kernel)
     if op_file:
         extend = (("opFile.value", op_file),)

@@ -8,6 +8,7 @@ This module imports nothing from opgen, so the spec layer can use it.
 from __future__ import annotations
 
 import keyword
+import re
 
 CPP_KEYWORDS = frozenset((
     "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char",
@@ -28,23 +29,23 @@ CPP_NAMES = frozenset((
     "aclOpExecutor", "aclRet", "aclrtCreateStream", "aclrtDestroyStream", "aclrtFree", "aclrtMalloc", "aclrtMemcpy",
     "aclrtResetDevice", "aclrtSetDevice", "aclrtStream", "aclrtSynchronizeStream", "aclTensor", "ascendcPlatform",
     "bfloat16_t", "bitsPerElement", "blockFormer", "blockIdx", "blockTail", "broadcastShape", "buf", "compileInfo",
-    "cond", "context", "coreDataNum", "coreNum", "count", "cout", "dataType", "deviceAddr", "deviceId", "dim",
-    "dimNum", "dims", "dimsArray", "dst", "dType", "dtype", "dtypeCase", "elements", "elewiseBaseTiling", "endl",
-    "executor", "expectOutputShape", "fe", "ge", "gert", "globalOptions", "graph", "graphId", "half", "hostData",
-    "i", "infershapeContextPara", "inputs", "inputShape", "inputTensors", "int32_t", "int64_t", "int8_t", "kernel",
-    "kernel_ut", "keyOutput", "keyOutputShape", "l0op", "lastDimShape", "main", "maybe_unused", "message", "name",
-    "node", "offset", "op", "opExecutor", "ops", "optiling", "outputDtype", "outputs", "path", "perCore", "pipe",
-    "platform_ascendc", "platformInfo", "printf", "progress", "promoteType", "result", "resultCast", "results",
-    "ret", "return_expr", "sch", "schMode", "session", "sessionOptions", "shape", "size", "size_t", "socVersion",
-    "src", "std", "stream", "strides", "string", "tensor", "testing", "tileDataNum", "tileNum", "tiling",
-    "tilingContext", "tilingContextPara", "tilingData", "tilingInfo", "tilingKey", "totalNum", "ubAlign", "ubSize",
+    "cond", "context", "coreDataNum", "coreNum", "count", "cout", "dataType", "deviceAddr", "deviceId", "dimNum",
+    "dims", "dimsArray", "dimSize", "dst", "dType", "dtype", "dtypeCase", "elements", "elewiseBaseTiling", "endl",
+    "executor", "expectOutputShape", "fe", "ge", "gert", "globalOptions", "graph", "graphId", "graphOutputs", "half",
+    "hostData", "i", "infershapeContextPara", "inputs", "inputShape", "inputTensors", "int32_t", "int64_t", "int8_t",
+    "kernel", "kernel_ut", "keyOutput", "keyOutputShape", "l0op", "l0Result", "l0ResultCast", "lastDimShape", "main",
+    "maybe_unused", "message", "name", "node", "offset", "op", "opExecutor", "ops", "optiling", "outputDtype", "path",
+    "perCore", "pipe", "platform_ascendc", "platformInfo", "printf", "progress", "promoteType", "results", "ret",
+    "return_expr", "sch", "schMode", "session", "sessionOptions", "shape", "size", "size_t", "socVersion", "src", "std",
+    "stream", "strides", "string", "tensor", "testing", "tileDataNum", "tileNum", "tiling", "tilingContext",
+    "tilingContextPara", "tilingData", "tilingInfo", "tilingKey", "tilingStatus", "totalNum", "ubAlign", "ubSize",
     "uint1_t", "uint32_t", "uint64_t", "uint8_t", "uniqueExecutor", "usedCores", "ut", "viewCopyResult", "workspace",
     "workspaceAddr", "workspaces", "workspaceSize"
 ))
 # Python names of tests/assets/golden.py and gen_data.py (module names, functions, locals)
 PY_NAMES = frozenset((
     "np", "numpy", "ml_dtypes", "importlib", "sys", "spec", "module", "golden", "load_golden", "numpy_dtype",
-    "gen_data", "rng", "dtype", "dtype_name", "count", "inputs", "shape", "seed", "variant", "out_dtype", "outputs",
+    "gen_data", "rng", "dtype", "dtype_name", "count", "inputs", "shape", "seed", "variant", "out_dtype", "_outputs",
     "cdt", "kwargs", "packed", "bits", "_unpack_mask", "_VARIANTS", "__golden__", "Path", "GOLDEN_REL", "DTYPES", "int",
     "tuple", "len", "print", "getattr", "all"
 ))
@@ -69,8 +70,13 @@ def lower_camel(snake: str) -> str:
 
 
 def upper_camel(name: str) -> str:
-    """a_1 -> A1: how the DAG and queue names spell a spec name."""
-    return "".join(part.capitalize() for part in name.split("_"))
+    """a_1 -> A1, gradOutput -> GradOutput: how the DAG and queue names spell a spec name."""
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+def upper_snake(name: str) -> str:
+    """grad_output and gradOutput -> GRAD_OUTPUT: how macros spell a spec name."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).upper()
 
 
 def cpp_forms(name: str) -> tuple[str, ...]:

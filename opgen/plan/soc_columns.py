@@ -30,6 +30,7 @@ class ConfigTensor:
     param_type: str
     def_dtypes: tuple[str, ...]
     def_formats: tuple[str, ...]
+    def_calls: tuple[str, ...]  # the op's own further calls (AutoContiguous), repeated in the config
 
 
 def supported(platform: PlatformSpec, combos: tuple[DtypeCombination, ...]) -> tuple[DtypeCombination, ...]:
@@ -47,7 +48,7 @@ def config_columns(tensors: tuple[TensorPlan, ...], all_combos: tuple[DtypeCombi
         return ()
     return tuple(
         ConfigTensor(t.def_method, t.name, t.param_type, tuple(t.def_dtypes[c.index] for c in mine),
-                     tuple(t.def_formats[c.index] for c in mine))
+                     tuple(t.def_formats[c.index] for c in mine), t.def_calls)
         for t in tensors
     )
 

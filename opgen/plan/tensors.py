@@ -7,10 +7,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..spec.dtypes import DTYPES, MASK_DTYPES, PROTO_DTYPES, Dtype
+from ..spec.dtypes import DTYPES, MASK_DTYPES, PROTO_DTYPES, PROTO_TYPE_CLASSES, Dtype, expanded_proto_dtypes
 from ..spec.models import OpSpec, TensorSpec
 from .mixed import combination_tpl, dag_typings, is_mixed
-from .reserved import lower_camel
+from .reserved import lower_camel, upper_snake
 from .text import SpecText
 
 
@@ -23,6 +23,7 @@ class TensorPlan:
     formats: tuple[str, ...]
     proto_dtypes: tuple[Dtype, ...]  # the proto's list when it names no class
     proto_class: str | None  # a named ge::TensorType class (RealNumberType, ...) the proto uses instead
+    proto_entries: tuple[str, ...]  # the proto's TensorType({...}) list as written: DT_* and class names
     doc: SpecText
     camel: str  # lowerCamel for C++ variables
     macro: str  # DTYPE_<NAME> the build defines for classic kernels
@@ -32,6 +33,8 @@ class TensorPlan:
     is_mask: bool  # a bit/byte mask that only select reads
     read_by_kernel: bool
     optional: bool
+    def_calls: tuple[str, ...] = ()  # further def calls (AutoContiguous)
+    proto_name: str = ""  # the REG_OP name (the def's name unless the spec gives another)
 
     @property
     def param_type(self) -> str:
@@ -91,7 +94,7 @@ class TensorPlan:
     @property
     def proto_type_list(self) -> str:
         """The proto's dtypes as the doxygen block names them."""
-        return self.proto_class or ", ".join(d.ge for d in self.proto_dtypes)
+        return self.proto_class or ", ".join(self.proto_entries)
 
     @property
     def proto_tensor_type(self) -> str:
@@ -162,16 +165,18 @@ def tensor_plans(spec: OpSpec, recipe_args: set[str]) -> tuple[TensorPlan, ...]:
 def _tensor(t: TensorSpec, role: str, index: int, count: int, read: bool, dag_type: str, param: bool) -> TensorPlan:
     column = t.dtype_column(count)
     proto_class = t.proto_dtypes if isinstance(t.proto_dtypes, str) else None
-    proto = column if proto_class else t.proto_dtypes or tuple(dict.fromkeys(column))
+    written = t.proto_dtypes if isinstance(t.proto_dtypes, tuple) else tuple(dict.fromkeys(column))
+    proto = column if proto_class else expanded_proto_dtypes(written)
     camel = lower_camel(t.name)
     return TensorPlan(
         name=t.name, role=role, index=index, dtypes=tuple(DTYPES[d] for d in column),
         formats=t.format_column(count), proto_dtypes=tuple(PROTO_DTYPES[d] for d in dict.fromkeys(proto)),
         proto_class=proto_class, doc=SpecText(t.doc),
-        camel=camel, macro=f"DTYPE_{t.name.upper()}", type_param=f"TYPE_{t.name.upper()}", dag_type=dag_type,
+        proto_entries=tuple(e if e in PROTO_TYPE_CLASSES else PROTO_DTYPES[e].ge for e in written),
+        camel=camel, macro=f"DTYPE_{t.name.upper()}", type_param=f"TYPE_{upper_snake(t.name)}", dag_type=dag_type,
         dag_param=param,
         is_mask=role == "input" and set(column) <= MASK_DTYPES and "uint1" in column, read_by_kernel=read,
-        optional=t.param_type == "optional",
+        optional=t.param_type == "optional", def_calls=t.def_calls, proto_name=t.proto_name or t.name,
     )
 
 

@@ -80,6 +80,11 @@ class LicenseHeader:
     """The header atop every file, one escaped line list per comment syntax."""
 
     lines: tuple[str, ...]
+    blocks: tuple[tuple[str, str], ...] = ()  # (comment style, header copied verbatim): license_header_from
+
+    def block(self, style: str) -> str | None:
+        """The verbatim header of a comment style (c, hash, python), if the spec copied one."""
+        return dict(self.blocks).get(style)
 
     @property
     def c_lines(self) -> tuple[str, ...]:

@@ -46,19 +46,25 @@ def regen(
     Exit 0: done; 1: a conflict (new or still open from an earlier regen), or a file deleted on one side and
     changed on the other; 2: bad input, nothing written.
     """
+    import contextlib
+
     from rich.markup import escape
 
     from ..console import console
     from ..errors import OpgenError
     from ..write import locked
     from .report import exit_code, print_report
-    from .run import apply_regen, plan_regen, record_roots
+    from .run import ConflictsOpen, apply_regen, plan_regen, record_roots
 
     try:
-        with locked([output, *record_roots(specs, record_dir)]):
+        # a dry run writes nothing, so it takes no lock (a read-only checkout); every write is an atomic swap
+        with contextlib.nullcontext() if dry_run else locked([output, *record_roots(specs, record_dir)]):
             plans = plan_regen(specs, output, style=conflict.value, force=force, record_dir=record_dir)
             if not dry_run:
                 apply_regen(plans)
+    except ConflictsOpen as error:
+        console(stderr=True).print(f"[red]refused:[/red] {escape(str(error))}")
+        raise typer.Exit(1) from None
     except (OpgenError, OSError) as error:
         message = str(error) if isinstance(error, OpgenError) else f"{error.strerror or error}: {error.filename or ''}"
         console(stderr=True).print(f"[red]error:[/red] {escape(message)}")

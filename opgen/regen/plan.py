@@ -74,6 +74,11 @@ def plan_files(
     taken = set(present)
     decisions = []
     for path in sorted(set(known) | set(new)):
+        if _has_markers(user.get(path)) and new.get(path) != known.get(path):
+            # still open from an earlier regen: merging the spec's change into it would nest the markers
+            decisions.append(FileDecision(path, Action.UNRESOLVED, known.get(path), user.get(path), new.get(path),
+                                          user.get(path)))
+            continue
         decision = _decide(path, known.get(path), user.get(path), new.get(path), style, taken)
         if decision.reject_path:
             taken.add(decision.reject_path)

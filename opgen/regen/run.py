@@ -8,17 +8,18 @@ from pathlib import Path
 
 from ..errors import OpgenError
 from ..generate import RenderedOp, render_specs
-from ..record import MANIFEST, RECORD_DIR, read_manifest, record_root
-from ..write import check_target
+from ..record import MANIFEST, RECORD_DIR, SPEC_COPY, read_manifest, record_root
+from ..write import check_target, remove_stale_staging_under
 from .apply import TreeChange, apply_changes
 from .merge import ConflictStyle
-from .plan import ATTENTION, FileDecision, plan_files
+from .plan import ATTENTION, Action, FileDecision, plan_files
 from .state import read_state
 
 
 @dataclass(frozen=True)
 class OpRegen:
     rel_dir: str
+    root: Path  # the output root
     op_dir: Path
     created: bool  # the op dir did not exist: written like `opgen gen`
     unrecorded: bool  # merged into a dir without a usable record (`--force`)
@@ -62,6 +63,8 @@ def plan_regen(specs: list[Path], root: Path, *, style: ConflictStyle, force: bo
 
 def apply_regen(plans: list[OpRegen]) -> None:
     """All ops or none: each record is replaced together with its files, so it always describes them."""
+    for plan in plans:
+        remove_stale_staging_under(plan.root)
     apply_changes([plan.tree_change() for plan in plans if plan.changes_disk])
 
 
@@ -81,8 +84,15 @@ def _plan_op(op: RenderedOp, root: Path, *, style: ConflictStyle, force: bool, r
         )
     decisions = plan_files(state.base, state.user, new, present=state.present, style=style)
     new_record = op.record(op_dir, record)
+    still_open = [d.path for d in decisions if d.action is Action.UNRESOLVED]
+    if still_open and state.base is not None and state.record.get(SPEC_COPY) != new_record.get(SPEC_COPY):
+        raise ConflictsOpen(
+            f"{op_dir}: the spec changed while an earlier regen's conflicts are still open in "
+            f"{', '.join(still_open)}; resolve them (remove the <<<<<<< markers, delete the .rej files) and run "
+            "regen again; nothing was written")
     return OpRegen(
         rel_dir=op.plan.rel_dir,
+        root=root,
         op_dir=op_dir,
         created=not state.exists,
         unrecorded=state.exists and state.base is None,
@@ -92,6 +102,10 @@ def _plan_op(op: RenderedOp, root: Path, *, style: ConflictStyle, force: bool, r
         record_changed=state.legacy or state.record != new_record,
         moved_from=state.record_dir if state.legacy else None,
     )
+
+
+class ConflictsOpen(OpgenError):
+    """A spec change on top of unresolved conflicts: refused (exit 1) until they are resolved."""
 
 
 def _check_record_is_for(record: Path, op_dir: Path, *, force: bool) -> None:

@@ -97,6 +97,8 @@ def _pristine(record: dict[str, bytes], op_name: str, where: Path) -> tuple[dict
         manifest = Manifest.from_json(json.loads(raw))
     except (ValueError, KeyError, TypeError) as error:
         return None, f"has a damaged record ({where / MANIFEST}: {error})"
+    except RecursionError:
+        return None, f"has a damaged record ({where / MANIFEST}: nested too deep to be a manifest)"
     if manifest.name != op_name:
         raise OpgenError(f"the record {where} says this dir holds op {manifest.name!r}, not {op_name!r}")
     base: dict[str, bytes] = {}

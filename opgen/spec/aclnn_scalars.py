@@ -4,7 +4,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..plan.reserved import lower_camel
+from .bounds import FLOAT_MAX, INT64
 from .issues import SpecIssue
 from .models import OpSpec
 
@@ -97,6 +100,12 @@ def _rule_issues(spec: OpSpec, j: int) -> list[SpecIssue]:
     issues = []
     if attr.type == "int" and not float(scalar.min).is_integer():
         issues.append(SpecIssue((*loc, "min"), f"min {scalar.min:g} is no integer; attr {attr.name} is int"))
+    elif attr.type == "int" and not INT64[0] < scalar.min <= INT64[1]:
+        issues.append(SpecIssue((*loc, "min"), f"min {scalar.min:g} leaves no int64_t below it for the wrapper to "
+                                f"refuse (attr {attr.name} is int); use a min within +-9.2e18"))
+    elif attr.type == "float" and not -FLOAT_MAX["float32"] < _as_float32(scalar.min) <= FLOAT_MAX["float32"]:
+        issues.append(SpecIssue((*loc, "min"), f"min {scalar.min:g} leaves no finite float32 below it for the "
+                                f"wrapper to refuse (attr {attr.name} is float); use a min within +-3.4e38"))
     if float(attr.default) < scalar.min:
         issues.append(SpecIssue((*loc, "min"), f"the def default {attr.default} of attr {attr.name} is below min "
                                 f"{scalar.min:g}; the example and the UT pass the default"))
@@ -111,3 +120,9 @@ def _rule_issues(spec: OpSpec, j: int) -> list[SpecIssue]:
             issues.append(SpecIssue((*loc, "when"), f"{scalar.when!r} is no bool parameter of aclnn.scalars "
                                     f"(bool ones: {', '.join(flags) or 'none'})"))
     return issues
+
+
+def _as_float32(value: float) -> float:
+    """The value the wrapper compares with (its `...f` literal): beyond float32's range, an infinity."""
+    with np.errstate(over="ignore"):
+        return float(np.float32(value))

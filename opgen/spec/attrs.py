@@ -59,11 +59,10 @@ def attr_issues(spec: OpSpec) -> list[SpecIssue]:
             issues.append(SpecIssue((*loc, "values"), "list each value once, and not twice in different case "
                                     "(each names a TPL_<ATTR>_<VALUE> macro)"))
         issues += _choice_issues(spec, attr)
-    if recipe_attrs(spec) and spec.infershape.rule == "broadcast" and any(
-            p.kernel == "arch35_dag" for p in spec.platforms):
-        issues.append(SpecIssue(("compute",), f"the recipe reads attrs ({', '.join(recipe_attrs(spec))}), but a "
-                                "broadcasting arch35_dag kernel (BroadcastSch) takes no DAG scalars; use constants "
-                                "or the elementwise infershape rule"))
+    if recipe_attrs(spec) and spec.infershape.rule == "broadcast" and spec.compute.dtype != "float32":
+        issues.append(SpecIssue(("compute", "dtype"), f"the recipe reads attrs ({', '.join(recipe_attrs(spec))}) "
+                                "in a broadcasting kernel: the tiling hands them to BroadcastSch as float32 scalars "
+                                "(SetScalar<float>, as upstream LeakyReluGrad); use compute dtype float32"))
     outs = {s.out for steps in spec.compute.variants.values() for s in steps}
     issues += [SpecIssue(("attrs", i, "name"), f"a recipe step also names a value {a.name!r}; rename the value")
                for i, a in enumerate(spec.attrs) if a.name in outs]

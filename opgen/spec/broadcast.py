@@ -10,15 +10,16 @@ from __future__ import annotations
 from .issues import SpecIssue
 from .models import OpSpec
 
-CLASSIC_REFUSAL = ("the classic kernel does not broadcast (no upstream classic activation-grad kernel does); "
-                   "use infershape rule elementwise and let the aclnn broadcast (aclnn.broadcast: true)")
+CLASSIC_REFUSAL = ("the classic and classic_arch35 kernels do not broadcast (they read every input as long as the "
+                   "output; no upstream classic activation-grad kernel broadcasts); use kernel arch35_dag, or "
+                   "infershape rule elementwise and let the aclnn broadcast (aclnn.broadcast: true)")
 
 
 def broadcast_issues(spec: OpSpec) -> list[SpecIssue]:
     if spec.infershape.rule != "broadcast":
         return []
     issues = [SpecIssue(("platforms", i, "kernel"), f"infershape rule broadcast: {CLASSIC_REFUSAL}")
-              for i, p in enumerate(spec.platforms) if p.kernel == "classic"]
+              for i, p in enumerate(spec.platforms) if p.kernel in ("classic", "classic_arch35")]
     if spec.constraints.same_shape:
         issues.append(SpecIssue(("constraints", "same_shape"), "contradicts infershape rule broadcast (the "
                                 "inputs may broadcast); remove it, or use infershape rule elementwise"))

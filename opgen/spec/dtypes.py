@@ -100,3 +100,19 @@ PROTO_TYPE_CLASSES: dict[str, frozenset[str]] = {
                "QINT16", "QINT32", "QINT8", "QUINT16", "QUINT8", "RESOURCE", "STRING", "UINT16", "UINT32",
                "UINT64", "UINT8", "BF16", "COMPLEX32"),
 }
+
+
+def proto_admits(written: str | tuple[str, ...]) -> frozenset[str]:
+    """The ge::DataType enumerators a proto type admits: a class, or a list of classes and dtypes."""
+    entries = (written,) if isinstance(written, str) else written
+    return frozenset().union(*(PROTO_TYPE_CLASSES.get(e) or {PROTO_DTYPES[e].ge} for e in entries))
+
+
+def expanded_proto_dtypes(written: str | tuple[str, ...]) -> tuple[str, ...]:
+    """The opgen dtypes a proto type admits, listed entries first in their order, then each class's in table order."""
+    entries = (written,) if isinstance(written, str) else written
+    found: list[str] = []
+    for entry in entries:
+        admitted = PROTO_TYPE_CLASSES.get(entry)
+        found += [entry] if admitted is None else [d for d, t in PROTO_DTYPES.items() if t.ge in admitted]
+    return tuple(dict.fromkeys(found))

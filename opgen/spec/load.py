@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
 from ..errors import OpgenError, spec_error
+from . import models
 from .attrs import attr_types
 from .issues import SpecIssue
 from .license import read_license_file
+from .license_from import read_license_from
 from .models import OpSpec
 from .semantics import check_semantics
 
@@ -60,13 +64,18 @@ def parse_spec(text: str, where: str, base: Path | None = None) -> OpSpec:
         problems = [(loc, _describe(error, loc)) for loc, error in _distinct_errors(data, exc)]
         raise _problems(where, data, problems) from None
     issues: list[SpecIssue] = check_semantics(spec)
-    header = None
+    header, blocks = None, None
     if spec.license_header_file is not None:
         header, issue = read_license_file(spec, base)
         issues += [issue] if issue else []
+    if spec.license_header_from is not None:
+        blocks, found = read_license_from(spec, base)
+        issues += found
     if issues:
         raise _problems(where, data, [(_data_loc(data, i.loc), f"{_dotted(i.loc)}: {i.message}") for i in issues])
-    return spec.model_copy(update={"license_header": header}) if header is not None else spec
+    spec = spec.model_copy(update={"license_header": header}) if header is not None else spec
+    spec._license_blocks = blocks
+    return spec
 
 
 def _distinct_errors(data: Any, exc: ValidationError) -> Iterator[tuple[Loc, Any]]:
@@ -101,10 +110,30 @@ def _read_yaml(text: str, where: str) -> Any:
         raise OpgenError(f"malformed YAML: {problem}; fix the syntax there", where=f"{where}{line}") from None
     except RecursionError:
         raise OpgenError(f"YAML nested deeper than {MAX_DEPTH} levels", where=where) from None
+    except ValueError as exc:  # ruamel's int() of a decimal beyond Python's digit limit, or an impossible date
+        raise _unreadable(text, where, exc) from None
     if not isinstance(data, CommentedMap):
         raise OpgenError("a spec is a YAML mapping with op_type, category, inputs, ... (see schemas/)", where=where)
     _check_shape(data, where)
     return data
+
+
+def _unreadable(text: str, where: str, exc: ValueError) -> OpgenError:
+    """The value ruamel could not convert, at its line where a pattern finds it."""
+    digits = sys.get_int_max_str_digits()
+    number = re.search(rf"\d[\d_]{{{digits},}}", text)
+    if number:
+        return OpgenError(f"an integer of more than {digits} digits; no spec value is that large, write the "
+                          "intended number", where=f"{where}:{_line(text, number.start())}")
+    date = re.search(r"(?<![\w.-])\d{4}-\d\d?-\d\d?(?![\w.-])", text)
+    if date:
+        return OpgenError(f"YAML reads an impossible date here ({exc}); quote the value if it is text",
+                          where=f"{where}:{_line(text, date.start())}")
+    return OpgenError(f"YAML cannot read a value ({exc}); quote it if it is text", where=where)
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
 
 
 def _check_shape(data: Any, where: str) -> None:
@@ -143,7 +172,12 @@ def _data_loc(data: Any, loc: Loc) -> Loc:
 
 
 def _is_pydantic_tag(part: str) -> bool:
-    return "[" in part or part in {"str", "int", "float", "bool", "tuple", "dict", "list"}
+    """A loc part pydantic adds (a union member: a type or one of the spec's model classes), not a key."""
+    return "[" in part or part in {"str", "int", "float", "bool", "tuple", "dict", "list"} or part in _MODEL_NAMES
+
+
+_MODEL_NAMES = frozenset(name for name, value in vars(models).items()
+                         if isinstance(value, type) and issubclass(value, BaseModel))
 
 
 def _lines(data: Any, loc: Loc) -> Iterator[int]:

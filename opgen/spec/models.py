@@ -16,6 +16,7 @@ from pydantic import (
     FiniteFloat,
     PlainSerializer,
     PlainValidator,
+    PrivateAttr,
     ValidationInfo,
     WithJsonSchema,
 )
@@ -28,6 +29,7 @@ from .socs import SOCS
 
 SNAKE_PATTERN = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 _CAMEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+_LOWER_CAMEL = re.compile(r"^[a-z][a-z0-9]*([A-Z][a-z0-9]*)+$")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_NAME_LENGTH = 64
 MAX_TILING_KEY = (1 << 32) - 1  # the classic kernel takes its tiling key as a uint32_t template argument
@@ -47,6 +49,14 @@ def _snake(value: str) -> str:
         raise ValueError(f"{value!r} must be snake_case ASCII (like relu_grad_v2), at most {MAX_NAME_LENGTH} chars")
     if value in WINDOWS_DEVICE_NAMES:
         raise ValueError(f"{value!r} is a reserved device name on Windows; pick another name")
+    return value
+
+
+def _tensor_name(value: str) -> str:
+    """snake_case or lowerCamelCase (upstream's gradOutput): the IR name as upstream registers it."""
+    if len(value) > MAX_NAME_LENGTH or not (SNAKE_PATTERN.match(value) or _LOWER_CAMEL.match(value)):
+        raise ValueError(f"{value!r} must be a snake_case or lowerCamelCase ASCII name (like grad_output or "
+                         f"gradOutput), at most {MAX_NAME_LENGTH} chars")
     return value
 
 
@@ -88,6 +98,7 @@ def _step(value: object, info: ValidationInfo) -> Step:
 
 
 SnakeName = Annotated[str, AfterValidator(_snake)]
+IrName = Annotated[str, AfterValidator(_tensor_name)]
 CamelName = Annotated[str, AfterValidator(_camel)]
 Identifier = Annotated[str, AfterValidator(_ident)]
 DtypeName = Annotated[str, AfterValidator(_dtype), WithJsonSchema({"enum": sorted(DTYPES)})]
@@ -118,17 +129,24 @@ class Model(BaseModel):
 class TensorSpec(Model):
     """An input or output; `dtypes[k]` of every tensor together make supported combination k."""
 
-    name: SnakeName
+    name: IrName
     dtypes: Annotated[tuple[DtypeName, ...], AfterValidator(_some_dtype)] | DtypeName = Field(
         description="one dtype per supported combination, or one dtype for all combinations"
     )
     formats: tuple[FormatName, ...] | FormatName = Field(
         "ND", description="one ge::Format per combination (ND, NCHW, NHWC, NC1HWC0, ...), or one for all")
     param_type: Literal["required", "optional"] = "required"
-    proto_dtypes: tuple[ProtoDtypeName, ...] | ProtoTypeClass | None = Field(
-        None, description="dtypes the graph proto admits (a superset of dtypes): a list, or a named ge::TensorType "
-        "class such as RealNumberType; default: dtypes"
+    proto_dtypes: tuple[ProtoTypeClass | ProtoDtypeName, ...] | ProtoTypeClass | None = Field(
+        None, description="dtypes the graph proto admits (a superset of dtypes): a list, a named ge::TensorType "
+        "class such as RealNumberType, or a list mixing both as upstream writes `TensorType({FloatingDataType, "
+        "DT_BF16})`; default: dtypes"
     )
+    proto_name: IrName | None = Field(
+        None, description="the REG_OP name where upstream's proto names the tensor otherwise than its def (upstream "
+        "ThresholdGradV2D: gradients in the proto, gradOutput in the def); default: name")
+    def_calls: tuple[Literal["AutoContiguous", "IgnoreContiguous"], ...] = Field(
+        (), description="further calls on the def's Input/Output, as upstream's def makes them (AutoContiguous: the "
+        "framework makes a non-contiguous tensor contiguous before the kernel)")
     domain: tuple[float, float] | None = Field(
         None, description="[low, high]: the values the op is defined for, e.g. [0, 1] for a sigmoid's output; "
         "the numerics check draws this input from it and tries no edge values outside it (NaN still)"
@@ -144,7 +162,7 @@ class TensorSpec(Model):
 
 
 class AttrSpec(Model):
-    name: SnakeName
+    name: IrName
     type: Literal["int", "float", "bool", "string"]
     default: bool | int | float | str = Field(description="the OpDef (def.cpp) default, which the kernel and aclnn use")
     proto_default: bool | int | float | str | None = Field(
@@ -156,6 +174,12 @@ class AttrSpec(Model):
         "{false: <variant>, true: <variant>}")
     check_value: bool | int | float | None = Field(
         None, description="the non-default value the numerics check also runs the recipe with (default: derived)")
+    attr_type: Literal["optional", "required"] | None = Field(
+        "optional", description="the def's AttrType: required makes the tiling refuse a context without the attr "
+        "(as upstream hardtanh_grad's def); null: not called, as upstream HardShrinkGrad's def")
+    if_absent: Literal["default", "error"] = Field(
+        "default", description="what the tiling does with a context holding no value for the attr: take the def "
+        "default, or fail (as upstream GeluGradV2's approximate and HardShrinkGrad's lambd); required attrs fail")
     doc: str = ""
 
 
@@ -167,7 +191,8 @@ class AICoreFlags(Model):
     dynamic_rank_support: bool = True
     dynamic_shape_support: bool = True
     need_check_support: bool = False
-    precision_reduce: bool = True
+    precision_reduce: bool | None = Field(True, description="PrecisionReduceFlag; null: not called, as upstream's "
+                                          "def leaves it for some ops")
 
 
 class PlatformSpec(Model):
@@ -181,27 +206,33 @@ class PlatformSpec(Model):
     tiling_key: int | None = Field(None, ge=0, le=MAX_TILING_KEY, description="classic: the tiling key that selects "
                                    "this SoC's math (the kernel's uint32_t TILING_KEY template argument)")
     compute_variant: Identifier = "default"
+    op_file: SnakeName | None = Field(
+        None, description="arch35 families: the kernel entry's stem (op_kernel/<op_file>.cpp) and the def's "
+        "opFile.value, where upstream does not name it <op>_apt")
     combinations: tuple[int, ...] | None = Field(
         None, description="the dtype combinations (0-based column indices of the tensors' dtypes lists) this SoC "
         "supports, when only some: the def registers them in an OpAICoreConfig of its own; default: all")
 
 
 class LastDimRule(Model):
-    tensor: SnakeName
+    tensor: IrName
     multiple: int = Field(ge=2, le=1024)
 
 
 class Constraints(Model):
-    same_shape: tuple[SnakeName, ...] = ()
-    same_dtype: tuple[SnakeName, ...] = ()
+    same_shape: tuple[IrName, ...] = ()
+    same_dtype: tuple[IrName, ...] = ()
     last_dim_multiple_of: LastDimRule | None = None
-    broadcast: tuple[SnakeName, ...] = ()
+    broadcast: tuple[IrName, ...] = ()
     max_rank: int = Field(8, ge=1, le=8)
 
 
 class InferShapeSpec(Model):
     rule: Literal["elementwise", "same_as_input", "broadcast"]
-    input: SnakeName | None = Field(None, description="same_as_input: the input whose shape the outputs take")
+    input: IrName | None = Field(None, description="same_as_input: the input whose shape the outputs take")
+    datatype_from: IrName | None = Field(
+        None, description="also register InferDataType: every output takes this input's dtype (as upstream "
+        "HardSwishGradV2 and SoftsignGrad register it); default: no InferDataType")
 
 
 class TilingSpec(Model):
@@ -219,7 +250,7 @@ class ComputeSpec(Model):
         description="float32: cast inputs in (CAST_NONE) and outputs back (CAST_RINT); native: compute in I/O dtype"
     )
     variants: dict[Identifier, tuple[RecipeStep, ...]] = Field(min_length=1)
-    absent: dict[SnakeName, tuple[RecipeStep, ...]] = Field(
+    absent: dict[IrName, tuple[RecipeStep, ...]] = Field(
         default_factory=dict, description="per optional input the recipe reads: the steps that compute its value "
         "when it is absent, from the other inputs; the last step assigns the input's name"
     )
@@ -227,7 +258,10 @@ class ComputeSpec(Model):
 
 class AclnnParam(Model):
     name: Identifier
-    tensor: SnakeName
+    tensor: IrName = Field(description="the op tensor the parameter carries; an unused one takes its dtype and "
+                              "shape in UTs and examples")
+    unused: bool = Field(False, description="inputs only: a tensor the API takes and only checks non-null, feeding "
+                         "nothing (upstream aclnnLogSigmoidBackward's buffer)")
 
 
 class AclnnScalar(Model):
@@ -235,7 +269,7 @@ class AclnnScalar(Model):
     without `attr`, a bool flag only a rule reads (upstream aclnnLeakyReluBackward's `selfIsResult`)."""
 
     name: Identifier
-    attr: SnakeName | None = Field(None, description="the op attr the value sets; none: a bool flag that sets no "
+    attr: IrName | None = Field(None, description="the op attr the value sets; none: a bool flag that sets no "
                                    "attr and switches another scalar's rule on (`when`)")
     type: Literal["aclScalar", "double", "float", "int64_t", "bool", "char*"] = Field(
         "aclScalar", description="the C++ parameter: aclScalar (const aclScalar*, for float, int and bool attrs), "
@@ -260,12 +294,21 @@ class AclnnSpec(Model):
         (), description="attr parameters, after the inputs and before the outputs as upstream; an attr no scalar "
         "sets reaches the l0 op at its def default")
     outputs: tuple[AclnnParam, ...]
-    unused_inputs: dict[SnakeName, Identifier | None] = Field(
+    unused_inputs: dict[IrName, Identifier | None] = Field(
         default_factory=dict, description="op inputs the API does not take, each fed from the named API input; "
         "null: an optional input the l0 op gets as nullptr (absent)"
     )
     promotion: bool = False
     broadcast: bool = False
+    output_cast: bool = Field(False, description="the output may have any dtype the result casts to (the inputs "
+                              "still agree), as upstream aclnnEluBackward; implied by promotion")
+    order: tuple[Identifier, ...] = Field(
+        (), description="the input and scalar parameters in the API's order, where upstream's is not inputs then "
+        "scalars (aclnnEluBackward: gradOutput, alpha, scale, inputScale, isResult, selfOrResult); outputs come last")
+    const_stream: bool = Field(False, description="declare the second phase's `const aclrtStream stream`, as "
+                               "some upstream headers do")
+    const_outputs: bool = Field(False, description="declare the outputs `const aclTensor*`, as upstream's "
+                                "experimental GeluGrad header does (default `aclTensor*`, as most do)")
 
 
 class Tolerance(Model):
@@ -279,14 +322,28 @@ class ReferenceSpec(Model):
 
     forward: FormulaText | None = Field(None, description="forward function of the op this gradient belongs "
                                         "to, over input and attr names, e.g. x * sigmoid(x)")
-    wrt: SnakeName | None = Field(None, description="forward: the input the gradient is taken for")
-    grad: SnakeName | None = Field(None, description="the input holding the incoming gradient (forward: required; "
+    wrt: IrName | None = Field(None, description="forward: the input the gradient is taken for")
+    grad: IrName | None = Field(None, description="the input holding the incoming gradient (forward: required; "
                                    "direct: optional, the formula then being linear in it)")
     direct: FormulaText | None = Field(None, description="the output as a formula (no derivative), e.g. "
                                        "where(mask, gradients, 0)")
+    nan: Literal["select", "passthrough"] = Field(
+        "select", description="what a NaN in grad gives where the derivative (or the selected branch) is 0: "
+        "select: 0, as torch's backwards and a select kernel; passthrough: NaN, as a kernel that multiplies "
+        "(mask * grad)")
 
 
 LegacyReference = Literal["gelu_tanh_backward", "mask_select", "none"]
+
+
+class LicenseFrom(Model):
+    """Where license_header_from reads: files of a checkout whose leading comment is copied verbatim."""
+
+    checkout: str = Field(max_length=4096, description="the checkout's root (absolute, or relative to the spec)")
+    cpp: str = Field(max_length=4096, description="a C/C++ file in it whose header heads C/C++ files")
+    cmake: str = Field("CMakeLists.txt", max_length=4096, description="a file whose leading `#` lines head CMake "
+                       "files")
+    python: str = Field(max_length=4096, description="a Python file whose leading `#` lines head Python files")
 
 
 class GoldenSpec(Model):
@@ -314,6 +371,36 @@ class DocsSpec(Model):
     notes: tuple[str, ...] = ()
 
 
+# a listed difference must say where its reason comes from: an upstream file:line, the seed document or a URL
+_CITATION = re.compile(r"[\w./-]+\.\w+:\d+|\bseed\b|https?://\S+")
+# the IR (op type, tensor and attr names and order): never listable; the upstream tier also refuses any listing
+# of a changed or missing upstream aclnn function (`aclnn.<function>`), whatever pattern matches it
+_UNLISTABLE = re.compile(r"^(op_type|proto\.tensors|proto\.attrs)$")
+
+
+def _cited(value: str) -> str:
+    if not _CITATION.search(value):
+        raise ValueError("the reason cites no source: name an upstream file:line (op_host/x_def.cpp:31), the seed "
+                         "document ('seed: ...') or a URL")
+    return value
+
+
+def _listable(value: str) -> str:
+    if _UNLISTABLE.match(value):
+        raise ValueError(f"{value!r} is the IR, which cannot differ from upstream: use upstream's names, or a new "
+                         "op type")
+    return value
+
+
+class UpstreamDifference(Model):
+    """A fact of the generated tree that differs from ops-nn's own op on purpose (`opgen check`'s upstream tier)."""
+
+    fact: Annotated[str, AfterValidator(_listable)] = Field(
+        min_length=1, max_length=200, description="the tier's key (proto.attr.alpha, def.soc.ascend950.flags, "
+        "file.tests/...); `*` matches any run of characters")
+    reason: Annotated[str, AfterValidator(_cited)] = Field(min_length=1, max_length=1000)
+
+
 class OpSpec(Model):
     """One operator, everything opgen needs to write its ops-nn tree."""
 
@@ -323,6 +410,9 @@ class OpSpec(Model):
     experimental: bool = False
     disable_in_opp: bool = Field(False, description="CMake DISABLE_IN_OPP TRUE: the op also exists as a legacy "
                                  "built-in, so its tiling stays out of the opp package (as ops-nn's relu_grad_v2)")
+    aclnn_type: Literal["aclnn_exclude", "aclnn", "aclnn_inner", "no_need_aclnn"] = Field(
+        "aclnn_exclude", description="CMake ACLNNTYPE: aclnn_exclude (no API generated from the def: the op's own "
+        "op_api, or none), aclnn / aclnn_inner (ops-nn's build generates one from the def), no_need_aclnn")
     brief: str
     license_header: str | None = Field(
         None, max_length=MAX_LICENSE_CHARS, description="header text put atop every file; default: opgen's"
@@ -334,6 +424,10 @@ class OpSpec(Model):
     generated_by_line: bool = Field(
         False, description="add a 'Generated by opgen' line to license_header / license_header_file text"
     )
+    license_header_from: LicenseFrom | None = Field(
+        None, description="copy, at gen time, the header of a named file per file type from the target repo's "
+        "checkout (the record keeps the text, so regen and check need no checkout)")
+    _license_blocks: dict[str, str] | None = PrivateAttr(None)  # what license_header_from read (set by the loader)
     inputs: tuple[TensorSpec, ...] = Field(min_length=1)
     outputs: tuple[TensorSpec, ...] = Field(min_length=1)
     attrs: tuple[AttrSpec, ...] = ()
@@ -347,6 +441,11 @@ class OpSpec(Model):
     golden: GoldenSpec
     tests: TestsSpec
     docs: DocsSpec
+    proto_symbol: Identifier | None = Field(
+        None, description="write every tensor of the proto as this DATATYPE symbol (`.INPUT(x, \"T\")` ... "
+        "`.DATATYPE(T, TensorType(...))`), as upstream's GeluGradV2; the tensors' proto types must then be equal")
+    upstream_differences: tuple[UpstreamDifference, ...] = Field(
+        (), description="facts that differ from ops-nn's own op of the same path, each with a cited reason")
 
     @property
     def snake_name(self) -> str:

@@ -21,6 +21,7 @@ from ..plan.reserved import (
 )
 from .issues import SpecIssue
 from .models import MAX_NAME_LENGTH, SNAKE_PATTERN, WINDOWS_DEVICE_NAMES, OpSpec, camel_to_snake
+from .system_headers import SHADOWED_HEADERS
 
 Loc = tuple[str | int, ...]
 TAKEN_PY = PY_KEYWORDS | PY_NAMES
@@ -60,7 +61,14 @@ def _op_names(spec: OpSpec) -> list[SpecIssue]:
     if spec.op_type in OP_TYPE_NAMES:
         issues.append(SpecIssue(("op_type",), f"{spec.op_type!r} is a class or function the generated code already "
                                 "uses in the op's namespaces; pick another op_type"))
+    if snake in SHADOWED_HEADERS:
+        issues.append(SpecIssue(field, f"{snake}.h is a system or CANN header, and the op's own {snake}.h (op_api/ "
+                                f"with an aclnn API, op_kernel/ for a classic kernel) would be included in its "
+                                f"place; {fix}"))
     api_stem = camel_to_snake(spec.aclnn.api) if spec.aclnn else ""
+    if f"aclnn_{api_stem}" in SHADOWED_HEADERS:
+        issues.append(SpecIssue(("aclnn", "api"), f"the API's header aclnn_{api_stem}.h would be included instead of "
+                                f"CANN's <aclnn_{api_stem}.h>; pick another API name"))
     if len(api_stem) > MAX_NAME_LENGTH:
         issues.append(SpecIssue(("aclnn", "api"), f"the file stem aclnn_{api_stem} is too long ({len(api_stem)} chars "
                                 f"after aclnn_, at most {MAX_NAME_LENGTH}); shorten the API name"))

@@ -20,6 +20,7 @@ class ResolvedReference:
     wrt: str | None
     grad: str | None
     migrated: str = ""
+    nan: str = "select"  # ReferenceSpec.nan: what a NaN grad gives where the derivative is 0
 
 
 def resolve_reference(spec: OpSpec) -> ResolvedReference | None:
@@ -44,9 +45,9 @@ def resolve_reference(spec: OpSpec) -> ResolvedReference | None:
 
 def _resolved(ref: ReferenceSpec) -> ResolvedReference | None:
     if ref.forward is not None:
-        return ResolvedReference(parse_formula(ref.forward), ref.wrt, ref.grad)
+        return ResolvedReference(parse_formula(ref.forward), ref.wrt, ref.grad, nan=ref.nan)
     if ref.direct is not None:
-        return ResolvedReference(parse_formula(ref.direct), None, ref.grad)
+        return ResolvedReference(parse_formula(ref.direct), None, ref.grad, nan=ref.nan)
     return None
 
 
@@ -67,6 +68,9 @@ def reference_problems(spec: OpSpec) -> list[tuple[tuple[str, ...], str]]:
     if ref.direct is not None and ref.grad is not None and ref.grad not in {t.name for t in spec.inputs}:
         problems.append(((*loc, "grad"), f"{ref.grad!r} is not an input; inputs: "
                                          f"{', '.join(sorted(t.name for t in spec.inputs))}"))
+    if ref.nan == "passthrough" and ref.grad is None:
+        problems.append(((*loc, "nan"), "passthrough says a NaN in the incoming gradient comes out as NaN; "
+                                        "name that input in grad"))
     if ref.forward is None and ref.direct is None:
         return problems
     inputs = {t.name for t in spec.inputs}

@@ -9,10 +9,10 @@ from .attrs import attr_issues
 from .bounds import number_issues, ub_issues
 from .broadcast import broadcast_issues
 from .choice import choice_attr
-from .dtypes import DTYPES, MASK_DTYPES, PROTO_TYPE_CLASSES
+from .dtypes import DTYPES, MASK_DTYPES, proto_admits
 from .issues import SpecIssue
 from .mixed_rules import aclnn_issues, dispatch_issues
-from .models import OpSpec
+from .models import OpSpec, TensorSpec
 from .naming import name_issues
 from .optional import optional_issues
 from .recipe import OPS, Step
@@ -62,14 +62,15 @@ def _dtypes(spec: OpSpec) -> list[SpecIssue]:
                                     "combinations; give one per combination, or a single format"))
         if tensor.domain is not None and not tensor.domain[0] < tensor.domain[1]:
             issues.append(SpecIssue((role, i, "domain"), "needs [low, high] with low < high"))
-        if isinstance(tensor.proto_dtypes, str):
-            admitted = PROTO_TYPE_CLASSES[tensor.proto_dtypes]
-            missing = sorted(d for d in set(tensor.dtype_column(count)) if DTYPES[d].ge not in admitted)
-        else:
-            missing = sorted(set(tensor.dtype_column(count)) - set(tensor.proto_dtypes or tensor.dtype_column(count)))
+        admitted = proto_admits(tensor.proto_dtypes) if tensor.proto_dtypes else None
+        missing = [] if admitted is None else sorted(d for d in set(tensor.dtype_column(count))
+                                                      if DTYPES[d].ge not in admitted)
         if missing:
             issues.append(SpecIssue((role, i, "proto_dtypes"), f"lacks {', '.join(missing)} that dtypes "
                                     "lists; the proto must admit every supported dtype"))
+    if spec.proto_symbol and len({_written(t, count) for t in spec.tensors}) > 1:
+        issues.append(SpecIssue(("proto_symbol",), "one DATATYPE symbol needs every tensor's proto type equal; give "
+                                "them the same proto_dtypes (and dtypes), or drop proto_symbol"))
     if issues:
         return issues
     columns = list(zip(*(t.dtype_column(count) for t in spec.tensors), strict=True))
@@ -77,6 +78,10 @@ def _dtypes(spec: OpSpec) -> list[SpecIssue]:
         if n > 1:
             issues.append(SpecIssue(("inputs",), f"dtype combination {k} is listed {n} times; list each once"))
     return issues
+
+
+def _written(tensor: TensorSpec, count: int) -> object:
+    return tensor.proto_dtypes or tuple(dict.fromkeys(tensor.dtype_column(count)))
 
 
 def _platforms(spec: OpSpec) -> list[SpecIssue]:
@@ -96,6 +101,12 @@ def _platforms(spec: OpSpec) -> list[SpecIssue]:
                 issues.append(SpecIssue((*loc, "kernel"), f"{p.soc} is not an arch35 SoC; use kernel: classic"))
             if p.aicore is None:
                 issues.append(SpecIssue((*loc, "aicore"), "arch35 ops register an OpAICoreConfig; add aicore: {}"))
+        if p.op_file is not None and p.kernel == "classic":
+            issues.append(SpecIssue((*loc, "op_file"), "a classic kernel is op_kernel/<op>.cpp with no opFile.value; "
+                                    "remove op_file"))
+        elif any(q.kernel == p.kernel and q.op_file != p.op_file for q in spec.platforms):
+            issues.append(SpecIssue((*loc, "op_file"), f"the {p.kernel} platforms share one kernel entry; give them "
+                                    "the same op_file"))
         if p.kernel != "arch35_dag" and p.tiling_key is None:
             issues.append(SpecIssue((*loc, "tiling_key"), "classic kernels select the SoC math by tiling key; "
                                     "add tiling_key: <n>"))
@@ -142,6 +153,8 @@ def _infershape(spec: OpSpec) -> list[SpecIssue]:
         return [SpecIssue(("infershape", "input"), f"same_as_input needs input: one of {', '.join(sorted(inputs))}")]
     if rule.rule in ("elementwise", "broadcast") and rule.input is not None:
         return [SpecIssue(("infershape", "input"), f"{rule.rule} takes no input; remove it")]
+    if rule.datatype_from is not None and rule.datatype_from not in inputs:
+        return [SpecIssue(("infershape", "datatype_from"), f"not an input: one of {', '.join(sorted(inputs))}")]
     return []
 
 
@@ -217,7 +230,14 @@ def _aclnn(spec: OpSpec) -> list[SpecIssue]:
             issues.append(SpecIssue(("aclnn", "unused_inputs", name), "only an optional input can be fed nullptr"))
         elif source is not None and source not in api_inputs:
             issues.append(SpecIssue(("aclnn", "unused_inputs", name), f"{source!r} is not an API input"))
-    mapped = Counter([p.tensor for p in a.inputs] + list(a.unused_inputs))
+    leading = [p.name for p in a.inputs] + [s.name for s in a.scalars]
+    if a.order and sorted(a.order) != sorted(leading):
+        issues.append(SpecIssue(("aclnn", "order"), f"list each input and scalar parameter once ({', '.join(leading)})"
+                                "; the outputs always come last"))
+    for j, p in enumerate(a.outputs):
+        if p.unused:
+            issues.append(SpecIssue(("aclnn", "outputs", j, "unused"), "only an input can be unused"))
+    mapped = Counter([p.tensor for p in a.inputs if not p.unused] + list(a.unused_inputs))
     for name in inputs:
         if mapped[name] != 1:
             issues.append(SpecIssue(("aclnn", "inputs"), f"op input {name!r} must be fed exactly once, by an API "

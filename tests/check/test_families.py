@@ -10,7 +10,7 @@ from conftest import SCHEMAS, copy_spec
 
 from opgen.cann_sources import resolve_sources
 from opgen.check.consistency import consistency_tier
-from opgen.check.kernel_tier import kernel_tier
+from opgen.check.kernel.tier import kernel_tier
 from opgen.check.readers import read_source
 
 from .trees import by_item, copy_sample, edit, failing, loaded

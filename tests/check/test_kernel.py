@@ -11,9 +11,9 @@ import pytest
 from conftest import GELU as GELU_SPEC
 
 from opgen.cann_sources import resolve_sources
-from opgen.check.kernel_build import SOC_ARCH, kernel_variants, soc_arch, unmapped_reason, wrapper_source
-from opgen.check.kernel_intrinsics import Names, render_header, undeclared
-from opgen.check.kernel_tier import kernel_tier
+from opgen.check.kernel.build import SOC_ARCH, kernel_variants, soc_arch, unmapped_reason, wrapper_source
+from opgen.check.kernel.intrinsics import Names, render_header, undeclared
+from opgen.check.kernel.tier import kernel_tier
 from opgen.check.runner import run_checks
 from opgen.plan import RenderPlan
 from opgen.spec.socs import SOCS

@@ -11,7 +11,7 @@ import pytest
 from conftest import SCHEMAS, copy_spec
 
 from opgen.cann_sources import resolve_sources
-from opgen.check.kernel_run import kernel_run_rows
+from opgen.check.kernel.run import kernel_run_rows
 from opgen.check.runner import run_checks
 from opgen.check.trust import ALLOW_EXEC_FLAG, Trust
 from tests.check.trees import GELU, RELU, copy_sample, edit, loaded, statuses

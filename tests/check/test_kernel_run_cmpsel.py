@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-import opgen.check.kernel_run as kernel_run
+import opgen.check.kernel.run as kernel_run
 from opgen.cann_sources import resolve_sources
-from opgen.check.kernel_run import kernel_run_rows
+from opgen.check.kernel.run import kernel_run_rows
 from opgen.check.trust import Trust
 from tests.check.trees import copy_sample, edit, loaded
 

@@ -114,7 +114,12 @@ def test_fallback_swap_undoes_itself(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 def test_ctrl_c_during_the_swaps_waits_for_them() -> None:
     done = []
-    with pytest.raises(KeyboardInterrupt), write_module.signals_held():
-        os.kill(os.getpid(), signal.SIGINT)
-        done.append("swaps finished")
+    # Ctrl-C raises here as in a terminal, even when pytest runs as a background job with SIGINT ignored
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt), write_module.signals_held():
+            os.kill(os.getpid(), signal.SIGINT)
+            done.append("swaps finished")
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert done == ["swaps finished"]

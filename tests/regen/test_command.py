@@ -8,6 +8,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from .support import (
     CONFLICT_BLOCK,
     GELU_DIR,
@@ -20,6 +22,7 @@ from .support import (
     record_of,
     snapshot,
     without_ascend350,
+    without_bf16,
 )
 
 Tree = Callable[[str], Path]
@@ -252,3 +255,54 @@ def test_record_of_another_output_root_is_refused(tree: Tree, spec: Spec, tmp_pa
     assert "describes the op dir" in result.output and "--record-dir" in result.output
     assert not other.exists()
     assert invoke(spec("gelu"), "-o", other, "--record-dir", tmp_path / "other-records").exit_code == 0
+
+
+@pytest.mark.parametrize(("manifest", "why"), [("null", "a manifest is a JSON object"),
+                                              ("[" * 100_000, "nested too deep to be a manifest")])
+def test_a_manifest_that_is_no_object_is_a_damaged_record(tree: Tree, spec: Spec, manifest: str, why: str) -> None:
+    root = tree("samples")
+    (record_of(root / GELU_DIR) / "manifest.json").write_text(manifest)
+    before = snapshot(root)
+    result = invoke(spec("gelu"), "--dry-run", "-o", root)
+    assert result.exit_code == 2 and "damaged record" in result.output and why in result.output
+    assert "Traceback" not in result.output
+    assert snapshot(root) == before
+
+
+def test_a_spec_change_on_top_of_an_open_conflict_is_refused_until_resolved(tree: Tree, spec: Spec) -> None:
+    """Merging the next change into a file that still holds markers nested them and called it a new conflict."""
+    root = tree("samples")
+    def_cpp = root / GELU_DIR / "op_host/gelu_grad_def.cpp"
+    Edit(f"{GELU_DIR}/op_host/gelu_grad_def.cpp", 'this->Input("dy")', 'this->Input("dy") // mine').apply(root)
+    assert invoke(spec("gelu", dy_renamed_grad), "-o", root).exit_code == 1  # the conflict, left open
+    before = snapshot(root)
+    changed_again = spec("gelu", lambda text: without_bf16(dy_renamed_grad(text)))
+    for extra in ((), ("--dry-run",)):
+        refused = invoke(changed_again, "-o", root, *extra)
+        assert refused.exit_code == 1, refused.output
+        assert "refused" in refused.output and "still open" in refused.output
+        assert "op_host/gelu_grad_def.cpp" in refused.output and "nothing was written" in refused.output
+        assert snapshot(root) == before
+    assert def_cpp.read_text().count("<<<<<<< yours") == 1
+    resolve(def_cpp)
+    assert invoke(changed_again, "-o", root).exit_code == 0
+    assert "<<<<<<<" not in def_cpp.read_text() and "// mine" in def_cpp.read_text()
+
+
+def test_a_dry_run_takes_no_lock_so_it_works_on_a_read_only_checkout(tree: Tree, spec: Spec,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Root ignores file modes, so the read-only file system is the lock failing as it does there."""
+    import errno
+
+    from opgen import write
+
+    def read_only(dirs: object) -> object:
+        raise OSError(errno.EROFS, "Read-only file system", "samples")
+
+    root = tree("samples")
+    monkeypatch.setattr(write, "locked", read_only)
+    dry = invoke(spec("gelu", without_bf16), "-o", root, "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    assert "Read-only" not in dry.output
+    real = invoke(spec("gelu", without_bf16), "-o", root)
+    assert real.exit_code == 2 and "Read-only file system" in real.output

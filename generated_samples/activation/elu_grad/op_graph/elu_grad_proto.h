@@ -19,18 +19,18 @@ namespace ge {
  *
  * @par Inputs:
  * @li grads: The gradient flowing back into ELU's output.
- *     Format ND; types DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16.
+ *     Format ND; types FloatingDataType, DT_BF16.
  * @li activations: The output of the forward ELU.
- *     Format ND; types DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16.
+ *     Format ND; types FloatingDataType, DT_BF16.
  *
  * @par Outputs:
  * @li y: The gradient with respect to ELU's input.
- *     Format ND; types DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16.
+ *     Format ND; types FloatingDataType, DT_BF16.
  */
 REG_OP(EluGrad)
-    .INPUT(grads, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
-    .INPUT(activations, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
-    .OUTPUT(y, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
+    .INPUT(grads, TensorType({FloatingDataType, DT_BF16}))
+    .INPUT(activations, TensorType({FloatingDataType, DT_BF16}))
+    .OUTPUT(y, TensorType({FloatingDataType, DT_BF16}))
     .OP_END_FACTORY_REG(EluGrad)
 
 } // namespace ge

@@ -14,6 +14,7 @@
 #include "aclnn_kernels/common/op_error_check.h"
 #include "log/log.h"
 #include "op_api/op_api_def_nn.h"
+#include "aclnn_kernels/cast.h"
 #include "opdev/common_types.h"
 #include "opdev/data_type_utils.h"
 #include "opdev/format_utils.h"
@@ -43,8 +44,8 @@ static bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* selfOr
 {
     OP_CHECK_DTYPE_NOT_SUPPORT(gradOutput, DTYPE_SUPPORT_LIST, return false);
     OP_CHECK_DTYPE_NOT_SUPPORT(selfOrResult, DTYPE_SUPPORT_LIST, return false);
-    OP_CHECK_DTYPE_NOT_SAME(gradOutput, gradInput, return false);
-    OP_CHECK_DTYPE_NOT_SAME(selfOrResult, gradInput, return false);
+    OP_CHECK_DTYPE_NOT_SAME(selfOrResult, gradOutput, return false);
+    OP_CHECK_RESULT_DTYPE_CAST_FAILED(gradOutput->GetDataType(), gradInput->GetDataType(), return false);
     return true;
 }
 
@@ -100,12 +101,12 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* selfOrResult,
-                                             const aclScalar* alpha, const aclScalar* scale,
-                                             const aclScalar* inputScale, bool isResult, const aclTensor* gradInput,
+aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclScalar* alpha,
+                                             const aclScalar* scale, const aclScalar* inputScale, bool isResult,
+                                             const aclTensor* selfOrResult, aclTensor* gradInput,
                                              uint64_t* workspaceSize, aclOpExecutor** executor)
 {
-    L2_DFX_PHASE_1(aclnnEluBackward, DFX_IN(gradOutput, selfOrResult, alpha, scale, inputScale, isResult),
+    L2_DFX_PHASE_1(aclnnEluBackward, DFX_IN(gradOutput, alpha, scale, inputScale, isResult, selfOrResult),
                    DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
@@ -128,10 +129,12 @@ aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const 
     float scaleValue = scale->ToFloat();
     float inputScaleValue = inputScale->ToFloat();
 
-    auto result = l0op::EluGradV2(gradOutputContiguous, selfOrResultContiguous, alphaValue, scaleValue, inputScaleValue,
-                                  isResult, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
+    auto l0Result = l0op::EluGradV2(gradOutputContiguous, selfOrResultContiguous, alphaValue, scaleValue,
+                                    inputScaleValue, isResult, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto l0ResultCast = l0op::Cast(l0Result, gradInput->GetDataType(), opExecutor);
+    CHECK_RET(l0ResultCast != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0ResultCast, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();

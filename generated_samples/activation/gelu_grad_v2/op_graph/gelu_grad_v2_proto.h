@@ -31,9 +31,10 @@ namespace ge {
  * @li approximate: default "none".
  */
 REG_OP(GeluGradV2)
-    .INPUT(dy, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .INPUT(x, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
-    .OUTPUT(z, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .INPUT(dy, "T")
+    .INPUT(x, "T")
+    .OUTPUT(z, "T")
+    .DATATYPE(T, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .ATTR(approximate, String, "none")
     .OP_END_FACTORY_REG(GeluGradV2)
 

@@ -29,25 +29,25 @@ int main()
     }
     std::vector<int64_t> dims = {1024};
     int64_t elements = 1;
-    for (int64_t dim : dims) {
-        elements *= dim;
+    for (int64_t dimSize : dims) {
+        elements *= dimSize;
     }
 
     auto node = op::HardSwishGradV2("hard_swish_grad_v2");
     std::vector<Operator> inputs;
     std::vector<Tensor> inputTensors;
-    TensorDesc grad_outputDesc(Shape(dims), FORMAT_ND, DT_FLOAT);
-    auto grad_outputData = op::Data("grad_output").set_attr_index(0);
-    grad_outputData.update_input_desc_x(grad_outputDesc);
-    grad_outputData.update_output_desc_y(grad_outputDesc);
-    node.set_input_grad_output(grad_outputData);
-    inputs.push_back(grad_outputData);
-    std::vector<float> grad_outputHost(elements);
-    for (int64_t i = 0; i < static_cast<int64_t>(grad_outputHost.size()); i++) {
-        grad_outputHost[i] = 0.25f * static_cast<float>(i % 16) - 2.0f;
+    TensorDesc gradOutputDesc(Shape(dims), FORMAT_ND, DT_FLOAT);
+    auto gradOutputData = op::Data("gradOutput").set_attr_index(0);
+    gradOutputData.update_input_desc_x(gradOutputDesc);
+    gradOutputData.update_output_desc_y(gradOutputDesc);
+    node.set_input_gradOutput(gradOutputData);
+    inputs.push_back(gradOutputData);
+    std::vector<float> gradOutputHost(elements);
+    for (int64_t i = 0; i < static_cast<int64_t>(gradOutputHost.size()); i++) {
+        gradOutputHost[i] = 0.25f * static_cast<float>(i % 16) - 2.0f;
     }
-    inputTensors.emplace_back(grad_outputDesc, reinterpret_cast<uint8_t*>(grad_outputHost.data()),
-                              grad_outputHost.size() * sizeof(float));
+    inputTensors.emplace_back(gradOutputDesc, reinterpret_cast<uint8_t*>(gradOutputHost.data()),
+                              gradOutputHost.size() * sizeof(float));
     TensorDesc selfDesc(Shape(dims), FORMAT_ND, DT_FLOAT);
     auto selfData = op::Data("self").set_attr_index(1);
     selfData.update_input_desc_x(selfDesc);
@@ -61,8 +61,8 @@ int main()
     inputTensors.emplace_back(selfDesc, reinterpret_cast<uint8_t*>(selfHost.data()), selfHost.size() * sizeof(float));
 
     Graph graph("hard_swish_grad_v2_graph");
-    std::vector<Operator> outputs = {node};
-    graph.SetInputs(inputs).SetOutputs(outputs);
+    std::vector<Operator> graphOutputs = {node};
+    graph.SetInputs(inputs).SetOutputs(graphOutputs);
 
     std::map<AscendString, AscendString> sessionOptions;
     Session session(sessionOptions);

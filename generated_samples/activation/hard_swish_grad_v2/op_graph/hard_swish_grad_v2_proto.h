@@ -18,7 +18,7 @@ namespace ge {
  * @brief Computes the gradient of hardswish.
  *
  * @par Inputs:
- * @li grad_output: The gradient flowing back into hardswish's output.
+ * @li gradOutput: The gradient flowing back into hardswish's output.
  *     Format ND; types DT_BF16, DT_FLOAT16, DT_FLOAT.
  * @li self: The input of the forward hardswish.
  *     Format ND; types DT_BF16, DT_FLOAT16, DT_FLOAT.
@@ -28,7 +28,7 @@ namespace ge {
  *     Format ND; types DT_BF16, DT_FLOAT16, DT_FLOAT.
  */
 REG_OP(HardSwishGradV2)
-    .INPUT(grad_output, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
+    .INPUT(gradOutput, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .INPUT(self, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .OUTPUT(out, TensorType({DT_BF16, DT_FLOAT16, DT_FLOAT}))
     .OP_END_FACTORY_REG(HardSwishGradV2)

@@ -14,6 +14,7 @@
 #include "aclnn_kernels/common/op_error_check.h"
 #include "log/log.h"
 #include "op_api/op_api_def_nn.h"
+#include "level0/broadcast_to.h"
 #include "opdev/common_types.h"
 #include "opdev/data_type_utils.h"
 #include "opdev/format_utils.h"
@@ -51,8 +52,9 @@ static bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const
     OP_CHECK_MAX_DIM(gradOutput, MAX_SUPPORT_DIMS_NUMS, return false);
     OP_CHECK_MAX_DIM(self, MAX_SUPPORT_DIMS_NUMS, return false);
     OP_CHECK_MAX_DIM(out, MAX_SUPPORT_DIMS_NUMS, return false);
-    OP_CHECK_SHAPE_NOT_EQUAL(out, gradOutput, return false);
-    OP_CHECK_SHAPE_NOT_EQUAL(out, self, return false);
+    op::Shape broadcastShape;
+    OP_CHECK_BROADCAST_AND_INFER_SHAPE(gradOutput, self, broadcastShape, return false);
+    OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE(out, broadcastShape, return false);
     return true;
 }
 
@@ -87,10 +89,23 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
     return ACLNN_SUCCESS;
 }
 
+static const aclTensor* BroadcastIfNeeded(const aclTensor* tensor, const op::Shape& shape, aclOpExecutor* opExecutor)
+{
+    if (tensor->GetViewShape() == shape) {
+        return tensor;
+    }
+    std::vector<int64_t> dims(shape.GetDimNum());
+    for (size_t i = 0; i < dims.size(); i++) {
+        dims[i] = shape.GetDim(i);
+    }
+    auto dimsArray = opExecutor->AllocIntArray(dims.data(), dims.size());
+    CHECK_RET(dimsArray != nullptr, nullptr);
+    return l0op::BroadcastTo(tensor, dimsArray, opExecutor);
+}
+
 aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                   const aclScalar* negativeSlope, bool selfIsResult,
-                                                   const aclTensor* out, uint64_t* workspaceSize,
-                                                   aclOpExecutor** executor)
+                                                   const aclScalar* negativeSlope, bool selfIsResult, aclTensor* out,
+                                                   uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnLeakyReluBackward, DFX_IN(gradOutput, self, negativeSlope, selfIsResult), DFX_OUT(out));
     auto uniqueExecutor = CREATE_EXECUTOR();
@@ -106,15 +121,21 @@ aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor* gradOutput, 
     }
 
     aclOpExecutor* opExecutor = uniqueExecutor.get();
+    op::Shape broadcastShape;
+    BroadcastInferShape(gradOutput->GetViewShape(), self->GetViewShape(), broadcastShape);
     auto gradOutputContiguous = l0op::Contiguous(gradOutput, opExecutor);
+    CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    gradOutputContiguous = BroadcastIfNeeded(gradOutputContiguous, broadcastShape, opExecutor);
     CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto selfContiguous = l0op::Contiguous(self, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    selfContiguous = BroadcastIfNeeded(selfContiguous, broadcastShape, opExecutor);
+    CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     float negativeSlopeValue = negativeSlope->ToFloat();
 
-    auto result = l0op::LeakyReluGrad(gradOutputContiguous, selfContiguous, negativeSlopeValue, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(result, out, opExecutor);
+    auto l0Result = l0op::LeakyReluGrad(gradOutputContiguous, selfContiguous, negativeSlopeValue, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0Result, out, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();

@@ -32,7 +32,7 @@ extern "C" {
  */
 ACLNN_API aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
                                                              const aclScalar* negativeSlope, bool selfIsResult,
-                                                             const aclTensor* out, uint64_t* workspaceSize,
+                                                             aclTensor* out, uint64_t* workspaceSize,
                                                              aclOpExecutor** executor);
 
 /**

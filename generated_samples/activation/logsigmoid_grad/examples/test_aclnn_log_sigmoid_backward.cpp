@@ -29,8 +29,8 @@
 static int64_t GetShapeSize(const std::vector<int64_t>& shape)
 {
     int64_t size = 1;
-    for (int64_t dim : shape) {
-        size *= dim;
+    for (int64_t dimSize : shape) {
+        size *= dimSize;
     }
     return size;
 }
@@ -89,6 +89,14 @@ int main()
     aclTensor* self = nullptr;
     ret = CreateAclTensor(selfHost, shape, &selfDevice, ACL_FLOAT, &self);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
+    std::vector<float> bufferHost(elements);
+    for (int64_t i = 0; i < static_cast<int64_t>(bufferHost.size()); i++) {
+        bufferHost[i] = 0.25f * static_cast<float>(i % 16) - 2.0f;
+    }
+    void* bufferDevice = nullptr;
+    aclTensor* buffer = nullptr;
+    ret = CreateAclTensor(bufferHost, shape, &bufferDevice, ACL_FLOAT, &buffer);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
     std::vector<float> gradInputHost(elements);
     for (int64_t i = 0; i < static_cast<int64_t>(gradInputHost.size()); i++) {
         gradInputHost[i] = 0;
@@ -100,7 +108,7 @@ int main()
 
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
-    ret = aclnnLogSigmoidBackwardGetWorkspaceSize(gradOutput, self, gradInput, &workspaceSize, &executor);
+    ret = aclnnLogSigmoidBackwardGetWorkspaceSize(gradOutput, self, buffer, gradInput, &workspaceSize, &executor);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnLogSigmoidBackwardGetWorkspaceSize failed. ERROR: %d\n", ret);
               return ret);
     void* workspaceAddr = nullptr;
@@ -125,6 +133,8 @@ int main()
     aclrtFree(gradOutputDevice);
     aclDestroyTensor(self);
     aclrtFree(selfDevice);
+    aclDestroyTensor(buffer);
+    aclrtFree(bufferDevice);
     aclDestroyTensor(gradInput);
     aclrtFree(gradInputDevice);
     if (workspaceSize > 0) {

@@ -27,10 +27,12 @@ using namespace op;
 static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16,
                                                                        op::DataType::DT_BF16};
 
-static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* buffer,
+                         const aclTensor* gradInput)
 {
     OP_CHECK_NULL(gradOutput, return false);
     OP_CHECK_NULL(self, return false);
+    OP_CHECK_NULL(buffer, return false);
     OP_CHECK_NULL(gradInput, return false);
     return true;
 }
@@ -54,23 +56,24 @@ static bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const
     return true;
 }
 
-static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* buffer,
+                               const aclTensor* gradInput)
 {
-    CHECK_RET(CheckNotNull(gradOutput, self, gradInput), ACLNN_ERR_PARAM_NULLPTR);
+    CHECK_RET(CheckNotNull(gradOutput, self, buffer, gradInput), ACLNN_ERR_PARAM_NULLPTR);
     CHECK_RET(CheckDtypeValid(gradOutput, self, gradInput), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(CheckShape(gradOutput, self, gradInput), ACLNN_ERR_PARAM_INVALID);
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclnnLogSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                    const aclTensor* gradInput, uint64_t* workspaceSize,
-                                                    aclOpExecutor** executor)
+                                                    const aclTensor* buffer, aclTensor* gradInput,
+                                                    uint64_t* workspaceSize, aclOpExecutor** executor)
 {
-    L2_DFX_PHASE_1(aclnnLogSigmoidBackward, DFX_IN(gradOutput, self), DFX_OUT(gradInput));
+    L2_DFX_PHASE_1(aclnnLogSigmoidBackward, DFX_IN(gradOutput, self, buffer), DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
 
-    auto ret = CheckParams(gradOutput, self, gradInput);
+    auto ret = CheckParams(gradOutput, self, buffer, gradInput);
     CHECK_RET(ret == ACLNN_SUCCESS, ret);
 
     if (gradOutput->IsEmpty() || self->IsEmpty()) {
@@ -85,9 +88,9 @@ aclnnStatus aclnnLogSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput,
     auto selfContiguous = l0op::Contiguous(self, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-    auto result = l0op::LogSigmoidGrad(gradOutputContiguous, selfContiguous, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
+    auto l0Result = l0op::LogSigmoidGrad(gradOutputContiguous, selfContiguous, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0Result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();

@@ -19,18 +19,18 @@ namespace ge {
  *
  * @par Inputs:
  * @li gradients: The gradient flowing back into softplus's output.
- *     Format ND; types DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16.
+ *     Format ND; types FloatingDataType, DT_BF16.
  * @li features: The input of the forward softplus.
- *     Format ND; types DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16.
+ *     Format ND; types FloatingDataType, DT_BF16.
  *
  * @par Outputs:
  * @li backprops: The gradient with respect to features.
- *     Format ND; types DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16.
+ *     Format ND; types FloatingDataType, DT_BF16.
  */
 REG_OP(SoftplusGrad)
-    .INPUT(gradients, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
-    .INPUT(features, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
-    .OUTPUT(backprops, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
+    .INPUT(gradients, TensorType({FloatingDataType, DT_BF16}))
+    .INPUT(features, TensorType({FloatingDataType, DT_BF16}))
+    .OUTPUT(backprops, TensorType({FloatingDataType, DT_BF16}))
     .OP_END_FACTORY_REG(SoftplusGrad)
 
 } // namespace ge

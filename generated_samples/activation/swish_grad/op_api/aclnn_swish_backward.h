@@ -29,7 +29,7 @@ extern "C" {
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
 ACLNN_API aclnnStatus aclnnSwishBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                         const aclScalar* betaOptional, const aclTensor* gradInput,
+                                                         const aclScalar* betaOptional, aclTensor* gradInput,
                                                          uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**

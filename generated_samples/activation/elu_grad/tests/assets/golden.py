@@ -34,5 +34,5 @@ def elu_grad_golden(grads, activations, **kwargs):
     with np.errstate(all="ignore"):
         grads = np.broadcast_to(grads.astype(np.float32), shape)
         activations = np.broadcast_to(activations.astype(np.float32), shape)
-        outputs = variant(grads, activations, cdt, shape)
-        return outputs[0].astype(out_dtype)
+        _outputs = variant(grads, activations, cdt, shape)
+        return _outputs[0].astype(out_dtype)

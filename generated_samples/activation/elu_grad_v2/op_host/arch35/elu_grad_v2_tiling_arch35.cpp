@@ -85,31 +85,31 @@ ge::graphStatus EluGradV2Tiling::RunTiling()
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, tiling);
 
     ElewiseBaseTiling elewiseBaseTiling(tilingContext);
-    ge::graphStatus result = ge::GRAPH_FAILED;
+    ge::graphStatus tilingStatus = ge::GRAPH_FAILED;
     if (outputDtype == ge::DT_BF16 && isResult == TPL_IS_RESULT_FALSE) {
         dType = TPL_BF16;
-        result = elewiseBaseTiling.DoTiling<EluGradV2IsResultFalseDag<bfloat16_t>::OpDag>(tiling->baseTiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<EluGradV2IsResultFalseDag<bfloat16_t>::OpDag>(tiling->baseTiling);
     } else if (outputDtype == ge::DT_BF16 && isResult == TPL_IS_RESULT_TRUE) {
         dType = TPL_BF16;
-        result = elewiseBaseTiling.DoTiling<EluGradV2IsResultTrueDag<bfloat16_t>::OpDag>(tiling->baseTiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<EluGradV2IsResultTrueDag<bfloat16_t>::OpDag>(tiling->baseTiling);
     } else if (outputDtype == ge::DT_FLOAT16 && isResult == TPL_IS_RESULT_FALSE) {
         dType = TPL_FP16;
-        result = elewiseBaseTiling.DoTiling<EluGradV2IsResultFalseDag<half>::OpDag>(tiling->baseTiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<EluGradV2IsResultFalseDag<half>::OpDag>(tiling->baseTiling);
     } else if (outputDtype == ge::DT_FLOAT16 && isResult == TPL_IS_RESULT_TRUE) {
         dType = TPL_FP16;
-        result = elewiseBaseTiling.DoTiling<EluGradV2IsResultTrueDag<half>::OpDag>(tiling->baseTiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<EluGradV2IsResultTrueDag<half>::OpDag>(tiling->baseTiling);
     } else if (outputDtype == ge::DT_FLOAT && isResult == TPL_IS_RESULT_FALSE) {
         dType = TPL_FP32;
-        result = elewiseBaseTiling.DoTiling<EluGradV2IsResultFalseDag<float>::OpDag>(tiling->baseTiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<EluGradV2IsResultFalseDag<float>::OpDag>(tiling->baseTiling);
     } else if (outputDtype == ge::DT_FLOAT && isResult == TPL_IS_RESULT_TRUE) {
         dType = TPL_FP32;
-        result = elewiseBaseTiling.DoTiling<EluGradV2IsResultTrueDag<float>::OpDag>(tiling->baseTiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<EluGradV2IsResultTrueDag<float>::OpDag>(tiling->baseTiling);
     } else {
         OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "y", ge::TypeUtils::DataTypeToSerialString(outputDtype),
                                   "DT_BF16, DT_FLOAT16, DT_FLOAT");
         return ge::GRAPH_FAILED;
     }
-    OP_CHECK_IF(result != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),
+    OP_CHECK_IF(tilingStatus != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),
                 return ge::GRAPH_FAILED);
     const float* alphaAttr = attrs->GetAttrPointer<float>(0);
     tiling->alpha = alphaAttr != nullptr ? *alphaAttr : 1.0f; // attr alpha

@@ -71,5 +71,5 @@ def gelu_grad_v2_golden(dy, x, *, approximate='none', **kwargs):
     with np.errstate(all="ignore"):
         dy = np.broadcast_to(dy.astype(np.float32), shape)
         x = np.broadcast_to(x.astype(np.float32), shape)
-        outputs = variant(dy, x, cdt, shape)
-        return outputs[0].astype(out_dtype)
+        _outputs = variant(dy, x, cdt, shape)
+        return _outputs[0].astype(out_dtype)

@@ -159,7 +159,8 @@ ge::graphStatus HardShrinkGradTiling::RunTiling()
     auto attrs = tilingContext->GetAttrs();
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, attrs);
     const float* lambdAttr = attrs->GetAttrPointer<float>(0);
-    tiling->lambd = lambdAttr != nullptr ? *lambdAttr : 0.5f; // attr lambd
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, lambdAttr); // attr lambd is required
+    tiling->lambd = *lambdAttr;
 
     tilingContext->SetTilingKey(tilingKey);
     tilingContext->SetBlockDim(usedCores);

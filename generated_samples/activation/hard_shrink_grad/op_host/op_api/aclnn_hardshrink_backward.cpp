@@ -77,7 +77,7 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
 }
 
 aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                    const aclScalar* lambd, const aclTensor* gradInput,
+                                                    const aclScalar* lambd, aclTensor* gradInput,
                                                     uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnHardshrinkBackward, DFX_IN(gradOutput, self, lambd), DFX_OUT(gradInput));
@@ -103,9 +103,9 @@ aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput,
         lambdValue = 0.0f;
     }
 
-    auto result = l0op::HardShrinkGrad(gradOutputContiguous, selfContiguous, lambdValue, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
+    auto l0Result = l0op::HardShrinkGrad(gradOutputContiguous, selfContiguous, lambdValue, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0Result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
@@ -114,7 +114,7 @@ aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput,
 }
 
 aclnnStatus aclnnHardshrinkBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                    aclrtStream stream)
+                                    const aclrtStream stream)
 {
     L2_DFX_PHASE_2(aclnnHardshrinkBackward);
     return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);

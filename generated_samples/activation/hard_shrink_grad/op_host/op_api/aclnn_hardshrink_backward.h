@@ -30,14 +30,14 @@ extern "C" {
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
 ACLNN_API aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                              const aclScalar* lambd, const aclTensor* gradInput,
+                                                              const aclScalar* lambd, aclTensor* gradInput,
                                                               uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief Second phase of aclnnHardshrinkBackward: launches the computation on the stream.
  */
 ACLNN_API aclnnStatus aclnnHardshrinkBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                              aclrtStream stream);
+                                              const aclrtStream stream);
 
 #ifdef __cplusplus
 }

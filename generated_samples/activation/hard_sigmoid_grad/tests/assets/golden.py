@@ -37,5 +37,5 @@ def hard_sigmoid_grad_golden(grads, input_x, *, alpha=0.16666666666666666, beta=
     with np.errstate(all="ignore"):
         grads = np.broadcast_to(grads.astype(np.float32), shape)
         input_x = np.broadcast_to(input_x.astype(np.float32), shape)
-        outputs = variant(grads, input_x, cdt, shape, alpha, beta)
-        return outputs[0].astype(out_dtype)
+        _outputs = variant(grads, input_x, cdt, shape, alpha, beta)
+        return _outputs[0].astype(out_dtype)

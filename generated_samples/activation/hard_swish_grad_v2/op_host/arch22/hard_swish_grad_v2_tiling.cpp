@@ -60,10 +60,10 @@ ge::graphStatus HardSwishGradV2Tiling::CheckDtypes()
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, gradOutputDesc);
     OP_CHECK_IF(
         gradOutputDesc->GetDataType() != outputDtype,
-        OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "grad_output, out",
+        OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(tilingContext->GetNodeName(), "gradOutput, out",
                                                ge::TypeUtils::DataTypeToSerialString(gradOutputDesc->GetDataType()) +
                                                    ", " + ge::TypeUtils::DataTypeToSerialString(outputDtype),
-                                               "The dtypes of grad_output and out must be the same"),
+                                               "The dtypes of gradOutput and out must be the same"),
         return ge::GRAPH_FAILED);
     auto selfDesc = tilingContext->GetInputDesc(1);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, selfDesc);
@@ -85,16 +85,16 @@ ge::graphStatus HardSwishGradV2Tiling::CheckShapes()
     auto outShape = tilingContext->GetOutputShape(0);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, outShape);
     OP_CHECK_IF(selfShape->GetStorageShape() != gradOutputShape->GetStorageShape(),
-                OP_LOGE_FOR_INVALID_SHAPES_WITH_REASON(tilingContext->GetNodeName(), "grad_output, self",
+                OP_LOGE_FOR_INVALID_SHAPES_WITH_REASON(tilingContext->GetNodeName(), "gradOutput, self",
                                                        Ops::Base::ToString(gradOutputShape->GetStorageShape()) + ", " +
                                                            Ops::Base::ToString(selfShape->GetStorageShape()),
-                                                       "The shapes of grad_output and self must be the same"),
+                                                       "The shapes of gradOutput and self must be the same"),
                 return ge::GRAPH_FAILED);
     OP_CHECK_IF(outShape->GetStorageShape() != gradOutputShape->GetStorageShape(),
-                OP_LOGE_FOR_INVALID_SHAPES_WITH_REASON(tilingContext->GetNodeName(), "grad_output, out",
+                OP_LOGE_FOR_INVALID_SHAPES_WITH_REASON(tilingContext->GetNodeName(), "gradOutput, out",
                                                        Ops::Base::ToString(gradOutputShape->GetStorageShape()) + ", " +
                                                            Ops::Base::ToString(outShape->GetStorageShape()),
-                                                       "The shapes of grad_output and out must be the same"),
+                                                       "The shapes of gradOutput and out must be the same"),
                 return ge::GRAPH_FAILED);
     return ge::GRAPH_SUCCESS;
 }

@@ -20,7 +20,7 @@ extern "C" {
 
 /**
  * @brief First phase of aclnnHardswishBackwardV2: checks the tensors and returns the workspace size.
- * @param [in] gradOutput: grad_output of HardSwishGradV2.
+ * @param [in] gradOutput: gradOutput of HardSwishGradV2.
  * @param [in] self: self of HardSwishGradV2.
  * @param [out] out: out of HardSwishGradV2.
  * @param [out] workspaceSize: bytes of device workspace the second phase needs.
@@ -28,7 +28,7 @@ extern "C" {
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
 ACLNN_API aclnnStatus aclnnHardswishBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                               const aclTensor* out, uint64_t* workspaceSize,
+                                                               aclTensor* out, uint64_t* workspaceSize,
                                                                aclOpExecutor** executor);
 
 /**

@@ -24,16 +24,16 @@ OP_TYPE_REGISTER(HardSwishGradV2);
 static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
     op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
 
-const aclTensor* HardSwishGradV2(const aclTensor* grad_output, const aclTensor* self, aclOpExecutor* executor)
+const aclTensor* HardSwishGradV2(const aclTensor* gradOutput, const aclTensor* self, aclOpExecutor* executor)
 {
-    L0_DFX(HardSwishGradV2, grad_output, self);
-    if (!CheckType(grad_output->GetDataType(), AICORE_DTYPE_SUPPORT_LIST)) {
+    L0_DFX(HardSwishGradV2, gradOutput, self);
+    if (!CheckType(gradOutput->GetDataType(), AICORE_DTYPE_SUPPORT_LIST)) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "HardSwishGradV2 does not support this dtype on AICore.");
         return nullptr;
     }
-    auto out = executor->AllocTensor(grad_output->GetViewShape(), grad_output->GetDataType());
+    auto out = executor->AllocTensor(gradOutput->GetViewShape(), gradOutput->GetDataType());
     CHECK_RET(out != nullptr, nullptr);
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(HardSwishGradV2, OP_INPUT(grad_output, self), OP_OUTPUT(out));
+    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(HardSwishGradV2, OP_INPUT(gradOutput, self), OP_OUTPUT(out));
     OP_CHECK(ret == ACLNN_SUCCESS,
              OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "HardSwishGradV2 ADD_TO_LAUNCHER_LIST_AICORE failed."), return nullptr);
     return out;

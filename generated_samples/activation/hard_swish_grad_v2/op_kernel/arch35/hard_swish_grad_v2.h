@@ -57,14 +57,14 @@ class KernelHardSwishGradV2 {
 public:
     __aicore__ inline KernelHardSwishGradV2() {}
 
-    __aicore__ inline void Init(GM_ADDR grad_output, GM_ADDR self, GM_ADDR out,
+    __aicore__ inline void Init(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR out,
                                 const HardSwishGradV2TilingData& tilingData)
     {
         uint64_t blockIdx = GetBlockIdx();
         uint64_t offset = blockIdx * tilingData.blockFormer;
         coreDataNum = (blockIdx + 1 == GetBlockNum()) ? tilingData.blockTail : tilingData.blockFormer;
         tileDataNum = tilingData.tileDataNum;
-        gradOutputGm.SetGlobalBuffer((__gm__ TYPE_GRAD_OUTPUT*)grad_output + offset, coreDataNum);
+        gradOutputGm.SetGlobalBuffer((__gm__ TYPE_GRAD_OUTPUT*)gradOutput + offset, coreDataNum);
         pipe.InitBuffer(inQueueGradOutput, BUFFER_NUM, tileDataNum * sizeof(TYPE_GRAD_OUTPUT));
         selfGm.SetGlobalBuffer((__gm__ TYPE_SELF*)self + offset, coreDataNum);
         pipe.InitBuffer(inQueueSelf, BUFFER_NUM, tileDataNum * sizeof(TYPE_SELF));
@@ -121,7 +121,7 @@ private:
             Select(tmp0, mask0, tmp0, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count); // t1 = select(above, t, 0.0)
             Compares(mask0, selfValue, 3.0f, CMPMODE::LT, cmpCount);                  // below = lt(self, 3.0)
             Select(tmp0, mask0, tmp0, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count); // t2 = select(below, t1, 1.0)
-            Mul(outValue, gradOutputValue, tmp0, count);                              // out = mul(grad_output, t2)
+            Mul(outValue, gradOutputValue, tmp0, count);                              // out = mul(gradOutput, t2)
             StoreFloat<TYPE_OUT>(outLocal, outValue, count);
         } else if constexpr (TILING_KEY == HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910_93) {
             LocalTensor<float> gradOutputValue = AsFloat<TYPE_GRAD_OUTPUT>(gradOutputLocal, castBufGradOutput, count);
@@ -136,7 +136,7 @@ private:
             Select(tmp0, mask0, tmp0, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count); // t1 = select(above, t, 0.0)
             Compares(mask0, selfValue, 3.0f, CMPMODE::LT, cmpCount);                  // below = lt(self, 3.0)
             Select(tmp0, mask0, tmp0, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count); // t2 = select(below, t1, 1.0)
-            Mul(outValue, gradOutputValue, tmp0, count);                              // out = mul(grad_output, t2)
+            Mul(outValue, gradOutputValue, tmp0, count);                              // out = mul(gradOutput, t2)
             StoreFloat<TYPE_OUT>(outLocal, outValue, count);
         } else if constexpr (TILING_KEY == HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND950) {
             LocalTensor<float> gradOutputValue = AsFloat<TYPE_GRAD_OUTPUT>(gradOutputLocal, castBufGradOutput, count);
@@ -151,7 +151,7 @@ private:
             Select(tmp0, mask0, tmp0, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count); // t1 = select(above, t, 0.0)
             Compares(mask0, selfValue, 3.0f, CMPMODE::LT, cmpCount);                  // below = lt(self, 3.0)
             Select(tmp0, mask0, tmp0, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count); // t2 = select(below, t1, 1.0)
-            Mul(outValue, gradOutputValue, tmp0, count);                              // out = mul(grad_output, t2)
+            Mul(outValue, gradOutputValue, tmp0, count);                              // out = mul(gradOutput, t2)
             StoreFloat<TYPE_OUT>(outLocal, outValue, count);
         }
         outQueueOut.EnQue<TYPE_OUT>(outLocal);

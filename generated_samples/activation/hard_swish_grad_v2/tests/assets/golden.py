@@ -11,7 +11,7 @@ import numpy as np
 __golden__ = {"kernel": {"hard_swish_grad_v2": "hard_swish_grad_v2_golden"}}
 
 
-def _default(grad_output, self, cdt, shape):
+def _default(gradOutput, self, cdt, shape):
     """Kernel math of Ascend910B, Ascend910_93, Ascend950."""
     t0 = np.multiply(self, cdt(0.33333334))
     t = np.add(t0, cdt(0.5))
@@ -19,7 +19,7 @@ def _default(grad_output, self, cdt, shape):
     t1 = np.where(above, t, cdt(0.0))
     below = np.less(self, cdt(3.0))
     t2 = np.where(below, t1, cdt(1.0))
-    out = np.multiply(grad_output, t2)
+    out = np.multiply(gradOutput, t2)
     return (out,)
 
 
@@ -30,14 +30,14 @@ _VARIANTS = {
 }
 
 
-def hard_swish_grad_v2_golden(grad_output, self, **kwargs):
+def hard_swish_grad_v2_golden(gradOutput, self, **kwargs):
     """Inputs in hard_swish_grad_v2_def.cpp order (outputs excluded); returns the output(s)."""
     variant = _VARIANTS.get(kwargs.get("short_soc_version"), _default)
-    out_dtype = grad_output.dtype
-    shape = np.broadcast_shapes(grad_output.shape, self.shape)
+    out_dtype = gradOutput.dtype
+    shape = np.broadcast_shapes(gradOutput.shape, self.shape)
     cdt = np.float32
     with np.errstate(all="ignore"):
-        grad_output = np.broadcast_to(grad_output.astype(np.float32), shape)
+        gradOutput = np.broadcast_to(gradOutput.astype(np.float32), shape)
         self = np.broadcast_to(self.astype(np.float32), shape)
-        outputs = variant(grad_output, self, cdt, shape)
-        return outputs[0].astype(out_dtype)
+        _outputs = variant(gradOutput, self, cdt, shape)
+        return _outputs[0].astype(out_dtype)

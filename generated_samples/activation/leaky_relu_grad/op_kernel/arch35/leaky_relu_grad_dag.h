@@ -24,9 +24,9 @@ constexpr int VSEL_TENSOR_TENSOR_MODE = 2;
 
 template <typename T>
 struct LeakyReluGradDag {
-    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                // load gradients
+    using OpCopyIn0 = Bind<Vec::CopyInBrc<T>, Placeholder::In0<T>>;             // load gradients
     using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // gradients to float
-    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                // load features
+    using OpCopyIn1 = Bind<Vec::CopyInBrc<T>, Placeholder::In1<T>>;             // load features
     using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // features to float
     using Const0 = MAKE_CONST(float, 0.0);
     using OpCalcPos =

@@ -33,5 +33,5 @@ def leaky_relu_grad_golden(gradients, features, *, negative_slope=0.0, **kwargs)
     with np.errstate(all="ignore"):
         gradients = np.broadcast_to(gradients.astype(np.float32), shape)
         features = np.broadcast_to(features.astype(np.float32), shape)
-        outputs = variant(gradients, features, cdt, shape, negative_slope)
-        return outputs[0].astype(out_dtype)
+        _outputs = variant(gradients, features, cdt, shape, negative_slope)
+        return _outputs[0].astype(out_dtype)

@@ -36,5 +36,5 @@ def logsigmoid_grad_golden(grads, features, **kwargs):
     with np.errstate(all="ignore"):
         grads = np.broadcast_to(grads.astype(np.float32), shape)
         features = np.broadcast_to(features.astype(np.float32), shape)
-        outputs = variant(grads, features, cdt, shape)
-        return outputs[0].astype(out_dtype)
+        _outputs = variant(grads, features, cdt, shape)
+        return _outputs[0].astype(out_dtype)

@@ -79,22 +79,22 @@ ge::graphStatus SigmoidGradTiling::RunTiling()
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, tiling);
 
     ElewiseBaseTiling elewiseBaseTiling(tilingContext);
-    ge::graphStatus result = ge::GRAPH_FAILED;
+    ge::graphStatus tilingStatus = ge::GRAPH_FAILED;
     if (outputDtype == ge::DT_FLOAT16) {
         dType = TPL_FP16;
-        result = elewiseBaseTiling.DoTiling<SigmoidGradDag<half>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<SigmoidGradDag<half>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_BF16) {
         dType = TPL_BF16;
-        result = elewiseBaseTiling.DoTiling<SigmoidGradDag<bfloat16_t>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<SigmoidGradDag<bfloat16_t>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_FLOAT) {
         dType = TPL_FP32;
-        result = elewiseBaseTiling.DoTiling<SigmoidGradDag<float>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<SigmoidGradDag<float>::OpDag>(*tiling);
     } else {
         OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "z", ge::TypeUtils::DataTypeToSerialString(outputDtype),
                                   "DT_FLOAT16, DT_BF16, DT_FLOAT");
         return ge::GRAPH_FAILED;
     }
-    OP_CHECK_IF(result != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),
+    OP_CHECK_IF(tilingStatus != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),
                 return ge::GRAPH_FAILED);
 
     size_t* workspaces = tilingContext->GetWorkspaceSizes(1);

@@ -69,40 +69,40 @@ ge::graphStatus SiluGradTiling::RunTiling()
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, tiling);
 
     ElewiseBaseTiling elewiseBaseTiling(tilingContext);
-    ge::graphStatus result = ge::GRAPH_FAILED;
+    ge::graphStatus tilingStatus = ge::GRAPH_FAILED;
     if (dyDtype == ge::DT_FLOAT16 && xDtype == ge::DT_FLOAT16 && outputDtype == ge::DT_FLOAT16) {
         dType = TPL_FP16;
-        result = elewiseBaseTiling.DoTiling<SiluGradDag<half, half, half>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<SiluGradDag<half, half, half>::OpDag>(*tiling);
     } else if (dyDtype == ge::DT_BF16 && xDtype == ge::DT_BF16 && outputDtype == ge::DT_BF16) {
         dType = TPL_BF16;
-        result = elewiseBaseTiling.DoTiling<SiluGradDag<bfloat16_t, bfloat16_t, bfloat16_t>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<SiluGradDag<bfloat16_t, bfloat16_t, bfloat16_t>::OpDag>(*tiling);
     } else if (dyDtype == ge::DT_FLOAT && xDtype == ge::DT_FLOAT && outputDtype == ge::DT_FLOAT) {
         dType = TPL_FP32;
-        result = elewiseBaseTiling.DoTiling<SiluGradDag<float, float, float>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<SiluGradDag<float, float, float>::OpDag>(*tiling);
     } else if (dyDtype == ge::DT_FLOAT16 && xDtype == ge::DT_BF16 && outputDtype == ge::DT_FLOAT) {
         dType = TPL_FP16_BF16_FP32;
-        result = elewiseBaseTiling.DoTiling<SiluGradDag<float, half, bfloat16_t>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<SiluGradDag<float, half, bfloat16_t>::OpDag>(*tiling);
     } else if (dyDtype == ge::DT_FLOAT16 && xDtype == ge::DT_FLOAT && outputDtype == ge::DT_FLOAT) {
         dType = TPL_FP16_FP32_FP32;
-        result = elewiseBaseTiling.DoTiling<SiluGradDag<float, half, float>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<SiluGradDag<float, half, float>::OpDag>(*tiling);
     } else if (dyDtype == ge::DT_BF16 && xDtype == ge::DT_FLOAT16 && outputDtype == ge::DT_FLOAT) {
         dType = TPL_BF16_FP16_FP32;
-        result = elewiseBaseTiling.DoTiling<SiluGradDag<float, bfloat16_t, half>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<SiluGradDag<float, bfloat16_t, half>::OpDag>(*tiling);
     } else if (dyDtype == ge::DT_BF16 && xDtype == ge::DT_FLOAT && outputDtype == ge::DT_FLOAT) {
         dType = TPL_BF16_FP32_FP32;
-        result = elewiseBaseTiling.DoTiling<SiluGradDag<float, bfloat16_t, float>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<SiluGradDag<float, bfloat16_t, float>::OpDag>(*tiling);
     } else if (dyDtype == ge::DT_FLOAT && xDtype == ge::DT_FLOAT16 && outputDtype == ge::DT_FLOAT) {
         dType = TPL_FP32_FP16_FP32;
-        result = elewiseBaseTiling.DoTiling<SiluGradDag<float, float, half>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<SiluGradDag<float, float, half>::OpDag>(*tiling);
     } else if (dyDtype == ge::DT_FLOAT && xDtype == ge::DT_BF16 && outputDtype == ge::DT_FLOAT) {
         dType = TPL_FP32_BF16_FP32;
-        result = elewiseBaseTiling.DoTiling<SiluGradDag<float, float, bfloat16_t>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<SiluGradDag<float, float, bfloat16_t>::OpDag>(*tiling);
     } else {
         OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "dx",
                                   ge::TypeUtils::DataTypeToSerialString(outputDtype), "DT_FLOAT16, DT_BF16, DT_FLOAT");
         return ge::GRAPH_FAILED;
     }
-    OP_CHECK_IF(result != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),
+    OP_CHECK_IF(tilingStatus != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),
                 return ge::GRAPH_FAILED);
 
     size_t* workspaces = tilingContext->GetWorkspaceSizes(1);

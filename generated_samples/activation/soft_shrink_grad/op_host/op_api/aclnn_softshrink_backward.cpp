@@ -87,7 +87,7 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
 }
 
 aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                    const aclScalar* lambda, const aclTensor* gradInput,
+                                                    const aclScalar* lambda, aclTensor* gradInput,
                                                     uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSoftshrinkBackward, DFX_IN(gradOutput, self, lambda), DFX_OUT(gradInput));
@@ -110,9 +110,9 @@ aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput,
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     float lambdValue = lambda->ToFloat();
 
-    auto result = l0op::SoftShrinkGrad(gradOutputContiguous, selfContiguous, lambdValue, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
+    auto l0Result = l0op::SoftShrinkGrad(gradOutputContiguous, selfContiguous, lambdValue, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0Result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
@@ -121,7 +121,7 @@ aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput,
 }
 
 aclnnStatus aclnnSoftshrinkBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                    aclrtStream stream)
+                                    const aclrtStream stream)
 {
     L2_DFX_PHASE_2(aclnnSoftshrinkBackward);
     return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);

@@ -30,14 +30,14 @@ extern "C" {
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
 ACLNN_API aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                              const aclScalar* lambda, const aclTensor* gradInput,
+                                                              const aclScalar* lambda, aclTensor* gradInput,
                                                               uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief Second phase of aclnnSoftshrinkBackward: launches the computation on the stream.
  */
 ACLNN_API aclnnStatus aclnnSoftshrinkBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                              aclrtStream stream);
+                                              const aclrtStream stream);
 
 #ifdef __cplusplus
 }

@@ -33,5 +33,5 @@ def soft_shrink_grad_golden(input_grad, input_x, *, lambd=0.5, **kwargs):
     with np.errstate(all="ignore"):
         input_grad = np.broadcast_to(input_grad.astype(np.float32), shape)
         input_x = np.broadcast_to(input_x.astype(np.float32), shape)
-        outputs = variant(input_grad, input_x, cdt, shape, lambd)
-        return outputs[0].astype(out_dtype)
+        _outputs = variant(input_grad, input_x, cdt, shape, lambd)
+        return _outputs[0].astype(out_dtype)

@@ -35,5 +35,5 @@ def softplus_grad_golden(gradients, features, **kwargs):
     with np.errstate(all="ignore"):
         gradients = np.broadcast_to(gradients.astype(np.float32), shape)
         features = np.broadcast_to(features.astype(np.float32), shape)
-        outputs = variant(gradients, features, cdt, shape)
-        return outputs[0].astype(out_dtype)
+        _outputs = variant(gradients, features, cdt, shape)
+        return _outputs[0].astype(out_dtype)

@@ -87,22 +87,22 @@ ge::graphStatus SwishGradTiling::RunTiling()
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, tiling);
 
     ElewiseBaseTiling elewiseBaseTiling(tilingContext);
-    ge::graphStatus result = ge::GRAPH_FAILED;
+    ge::graphStatus tilingStatus = ge::GRAPH_FAILED;
     if (outputDtype == ge::DT_BF16) {
         dType = TPL_BF16;
-        result = elewiseBaseTiling.DoTiling<SwishGradDag<bfloat16_t>::OpDag>(tiling->baseTiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<SwishGradDag<bfloat16_t>::OpDag>(tiling->baseTiling);
     } else if (outputDtype == ge::DT_FLOAT16) {
         dType = TPL_FP16;
-        result = elewiseBaseTiling.DoTiling<SwishGradDag<half>::OpDag>(tiling->baseTiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<SwishGradDag<half>::OpDag>(tiling->baseTiling);
     } else if (outputDtype == ge::DT_FLOAT) {
         dType = TPL_FP32;
-        result = elewiseBaseTiling.DoTiling<SwishGradDag<float>::OpDag>(tiling->baseTiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<SwishGradDag<float>::OpDag>(tiling->baseTiling);
     } else {
         OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "grad_x",
                                   ge::TypeUtils::DataTypeToSerialString(outputDtype), "DT_BF16, DT_FLOAT16, DT_FLOAT");
         return ge::GRAPH_FAILED;
     }
-    OP_CHECK_IF(result != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),
+    OP_CHECK_IF(tilingStatus != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),
                 return ge::GRAPH_FAILED);
     auto attrs = tilingContext->GetAttrs();
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, attrs);

@@ -26,13 +26,13 @@ protected:
 TEST_F(l2_elu_backward_test, elu_backward_001_normal_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -44,13 +44,13 @@ TEST_F(l2_elu_backward_test, elu_backward_001_normal_bfloat16)
 TEST_F(l2_elu_backward_test, elu_backward_002_normal_float16)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -62,13 +62,13 @@ TEST_F(l2_elu_backward_test, elu_backward_002_normal_float16)
 TEST_F(l2_elu_backward_test, elu_backward_003_normal_float32)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -81,13 +81,13 @@ TEST_F(l2_elu_backward_test, elu_backward_004_ascend950_normal_bfloat16)
 {
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -100,13 +100,13 @@ TEST_F(l2_elu_backward_test, elu_backward_005_ascend950_normal_float16)
 {
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -119,13 +119,13 @@ TEST_F(l2_elu_backward_test, elu_backward_006_ascend950_normal_float32)
 {
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -136,13 +136,13 @@ TEST_F(l2_elu_backward_test, elu_backward_006_ascend950_normal_float32)
 // gradOutput is a null pointer
 TEST_F(l2_elu_backward_test, elu_backward_007_null_gradOutput)
 {
-    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT((aclTensor*)nullptr, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT((aclTensor*)nullptr, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -159,7 +159,7 @@ TEST_F(l2_elu_backward_test, elu_backward_008_null_selfOrResult)
     auto inputScaleDesc = ScalarDesc(1.0f);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, (aclTensor*)nullptr, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, (aclTensor*)nullptr),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -171,12 +171,12 @@ TEST_F(l2_elu_backward_test, elu_backward_008_null_selfOrResult)
 TEST_F(l2_elu_backward_test, elu_backward_009_null_gradInput)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT((aclTensor*)nullptr));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -188,12 +188,12 @@ TEST_F(l2_elu_backward_test, elu_backward_009_null_gradInput)
 TEST_F(l2_elu_backward_test, elu_backward_010_null_alpha)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, (aclScalar*)nullptr, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, (aclScalar*)nullptr, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -205,12 +205,12 @@ TEST_F(l2_elu_backward_test, elu_backward_010_null_alpha)
 TEST_F(l2_elu_backward_test, elu_backward_011_null_scale)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, (aclScalar*)nullptr, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, (aclScalar*)nullptr, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -222,12 +222,12 @@ TEST_F(l2_elu_backward_test, elu_backward_011_null_scale)
 TEST_F(l2_elu_backward_test, elu_backward_012_null_inputScale)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, (aclScalar*)nullptr, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, (aclScalar*)nullptr, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -239,13 +239,13 @@ TEST_F(l2_elu_backward_test, elu_backward_012_null_inputScale)
 TEST_F(l2_elu_backward_test, elu_backward_013_alpha_below_min_rejected)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(-1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
     auto ut =
-        OP_API_UT(aclnnEluBackward, INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, true),
+        OP_API_UT(aclnnEluBackward, INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, true, selfOrResultDesc),
                   OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -257,13 +257,13 @@ TEST_F(l2_elu_backward_test, elu_backward_013_alpha_below_min_rejected)
 TEST_F(l2_elu_backward_test, elu_backward_014_alpha_at_min)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(0.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
     auto ut =
-        OP_API_UT(aclnnEluBackward, INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, true),
+        OP_API_UT(aclnnEluBackward, INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, true, selfOrResultDesc),
                   OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -275,13 +275,13 @@ TEST_F(l2_elu_backward_test, elu_backward_014_alpha_at_min)
 TEST_F(l2_elu_backward_test, elu_backward_015_alpha_below_min_without_isResult)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(-1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -293,13 +293,13 @@ TEST_F(l2_elu_backward_test, elu_backward_015_alpha_below_min_without_isResult)
 TEST_F(l2_elu_backward_test, elu_backward_016_scalars_not_default)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(2.0f);
     auto scaleDesc = ScalarDesc(2.0f);
     auto inputScaleDesc = ScalarDesc(2.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -311,13 +311,13 @@ TEST_F(l2_elu_backward_test, elu_backward_016_scalars_not_default)
 TEST_F(l2_elu_backward_test, elu_backward_017_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -330,13 +330,13 @@ TEST_F(l2_elu_backward_test, elu_backward_017_empty)
 TEST_F(l2_elu_backward_test, elu_backward_018_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
-    auto selfOrResultDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -348,13 +348,13 @@ TEST_F(l2_elu_backward_test, elu_backward_018_dtype_float64_rejected)
 TEST_F(l2_elu_backward_test, elu_backward_019_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
-    auto selfOrResultDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -366,13 +366,13 @@ TEST_F(l2_elu_backward_test, elu_backward_019_dtype_complex64_rejected)
 TEST_F(l2_elu_backward_test, elu_backward_020_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
-    auto selfOrResultDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -384,13 +384,13 @@ TEST_F(l2_elu_backward_test, elu_backward_020_dtype_complex128_rejected)
 TEST_F(l2_elu_backward_test, elu_backward_021_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
-    auto selfOrResultDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -402,13 +402,13 @@ TEST_F(l2_elu_backward_test, elu_backward_021_dtype_undefined_rejected)
 TEST_F(l2_elu_backward_test, elu_backward_022_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -420,13 +420,13 @@ TEST_F(l2_elu_backward_test, elu_backward_022_dtype_int32_rejected)
 TEST_F(l2_elu_backward_test, elu_backward_023_selfOrResult_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -434,35 +434,35 @@ TEST_F(l2_elu_backward_test, elu_backward_023_selfOrResult_dtype_differs)
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
 }
 
-// gradInput float16, the others bfloat16: dtypes must agree
+// gradInput float16, the inputs bfloat16: the result is cast to it
 TEST_F(l2_elu_backward_test, elu_backward_024_gradInput_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
-    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
 }
 
 // selfOrResult has another shape: shapes must be equal
 TEST_F(l2_elu_backward_test, elu_backward_025_selfOrResult_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1025}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1025}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -474,13 +474,13 @@ TEST_F(l2_elu_backward_test, elu_backward_025_selfOrResult_shape_differs)
 TEST_F(l2_elu_backward_test, elu_backward_026_gradInput_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1025}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -492,13 +492,13 @@ TEST_F(l2_elu_backward_test, elu_backward_026_gradInput_shape_differs)
 TEST_F(l2_elu_backward_test, elu_backward_027_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -510,13 +510,13 @@ TEST_F(l2_elu_backward_test, elu_backward_027_rank_8)
 TEST_F(l2_elu_backward_test, elu_backward_028_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -528,13 +528,13 @@ TEST_F(l2_elu_backward_test, elu_backward_028_rank_9_rejected)
 TEST_F(l2_elu_backward_test, elu_backward_029_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -546,13 +546,13 @@ TEST_F(l2_elu_backward_test, elu_backward_029_scalar)
 TEST_F(l2_elu_backward_test, elu_backward_030_not_contiguous_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -564,13 +564,13 @@ TEST_F(l2_elu_backward_test, elu_backward_030_not_contiguous_bfloat16)
 TEST_F(l2_elu_backward_test, elu_backward_031_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -582,13 +582,13 @@ TEST_F(l2_elu_backward_test, elu_backward_031_not_contiguous_float16)
 TEST_F(l2_elu_backward_test, elu_backward_032_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -600,13 +600,13 @@ TEST_F(l2_elu_backward_test, elu_backward_032_format_nchw)
 TEST_F(l2_elu_backward_test, elu_backward_033_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -618,13 +618,13 @@ TEST_F(l2_elu_backward_test, elu_backward_033_format_nhwc)
 TEST_F(l2_elu_backward_test, elu_backward_034_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
-    auto selfOrResultDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
     auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW);
     auto ut = OP_API_UT(aclnnEluBackward,
-                        INPUT(gradOutputDesc, selfOrResultDesc, alphaDesc, scaleDesc, inputScaleDesc, false),
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
                         OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;

@@ -35,7 +35,7 @@ ACLNN_API aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor* gradOut
  * @brief Second phase of aclnnGeluBackward: launches the computation on the stream.
  */
 ACLNN_API aclnnStatus aclnnGeluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                        aclrtStream stream);
+                                        const aclrtStream stream);
 
 #ifdef __cplusplus
 }

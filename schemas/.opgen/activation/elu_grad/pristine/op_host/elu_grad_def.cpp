@@ -37,7 +37,6 @@ public:
             .DynamicRankSupportFlag(true)
             .DynamicShapeSupportFlag(true)
             .NeedCheckSupportFlag(false)
-            .PrecisionReduceFlag(true)
             .ExtendCfgInfo("opFile.value", "elu_grad_apt");
         this->AICore().AddConfig("ascend950", configAscend950);
     }

@@ -29,8 +29,8 @@
 static int64_t GetShapeSize(const std::vector<int64_t>& shape)
 {
     int64_t size = 1;
-    for (int64_t dim : shape) {
-        size *= dim;
+    for (int64_t dimSize : shape) {
+        size *= dimSize;
     }
     return size;
 }
@@ -110,7 +110,7 @@ int main()
 
     uint64_t workspaceSize = 0;
     aclOpExecutor* executor = nullptr;
-    ret = aclnnEluBackwardGetWorkspaceSize(gradOutput, selfOrResult, alpha, scale, inputScale, isResult, gradInput,
+    ret = aclnnEluBackwardGetWorkspaceSize(gradOutput, alpha, scale, inputScale, isResult, selfOrResult, gradInput,
                                            &workspaceSize, &executor);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnEluBackwardGetWorkspaceSize failed. ERROR: %d\n", ret); return ret);
     void* workspaceAddr = nullptr;

@@ -21,22 +21,22 @@ extern "C" {
 /**
  * @brief First phase of aclnnEluBackward: checks the tensors and returns the workspace size.
  * @param [in] gradOutput: grads of EluGradV2.
- * @param [in] selfOrResult: activations of EluGradV2.
  * @param [in] alpha: aclScalar (FLOAT, read with ToFloat); sets attr alpha; required (the def default is 1.0); when
  * isResult is true, below 0 it is refused (ACLNN_ERR_PARAM_INVALID).
  * @param [in] scale: aclScalar (FLOAT, read with ToFloat); sets attr scale; required (the def default is 1.0).
  * @param [in] inputScale: aclScalar (FLOAT, read with ToFloat); sets attr input_scale; required (the def default
  * is 1.0).
  * @param [in] isResult: bool; sets attr is_result; required (the def default is false).
+ * @param [in] selfOrResult: activations of EluGradV2.
  * @param [out] gradInput: y of EluGradV2.
  * @param [out] workspaceSize: bytes of device workspace the second phase needs.
  * @param [out] executor: the op executor to pass to the second phase.
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
-ACLNN_API aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* selfOrResult,
-                                                       const aclScalar* alpha, const aclScalar* scale,
-                                                       const aclScalar* inputScale, bool isResult,
-                                                       const aclTensor* gradInput, uint64_t* workspaceSize,
+ACLNN_API aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclScalar* alpha,
+                                                       const aclScalar* scale, const aclScalar* inputScale,
+                                                       bool isResult, const aclTensor* selfOrResult,
+                                                       aclTensor* gradInput, uint64_t* workspaceSize,
                                                        aclOpExecutor** executor);
 
 /**

@@ -41,7 +41,6 @@ public:
             .DynamicRankSupportFlag(true)
             .DynamicShapeSupportFlag(true)
             .NeedCheckSupportFlag(false)
-            .PrecisionReduceFlag(true)
             .ExtendCfgInfo("opFile.value", "elu_grad_v2_apt");
         this->AICore().AddConfig("ascend950", configAscend950);
     }

@@ -29,8 +29,8 @@ int main()
     }
     std::vector<int64_t> dims = {1024};
     int64_t elements = 1;
-    for (int64_t dim : dims) {
-        elements *= dim;
+    for (int64_t dimSize : dims) {
+        elements *= dimSize;
     }
 
     auto node = op::GeluGradV2("gelu_grad_v2");
@@ -60,8 +60,8 @@ int main()
     inputTensors.emplace_back(xDesc, reinterpret_cast<uint8_t*>(xHost.data()), xHost.size() * sizeof(float));
 
     Graph graph("gelu_grad_v2_graph");
-    std::vector<Operator> outputs = {node};
-    graph.SetInputs(inputs).SetOutputs(outputs);
+    std::vector<Operator> graphOutputs = {node};
+    graph.SetInputs(inputs).SetOutputs(graphOutputs);
 
     std::map<AscendString, AscendString> sessionOptions;
     Session session(sessionOptions);

@@ -14,6 +14,7 @@
 #include "aclnn_kernels/common/op_error_check.h"
 #include "log/log.h"
 #include "op_api/op_api_def_nn.h"
+#include "aclnn_kernels/cast.h"
 #include "level0/broadcast_to.h"
 #include "opdev/common_types.h"
 #include "opdev/data_type_utils.h"
@@ -28,6 +29,7 @@ using namespace op;
 
 static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
                                                                        op::DataType::DT_FLOAT};
+static constexpr const char* ACLNN_GELU_BACKWARD_V2_NAME = "aclnnGeluBackwardV2";
 
 static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const char* approximate,
                          const aclTensor* gradInput)
@@ -46,8 +48,15 @@ static bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* self, 
 {
     OP_CHECK_DTYPE_NOT_SUPPORT(gradOutput, DTYPE_SUPPORT_LIST, return false);
     OP_CHECK_DTYPE_NOT_SUPPORT(self, DTYPE_SUPPORT_LIST, return false);
-    OP_CHECK_DTYPE_NOT_SAME(gradOutput, gradInput, return false);
-    OP_CHECK_DTYPE_NOT_SAME(self, gradInput, return false);
+    auto promoteType = op::PromoteType(gradOutput->GetDataType(), self->GetDataType());
+    OP_CHECK(
+        CheckType(promoteType, DTYPE_SUPPORT_LIST),
+        OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(ACLNN_GELU_BACKWARD_V2_NAME, "gradOutput, self",
+                                               std::string(op::ToString(gradOutput->GetDataType()).GetString()) + ", " +
+                                                   std::string(op::ToString(self->GetDataType()).GetString()),
+                                               "the dtype the inputs promote to is not supported"),
+        return false);
+    OP_CHECK_RESULT_DTYPE_CAST_FAILED(promoteType, gradInput->GetDataType(), return false);
     return true;
 }
 
@@ -96,8 +105,7 @@ static const aclTensor* BroadcastIfNeeded(const aclTensor* tensor, const op::Sha
 }
 
 aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, char* approximate,
-                                                const aclTensor* gradInput, uint64_t* workspaceSize,
-                                                aclOpExecutor** executor)
+                                                aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnGeluBackwardV2, DFX_IN(gradOutput, self, approximate), DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();
@@ -115,18 +123,25 @@ aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, con
     aclOpExecutor* opExecutor = uniqueExecutor.get();
     op::Shape broadcastShape;
     BroadcastInferShape(gradOutput->GetViewShape(), self->GetViewShape(), broadcastShape);
+    auto promoteType = op::PromoteType(gradOutput->GetDataType(), self->GetDataType());
     auto gradOutputContiguous = l0op::Contiguous(gradOutput, opExecutor);
     CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     gradOutputContiguous = BroadcastIfNeeded(gradOutputContiguous, broadcastShape, opExecutor);
+    CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    gradOutputContiguous = l0op::Cast(gradOutputContiguous, promoteType, opExecutor);
     CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto selfContiguous = l0op::Contiguous(self, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     selfContiguous = BroadcastIfNeeded(selfContiguous, broadcastShape, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    selfContiguous = l0op::Cast(selfContiguous, promoteType, opExecutor);
+    CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-    auto result = l0op::GeluGradV2(gradOutputContiguous, selfContiguous, approximate, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
+    auto l0Result = l0op::GeluGradV2(gradOutputContiguous, selfContiguous, approximate, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto l0ResultCast = l0op::Cast(l0Result, gradInput->GetDataType(), opExecutor);
+    CHECK_RET(l0ResultCast != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0ResultCast, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
@@ -134,7 +149,8 @@ aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, con
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnGeluBackwardV2(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+aclnnStatus aclnnGeluBackwardV2(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                                const aclrtStream stream)
 {
     L2_DFX_PHASE_2(aclnnGeluBackwardV2);
     return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);

@@ -14,5 +14,14 @@
 using namespace ge;
 namespace ops {
 
-IMPL_OP_INFERSHAPE(HardSwishGradV2).InferShape(Ops::Base::InferShape4Elewise);
+static ge::graphStatus InferDataTypeHardSwishGradV2(gert::InferDataTypeContext* context)
+{
+    const ge::DataType dtype = context->GetInputDataType(0);
+    context->SetOutputDataType(0, dtype);
+    return ge::GRAPH_SUCCESS;
+}
+
+IMPL_OP_INFERSHAPE(HardSwishGradV2)
+    .InferShape(Ops::Base::InferShape4Elewise)
+    .InferDataType(InferDataTypeHardSwishGradV2);
 } // namespace ops

@@ -12,22 +12,22 @@
 
 using namespace NsHardSwishGradV2;
 
-extern "C" __global__ __aicore__ void hard_swish_grad_v2(GM_ADDR grad_output, GM_ADDR self, GM_ADDR out,
+extern "C" __global__ __aicore__ void hard_swish_grad_v2(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR out,
                                                          GM_ADDR workspace, GM_ADDR tiling)
 {
     REGISTER_TILING_DEFAULT(HardSwishGradV2TilingData);
     GET_TILING_DATA_WITH_STRUCT(HardSwishGradV2TilingData, tilingData, tiling);
     if (TILING_KEY_IS(0)) { // ascend910b
-        KernelHardSwishGradV2<DTYPE_GRAD_OUTPUT, DTYPE_SELF, DTYPE_OUT, 0> op;
-        op.Init(grad_output, self, out, tilingData);
+        KernelHardSwishGradV2<DTYPE_GRADOUTPUT, DTYPE_SELF, DTYPE_OUT, 0> op;
+        op.Init(gradOutput, self, out, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(1)) { // ascend910_93
-        KernelHardSwishGradV2<DTYPE_GRAD_OUTPUT, DTYPE_SELF, DTYPE_OUT, 1> op;
-        op.Init(grad_output, self, out, tilingData);
+        KernelHardSwishGradV2<DTYPE_GRADOUTPUT, DTYPE_SELF, DTYPE_OUT, 1> op;
+        op.Init(gradOutput, self, out, tilingData);
         op.Process();
     } else if (TILING_KEY_IS(2)) { // ascend950
-        KernelHardSwishGradV2<DTYPE_GRAD_OUTPUT, DTYPE_SELF, DTYPE_OUT, 2> op;
-        op.Init(grad_output, self, out, tilingData);
+        KernelHardSwishGradV2<DTYPE_GRADOUTPUT, DTYPE_SELF, DTYPE_OUT, 2> op;
+        op.Init(gradOutput, self, out, tilingData);
         op.Process();
     }
 }

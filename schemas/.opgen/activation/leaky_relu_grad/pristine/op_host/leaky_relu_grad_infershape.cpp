@@ -8,11 +8,17 @@
  * \file leaky_relu_grad_infershape.cpp
  * \brief Shape inference of LeakyReluGrad
  */
-#include "infershape_elewise_util.h"
+#include "op_common/op_host/infershape_broadcast_util.h"
 #include "register/op_impl_registry.h"
 
 using namespace ge;
 namespace ops {
+constexpr size_t BROADCAST_INPUT_NUM = 2;
 
-IMPL_OP_INFERSHAPE(LeakyReluGrad).InferShape(Ops::Base::InferShape4Elewise);
+static ge::graphStatus InferShapeForLeakyReluGrad(gert::InferShapeContext* context)
+{
+    return Ops::Base::InferShape4Broadcast(context, BROADCAST_INPUT_NUM);
+}
+
+IMPL_OP_INFERSHAPE(LeakyReluGrad).InferShape(InferShapeForLeakyReluGrad);
 } // namespace ops

@@ -12,7 +12,7 @@
 #include "kernel_tiling/kernel_tiling.h"
 #include "arch35/leaky_relu_grad_dag.h"
 #include "arch35/leaky_relu_grad_tiling_struct.h"
-#include "atvoss/elewise/elewise_sch.h"
+#include "atvoss/broadcast/broadcast_sch.h"
 #include "atvoss/util/dfx.h"
 
 using namespace AscendC;
@@ -24,23 +24,14 @@ __global__ __aicore__ void leaky_relu_grad(GM_ADDR gradients, GM_ADDR features, 
                                            GM_ADDR tiling)
 {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
-    REGISTER_TILING_DEFAULT(LeakyReluGradTilingData);
-    GET_TILING_DATA_WITH_STRUCT(LeakyReluGradTilingData, tilingData, tiling);
-    TPipe pipe;
     if constexpr (dType == TPL_BF16) {
-        ElementwiseSch<schMode, LeakyReluGradDag<bfloat16_t>::OpDag> sch(&tilingData.baseTiling, &pipe);
-        sch.template SetVar<float, 0>(tilingData.negativeSlope);
-        sch.Init(gradients, features, backprops);
-        sch.Process();
+        BroadcastSch<schMode, LeakyReluGradDag<bfloat16_t>::OpDag> sch(tiling);
+        sch.Process(gradients, features, backprops);
     } else if constexpr (dType == TPL_FP16) {
-        ElementwiseSch<schMode, LeakyReluGradDag<half>::OpDag> sch(&tilingData.baseTiling, &pipe);
-        sch.template SetVar<float, 0>(tilingData.negativeSlope);
-        sch.Init(gradients, features, backprops);
-        sch.Process();
+        BroadcastSch<schMode, LeakyReluGradDag<half>::OpDag> sch(tiling);
+        sch.Process(gradients, features, backprops);
     } else if constexpr (dType == TPL_FP32) {
-        ElementwiseSch<schMode, LeakyReluGradDag<float>::OpDag> sch(&tilingData.baseTiling, &pipe);
-        sch.template SetVar<float, 0>(tilingData.negativeSlope);
-        sch.Init(gradients, features, backprops);
-        sch.Process();
+        BroadcastSch<schMode, LeakyReluGradDag<float>::OpDag> sch(tiling);
+        sch.Process(gradients, features, backprops);
     }
 }

@@ -22,14 +22,15 @@ extern "C" {
  * @brief First phase of aclnnLogSigmoidBackward: checks the tensors and returns the workspace size.
  * @param [in] gradOutput: grads of LogSigmoidGrad.
  * @param [in] self: features of LogSigmoidGrad.
+ * @param [in] buffer: features of LogSigmoidGrad.
  * @param [out] gradInput: backprops of LogSigmoidGrad.
  * @param [out] workspaceSize: bytes of device workspace the second phase needs.
  * @param [out] executor: the op executor to pass to the second phase.
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
 ACLNN_API aclnnStatus aclnnLogSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                              const aclTensor* gradInput, uint64_t* workspaceSize,
-                                                              aclOpExecutor** executor);
+                                                              const aclTensor* buffer, aclTensor* gradInput,
+                                                              uint64_t* workspaceSize, aclOpExecutor** executor);
 
 /**
  * @brief Second phase of aclnnLogSigmoidBackward: launches the computation on the stream.

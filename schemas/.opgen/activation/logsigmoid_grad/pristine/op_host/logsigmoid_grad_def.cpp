@@ -38,7 +38,7 @@ public:
             .DynamicShapeSupportFlag(true)
             .NeedCheckSupportFlag(false)
             .PrecisionReduceFlag(true)
-            .ExtendCfgInfo("opFile.value", "logsigmoid_grad_apt");
+            .ExtendCfgInfo("opFile.value", "logsigmoid_grad");
         this->AICore().AddConfig("ascend950", configAscend950);
     }
 };

@@ -29,8 +29,8 @@ int main()
     }
     std::vector<int64_t> dims = {47, 40};
     int64_t elements = 1;
-    for (int64_t dim : dims) {
-        elements *= dim;
+    for (int64_t dimSize : dims) {
+        elements *= dimSize;
     }
 
     auto node = op::ReluGradV2("relu_grad_v2");
@@ -61,8 +61,8 @@ int main()
     inputTensors.emplace_back(maskDesc, reinterpret_cast<uint8_t*>(maskHost.data()), maskHost.size() * sizeof(uint8_t));
 
     Graph graph("relu_grad_v2_graph");
-    std::vector<Operator> outputs = {node};
-    graph.SetInputs(inputs).SetOutputs(outputs);
+    std::vector<Operator> graphOutputs = {node};
+    graph.SetInputs(inputs).SetOutputs(graphOutputs);
 
     std::map<AscendString, AscendString> sessionOptions;
     Session session(sessionOptions);

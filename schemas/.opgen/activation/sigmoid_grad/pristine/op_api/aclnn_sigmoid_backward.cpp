@@ -63,7 +63,7 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* out
 }
 
 aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* output,
-                                                 const aclTensor* gradInput, uint64_t* workspaceSize,
+                                                 aclTensor* gradInput, uint64_t* workspaceSize,
                                                  aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSigmoidBackward, DFX_IN(gradOutput, output), DFX_OUT(gradInput));
@@ -86,9 +86,9 @@ aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, co
     CHECK_RET(outputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     bool complexConjValue = false;
 
-    auto result = l0op::SigmoidGrad(outputContiguous, gradOutputContiguous, complexConjValue, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
+    auto l0Result = l0op::SigmoidGrad(outputContiguous, gradOutputContiguous, complexConjValue, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0Result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
@@ -96,7 +96,8 @@ aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, co
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnSigmoidBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+aclnnStatus aclnnSigmoidBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                                 const aclrtStream stream)
 {
     L2_DFX_PHASE_2(aclnnSigmoidBackward);
     return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);

@@ -28,14 +28,14 @@ extern "C" {
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
 ACLNN_API aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* output,
-                                                           const aclTensor* gradInput, uint64_t* workspaceSize,
+                                                           aclTensor* gradInput, uint64_t* workspaceSize,
                                                            aclOpExecutor** executor);
 
 /**
  * @brief Second phase of aclnnSigmoidBackward: launches the computation on the stream.
  */
 ACLNN_API aclnnStatus aclnnSigmoidBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                           aclrtStream stream);
+                                           const aclrtStream stream);
 
 #ifdef __cplusplus
 }

@@ -65,9 +65,8 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                              const aclTensor* gradInput, uint64_t* workspaceSize,
-                                              aclOpExecutor** executor)
+aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, aclTensor* gradInput,
+                                              uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSiluBackward, DFX_IN(gradOutput, self), DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();
@@ -88,9 +87,9 @@ aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const
     auto selfContiguous = l0op::Contiguous(self, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-    auto result = l0op::SiluGrad(gradOutputContiguous, selfContiguous, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
+    auto l0Result = l0op::SiluGrad(gradOutputContiguous, selfContiguous, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0Result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();

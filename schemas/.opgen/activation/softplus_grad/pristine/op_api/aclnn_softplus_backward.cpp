@@ -79,7 +79,7 @@ static const aclTensor* BroadcastIfNeeded(const aclTensor* tensor, const op::Sha
 }
 
 aclnnStatus aclnnSoftplusBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                  const aclTensor* gradInput, uint64_t* workspaceSize,
+                                                  aclTensor* gradInput, uint64_t* workspaceSize,
                                                   aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSoftplusBackward, DFX_IN(gradOutput, self), DFX_OUT(gradInput));
@@ -107,9 +107,9 @@ aclnnStatus aclnnSoftplusBackwardGetWorkspaceSize(const aclTensor* gradOutput, c
     selfContiguous = BroadcastIfNeeded(selfContiguous, broadcastShape, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-    auto result = l0op::SoftplusGrad(gradOutputContiguous, selfContiguous, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
+    auto l0Result = l0op::SoftplusGrad(gradOutputContiguous, selfContiguous, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0Result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();

@@ -29,8 +29,8 @@
 static int64_t GetShapeSize(const std::vector<int64_t>& shape)
 {
     int64_t size = 1;
-    for (int64_t dim : shape) {
-        size *= dim;
+    for (int64_t dimSize : shape) {
+        size *= dimSize;
     }
     return size;
 }

@@ -19,18 +19,18 @@ namespace ge {
  *
  * @par Inputs:
  * @li gradients: The gradient flowing back into softsign's output.
- *     Format ND; types DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16.
+ *     Format ND; types FloatingDataType, DT_BF16.
  * @li features: The input of the forward softsign.
- *     Format ND; types DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16.
+ *     Format ND; types FloatingDataType, DT_BF16.
  *
  * @par Outputs:
  * @li output: The gradient with respect to features.
- *     Format ND; types DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16.
+ *     Format ND; types FloatingDataType, DT_BF16.
  */
 REG_OP(SoftsignGrad)
-    .INPUT(gradients, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
-    .INPUT(features, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
-    .OUTPUT(output, TensorType({DT_FLOAT16, DT_FLOAT, DT_DOUBLE, DT_BF16}))
+    .INPUT(gradients, TensorType({FloatingDataType, DT_BF16}))
+    .INPUT(features, TensorType({FloatingDataType, DT_BF16}))
+    .OUTPUT(output, TensorType({FloatingDataType, DT_BF16}))
     .OP_END_FACTORY_REG(SoftsignGrad)
 
 } // namespace ge

@@ -14,5 +14,12 @@
 using namespace ge;
 namespace ops {
 
-IMPL_OP_INFERSHAPE(SoftsignGrad).InferShape(Ops::Base::InferShape4Elewise);
+static ge::graphStatus InferDataTypeSoftsignGrad(gert::InferDataTypeContext* context)
+{
+    const ge::DataType dtype = context->GetInputDataType(0);
+    context->SetOutputDataType(0, dtype);
+    return ge::GRAPH_SUCCESS;
+}
+
+IMPL_OP_INFERSHAPE(SoftsignGrad).InferShape(Ops::Base::InferShape4Elewise).InferDataType(InferDataTypeSoftsignGrad);
 } // namespace ops

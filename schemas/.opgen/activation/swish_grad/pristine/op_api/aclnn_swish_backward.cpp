@@ -75,7 +75,7 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
 }
 
 aclnnStatus aclnnSwishBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                               const aclScalar* betaOptional, const aclTensor* gradInput,
+                                               const aclScalar* betaOptional, aclTensor* gradInput,
                                                uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSwishBackward, DFX_IN(gradOutput, self, betaOptional), DFX_OUT(gradInput));
@@ -98,9 +98,9 @@ aclnnStatus aclnnSwishBackwardGetWorkspaceSize(const aclTensor* gradOutput, cons
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     float scaleValue = betaOptional == nullptr ? 1.0f : betaOptional->ToFloat();
 
-    auto result = l0op::SwishGrad(gradOutputContiguous, selfContiguous, selfContiguous, scaleValue, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
+    auto l0Result = l0op::SwishGrad(gradOutputContiguous, selfContiguous, selfContiguous, scaleValue, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0Result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();

@@ -61,9 +61,9 @@ def gen_data(shape, dtype_name, soc_version, seed=0):
     activations = rng.uniform(-2.0, 2.0, size=shape).astype(dtype)
     activations.tofile("input_activations.bin")
     inputs.append(activations)
-    outputs = golden_fn(*inputs, short_soc_version=soc_version)
-    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-    for name, value in zip(['y'], outputs, strict=True):
+    _outputs = golden_fn(*inputs, short_soc_version=soc_version)
+    _outputs = _outputs if isinstance(_outputs, tuple) else (_outputs,)
+    for name, value in zip(['y'], _outputs, strict=True):
         np.asarray(value).astype(dtype).tofile(f"golden_{name}.bin")
 
 

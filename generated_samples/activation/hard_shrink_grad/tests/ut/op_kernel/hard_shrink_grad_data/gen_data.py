@@ -61,9 +61,9 @@ def gen_data(shape, dtype_name, soc_version, seed=0):
     features = rng.uniform(-5.0, 5.0, size=shape).astype(dtype)
     features.tofile("input_features.bin")
     inputs.append(features)
-    outputs = golden_fn(*inputs, short_soc_version=soc_version)
-    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-    for name, value in zip(['backprops'], outputs, strict=True):
+    _outputs = golden_fn(*inputs, short_soc_version=soc_version)
+    _outputs = _outputs if isinstance(_outputs, tuple) else (_outputs,)
+    for name, value in zip(['backprops'], _outputs, strict=True):
         np.asarray(value).astype(dtype).tofile(f"golden_{name}.bin")
 
 

@@ -53,5 +53,5 @@ def elu_grad_v2_golden(grads, activations, *, alpha=1.0, scale=1.0, input_scale=
     with np.errstate(all="ignore"):
         grads = np.broadcast_to(grads.astype(np.float32), shape)
         activations = np.broadcast_to(activations.astype(np.float32), shape)
-        outputs = variant(grads, activations, cdt, shape, alpha, scale, input_scale)
-        return outputs[0].astype(out_dtype)
+        _outputs = variant(grads, activations, cdt, shape, alpha, scale, input_scale)
+        return _outputs[0].astype(out_dtype)

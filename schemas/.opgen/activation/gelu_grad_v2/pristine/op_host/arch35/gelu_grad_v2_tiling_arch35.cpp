@@ -56,6 +56,7 @@ ge::graphStatus GeluGradV2Tiling::RunTiling()
     auto attrs = tilingContext->GetAttrs();
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, attrs);
     const char* approximateAttr = attrs->GetAttrPointer<char>(0);
+    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, approximateAttr); // attr approximate is required
     const std::string approximateValue = approximateAttr != nullptr ? approximateAttr : "none";
     uint64_t approximate = TPL_APPROXIMATE_NONE;
     if (approximateValue == "none") {
@@ -66,44 +67,44 @@ ge::graphStatus GeluGradV2Tiling::RunTiling()
         OP_LOGE_FOR_INVALID_VALUE(tilingContext->GetNodeName(), "approximate", approximateValue, "none or tanh");
         return ge::GRAPH_FAILED;
     }
-    ge::graphStatus result = ge::GRAPH_FAILED;
+    ge::graphStatus tilingStatus = ge::GRAPH_FAILED;
     uint64_t schMode = 0;
     if (outputDtype == ge::DT_BF16 && approximate == TPL_APPROXIMATE_NONE) {
         dType = TPL_BF16;
         BroadcastBaseTiling<GeluGradV2NoneDag<bfloat16_t>::OpDag> brcBaseTiling(tilingContext);
-        result = brcBaseTiling.DoTiling();
+        tilingStatus = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
     } else if (outputDtype == ge::DT_BF16 && approximate == TPL_APPROXIMATE_TANH) {
         dType = TPL_BF16;
         BroadcastBaseTiling<GeluGradV2TanhDag<bfloat16_t>::OpDag> brcBaseTiling(tilingContext);
-        result = brcBaseTiling.DoTiling();
+        tilingStatus = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
     } else if (outputDtype == ge::DT_FLOAT16 && approximate == TPL_APPROXIMATE_NONE) {
         dType = TPL_FP16;
         BroadcastBaseTiling<GeluGradV2NoneDag<half>::OpDag> brcBaseTiling(tilingContext);
-        result = brcBaseTiling.DoTiling();
+        tilingStatus = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
     } else if (outputDtype == ge::DT_FLOAT16 && approximate == TPL_APPROXIMATE_TANH) {
         dType = TPL_FP16;
         BroadcastBaseTiling<GeluGradV2TanhDag<half>::OpDag> brcBaseTiling(tilingContext);
-        result = brcBaseTiling.DoTiling();
+        tilingStatus = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
     } else if (outputDtype == ge::DT_FLOAT && approximate == TPL_APPROXIMATE_NONE) {
         dType = TPL_FP32;
         BroadcastBaseTiling<GeluGradV2NoneDag<float>::OpDag> brcBaseTiling(tilingContext);
-        result = brcBaseTiling.DoTiling();
+        tilingStatus = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
     } else if (outputDtype == ge::DT_FLOAT && approximate == TPL_APPROXIMATE_TANH) {
         dType = TPL_FP32;
         BroadcastBaseTiling<GeluGradV2TanhDag<float>::OpDag> brcBaseTiling(tilingContext);
-        result = brcBaseTiling.DoTiling();
+        tilingStatus = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
     } else {
         OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "z", ge::TypeUtils::DataTypeToSerialString(outputDtype),
                                   "DT_BF16, DT_FLOAT16, DT_FLOAT");
         return ge::GRAPH_FAILED;
     }
-    OP_CHECK_IF(result != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "broadcast tiling failed"),
+    OP_CHECK_IF(tilingStatus != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "broadcast tiling failed"),
                 return ge::GRAPH_FAILED);
 
     const uint64_t tilingKey = GET_TPL_TILING_KEY(schMode, dType, approximate);

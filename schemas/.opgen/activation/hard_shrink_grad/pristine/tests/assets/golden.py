@@ -33,5 +33,5 @@ def hard_shrink_grad_golden(gradients, features, *, lambd=0.5, **kwargs):
     with np.errstate(all="ignore"):
         gradients = np.broadcast_to(gradients.astype(np.float32), shape)
         features = np.broadcast_to(features.astype(np.float32), shape)
-        outputs = variant(gradients, features, cdt, shape, lambd)
-        return outputs[0].astype(out_dtype)
+        _outputs = variant(gradients, features, cdt, shape, lambd)
+        return _outputs[0].astype(out_dtype)

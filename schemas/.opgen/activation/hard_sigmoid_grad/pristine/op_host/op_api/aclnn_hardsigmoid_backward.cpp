@@ -62,9 +62,8 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                     const aclTensor* out, uint64_t* workspaceSize,
-                                                     aclOpExecutor** executor)
+aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, aclTensor* out,
+                                                     uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnHardsigmoidBackward, DFX_IN(gradOutput, self), DFX_OUT(out));
     auto uniqueExecutor = CREATE_EXECUTOR();
@@ -87,9 +86,9 @@ aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput
     float alphaValue = 0.16666666666666666f;
     float betaValue = 0.5f;
 
-    auto result = l0op::HardSigmoidGrad(gradOutputContiguous, selfContiguous, alphaValue, betaValue, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(result, out, opExecutor);
+    auto l0Result = l0op::HardSigmoidGrad(gradOutputContiguous, selfContiguous, alphaValue, betaValue, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0Result, out, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();

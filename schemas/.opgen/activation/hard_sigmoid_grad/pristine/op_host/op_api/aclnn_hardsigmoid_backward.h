@@ -28,7 +28,7 @@ extern "C" {
  * @return ACLNN_SUCCESS, ACLNN_ERR_PARAM_NULLPTR (161001) or ACLNN_ERR_PARAM_INVALID (161002).
  */
 ACLNN_API aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                               const aclTensor* out, uint64_t* workspaceSize,
+                                                               aclTensor* out, uint64_t* workspaceSize,
                                                                aclOpExecutor** executor);
 
 /**

@@ -14,7 +14,7 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-const aclTensor* HardSwishGradV2(const aclTensor* grad_output, const aclTensor* self, aclOpExecutor* executor);
+const aclTensor* HardSwishGradV2(const aclTensor* gradOutput, const aclTensor* self, aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_HARD_SWISH_GRAD_V2_H_

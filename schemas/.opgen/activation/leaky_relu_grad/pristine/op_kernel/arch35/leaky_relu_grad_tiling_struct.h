@@ -12,27 +12,40 @@
 #define OPS_OP_KERNEL_LEAKY_RELU_GRAD_TILING_STRUCT_H_
 
 #include "ascendc/host_api/tiling/template_argument.h"
-#include "atvoss/elewise/elewise_base_struct.h"
 
 namespace LeakyReluGradNs {
 #define TPL_BF16 2
 #define TPL_FP16 1
 #define TPL_FP32 3
 
-#define TPL_SCH_MODE_0 0
 #define TPL_SCH_MODE_1 1
+#define TPL_SCH_MODE_2 2
+#define TPL_SCH_MODE_101 101
+#define TPL_SCH_MODE_102 102
+#define TPL_SCH_MODE_103 103
+#define TPL_SCH_MODE_104 104
+#define TPL_SCH_MODE_109 109
+#define TPL_SCH_MODE_201 201
+#define TPL_SCH_MODE_202 202
+#define TPL_SCH_MODE_301 301
+#define TPL_SCH_MODE_302 302
+#define TPL_SCH_MODE_303 303
+#define TPL_SCH_MODE_304 304
+#define TPL_SCH_MODE_305 305
 
 ASCENDC_TPL_ARGS_DECL(LeakyReluGrad,
-                      ASCENDC_TPL_UINT_DECL(schMode, 1, ASCENDC_TPL_UI_LIST, TPL_SCH_MODE_0, TPL_SCH_MODE_1),
+                      ASCENDC_TPL_UINT_DECL(schMode, 9, ASCENDC_TPL_UI_LIST, TPL_SCH_MODE_1, TPL_SCH_MODE_2,
+                                            TPL_SCH_MODE_101, TPL_SCH_MODE_102, TPL_SCH_MODE_103, TPL_SCH_MODE_104,
+                                            TPL_SCH_MODE_109, TPL_SCH_MODE_201, TPL_SCH_MODE_202, TPL_SCH_MODE_301,
+                                            TPL_SCH_MODE_302, TPL_SCH_MODE_303, TPL_SCH_MODE_304, TPL_SCH_MODE_305),
                       ASCENDC_TPL_DTYPE_DECL(dType, TPL_BF16, TPL_FP16, TPL_FP32));
 
-ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_UINT_SEL(schMode, ASCENDC_TPL_UI_LIST, TPL_SCH_MODE_0, TPL_SCH_MODE_1),
+ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_UINT_SEL(schMode, ASCENDC_TPL_UI_LIST, TPL_SCH_MODE_1, TPL_SCH_MODE_2,
+                                                          TPL_SCH_MODE_101, TPL_SCH_MODE_102, TPL_SCH_MODE_103,
+                                                          TPL_SCH_MODE_104, TPL_SCH_MODE_109, TPL_SCH_MODE_201,
+                                                          TPL_SCH_MODE_202, TPL_SCH_MODE_301, TPL_SCH_MODE_302,
+                                                          TPL_SCH_MODE_303, TPL_SCH_MODE_304, TPL_SCH_MODE_305),
                                      ASCENDC_TPL_DTYPE_SEL(dType, TPL_BF16, TPL_FP16, TPL_FP32)));
-
-struct LeakyReluGradTilingData {
-    Ops::Base::EleBaseTilingData baseTiling;
-    float negativeSlope; // attr negative_slope, DAG Var 0
-};
 } // namespace LeakyReluGradNs
 
 #endif // OPS_OP_KERNEL_LEAKY_RELU_GRAD_TILING_STRUCT_H_

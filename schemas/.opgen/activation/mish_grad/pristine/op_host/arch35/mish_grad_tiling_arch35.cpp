@@ -87,31 +87,31 @@ ge::graphStatus MishGradTiling::RunTiling()
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, tiling);
 
     ElewiseBaseTiling elewiseBaseTiling(tilingContext);
-    ge::graphStatus result = ge::GRAPH_FAILED;
+    ge::graphStatus tilingStatus = ge::GRAPH_FAILED;
     if (outputDtype == ge::DT_BF16 && tanhxPresent) {
         dType = TPL_BF16;
-        result = elewiseBaseTiling.DoTiling<MishGradDag<bfloat16_t>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<MishGradDag<bfloat16_t>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_BF16 && !tanhxPresent) {
         dType = TPL_BF16_WITHOUT_TANHX;
-        result = elewiseBaseTiling.DoTiling<MishGradWithoutTanhxDag<bfloat16_t>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<MishGradWithoutTanhxDag<bfloat16_t>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_FLOAT16 && tanhxPresent) {
         dType = TPL_FP16;
-        result = elewiseBaseTiling.DoTiling<MishGradDag<half>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<MishGradDag<half>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_FLOAT16 && !tanhxPresent) {
         dType = TPL_FP16_WITHOUT_TANHX;
-        result = elewiseBaseTiling.DoTiling<MishGradWithoutTanhxDag<half>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<MishGradWithoutTanhxDag<half>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_FLOAT && tanhxPresent) {
         dType = TPL_FP32;
-        result = elewiseBaseTiling.DoTiling<MishGradDag<float>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<MishGradDag<float>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_FLOAT && !tanhxPresent) {
         dType = TPL_FP32_WITHOUT_TANHX;
-        result = elewiseBaseTiling.DoTiling<MishGradWithoutTanhxDag<float>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<MishGradWithoutTanhxDag<float>::OpDag>(*tiling);
     } else {
         OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "x_grad",
                                   ge::TypeUtils::DataTypeToSerialString(outputDtype), "DT_BF16, DT_FLOAT16, DT_FLOAT");
         return ge::GRAPH_FAILED;
     }
-    OP_CHECK_IF(result != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),
+    OP_CHECK_IF(tilingStatus != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),
                 return ge::GRAPH_FAILED);
 
     size_t* workspaces = tilingContext->GetWorkspaceSizes(1);

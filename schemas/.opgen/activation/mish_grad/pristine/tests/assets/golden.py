@@ -90,5 +90,5 @@ def mish_grad_golden(grad, x, tanhx=None, **kwargs):
         grad = np.broadcast_to(grad.astype(np.float32), shape)
         x = np.broadcast_to(x.astype(np.float32), shape)
         tanhx = None if tanhx is None else np.broadcast_to(tanhx.astype(np.float32), shape)
-        outputs = variant(grad, x, tanhx, cdt, shape)
-        return outputs[0].astype(out_dtype)
+        _outputs = variant(grad, x, tanhx, cdt, shape)
+        return _outputs[0].astype(out_dtype)

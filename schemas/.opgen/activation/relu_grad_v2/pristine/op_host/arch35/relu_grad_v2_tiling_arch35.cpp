@@ -79,32 +79,32 @@ ge::graphStatus ReluGradV2Tiling::RunTiling()
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, tiling);
 
     ElewiseBaseTiling elewiseBaseTiling(tilingContext);
-    ge::graphStatus result = ge::GRAPH_FAILED;
+    ge::graphStatus tilingStatus = ge::GRAPH_FAILED;
     if (outputDtype == ge::DT_BF16) {
         dType = TPL_BF16;
-        result = elewiseBaseTiling.DoTiling<ReluGradV2Dag<bfloat16_t>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<ReluGradV2Dag<bfloat16_t>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_FLOAT16) {
         dType = TPL_FP16;
-        result = elewiseBaseTiling.DoTiling<ReluGradV2Dag<half>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<ReluGradV2Dag<half>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_FLOAT) {
         dType = TPL_FP32;
-        result = elewiseBaseTiling.DoTiling<ReluGradV2Dag<float>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<ReluGradV2Dag<float>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_INT8) {
         dType = TPL_INT8;
-        result = elewiseBaseTiling.DoTiling<ReluGradV2Dag<int8_t>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<ReluGradV2Dag<int8_t>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_INT32) {
         dType = TPL_INT32;
-        result = elewiseBaseTiling.DoTiling<ReluGradV2Dag<int32_t>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<ReluGradV2Dag<int32_t>::OpDag>(*tiling);
     } else if (outputDtype == ge::DT_UINT8) {
         dType = TPL_UINT8;
-        result = elewiseBaseTiling.DoTiling<ReluGradV2Dag<uint8_t>::OpDag>(*tiling);
+        tilingStatus = elewiseBaseTiling.DoTiling<ReluGradV2Dag<uint8_t>::OpDag>(*tiling);
     } else {
         OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "backprops",
                                   ge::TypeUtils::DataTypeToSerialString(outputDtype),
                                   "DT_BF16, DT_FLOAT16, DT_FLOAT, DT_INT8, DT_INT32, DT_UINT8");
         return ge::GRAPH_FAILED;
     }
-    OP_CHECK_IF(result != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),
+    OP_CHECK_IF(tilingStatus != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),
                 return ge::GRAPH_FAILED);
 
     size_t* workspaces = tilingContext->GetWorkspaceSizes(1);

@@ -39,5 +39,5 @@ def relu_grad_v2_golden(gradients, mask, **kwargs):
     with np.errstate(all="ignore"):
         gradients = np.broadcast_to(gradients, shape)
         mask = _unpack_mask(mask, shape)
-        outputs = variant(gradients, mask, cdt, shape)
-        return outputs[0].astype(out_dtype)
+        _outputs = variant(gradients, mask, cdt, shape)
+        return _outputs[0].astype(out_dtype)

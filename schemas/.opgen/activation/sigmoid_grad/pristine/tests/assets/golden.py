@@ -34,5 +34,5 @@ def sigmoid_grad_golden(y, dy, *, complex_conj=False, **kwargs):
     with np.errstate(all="ignore"):
         y = np.broadcast_to(y.astype(np.float32), shape)
         dy = np.broadcast_to(dy.astype(np.float32), shape)
-        outputs = variant(y, dy, cdt, shape)
-        return outputs[0].astype(out_dtype)
+        _outputs = variant(y, dy, cdt, shape)
+        return _outputs[0].astype(out_dtype)

@@ -55,29 +55,29 @@ ge::graphStatus SoftplusGradTiling::RunTiling()
                 return ge::GRAPH_FAILED);
     OP_CHECK_IF(CheckShapes() != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "check shapes failed"),
                 return ge::GRAPH_FAILED);
-    ge::graphStatus result = ge::GRAPH_FAILED;
+    ge::graphStatus tilingStatus = ge::GRAPH_FAILED;
     uint64_t schMode = 0;
     if (outputDtype == ge::DT_BF16) {
         dType = TPL_BF16;
         BroadcastBaseTiling<SoftplusGradDag<bfloat16_t>::OpDag> brcBaseTiling(tilingContext);
-        result = brcBaseTiling.DoTiling();
+        tilingStatus = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
     } else if (outputDtype == ge::DT_FLOAT16) {
         dType = TPL_FP16;
         BroadcastBaseTiling<SoftplusGradDag<half>::OpDag> brcBaseTiling(tilingContext);
-        result = brcBaseTiling.DoTiling();
+        tilingStatus = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
     } else if (outputDtype == ge::DT_FLOAT) {
         dType = TPL_FP32;
         BroadcastBaseTiling<SoftplusGradDag<float>::OpDag> brcBaseTiling(tilingContext);
-        result = brcBaseTiling.DoTiling();
+        tilingStatus = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
     } else {
         OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "backprops",
                                   ge::TypeUtils::DataTypeToSerialString(outputDtype), "DT_BF16, DT_FLOAT16, DT_FLOAT");
         return ge::GRAPH_FAILED;
     }
-    OP_CHECK_IF(result != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "broadcast tiling failed"),
+    OP_CHECK_IF(tilingStatus != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "broadcast tiling failed"),
                 return ge::GRAPH_FAILED);
 
     const uint64_t tilingKey = GET_TPL_TILING_KEY(schMode, dType);

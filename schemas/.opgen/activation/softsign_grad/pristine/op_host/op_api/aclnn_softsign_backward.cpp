@@ -63,7 +63,7 @@ static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* sel
 }
 
 aclnnStatus aclnnSoftsignBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
-                                                  const aclTensor* gradInput, uint64_t* workspaceSize,
+                                                  aclTensor* gradInput, uint64_t* workspaceSize,
                                                   aclOpExecutor** executor)
 {
     L2_DFX_PHASE_1(aclnnSoftsignBackward, DFX_IN(gradOutput, self), DFX_OUT(gradInput));
@@ -85,9 +85,9 @@ aclnnStatus aclnnSoftsignBackwardGetWorkspaceSize(const aclTensor* gradOutput, c
     auto selfContiguous = l0op::Contiguous(self, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-    auto result = l0op::SoftsignGrad(gradOutputContiguous, selfContiguous, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(result, gradInput, opExecutor);
+    auto l0Result = l0op::SoftsignGrad(gradOutputContiguous, selfContiguous, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0Result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();

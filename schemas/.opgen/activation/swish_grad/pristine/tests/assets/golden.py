@@ -41,5 +41,5 @@ def swish_grad_golden(grad, x, y, *, scale=1.0, **kwargs):
     with np.errstate(all="ignore"):
         grad = np.broadcast_to(grad.astype(np.float32), shape)
         x = np.broadcast_to(x.astype(np.float32), shape)
-        outputs = variant(grad, x, cdt, shape, scale)
-        return outputs[0].astype(out_dtype)
+        _outputs = variant(grad, x, cdt, shape, scale)
+        return _outputs[0].astype(out_dtype)

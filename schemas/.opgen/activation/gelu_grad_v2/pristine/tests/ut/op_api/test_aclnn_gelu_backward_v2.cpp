@@ -316,27 +316,41 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_021_dtype_int32_rejected)
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
 }
 
-// self float16, the others bfloat16: dtypes must agree
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_022_self_dtype_differs)
+// inputs float32 and bfloat16: promoted to float32
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_022_promote_float32_bfloat16)
 {
-    auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     char approximate[] = "none";
-    auto gradInputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND);
+    auto gradInputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
-    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
 }
 
-// gradInput float16, the others bfloat16: dtypes must agree
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_023_gradInput_dtype_differs)
+// inputs bfloat16 and float32: promoted to float32
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_023_promote_bfloat16_float32)
+{
+    auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
+    auto gradInputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 inputs cannot be cast to an int32 output
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_024_promoted_dtype_not_castable_to_out)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     char approximate[] = "none";
-    auto gradInputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto gradInputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
@@ -345,7 +359,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_023_gradInput_dtype_differs)
 }
 
 // shapes broadcast: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_024_broadcast_16_16x16)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_025_broadcast_16_16x16)
 {
     auto gradOutputDesc = TensorDesc({16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -359,7 +373,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_024_broadcast_16_16x16)
 }
 
 // shapes broadcast: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_025_broadcast_16x5x5_5x5)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_026_broadcast_16x5x5_5x5)
 {
     auto gradOutputDesc = TensorDesc({16, 5, 5}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({5, 5}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -373,7 +387,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_025_broadcast_16x5x5_5x5)
 }
 
 // the output is not the broadcast shape
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_026_out_shape_not_broadcast_shape)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_027_out_shape_not_broadcast_shape)
 {
     auto gradOutputDesc = TensorDesc({16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -387,7 +401,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_026_out_shape_not_broadcast_sh
 }
 
 // the input shapes do not broadcast
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_027_shapes_not_broadcastable)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_028_shapes_not_broadcastable)
 {
     auto gradOutputDesc = TensorDesc({2, 3}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({4, 3}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -401,7 +415,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_027_shapes_not_broadcastable)
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_028_rank_8)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_029_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -415,7 +429,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_028_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_029_rank_9_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_030_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -429,7 +443,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_029_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_030_scalar)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_031_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -443,7 +457,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_030_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_031_not_contiguous_bfloat16)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_032_not_contiguous_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -457,7 +471,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_031_not_contiguous_bfloat16)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_032_not_contiguous_float16)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_033_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -471,7 +485,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_032_not_contiguous_float16)
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_033_format_nchw)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_034_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
@@ -485,7 +499,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_033_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_034_format_nhwc)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_035_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
@@ -499,7 +513,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_034_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_035_format_mixed)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_036_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);

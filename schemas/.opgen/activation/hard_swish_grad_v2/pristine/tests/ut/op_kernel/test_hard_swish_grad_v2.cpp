@@ -44,7 +44,7 @@ TEST_F(hard_swish_grad_v2_test, hard_swish_grad_v2_bfloat16_ascend910b_1_core)
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
     uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(HardSwishGradV2TilingData));
     string path = kernel_ut::GetTestWorkDir();
-    ReadFile(path + "/hard_swish_grad_v2_data/input_grad_output.bin", gradOutputBytes, gradOutput, gradOutputBytes);
+    ReadFile(path + "/hard_swish_grad_v2_data/input_gradOutput.bin", gradOutputBytes, gradOutput, gradOutputBytes);
     ReadFile(path + "/hard_swish_grad_v2_data/input_self.bin", selfBytes, self, selfBytes);
 
     auto* tilingData = reinterpret_cast<HardSwishGradV2TilingData*>(tiling);
@@ -54,10 +54,10 @@ TEST_F(hard_swish_grad_v2_test, hard_swish_grad_v2_bfloat16_ascend910b_1_core)
     tilingData->tileDataNum = 256;
     ICPU_SET_TILING_KEY(0);
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
-    auto kernel = [](GM_ADDR grad_output, GM_ADDR self, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling) {
-        ::hard_swish_grad_v2(grad_output, self, out, workspace, tiling);
+    auto kernel = [](GM_ADDR gradOutput, GM_ADDR self, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling) {
+        ::hard_swish_grad_v2(gradOutput, self, out, workspace, tiling);
     };
-    ICPU_RUN_KF(kernel, 1, grad_output, self, out, workspace, tiling);
+    ICPU_RUN_KF(kernel, 1, gradOutput, self, out, workspace, tiling);
     WriteFile(path + "/hard_swish_grad_v2_data/output_out.bin", out, outBytes);
 
     AscendC::GmFree(gradOutput);
@@ -85,7 +85,7 @@ TEST_F(hard_swish_grad_v2_test, hard_swish_grad_v2_bfloat16_ascend910b_2_cores)
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
     uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(HardSwishGradV2TilingData));
     string path = kernel_ut::GetTestWorkDir();
-    ReadFile(path + "/hard_swish_grad_v2_data/input_grad_output.bin", gradOutputBytes, gradOutput, gradOutputBytes);
+    ReadFile(path + "/hard_swish_grad_v2_data/input_gradOutput.bin", gradOutputBytes, gradOutput, gradOutputBytes);
     ReadFile(path + "/hard_swish_grad_v2_data/input_self.bin", selfBytes, self, selfBytes);
 
     auto* tilingData = reinterpret_cast<HardSwishGradV2TilingData*>(tiling);
@@ -95,10 +95,10 @@ TEST_F(hard_swish_grad_v2_test, hard_swish_grad_v2_bfloat16_ascend910b_2_cores)
     tilingData->tileDataNum = 256;
     ICPU_SET_TILING_KEY(0);
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
-    auto kernel = [](GM_ADDR grad_output, GM_ADDR self, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling) {
-        ::hard_swish_grad_v2(grad_output, self, out, workspace, tiling);
+    auto kernel = [](GM_ADDR gradOutput, GM_ADDR self, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling) {
+        ::hard_swish_grad_v2(gradOutput, self, out, workspace, tiling);
     };
-    ICPU_RUN_KF(kernel, 2, grad_output, self, out, workspace, tiling);
+    ICPU_RUN_KF(kernel, 2, gradOutput, self, out, workspace, tiling);
     WriteFile(path + "/hard_swish_grad_v2_data/output_out.bin", out, outBytes);
 
     AscendC::GmFree(gradOutput);
@@ -126,7 +126,7 @@ TEST_F(hard_swish_grad_v2_test, hard_swish_grad_v2_bfloat16_ascend910_93_1_core)
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
     uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(HardSwishGradV2TilingData));
     string path = kernel_ut::GetTestWorkDir();
-    ReadFile(path + "/hard_swish_grad_v2_data/input_grad_output.bin", gradOutputBytes, gradOutput, gradOutputBytes);
+    ReadFile(path + "/hard_swish_grad_v2_data/input_gradOutput.bin", gradOutputBytes, gradOutput, gradOutputBytes);
     ReadFile(path + "/hard_swish_grad_v2_data/input_self.bin", selfBytes, self, selfBytes);
 
     auto* tilingData = reinterpret_cast<HardSwishGradV2TilingData*>(tiling);
@@ -136,10 +136,10 @@ TEST_F(hard_swish_grad_v2_test, hard_swish_grad_v2_bfloat16_ascend910_93_1_core)
     tilingData->tileDataNum = 256;
     ICPU_SET_TILING_KEY(1);
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
-    auto kernel = [](GM_ADDR grad_output, GM_ADDR self, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling) {
-        ::hard_swish_grad_v2(grad_output, self, out, workspace, tiling);
+    auto kernel = [](GM_ADDR gradOutput, GM_ADDR self, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling) {
+        ::hard_swish_grad_v2(gradOutput, self, out, workspace, tiling);
     };
-    ICPU_RUN_KF(kernel, 1, grad_output, self, out, workspace, tiling);
+    ICPU_RUN_KF(kernel, 1, gradOutput, self, out, workspace, tiling);
     WriteFile(path + "/hard_swish_grad_v2_data/output_out.bin", out, outBytes);
 
     AscendC::GmFree(gradOutput);
@@ -167,7 +167,7 @@ TEST_F(hard_swish_grad_v2_test, hard_swish_grad_v2_bfloat16_ascend910_93_2_cores
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
     uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(HardSwishGradV2TilingData));
     string path = kernel_ut::GetTestWorkDir();
-    ReadFile(path + "/hard_swish_grad_v2_data/input_grad_output.bin", gradOutputBytes, gradOutput, gradOutputBytes);
+    ReadFile(path + "/hard_swish_grad_v2_data/input_gradOutput.bin", gradOutputBytes, gradOutput, gradOutputBytes);
     ReadFile(path + "/hard_swish_grad_v2_data/input_self.bin", selfBytes, self, selfBytes);
 
     auto* tilingData = reinterpret_cast<HardSwishGradV2TilingData*>(tiling);
@@ -177,10 +177,10 @@ TEST_F(hard_swish_grad_v2_test, hard_swish_grad_v2_bfloat16_ascend910_93_2_cores
     tilingData->tileDataNum = 256;
     ICPU_SET_TILING_KEY(1);
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
-    auto kernel = [](GM_ADDR grad_output, GM_ADDR self, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling) {
-        ::hard_swish_grad_v2(grad_output, self, out, workspace, tiling);
+    auto kernel = [](GM_ADDR gradOutput, GM_ADDR self, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling) {
+        ::hard_swish_grad_v2(gradOutput, self, out, workspace, tiling);
     };
-    ICPU_RUN_KF(kernel, 2, grad_output, self, out, workspace, tiling);
+    ICPU_RUN_KF(kernel, 2, gradOutput, self, out, workspace, tiling);
     WriteFile(path + "/hard_swish_grad_v2_data/output_out.bin", out, outBytes);
 
     AscendC::GmFree(gradOutput);

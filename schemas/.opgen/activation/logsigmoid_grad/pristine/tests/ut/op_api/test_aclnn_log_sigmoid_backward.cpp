@@ -26,8 +26,9 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_001_normal_float32)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -39,8 +40,9 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_002_normal_float16)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -52,8 +54,9 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_003_normal_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -66,8 +69,9 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_004_ascend950_normal_f
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -80,8 +84,9 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_005_ascend950_normal_f
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -94,8 +99,9 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_006_ascend950_normal_b
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -106,8 +112,10 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_006_ascend950_normal_b
 TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_007_null_gradOutput)
 {
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT((aclTensor*)nullptr, selfDesc), OUTPUT(gradInputDesc));
+    auto ut =
+        OP_API_UT(aclnnLogSigmoidBackward, INPUT((aclTensor*)nullptr, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -118,8 +126,24 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_007_null_gradOutput)
 TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_008_null_self)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, (aclTensor*)nullptr), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, (aclTensor*)nullptr, bufferDesc),
+                        OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
+// buffer is a null pointer
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_009_null_buffer)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut =
+        OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, (aclTensor*)nullptr), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -127,11 +151,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_008_null_self)
 }
 
 // gradInput is a null pointer
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_009_null_gradInput)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_010_null_gradInput)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT((aclTensor*)nullptr));
+    auto bufferDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut =
+        OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT((aclTensor*)nullptr));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -139,12 +165,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_009_null_gradInput)
 }
 
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_010_empty)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_011_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({0}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({0}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -153,12 +180,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_010_empty)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_011_dtype_float64_rejected)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_012_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
+    auto bufferDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -166,12 +194,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_011_dtype_float64_reje
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_012_dtype_complex64_rejected)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_013_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
+    auto bufferDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -179,12 +208,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_012_dtype_complex64_re
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_013_dtype_complex128_rejected)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_014_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
+    auto bufferDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -192,12 +222,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_013_dtype_complex128_r
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_014_dtype_undefined_rejected)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_015_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
+    auto bufferDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -205,12 +236,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_014_dtype_undefined_re
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_015_dtype_int32_rejected)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_016_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -218,12 +250,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_015_dtype_int32_reject
 }
 
 // self float16, the others float32: dtypes must agree
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_016_self_dtype_differs)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_017_self_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -231,12 +264,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_016_self_dtype_differs
 }
 
 // gradInput float16, the others float32: dtypes must agree
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_017_gradInput_dtype_differs)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_018_gradInput_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -244,12 +278,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_017_gradInput_dtype_di
 }
 
 // self has another shape: shapes must be equal
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_018_self_shape_differs)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_019_self_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1025}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -257,12 +292,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_018_self_shape_differs
 }
 
 // gradInput has another shape: shapes must be equal
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_019_gradInput_shape_differs)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_020_gradInput_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({1025}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -270,12 +306,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_019_gradInput_shape_di
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_020_rank_8)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_021_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -283,12 +320,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_020_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_021_rank_9_rejected)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_022_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -296,12 +334,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_021_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_022_scalar)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_023_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -309,12 +348,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_022_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_023_not_contiguous_float32)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_024_not_contiguous_float32)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -322,12 +362,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_023_not_contiguous_flo
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_024_not_contiguous_float16)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_025_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND);
     auto gradInputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -335,12 +376,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_024_not_contiguous_flo
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_025_format_nchw)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_026_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW);
     auto gradInputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -348,12 +390,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_025_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_026_format_nhwc)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_027_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NHWC);
     auto gradInputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NHWC);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
@@ -361,12 +404,13 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_026_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_027_format_mixed)
+TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_028_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW);
     auto gradInputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW);
-    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
 
     uint64_t workspaceSize = UINT64_MAX;
     aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);

@@ -13,7 +13,7 @@
 #include "kernel_ut_data_helper.h"
 #include "kernel_ut_data_executor.h"
 
-#include "../../../op_kernel/logsigmoid_grad_apt.cpp"
+#include "../../../op_kernel/logsigmoid_grad.cpp"
 
 using namespace std;
 

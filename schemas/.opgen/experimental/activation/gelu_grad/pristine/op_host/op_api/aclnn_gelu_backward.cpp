@@ -121,11 +121,11 @@ aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const
     selfContiguous = l0op::Cast(selfContiguous, promoteType, opExecutor);
     CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
-    auto result = l0op::GeluGrad(gradOutputContiguous, selfContiguous, gradOutputContiguous, opExecutor);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto resultCast = l0op::Cast(result, gradInput->GetDataType(), opExecutor);
-    CHECK_RET(resultCast != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    auto viewCopyResult = l0op::ViewCopy(resultCast, gradInput, opExecutor);
+    auto l0Result = l0op::GeluGrad(gradOutputContiguous, selfContiguous, gradOutputContiguous, opExecutor);
+    CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto l0ResultCast = l0op::Cast(l0Result, gradInput->GetDataType(), opExecutor);
+    CHECK_RET(l0ResultCast != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto viewCopyResult = l0op::ViewCopy(l0ResultCast, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
 
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
@@ -133,7 +133,8 @@ aclnnStatus aclnnGeluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const
     return ACLNN_SUCCESS;
 }
 
-aclnnStatus aclnnGeluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
+aclnnStatus aclnnGeluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                              const aclrtStream stream)
 {
     L2_DFX_PHASE_2(aclnnGeluBackward);
     return CommonOpExecutorRun(workspace, workspaceSize, executor, stream);

@@ -73,5 +73,5 @@ def gelu_grad_golden(dy, x, y, **kwargs):
     with np.errstate(all="ignore"):
         dy = np.broadcast_to(dy.astype(np.float32), shape)
         x = np.broadcast_to(x.astype(np.float32), shape)
-        outputs = variant(dy, x, cdt, shape)
-        return outputs[0].astype(out_dtype)
+        _outputs = variant(dy, x, cdt, shape)
+        return _outputs[0].astype(out_dtype)

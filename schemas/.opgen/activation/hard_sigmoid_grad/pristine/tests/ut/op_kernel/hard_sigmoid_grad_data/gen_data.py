@@ -61,9 +61,9 @@ def gen_data(shape, dtype_name, soc_version, seed=0):
     input_x = rng.uniform(-5.0, 5.0, size=shape).astype(dtype)
     input_x.tofile("input_input_x.bin")
     inputs.append(input_x)
-    outputs = golden_fn(*inputs, short_soc_version=soc_version)
-    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-    for name, value in zip(['y'], outputs, strict=True):
+    _outputs = golden_fn(*inputs, short_soc_version=soc_version)
+    _outputs = _outputs if isinstance(_outputs, tuple) else (_outputs,)
+    for name, value in zip(['y'], _outputs, strict=True):
         np.asarray(value).astype(dtype).tofile(f"golden_{name}.bin")
 
 

@@ -55,15 +55,15 @@ def gen_data(shape, dtype_name, soc_version, seed=0):
     rng = np.random.default_rng(seed)
     dtype = numpy_dtype(dtype_name)
     inputs = []
-    grad_output = rng.uniform(-5.0, 5.0, size=shape).astype(dtype)
-    grad_output.tofile("input_grad_output.bin")
-    inputs.append(grad_output)
+    gradOutput = rng.uniform(-5.0, 5.0, size=shape).astype(dtype)
+    gradOutput.tofile("input_gradOutput.bin")
+    inputs.append(gradOutput)
     self = rng.uniform(-5.0, 5.0, size=shape).astype(dtype)
     self.tofile("input_self.bin")
     inputs.append(self)
-    outputs = golden_fn(*inputs, short_soc_version=soc_version)
-    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-    for name, value in zip(['out'], outputs, strict=True):
+    _outputs = golden_fn(*inputs, short_soc_version=soc_version)
+    _outputs = _outputs if isinstance(_outputs, tuple) else (_outputs,)
+    for name, value in zip(['out'], _outputs, strict=True):
         np.asarray(value).astype(dtype).tofile(f"golden_{name}.bin")
 
 

@@ -61,9 +61,9 @@ def gen_data(shape, dtype_name, soc_version, seed=0):
     mask = rng.integers(0, 256, size=(int(np.prod(shape)) + 7) // 8, dtype=np.uint8)
     mask.tofile("input_mask.bin")
     inputs.append(mask)
-    outputs = golden_fn(*inputs, short_soc_version=soc_version)
-    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-    for name, value in zip(['backprops'], outputs, strict=True):
+    _outputs = golden_fn(*inputs, short_soc_version=soc_version)
+    _outputs = _outputs if isinstance(_outputs, tuple) else (_outputs,)
+    for name, value in zip(['backprops'], _outputs, strict=True):
         np.asarray(value).astype(dtype).tofile(f"golden_{name}.bin")
 
 

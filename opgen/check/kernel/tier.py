@@ -1,6 +1,6 @@
 """Kernel tier, compile level: every op_kernel translation unit, for every binary variant (SoC x dtype
 combination) and every tiling key / ASCENDC_TPL_SEL combination, compiles in AscendC CPU-debug mode against the
-real asc-devkit headers, instantiated the way the op compiler does (`kernel_build.py`).
+real asc-devkit headers, instantiated the way the op compiler does (`build.py`).
 
 What it proves: every AscendC API call the kernel makes exists, takes those argument types for that dtype on that
 arch (typed intrinsic declarations), and every tiling field it reads exists. What it cannot: anything about
@@ -17,19 +17,19 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cann_sources import CannSources, cache_root, enable_hint
-from ..plan import RenderPlan
-from .headers import inside_op_dir, op_relative
-from .items import CheckItem, Figure, bad, ok, skipped
-from .kernel_build import KernelVariant, compile_command, kernel_sources, kernel_variants, wrapper_source
-from .kernel_intrinsics import intrinsic_dir, learn
+from ...cann_sources import CannSources, cache_root, enable_hint
+from ...plan import RenderPlan
+from ..confined import compile_confined
+from ..headers import inside_op_dir, op_relative
+from ..items import CheckItem, Figure, bad, ok, skipped
+from .build import KernelVariant, compile_command, kernel_sources, kernel_variants, wrapper_source
+from .intrinsics import intrinsic_dir, learn
 
 TIER = "kernel"
 LEVEL = "compile"
@@ -120,11 +120,10 @@ def compile_variant(exe: str, op_dir: Path, plan: RenderPlan, tu: Path, variant:
             hit = _cached(key)
             if hit is not None:
                 return Compiled(hit.passed, hit.error, time.perf_counter() - start, cached=True)
-            try:
-                done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=TIMEOUT,
-                                      check=False, env={**os.environ, "LC_ALL": "C"})
-            except subprocess.TimeoutExpired:
-                return Compiled(False, f"{tu.name}: g++ took more than {TIMEOUT:.0f}s", time.perf_counter() - start)
+            done = compile_confined(command, exe, [op_dir, sources.root, Path(scratch), *([stubs] if stubs else [])],
+                                    timeout=TIMEOUT)
+            if done.refusal is not None:
+                return Compiled(False, f"{tu.name}: {done.refusal}", time.perf_counter() - start)
             if done.returncode == 0:
                 break
             # retry when this output taught something new, or another variant's did since this compile began

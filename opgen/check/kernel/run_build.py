@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..cann_sources import CannSources, cache_root
-from ..plan import RenderPlan
-from .kernel_build import KernelVariant, compile_command, wrapper_source
-from .kernel_intrinsics import HEADER, intrinsic_dir, learn
+from ...cann_sources import CannSources, cache_root
+from ...plan import RenderPlan
+from ..confined import ConfinedCompile, compile_confined
+from .build import KernelVariant, compile_command, wrapper_source
+from .intrinsics import HEADER, intrinsic_dir, learn
 
 OPTIMIZE = "-O1"
 TIMEOUT = 600
@@ -44,7 +45,7 @@ class KernelBuild:
 
 
 def model_dir() -> Path:
-    return Path(str(resources.files("opgen.check") / "cpu_model"))
+    return Path(str(resources.files("opgen.check.kernel") / "cpu_model"))
 
 
 def model_key() -> str:
@@ -146,6 +147,8 @@ def _build(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: Ren
         wrapper.write_text(run_wrapper(plan, variant, op_dir / "op_kernel" / op_entry(plan)))
         obj = Path(scratch) / "kernel.o"
         compiled = _compile(sources, variant, op_dir, wrapper, obj, Path(scratch))
+        if compiled.refusal is not None:
+            return KernelBuild(None, "compile: " + compiled.refusal)
         if compiled.returncode != 0:
             return KernelBuild(None, "compile: " + _first_error(compiled.stderr, op_dir))
         exe = Path(scratch) / "kernel"
@@ -166,7 +169,7 @@ def _build(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: Ren
 
 
 def _compile(sources: CannSources, variant: KernelVariant, op_dir: Path, unit: Path, out: Path,
-             scratch: Path) -> subprocess.CompletedProcess[str]:
+             scratch: Path) -> ConfinedCompile:
     """Compile `unit` to an object, learning missing intrinsic declarations as the compile level does."""
     rounds = 0
     while True:
@@ -174,10 +177,11 @@ def _compile(sources: CannSources, variant: KernelVariant, op_dir: Path, unit: P
         (scratch / BINDINGS).write_text(bindings_source((stubs / HEADER).read_text() if stubs is not None else ""))
         mode = ("-c", OPTIMIZE, f"-I{model_dir()}", f"-I{scratch}", "-o", str(out))
         command = ["nice", "-n", "10", *compile_command("g++", unit, variant, sources, op_dir, stubs, mode)]
-        done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=TIMEOUT,
-                              check=False, env={**os.environ, "LC_ALL": "C"})
+        done = compile_confined(command, "g++", [op_dir, sources.root, scratch, *([stubs] if stubs else [])],
+                                timeout=TIMEOUT)
         rounds += 1
-        if done.returncode == 0 or rounds == MAX_ROUNDS or not learn(sources, variant.arch, done.stderr):
+        if done.refusal is not None or done.returncode == 0 or rounds == MAX_ROUNDS \
+                or not learn(sources, variant.arch, done.stderr):
             return done
 
 

@@ -26,9 +26,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..cann_sources import CannSources, cache_root
-from ..locks import held_lock
-from .kernel_build import KernelArch
+from ...cann_sources import CannSources, cache_root
+from ...locks import held_lock
+from .build import KernelArch
 
 HEADER = "stub_fun.h"
 FORMAT = 3  # bump when render_header changes: the cached header is rebuilt
@@ -171,7 +171,7 @@ def _load(root: Path) -> Names:
 
 
 def _write(root: Path, sources: CannSources, arch: KernelArch, names: Names) -> None:
-    from .kernel_typed import typed_signatures
+    from .typed import typed_signatures
 
     typed = typed_signatures(sources.repo("asc-devkit"), arch.npu_arch)
     text = render_header(names, typed)
@@ -214,7 +214,7 @@ OPGEN_LABEL_COMPARE(>=)
 
 def render_header(names: Names, typed: dict[str, list[tuple[str, ...]]]) -> str:
     """stub_fun.h: enum types, labels, then intrinsics (typed where asc-devkit shows the types)."""
-    out = ["// Intrinsic declarations derived by opgen from asc-devkit's diagnostics (see kernel_intrinsics.py).",
+    out = ["// Intrinsic declarations derived by opgen from asc-devkit's diagnostics (see kernel/intrinsics.py).",
            "#ifndef OPGEN_STUB_FUN_H", "#define OPGEN_STUB_FUN_H", "#include <cstdint>", "#include <type_traits>",
            LABEL_TYPE]
     enumerators = {e for _, e in names.members}

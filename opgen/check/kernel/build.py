@@ -1,5 +1,5 @@
 """How to compile one AscendC kernel variant on a plain x86 CPU: the build facts the kernel tier (compile level,
-`kernel_tier.py`) and the run level share. Nothing here runs a compiler; it computes what to compile and how.
+`tier.py`) and the run level share. Nothing here runs a compiler; it computes what to compile and how.
 
 API
 - `SOC_ARCH` / `soc_arch(soc)`: the NPU arch a SoC's kernels are built for (`KernelArch`: `__NPU_ARCH__`,
@@ -13,7 +13,7 @@ API
   included, and every instantiation odr-used (a template kernel that is only parsed checks no API call).
 - `compile_command(...)`: the g++ CPU-debug command line (`-fsyntax-only` for the compile level; the run
   level passes its own `mode` flags), with the intrinsic declarations dir first
-  (`kernel_intrinsics.intrinsic_dir`), then `CannSources.kernel_include_dirs()`, then the op's dirs.
+  (`intrinsics.intrinsic_dir`), then `CannSources.kernel_include_dirs()`, then the op's dirs.
 
 Facts (KERNEL-CHECK.md, asc-devkit's own tests/api/adv_api/CMakeLists.txt and
 cmake/asc/legacy_modules/host_config.cmake): ascend910b/910_93 build c220 (2201), ascend950/350 c310 (3510),
@@ -27,11 +27,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cann_sources import CannSources
-from ..plan import RenderPlan
-from ..plan.families import KernelFamily
-from ..plan.tensors import DtypeCombination
-from ..spec.socs import SOCS
+from ...cann_sources import CannSources
+from ...plan import RenderPlan
+from ...plan.families import KernelFamily
+from ...plan.tensors import DtypeCombination
+from ...spec.socs import SOCS
 
 COMMON_DEFINES = ("-D_GLIBCXX_USE_CXX11_ABI=0", "-DASCENDC_CPU_DEBUG=1", "-DASCENDC_DEBUG=1", "-DASCENDC_DUMP=0",
                   "-D__CCE_KT_TEST__=1", "-DASCENDC_TPL_KERNEL")

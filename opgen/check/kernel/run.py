@@ -23,23 +23,23 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..cann_sources import CannSources, enable_hint
-from ..plan import RenderPlan
-from ..plan.attr_cases import classic_tiling_bytes
-from ..plan.attrs import AttrValue, attr_settings, shown_attrs
-from ..plan.classic import ClassicTiling, classic_tiling
-from ..plan.families import ub_scratch_bytes
-from ..plan.golden import GoldenVariant
-from ..plan.platforms import SocPlan
-from ..plan.tensors import DtypeCombination
-from ..spec.models import OpSpec
-from .emulator import emulate, numpy_dtype
-from .items import CheckItem, bad, ok, skipped
-from .kernel_build import KernelVariant, kernel_variants
-from .kernel_run_build import build_kernel
-from .numerics import within_tolerance
-from .numerics_samples import edge_values
-from .trust import Trust, run_tree_code
+from ...cann_sources import CannSources, enable_hint
+from ...plan import RenderPlan
+from ...plan.attr_cases import classic_tiling_bytes
+from ...plan.attrs import AttrValue, attr_settings, shown_attrs
+from ...plan.classic import ClassicTiling, classic_tiling
+from ...plan.families import ub_scratch_bytes
+from ...plan.golden import GoldenVariant
+from ...plan.platforms import SocPlan
+from ...plan.tensors import DtypeCombination
+from ...spec.models import OpSpec
+from ..emulator import emulate, numpy_dtype
+from ..items import CheckItem, bad, ok, skipped
+from ..numerics import within_tolerance
+from ..numerics_samples import edge_values
+from ..trust import Trust, run_tree_code
+from .build import KernelVariant, kernel_variants
+from .run_build import build_kernel
 
 LEVEL = "run"
 RUN_TIMEOUT = 300.0
@@ -201,7 +201,7 @@ def _run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, soc: SocPlan, c
 def _not_modelled(variant: KernelVariant, what: Sequence[str]) -> str:
     """A launch the model cannot run is no evidence either way: the row says what it lacks."""
     return (f"not run: the kernel reaches what the CPU model does not model on arch {variant.arch.npu_arch}: "
-            f"{', '.join(what)} (see opgen/check/cpu_model/README.md)")
+            f"{', '.join(what)} (see opgen/check/kernel/cpu_model/README.md)")
 
 
 def _inputs(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, shape: tuple[int, ...],
