@@ -110,3 +110,17 @@ def test_workspace_is_a_git_copy_with_its_neighbours(tmp_path: Path) -> None:
     assert (ops_nn / "../../ops-base/CMakeLists.txt").read_text() == "opbase"
     assert (ops_nn / "../ops-tensor/CMakeLists.txt").read_text() == "ops-tensor"
     assert make_workspace(src, tmp_path / "out") == ops_nn  # reused
+
+
+def test_third_party_copies_are_where_ops_nn_cmake_looks(tmp_path: Path) -> None:
+    from opgen.cann_prefix.third_party import lay_out_copies
+
+    src = tmp_path / "src"
+    (src / "cmake" / "third_party").mkdir(parents=True)
+    (src / "cmake" / "third_party" / "json.cmake").write_text("# j\n")
+    (src / "json" / "include" / "nlohmann").mkdir(parents=True)
+    (src / "json" / "include" / "nlohmann" / "json.hpp").write_text("// h\n")
+    third = tmp_path / "third_party"
+    lay_out_copies(src, third)
+    assert (third / "cann-cmake" / "third_party" / "json.cmake").read_text() == "# j\n"
+    assert (third / "lib_cache" / "json" / "include" / "nlohmann" / "json.hpp").is_file()
