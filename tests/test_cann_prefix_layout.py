@@ -124,3 +124,17 @@ def test_third_party_copies_are_where_ops_nn_cmake_looks(tmp_path: Path) -> None
     lay_out_copies(src, third)
     assert (third / "cann-cmake" / "third_party" / "json.cmake").read_text() == "# j\n"
     assert (third / "lib_cache" / "json" / "include" / "nlohmann" / "json.hpp").is_file()
+
+
+@pytest.mark.skipif(not os.environ.get("OPGEN_BUILD_PREFIX"), reason="builds googletest (~20 s): OPGEN_BUILD_PREFIX=1")
+def test_gtest_is_built_with_abi0_where_cann_cmake_finds_it(cann_src: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    from opgen.cann_prefix.third_party import build_gtest
+
+    dest = build_gtest(cann_src, tmp_path / "tp", tmp_path / "build")
+    assert dest == tmp_path / "tp" / "lib_cache" / "gtest"
+    symbols = subprocess.run(["nm", "-C", str(dest / "lib" / "libgtest.a")], capture_output=True, text=True).stdout
+    # ABI 0 spells std::string without the __cxx11 inline namespace
+    assert "std::string" in symbols or "std::basic_string" in symbols
+    assert "__cxx11" not in symbols
