@@ -138,3 +138,19 @@ def test_gtest_is_built_with_abi0_where_cann_cmake_finds_it(cann_src: Path, tmp_
     # ABI 0 spells std::string without the __cxx11 inline namespace
     assert "std::string" in symbols or "std::basic_string" in symbols
     assert "__cxx11" not in symbols
+
+
+def test_dlog_sink_exports_both_linkages_and_empty_libraries_exist(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    from opgen.cann_prefix.stub_libs import EMPTY_LIBRARIES, build_stub_libraries
+
+    if not shutil.which("g++"):
+        pytest.skip("needs g++")
+    build_stub_libraries(tmp_path / "lib64", tmp_path / "work")
+    symbols = subprocess.run(["nm", "-D", "--defined-only", str(tmp_path / "lib64" / "libunified_dlog.so")],
+                             capture_output=True, text=True).stdout
+    assert " DlogRecord\n" in symbols + "\n" and "_Z10DlogRecordiiPKcz" in symbols
+    assert " CheckLogLevel" in symbols
+    assert all((tmp_path / "lib64" / f"lib{name}.so").is_file() for name in EMPTY_LIBRARIES)
