@@ -12,14 +12,16 @@ import io
 import operator
 import re
 from pathlib import Path
+from typing import get_args
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .errors import OpgenError
 from .spec.dtypes import PROTO_DTYPES
+from .spec.models import DefCall, SocName
 from .upstream import OpFacts, parse_op_dir
-from .upstream.models import AICoreConfig, DefTensor, ProtoTensor, ProtoType
+from .upstream.models import AclnnParam, AICoreConfig, DefTensor, ProtoAttr, ProtoTensor, ProtoType
 
 _BY_GE = {d.ge: d.name for d in PROTO_DTYPES.values()}
 _ATTR_TYPES = {"Float": "float", "Int": "int", "Bool": "bool", "String": "string"}
@@ -58,24 +60,46 @@ def spec_data(facts: OpFacts, op_dir: Path) -> CommentedMap:
         data["experimental"] = True
     if _snake(definition.op_type) != op_dir.name:
         data["name"] = op_dir.name
+    modules = next((c for f in facts.cmake for c in f.calls
+                    if c.command in ("add_modules_sources", "add_all_modules_sources")), None)
+    if modules is not None and modules.args.get("DISABLE_IN_OPP") == ("TRUE",):
+        data["disable_in_opp"] = True
+    if modules is not None and modules.args.get("ACLNNTYPE", ("aclnn_exclude",)) != ("aclnn_exclude",):
+        data["aclnn_type"] = modules.args["ACLNNTYPE"][0]
     data["brief"] = f"{definition.op_type} ({PLACEHOLDER} in docs)."
     proto = {t.name: t for t in facts.proto.tensors} if facts.proto else {}
+    symbols = {t.type.symbol for t in proto.values()}
+    if len(symbols) == 1 and None not in symbols:
+        data["proto_symbol"] = symbols.pop()
     for direction, key in (("Input", "inputs"), ("Output", "outputs")):
         data[key] = [_tensor(t, columns[t.name], _proto_type(facts, proto.get(t.name)))
                      for t in definition.tensors if t.direction == direction]
-    attrs = [_attr(a.name, a.type, a.default) for a in definition.attrs]
-    if facts.proto:  # an attr only the proto registers: opgen registers every attr in both
-        known = {a.name for a in definition.attrs}
-        attrs += [_attr(a.name, a.type, a.default) for a in facts.proto.attrs if a.name not in known]
+    proto_attrs = {a.name: a for a in facts.proto.attrs} if facts.proto else {}
+    attrs = [_attr(a.name, a.type, a.default, a.attr_type, proto_attrs.get(a.name)) for a in definition.attrs]
+    known = {a.name for a in definition.attrs}
+    attrs += [_proto_only(_attr(a.name, a.type, a.default, "OPTIONAL", None))
+              for a in proto_attrs.values() if a.name not in known]
     if attrs:
         data["attrs"] = attrs
-    data["platforms"] = [_platform(soc, config, definition.tensors, columns)
-                         for soc, config in definition.socs.items()]
-    data["infershape"] = {"rule": "elementwise"}
-    data["compute"] = _placeholder_recipe(definition.tensors)
+    dag = not any(re.fullmatch(r"op_kernel/arch35/\w+_tiling_key\.h", f) for f in facts.files)
+    data["platforms"] = _platforms(definition.socs, columns, dag, op_dir.name)
+    unknown = [soc for soc in definition.socs if soc not in get_args(SocName)]
+    if unknown:
+        data.yaml_set_comment_before_after_key("platforms", before=f"imported: ops-nn also registers "
+                                               f"{', '.join(unknown)}, which opgen cannot generate; list def.socs "
+                                               "under upstream_differences with the reason")
+    data["infershape"] = CommentedMap(rule="elementwise")
+    if any(r.call("InferDataType") for r in facts.registrations):
+        data["infershape"]["datatype_from"] = next(t.name for t in definition.tensors if t.direction == "Input")
+        data["infershape"].yaml_add_eol_comment("imported: upstream registers InferDataType; say which input's "
+                                                "dtype the outputs take", "datatype_from")
+    choice = next((a for a in attrs if a["type"] == "string"), None)
+    data["compute"] = _placeholder_recipe(definition.tensors, list(choice["values"]) if choice else ["default"])
     api = _aclnn_api(facts)
     if api:
         data["aclnn"] = api
+    elif any(re.fullmatch(r"(op_host/)?op_api/(?!aclnn_)\w+\.cpp", f) for f in facts.files):
+        data["l0_op"] = True  # an l0 op for an aclnn API declared elsewhere
     inputs = [t.name for t in definition.tensors if t.direction == "Input"]
     reference = CommentedMap([("forward", None), ("wrt", inputs[-1]), ("grad", inputs[0])])
     reference.yaml_add_eol_comment(f"{PLACEHOLDER}: the forward function; opgen check fails until you do", "forward")
@@ -128,25 +152,43 @@ def _tensor(tensor: DefTensor, dtypes: list[str], proto: ProtoType | None) -> Co
         out["formats"] = formats[0] if len(formats) == 1 else formats
     if tensor.param_type == "OPTIONAL":
         out["param_type"] = "optional"
+    calls = [c for c in get_args(DefCall) if c in tensor.flags]
+    if calls:
+        out["def_calls"] = CommentedSeq(calls)
+        out["def_calls"].fa.set_flow_style()
+    if tensor.unknown_shape_format is None:
+        out["unknown_shape_format"] = False
     if proto is not None:
         single_class = proto.form == "class" and len(proto.classes) == 1
-        written = proto.listed if proto.form == "list" else proto.dtypes  # a mixed form: its expanded set
-        declared = proto.classes[0] if single_class else [_dtype(d) for d in written]
+        declared = proto.classes[0] if single_class else [*proto.classes, *(_dtype(d) for d in proto.listed)]
         if isinstance(declared, str) or set(declared) != set(dtypes):
             out["proto_dtypes"] = declared
+        if any(ge not in proto.dtypes for ge in tensor.data_type or ()):
+            out["proto_narrower"] = True
     return out
 
 
-def _attr(name: str, written_type: str | None, default: str | None) -> CommentedMap:
+def _attr(name: str, written_type: str | None, default: str | None, attr_type: str | None,
+          proto: ProtoAttr | None) -> CommentedMap:
     kind = _ATTR_TYPES.get(written_type or "", (written_type or "").lower())
     out = CommentedMap(name=name, type=kind)
     if default is not None:
         out["default"] = _value(kind, default)
+    if proto is not None and proto.default is not None and default is not None \
+            and _value(kind, proto.default) != out["default"]:
+        out["proto_default"] = _value(kind, proto.default)
+    if attr_type != "OPTIONAL":
+        out["attr_type"] = attr_type.lower() if attr_type else None
     if kind == "string":  # the accepted values are in the tiling's code, not registered
         out["values"] = CommentedSeq([out.get("default", "")])
         out["values"].fa.set_flow_style()
         out.yaml_add_eol_comment("imported: list every value the op accepts", "values")
     return out
+
+
+def _proto_only(attr: CommentedMap) -> CommentedMap:
+    attr["proto_only"] = True
+    return attr
 
 
 def _value(kind: str, written: str) -> bool | int | float | str:
@@ -183,45 +225,124 @@ def _arithmetic(text: str) -> float | None:
         return None
 
 
-def _platform(soc: str, config: AICoreConfig | None, tensors: tuple[DefTensor, ...],
-              columns: dict[str, list[str]]) -> CommentedMap:
-    out = CommentedMap(soc=soc, kernel="arch35_dag" if soc in ("ascend950", "ascend350") else "classic")
-    if config is not None:
-        out["aicore"] = {field: config.flags[flag] == "true" for flag, field in _FLAGS.items() if flag in config.flags}
-    rows = _rows(config)
-    if rows:
-        every = _all_rows(columns)
-        picked = CommentedSeq(every.index(row) for row in rows)
-        picked.fa.set_flow_style()
-        out["combinations"] = picked
+def _platforms(socs: dict[str, AICoreConfig | None], columns: dict[str, list[str]], dag: bool,
+               name: str) -> list[CommentedMap]:
+    """One platform per AddConfig of a SoC opgen knows: arch35 SoCs take the classic_arch35 family where upstream
+    has an arch35 `_tiling_key.h` (a TPipe kernel), else the DAG one; classic families get tiling keys in order
+    (upstream's own are in its tiling code)."""
+    out = []
+    keys = iter(range(len(socs)))
+    for soc, config in ((soc, config) for soc, config in socs.items() if soc in get_args(SocName)):
+        arch35 = soc in ("ascend950", "ascend350")
+        platform = CommentedMap(soc=soc, kernel="arch35_dag" if arch35 and dag else
+                                "classic_arch35" if arch35 else "classic")
+        if config is not None:
+            flags = {field: config.flags[flag] == "true" for flag, field in _FLAGS.items() if flag in config.flags}
+            unset = {} if "PrecisionReduceFlag" in config.flags else {"precision_reduce": None}
+            platform["aicore"] = {**flags, **unset}
+            op_file = config.extend_cfg_info.get("opFile.value")
+            if op_file is not None and op_file != f"{name}_apt":
+                platform["op_file"] = op_file
+        if platform["kernel"] != "arch35_dag":
+            platform["tiling_key"] = next(keys)
+            platform.yaml_add_eol_comment("imported: numbered in order; use upstream's key", "tiling_key")
+        rows = _rows(config)
+        if rows:
+            every = _all_rows(columns)
+            platform["combinations"] = _flow([every.index(row) for row in rows])
+        out.append(platform)
     return out
 
 
-def _placeholder_recipe(tensors: tuple[DefTensor, ...]) -> CommentedMap:
+def _placeholder_recipe(tensors: tuple[DefTensor, ...], variants: list[str]) -> CommentedMap:
     first = next(t.name for t in tensors if t.direction == "Input")
     outputs = [t.name for t in tensors if t.direction == "Output"]
     steps = CommentedSeq(f"{name} = muls({first}, 0.0)" for name in outputs)
     steps.yaml_set_start_comment(f"{PLACEHOLDER}; these steps only shape the tree", indent=4)
-    return CommentedMap(dtype="float32", variants={"default": steps})
+    return CommentedMap(dtype="float32", variants={variant: steps for variant in variants})
 
 
 def _aclnn_api(facts: OpFacts) -> CommentedMap | None:
-    """The aclnn API and its tensor parameters, matched to the op's tensors in order."""
+    """The aclnn API as its header declares it: tensors matched to the op's in order (the last ones are the
+    outputs), scalars matched to attrs by name, the parameter order and the `const`s where they are not opgen's."""
     definition = facts.definition
     assert definition is not None
-    for header in facts.aclnn:
-        for function in header.functions:
-            if not function.name.endswith("GetWorkspaceSize"):
-                continue
-            op_ins = [t.name for t in definition.tensors if t.direction == "Input"]
-            op_outs = [t.name for t in definition.tensors if t.direction == "Output"]
-            tensors = [p.name for p in function.params if p.type.replace(" ", "") in ("constaclTensor*", "aclTensor*")]
-            ins, outs = tensors[: len(op_ins)], tensors[len(op_ins):]  # in order, as the API takes them
-            api = CommentedMap(api=function.name.removeprefix("aclnn").removesuffix("GetWorkspaceSize"))
-            api["inputs"] = [{"name": n, "tensor": t} for n, t in zip(ins, op_ins, strict=False)]
-            api["outputs"] = [{"name": n, "tensor": t} for n, t in zip(outs, op_outs, strict=False)]
-            return api
-    return None
+    functions = {f.name: f for header in facts.aclnn for f in header.functions}
+    first = next((f for name, f in functions.items() if name.endswith("GetWorkspaceSize")), None)
+    if first is None:
+        return None
+    params = [p for p in first.params if p.name not in ("workspaceSize", "executor")]
+    tensors = [p for p in params if _bare(p.type) == "aclTensor*"]
+    op_outs = [t.name for t in definition.tensors if t.direction == "Output"]
+    ins, outs = tensors[: len(tensors) - len(op_outs)], tensors[len(tensors) - len(op_outs):]
+    op_ins = [t for t in definition.tensors if t.direction == "Input"]
+    required = [t.name for t in op_ins if t.param_type != "OPTIONAL"]
+    taken = required + [t.name for t in op_ins if t.param_type == "OPTIONAL"]
+    api = CommentedMap(api=first.name.removeprefix("aclnn").removesuffix("GetWorkspaceSize"))
+    api["inputs"] = [_param(p.name, taken[k] if k < len(taken) else taken[-1], k >= len(taken))
+                     for k, p in enumerate(ins)]
+    scalars = _scalars([p for p in params if p not in tensors], [a.name for a in definition.attrs])
+    if scalars:
+        api["scalars"] = scalars
+    api["outputs"] = [_param(p.name, t) for p, t in zip(outs, op_outs, strict=True)]
+    fed = CommentedMap((name, None if name not in required else ins[-1].name) for name in taken[len(ins):])
+    for name in (n for n in fed if fed[n] is not None):
+        fed.yaml_add_eol_comment(f"imported: the API does not take {name}; say which API input feeds it", name)
+    if fed:
+        api["unused_inputs"] = fed
+    written = [p.name for p in params if p not in outs]
+    if written != [p.name for p in ins] + [s["name"] for s in scalars]:
+        api["order"] = _flow(written)
+    second = functions.get(first.name.removesuffix("GetWorkspaceSize"))
+    if second is not None and any(p.type.replace(" ", "") == "constaclrtStream" for p in second.params):
+        api["const_stream"] = True
+    if outs and all(p.type.replace(" ", "").startswith("const") for p in outs):
+        api["const_outputs"] = True
+    return api
+
+
+def _bare(c_type: str) -> str:
+    return c_type.replace(" ", "").removeprefix("const")
+
+
+def _param(name: str, tensor: str, unused: bool = False) -> CommentedMap:
+    out = CommentedMap(name=name, tensor=tensor)
+    if unused:
+        out["unused"] = True
+        out.yaml_add_eol_comment("imported: an API tensor beyond the op's inputs; say which it carries", "unused")
+    out.fa.set_flow_style()
+    return out
+
+
+def _scalars(params: list[AclnnParam], attrs: list[str]) -> list[CommentedMap]:
+    """Each non-tensor parameter as a scalar: the attr of its name (snake or camel, an `Optional` suffix dropped),
+    else the next attr no parameter names, in order; a bool with neither is a flag a rule reads."""
+    names = {p.name: p.name.removesuffix("Optional") for p in params}
+    named = {p.name: next((a for a in attrs if a in (n, _snake(n)) or a.replace("_", "") == n.lower()), None)
+             for p in params for n in [names[p.name]]}
+    spare = iter(a for a in attrs if a not in named.values())
+    out = []
+    for p in params:
+        kind = "char*" if _bare(p.type) == "char*" else _bare(p.type).removesuffix("*")
+        scalar = CommentedMap(name=p.name)
+        attr = named[p.name] or (None if kind == "bool" else next(spare, None))
+        if attr is not None:
+            scalar["attr"] = attr
+        if kind != "aclScalar":
+            scalar["type"] = kind
+        if names[p.name] != p.name and kind == "aclScalar":
+            scalar["optional"] = True
+        if attr is not None and named[p.name] is None:
+            scalar.yaml_add_eol_comment("imported: matched to the attr by order; check it", "name")
+        scalar.fa.set_flow_style()
+        out.append(scalar)
+    return out
+
+
+def _flow(items: list[str] | list[int]) -> CommentedSeq:
+    seq = CommentedSeq(items)
+    seq.fa.set_flow_style()
+    return seq
 
 
 def _dtype(ge: str) -> str:

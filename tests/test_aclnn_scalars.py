@@ -60,13 +60,13 @@ SIGNATURE = ("aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutp
 
 
 def test_header_wrapper_and_docs_declare_the_scalars_in_api_order(tree: Path) -> None:
-    for rel in ("op_host/op_api/aclnn_hardsigmoid_backward.h", "op_host/op_api/aclnn_hardsigmoid_backward.cpp",
+    for rel in ("op_api/aclnn_hardsigmoid_backward.h", "op_api/aclnn_hardsigmoid_backward.cpp",
                 "docs/aclnnHardsigmoidBackward.md"):
         assert SIGNATURE in _read(tree, rel), rel
 
 
 def test_wrapper_converts_each_scalar_and_calls_the_l0_in_def_order(tree: Path) -> None:
-    text = _read(tree, "op_host/op_api/aclnn_hardsigmoid_backward.cpp")
+    text = _read(tree, "op_api/aclnn_hardsigmoid_backward.cpp")
     assert ("float alphaValue = alphaOptional == nullptr ? 0.16666666666666666f : alphaOptional->ToFloat();"
             in text)  # the optional aclScalar: nullptr is the def default
     assert "float betaValue = static_cast<float>(betaScalar);" in text
@@ -80,7 +80,7 @@ def test_wrapper_converts_each_scalar_and_calls_the_l0_in_def_order(tree: Path) 
 
 
 def test_wrapper_refuses_an_acl_scalar_whose_dtype_does_not_cast_to_the_attrs(tree: Path) -> None:
-    text = _read(tree, "op_host/op_api/aclnn_hardsigmoid_backward.cpp")
+    text = _read(tree, "op_api/aclnn_hardsigmoid_backward.cpp")
     assert "if (!CanCast(steps->GetDataType(), DataType::DT_INT64)) {" in text
     assert "if (alphaOptional != nullptr && !CanCast(alphaOptional->GetDataType(), DataType::DT_FLOAT)) {" in text
     assert "CHECK_RET(CheckScalarDtype(steps, alphaOptional), ACLNN_ERR_PARAM_INVALID);" in text
@@ -89,7 +89,7 @@ def test_wrapper_refuses_an_acl_scalar_whose_dtype_does_not_cast_to_the_attrs(tr
 
 def test_the_def_default_the_wrapper_uses_is_the_defs(tree: Path) -> None:
     """nullptr for alphaOptional must give exactly the value the def registers for alpha."""
-    wrapper = _read(tree, "op_host/op_api/aclnn_hardsigmoid_backward.cpp")
+    wrapper = _read(tree, "op_api/aclnn_hardsigmoid_backward.cpp")
     default = re.search(r"alphaOptional == nullptr \? (\S+) :", wrapper)
     definition = _read(tree, "op_host/hard_sigmoid_grad_def.cpp")
     assert default is not None
@@ -99,8 +99,8 @@ def test_the_def_default_the_wrapper_uses_is_the_defs(tree: Path) -> None:
 def test_l0_takes_every_attr_in_def_order_and_launches_with_op_attr(tree: Path) -> None:
     params = ("HardSigmoidGrad(const aclTensor* grads, const aclTensor* input_x, float alpha, float beta, "
               "int64_t steps, bool conj, aclOpExecutor* executor)")
-    assert params in _read(tree, "op_host/op_api/hard_sigmoid_grad.h")
-    l0 = _read(tree, "op_host/op_api/hard_sigmoid_grad.cpp")
+    assert params in _read(tree, "op_api/hard_sigmoid_grad.h")
+    l0 = _read(tree, "op_api/hard_sigmoid_grad.cpp")
     assert params in l0
     assert "L0_DFX(HardSigmoidGrad, grads, input_x, alpha, beta, steps, conj);" in l0
     assert "OP_OUTPUT(y), OP_ATTR(alpha, beta, steps, conj));" in l0
@@ -148,9 +148,9 @@ def test_op_api_ut_null_and_non_default_cases(tree: Path) -> None:
     assert "INPUT(gradOutputDesc, selfDesc, 0.5, stepsDesc, (aclScalar*)nullptr, false)" in optional
     assert "EXPECT_EQ(aclRet, ACLNN_SUCCESS);" in optional
     changed = _ut_case(text, "scalars_not_default")
-    assert "auto stepsDesc = ScalarDesc(static_cast<int64_t>(4));" in changed
+    assert "auto stepsDesc = ScalarDesc(static_cast<int64_t>(6));" in changed  # 3 + 1 + its place (2)
     assert "auto alphaOptionalDesc = ScalarDesc(0.3333333333333333f);" in changed
-    assert "INPUT(gradOutputDesc, selfDesc, 1.0, stepsDesc, alphaOptionalDesc, true)" in changed
+    assert "INPUT(gradOutputDesc, selfDesc, 1.25, stepsDesc, alphaOptionalDesc, true)" in changed
     assert "EXPECT_EQ(aclRet, ACLNN_SUCCESS);" in changed
     assert "null_betaScalar" not in text and "null_conj" not in text  # by value: nothing to null
     refused = _ut_case(text, "steps_float_rejected")  # CanCast(DT_FLOAT, DT_INT64) is false
@@ -170,8 +170,8 @@ def test_the_check_agrees_with_the_tree(tree: Path) -> None:
 
 @pytest.mark.parametrize(("rel", "ut"), [
     ("tests/ut/op_api/test_aclnn_hardsigmoid_backward.cpp", True),
-    ("op_host/op_api/aclnn_hardsigmoid_backward.cpp", False),
-    ("op_host/op_api/hard_sigmoid_grad.cpp", False),
+    ("op_api/aclnn_hardsigmoid_backward.cpp", False),
+    ("op_api/hard_sigmoid_grad.cpp", False),
 ])
 def test_every_parameter_type_compiles(cann_src: Path, tree: Path, rel: str, ut: bool) -> None:
     """The UT (ScalarDesc, by-value double and bool, nullptr), the wrapper and the l0 op, with -fsyntax-only
@@ -195,7 +195,7 @@ RULES = """  scalars:
     - {name: strict, type: bool, doc: Refuse a negative slope.}
     - {name: conj, attr: conj, type: bool}
 """
-RULED_WRAPPER = "op_host/op_api/aclnn_hardsigmoid_backward.cpp"
+RULED_WRAPPER = "op_api/aclnn_hardsigmoid_backward.cpp"
 
 
 @pytest.fixture(scope="module")
@@ -235,10 +235,10 @@ def test_header_docs_and_example_carry_the_flag_and_the_rules(ruled: Path) -> No
     signature = ("aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, "
                  "double betaScalar, const aclScalar* steps, const aclScalar* alphaOptional, bool strict, bool conj, "
                  "aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)")
-    for rel in ("op_host/op_api/aclnn_hardsigmoid_backward.h", RULED_WRAPPER, "docs/aclnnHardsigmoidBackward.md"):
+    for rel in ("op_api/aclnn_hardsigmoid_backward.h", RULED_WRAPPER, "docs/aclnnHardsigmoidBackward.md"):
         assert signature in _read(ruled, rel), rel
     assert ("@param [in] strict: bool; sets no attr; when true, alphaOptional below 0 is refused "
-            "(ACLNN_ERR_PARAM_INVALID).") in _read(ruled, "op_host/op_api/aclnn_hardsigmoid_backward.h")
+            "(ACLNN_ERR_PARAM_INVALID).") in _read(ruled, "op_api/aclnn_hardsigmoid_backward.h")
     docs = (ruled / "docs/aclnnHardsigmoidBackward.md").read_text(encoding="utf-8").splitlines()
     rows = {line.split(" | ")[0].removeprefix("| "): line for line in docs if line.startswith("| ")}
     assert "the def default is 0.5); below -1 it is taken as -1. | double |" in rows["betaScalar"]

@@ -127,3 +127,31 @@ def test_an_attr_where_a_tensor_stands_is_refused(run, tmp_path: Path) -> None:
 def test_a_check_value_equal_to_the_default_is_refused(run, tmp_path: Path) -> None:
     err = _problems(run, tmp_path, SWISH, "check_value: 0.5", "check_value: 1.0")
     assert re.search(r"attrs\[0\]\.check_value: 1\.0 is the default", err)
+
+
+def test_a_proto_only_attr_is_in_the_proto_and_nowhere_the_def_feeds(run, tmp_path: Path) -> None:
+    op = _rendered(run, tmp_path, SCHEMAS / "sigmoid_grad.yaml")
+    assert ".ATTR(complex_conj, Bool, false)" in (op / "op_graph/sigmoid_grad_proto.h").read_text()
+    for rel in ("op_host/sigmoid_grad_def.cpp", "op_host/config/ascend950/sigmoid_grad_binary.json",
+                "op_api/sigmoid_grad.cpp", "op_api/aclnn_sigmoid_backward.cpp", "tests/assets/golden.py"):
+        assert "complex" not in (op / rel).read_text().replace("Complex", ""), rel
+
+
+def test_a_proto_only_attr_the_recipe_reads_is_refused_naming_the_fix(run, tmp_path: Path) -> None:
+    spec = copy_spec(HARD_SHRINK, tmp_path, lambda t: t.replace("attr_type: null,", "proto_only: true,"))
+    result = run("gen", spec, "-o", tmp_path / "out")
+    assert result.code == 2 and not (tmp_path / "out").exists()
+    assert "attrs[0].proto_only: lambd is registered in the proto only, but a recipe step reads it and an aclnn " \
+           "scalar sets it; register it in the def too (drop proto_only)" in result.err
+
+
+def test_a_tiling_bound_on_the_wrong_attr_is_refused_naming_the_fix(run, tmp_path: Path) -> None:
+    elu = SCHEMAS / "elu_grad_v2.yaml"
+    spec = copy_spec(elu, tmp_path, lambda t: t.replace("    min_when: is_result\n", "    min_when: scale\n"))
+    result = run("gen", spec, "-o", tmp_path / "out")
+    assert result.code == 2 and "attrs[0].min_when: 'scale' is not the bool attr choosing the math" in result.err
+    (tmp_path / "b").mkdir()
+    spec = copy_spec(elu, tmp_path / "b", lambda t: t.replace("    min: 0  #", "    #"))
+    result = run("gen", spec, "-o", tmp_path / "out")
+    assert result.code == 2 and "attrs[0].min_when: says when min applies, but there is no min" in result.err
+    assert not (tmp_path / "out").exists()

@@ -34,7 +34,7 @@ GELU_FILES = {
     "op_host/op_api/aclnn_gelu_backward.cpp",
     "op_host/op_api/gelu_grad.h", "op_host/op_api/gelu_grad.cpp", "tests/CMakeLists.txt", "tests/assets/golden.py",
     "tests/st/arch22/ttk_kernel_gelu_grad_st.csv", "tests/ut/CMakeLists.txt", "tests/ut/op_host/CMakeLists.txt",
-    "tests/ut/op_host/test_gelu_grad_infershape.cpp", "tests/ut/op_host/test_gelu_grad_tiling.cpp",
+    "tests/ut/op_host/test_gelu_grad_infershape.cpp", "tests/ut/op_host/arch22/test_gelu_grad_tiling.cpp",
     "tests/ut/op_kernel/CMakeLists.txt", "tests/ut/op_kernel/test_gelu_grad.cpp",
     "tests/ut/op_kernel/gelu_grad_data/gen_data.py", "tests/ut/op_kernel/gelu_grad_data/compare_data.py",
     "tests/ut/op_api/CMakeLists.txt",
@@ -173,3 +173,27 @@ def test_schema_command_prints_the_committed_json_schema(run) -> None:
     assert result.code == 0
     assert result.out == (SAMPLES.parent / "schemas" / "opspec.schema.json").read_text()
     assert '"op_type"' in result.out
+
+
+def test_tiling_suites_sit_where_ops_nns_per_soc_ut_build_runs_them_alone() -> None:
+    """ops-nn builds one UT binary per --soc from tests/ut/op_host/ and that SoC's arch dir: GeluGrad's 910B
+    suite goes to arch22/, and its 310B suite (310B has no dir, so it would sit in a file the 910B build runs
+    too) is not written."""
+    ut = SAMPLES / "experimental/activation/gelu_grad/tests/ut/op_host"
+    assert not (ut / "test_gelu_grad_tiling.cpp").exists()
+    text = (ut / "arch22/test_gelu_grad_tiling.cpp").read_text(encoding="utf-8")
+    assert "class GeluGradTilingAscend910b" in text and "Ascend310b" not in text
+    swish = (SAMPLES / "activation/hard_swish_grad_v2/tests/ut/op_host/arch22/test_hard_swish_grad_v2_tiling.cpp")
+    assert "class HardSwishGradV2TilingAscend91093" in swish.read_text(encoding="utf-8")  # 910_93 maps to arch22 too
+
+
+def test_a_float32_combination_takes_no_ub_for_cast_buffers_it_never_uses() -> None:
+    """A classic float32-recipe kernel reads float32 tensors in place: their cast buffers are made only for
+    other dtypes, so float32's tile counts them out (GeluGrad: 320 bits an element, as float16; it was 416)."""
+    op = SAMPLES / "experimental/activation/gelu_grad"
+    tiling = (op / "op_host/gelu_grad_tiling.cpp").read_text(encoding="utf-8")
+    assert "{ge::DT_FLOAT, 320}," in tiling and "{ge::DT_FLOAT16, 320}," in tiling
+    kernel = (op / "op_kernel/gelu_grad.h").read_text(encoding="utf-8")
+    assert "if constexpr (!std::is_same_v<TYPE_DY, float>) { // a float32 tensor is read in place\n" \
+           "            pipe.InitBuffer(castBufDy, tileDataNum * sizeof(float));" in kernel
+    assert "        pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));" in kernel  # scratch stays unconditional

@@ -82,3 +82,27 @@ def test_compare_data_applies_the_spec_tolerance(tmp_path: Path) -> None:
     result = _python("compare_data.py", "float16", cwd=data)
     assert result.returncode == 1
     assert "1/256 elements outside rtol=0.001, atol=0.001" in result.stdout and "[7]" in result.stdout
+
+
+def test_gen_data_takes_the_attr_choosing_the_math(tmp_path: Path) -> None:
+    """GeluGradV2's tanh kernel UT asks gen_data.py for `approximate=tanh`: its golden is the tanh GELU's, not the
+    default erf one, and an attr argument without `=` is refused with the usage."""
+    rel = "activation/gelu_grad_v2"
+    ut = (SAMPLES / rel / "tests/ut/op_kernel/test_gelu_grad_v2_apt.cpp").read_text(encoding="utf-8")
+    tanh_case = ut[ut.index("TEST_F(gelu_grad_v2_test, gelu_grad_v2_bfloat16_tanh)"):]
+    assert '"approximate=tanh"' in tanh_case and "TPL_APPROXIMATE_TANH>" in tanh_case.split("TEST_F")[1]
+    root = _checkout(tmp_path, rel)
+    goldens = {}
+    for value in ("none", "tanh"):
+        data = _copy_data(root, rel, "gelu_grad_v2", root / "build" / value)
+        result = _python("gen_data.py", "'(512,)'", "float32", "Ascend950", f"approximate={value}", cwd=data)
+        assert result.returncode == 0, result.stderr
+        goldens[value] = np.fromfile(data / "golden_z.bin", np.float32)
+    dy = np.fromfile(data / "input_dy.bin", np.float32).astype(np.float64)
+    x = np.fromfile(data / "input_x.bin", np.float32).astype(np.float64)
+    t = np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3))  # d/dx of 0.5 x (1 + t), by hand
+    tanh = 0.5 * (1 + t) + 0.5 * x * (1 - t**2) * np.sqrt(2 / np.pi) * (1 + 3 * 0.044715 * x**2)
+    np.testing.assert_allclose(goldens["tanh"], dy * tanh, rtol=1e-4, atol=1e-5)
+    assert not np.allclose(goldens["tanh"], goldens["none"], rtol=1e-6, atol=0)
+    refused = _python("gen_data.py", "'(8,)'", "float32", "Ascend950", "tanh", cwd=data)
+    assert refused.returncode == 1 and "attr=value" in refused.stdout

@@ -30,10 +30,10 @@ def _tile_bound(rel: str, soc: str, dtype: str) -> int:
     """The most elements one UB tile can hold: the classic tiling's own table, else UB over one buffer each."""
     ub_bits = SOCS[soc].ub_bytes * 8
     tiling = next((SAMPLES / rel / "op_host").glob("*_tiling.cpp"), None)
-    if tiling is not None:
+    if tiling is not None:  # the classic tiling sizes the tile from the UB its basic API scratch leaves
         ge = {"float32": "DT_FLOAT", "float16": "DT_FLOAT16", "bfloat16": "DT_BF16"}[dtype]
         bits = int(re.search(rf"\{{ge::{ge}, (\d+)\}}", tiling.read_text()).group(1))  # type: ignore[union-attr]
-        return ub_bits // bits // 256 * 256
+        return (SOCS[soc].ub_bytes - SOCS[soc].ub_scratch_bytes) * 8 // bits // 256 * 256
     row = next(r for r in _rows(rel) if read_st_value(r["output_dtypes"]) == (dtype,))
     names = read_st_value(row["input_dtypes"]) + read_st_value(row["output_dtypes"])
     bits = sum(1 if n == "uint1" else np.dtype(NUMPY.get(n, n)).itemsize * 8 for n in names)

@@ -54,8 +54,8 @@ def _params(text: str) -> list[tuple[str, str]]:
 def aclnn_items(op_dir: Path, plan: RenderPlan, def_src: Source) -> list[CheckItem]:
     """The l0 launch's OP_ATTR == the def's attrs; the API signature: header == wrapper == docs; what the
     wrapper hands the l0 op per attr; the scalars' value rules: docs == wrapper."""
-    if plan.aclnn is None:
-        return []
+    if plan.aclnn is None:  # an l0-only op (spec l0_op): its launch alone
+        return [op_attr_item(op_dir, plan, def_src)] if plan.l0 else []
     wrapper = read_source(op_dir, f"{plan.aclnn_parts.sources}/{plan.aclnn.file_stem}.cpp")
     signature = _signature(wrapper.code, plan.aclnn.function) if wrapper else None
     return [op_attr_item(op_dir, plan, def_src), signature_item(op_dir, plan),

@@ -63,7 +63,8 @@ def consistency_tier(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
     for suffix, one in families:
         items += relabel([tiling_dispatch_item(op_dir, one, info), tpl_item(op_dir, one, info)], suffix)
     items += [choice_item(op_dir, one, src) for _, one in families if one.is_dag]
-    items.append(proto_item(op_dir, files, info, {t.name: t.proto_name for t in plan.tensors}))
+    items.append(proto_item(op_dir, files, info, {t.name: t.proto_name for t in plan.tensors},
+                            {t.name: t.proto_lacks for t in plan.tensors if t.proto_lacks}))
     items += st_csv_items(op_dir, info)
     items += wiring_items(op_dir, families, info)
     items += aclnn_items(op_dir, plan, src)
@@ -187,9 +188,11 @@ def _tpl_list(src: Source, kind: str) -> list[str] | None:
     return [t.strip() for t in m.group(1).split(",") if t.strip()] if m else None
 
 
-def proto_item(op_dir: Path, files: OpFiles, info: DefInfo, proto_names: dict[str, str]) -> CheckItem:
-    """Per tensor, the proto's TensorType holds every dtype the def lists; tensors in the def's order, under the
-    spec's proto names where they differ from the def's (`proto_names`: def name -> REG_OP name)."""
+def proto_item(op_dir: Path, files: OpFiles, info: DefInfo, proto_names: dict[str, str],
+               narrower: dict[str, tuple[str, ...]]) -> CheckItem:
+    """Per tensor, the proto's TensorType holds every dtype the def lists but the ones the spec says it lacks
+    (`narrower`, proto_narrower); tensors in the def's order, under the spec's proto names where they differ
+    from the def's (`proto_names`: def name -> REG_OP name)."""
     label = "proto TensorType ⊇ def"
     src = read_source(op_dir, files.proto)
     if src is None:
@@ -211,12 +214,15 @@ def proto_item(op_dir: Path, files: OpFiles, info: DefInfo, proto_names: dict[st
         p = by_name.get(proto_names.get(tensor.name, tensor.name))
         if p is None:
             continue
-        lacking = [d for d in dict.fromkeys(tensor.dtypes or ()) if d not in p.dtypes]
+        lacking = [d for d in dict.fromkeys(tensor.dtypes or ()) if d not in p.dtypes
+                   and d not in narrower.get(tensor.name, ())]
         if lacking:
             problems.append(f"{src.rel}:{p.line}: {tensor.name} TensorType lacks {', '.join(lacking)} "
                             f"that {files.def_cpp}:{tensor.line} lists")
     classes = [f"{t.name}: {t.group}" for t in proto if t.group]
     note = f"; compared as ge's {', '.join(classes)}" if classes else ""
+    note += "".join(f"; {name} lacks {', '.join(dts)} by the spec (proto_narrower: graph mode refuses them)"
+                    for name, dts in narrower.items())
     return verdict(label, problems, f"{len(proto)} tensors{note}")
 
 

@@ -107,9 +107,20 @@ def _cast_out(values: dict[str, Any], name: str, dtype: np.dtype[Any], variant: 
     result: Array = values[name]
     if result.dtype == dtype:
         return result
-    if dtype.kind in "iub" and result.dtype.kind == "f":
-        return np.rint(result).astype(dtype)  # CAST_RINT to an integer output
-    return result.astype(dtype)  # float32 -> float16 / bfloat16 rounds to nearest even
+    return to_output(result, dtype)
+
+
+def to_output(result: Array, dtype: np.dtype[Any]) -> Array:
+    """The kernel's cast of a float result to an output dtype, as tests/assets/golden.py's `_to_output`:
+    round to nearest even (CAST_RINT); an integer saturates at its range (asc-devkit
+    precision_conversion.md: "overflow is handled in saturation mode"), an 8-bit one after rounding to half
+    first, as the DAG casts it; NaN, which that text leaves open, gives 0."""
+    if result.dtype == dtype or dtype.kind not in "iu" or result.dtype.kind != "f":
+        return result.astype(dtype)  # float32 -> float16 / bfloat16 rounds to nearest even
+    wide = (result.astype(np.float16) if dtype.itemsize == 1 else result).astype(np.float64)
+    info = np.iinfo(dtype)
+    saturated: Array = np.nan_to_num(np.clip(np.rint(wide), info.min, info.max), nan=0.0).astype(dtype)
+    return saturated
 
 
 def _namespace(cdt: Callable[[float], Any], shape: tuple[int, ...]) -> dict[str, Any]:

@@ -250,7 +250,7 @@ def within_tolerance(got: Array, reference: Array, rtol: float, atol: float, *,
     dtype = got.dtype
     with np.errstate(all="ignore"):
         raw = np.asarray(reference).astype(np.float64).ravel()
-        a, b = got.astype(np.float64).ravel(), np.asarray(reference).astype(dtype).astype(np.float64).ravel()
+        a, b = got.astype(np.float64).ravel(), rounded_to(raw, dtype)
         nan_in = np.zeros(a.size, dtype=np.bool_) if input_nan is None else input_nan.ravel()
         slack = 0.0 if bound is None else np.broadcast_to(bound, got.shape).ravel()
         same = (a == b) | (np.isnan(a) & np.isnan(b))
@@ -262,6 +262,16 @@ def within_tolerance(got: Array, reference: Array, rtol: float, atol: float, *,
         diff = np.where(same, 0.0, np.nan_to_num(np.abs(value - target), nan=np.inf, posinf=np.inf))
         close = np.isfinite(target) & (diff <= atol + rtol * np.abs(target) + slack)
     return same | undefined | close, diff
+
+
+def rounded_to(raw: npt.NDArray[np.float64], dtype: np.dtype[Any]) -> npt.NDArray[np.float64]:
+    """The reference's values as `dtype` holds them, in float64: floats round to nearest even; integers too, and
+    saturate at the type's range, as the kernel's casts do (asc-devkit precision_conversion.md); NaN stays."""
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        clipped: npt.NDArray[np.float64] = np.clip(np.rint(raw), info.min, info.max)
+        return clipped
+    return raw.astype(dtype).astype(np.float64)
 
 
 def _overflow(dtype: np.dtype[Any]) -> float:
@@ -276,8 +286,9 @@ def _result(case: _Case, output: str, have: Array, raw: Array, ok: npt.NDArray[n
             input_nan: npt.NDArray[np.bool_], views: dict[str, Array], rtol: float,
             atol: float, nan_hint: str = "") -> NumericsResult:
     with np.errstate(all="ignore"):
-        want = raw.astype(have.dtype)
-    b = want.astype(np.float64).ravel()
+        b = rounded_to(np.asarray(raw).astype(np.float64).ravel(), have.dtype)
+        want = np.nan_to_num(b).astype(have.dtype).reshape(np.shape(raw)) if have.dtype.kind in "iu" else \
+            np.asarray(raw).astype(have.dtype)
     compared = ~(np.isnan(b) & ~input_nan)
     with np.errstate(all="ignore"):
         rel = np.where(np.isfinite(b) & (b != 0), diff / np.abs(b), 0.0)

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..plan.families import KernelFamily
 from ..spec.dtypes import PROTO_DTYPES
+from ..upstream.proto import read_protos
 from .items import CheckItem
 
 # one Markdown table cell's text: `\|` (how opgen escapes a pipe in spec text) does not end it
@@ -97,6 +98,10 @@ class OpFiles:
     @property
     def kernel_entry(self) -> str:
         return self.family.kernel_entry
+
+    @property
+    def kernel_ut(self) -> str:
+        return self.family.kernel_ut_file
 
     @property
     def tpl_struct(self) -> str:
@@ -259,8 +264,6 @@ class ProtoTensor:
 def read_proto(src: Source) -> list[ProtoTensor]:
     """The first REG_OP's tensors, read by opgen.upstream's proto parser (lists, classes, mixes and DATATYPE
     symbols alike); empty without a REG_OP; OpgenError naming what it cannot read (an unknown type class)."""
-    from ..upstream.proto import read_protos
-
     protos = read_protos(src.code.encode(), src.rel)
     if not protos:
         return []

@@ -8,6 +8,7 @@ becomes a failed row naming the exception: a user never sees a traceback.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -125,6 +126,9 @@ def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *
         "upstream": lambda: _upstream(op_dir, loaded, plan, sources),
     }
     chosen = [t for t in TIERS if t in tiers]
+    for name in chosen:  # loaded here, not in the threads: two threads importing one package at once (the
+        for module in TIER_MODULES.get(name, ()):  # consistency and upstream tiers both reach opgen.upstream)
+            importlib.import_module(module, __package__)  # can deadlock on Python's module locks
     with ThreadPoolExecutor(max_workers=len(chosen) or 1) as pool:
         futures = {name: pool.submit(_timed, name, jobs[name], start if name == "numerics" else None)
                    for name in chosen}
@@ -132,6 +136,12 @@ def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *
     used = sources.description if sources is not None else "none"
     return CheckReport(op_dir, loaded.path, used, plan.op_type, plan.families_text, results,
                        time.perf_counter() - start)
+
+
+# the modules each tier's function below imports
+TIER_MODULES = {"structure": (".structure",), "syntax": (".syntax_tier",), "consistency": (".consistency",),
+                "headers": (".headers",), "kernel": (".kernel.run", ".kernel.tier"), "ut": (".ut_tier",),
+                "upstream": (".upstream_tier",)}
 
 
 def _refused_links(leaving: list[str], chosen: list[str]) -> tuple[TierResult, ...]:

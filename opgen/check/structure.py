@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import OpgenError
+from ..generate import render_op
 from ..plan import RenderPlan
 from ..record import RECORD_DIR
 from ..spec.load import LoadedSpec
@@ -49,8 +50,6 @@ def name_items(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:
 
 def required_files(op_dir: Path, loaded: LoadedSpec) -> CheckItem:
     """Render the spec in memory; every path of that render outside `.opgen/` must exist."""
-    from ..generate import render_op
-
     try:
         rendered = render_op(loaded)
     except Exception as error:  # OpgenError, or a render bug: still run the name checks after this row

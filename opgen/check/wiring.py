@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..spec.dtypes import DTYPES
 from .items import CheckItem, skipped, verdict
 from .readers import (
     DefInfo,
@@ -30,11 +31,13 @@ def wiring_items(op_dir: Path, families: list[tuple[str, OpFiles]], info: DefInf
     items.append(tiling_data_item(op_dir, families[0][1]))
     items += [i for suffix, files in families for i in relabel([tiling_keys_item(op_dir, files)], suffix)]
     items.append(socs_item(op_dir, [files for _, files in families], info))
+    items.append(op_api_item(op_dir))
     return items
 
 
 def kernel_entry_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
-    """The `__global__ __aicore__` entry takes the def's inputs, then outputs, then workspace and tiling."""
+    """The `__global__ __aicore__` entry takes the def's inputs, then outputs, then workspace and tiling; so does
+    the declaration a classic kernel UT makes of it (the UT links AddOpTestCase's own build of the entry)."""
     label = "kernel entry arguments == def order"
     src = read_source(op_dir, files.kernel_entry)
     if src is None:
@@ -42,9 +45,11 @@ def kernel_entry_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
     entries = read_kernel_entries(src)
     if not entries:
         return verdict(label, [f"{src.rel}: no __global__ __aicore__ void <op>(...) entry"])
+    ut = read_source(op_dir, files.kernel_ut)
+    declared = [(ut, e) for e in read_kernel_entries(ut)] if ut is not None else []
     want = (*(t.name for t in info.tensors), "workspace", "tiling")
-    problems = [f"{src.rel}:{e.line}: {e.name}({', '.join(e.params)}), expected ({', '.join(want)})"
-                for e in entries if e.params != want]
+    problems = [f"{where.rel}:{e.line}: {e.name}({', '.join(e.params)}), expected ({', '.join(want)})"
+                for where, e in [*((src, e) for e in entries), *declared] if e.params != want]
     return verdict(label, problems, f"({', '.join(want)})")
 
 
@@ -112,8 +117,6 @@ def tiling_keys_item(op_dir: Path, files: OpFiles) -> CheckItem:
 
 def _arch35_keys(op_dir: Path, files: OpFiles, label: str) -> CheckItem:
     """Keys are GET_TPL_TILING_KEY(schMode, dType): every selected dType has a kernel branch of the same type."""
-    from ..spec.dtypes import DTYPES
-
     tpl = read_source(op_dir, files.tpl_struct)
     kernel = read_source(op_dir, files.kernel_entry)
     tiling = read_source(op_dir, files.tiling_source)
@@ -227,6 +230,25 @@ def socs_item(op_dir: Path, families: list[OpFiles], info: DefInfo) -> CheckItem
             lacking = [s for s in family.family.soc_names if s.upper() not in keyed]
             problems += [f"{family.tiling_source} selects no tiling key for {s}" for s in lacking]
     return verdict(label, problems, "; ".join(seen))
+
+
+def op_api_item(op_dir: Path) -> CheckItem:
+    """ops-nn's add_modules_sources (cmake/func.cmake) builds `<DIR>/op_api/*.cpp` and exports
+    `<DIR>/op_api/aclnn_*.h`, DIR being the folder of the CMakeLists.txt that calls it (add_all_modules_sources:
+    the op root when op_api/ is there, else op_host/): an aclnn wrapper anywhere else is silently not built."""
+    label = "op_api sources where CMake builds them"
+    lists = (read_source(op_dir, r) for r in ("op_host/CMakeLists.txt", "CMakeLists.txt"))
+    calls = [(src.rel, m.group(1)) for src in lists if src is not None
+             for m in [re.search(r"\badd_(all_)?modules_sources\s*\(", src.code)] if m]
+    if not calls:
+        return skipped(label, "no CMakeLists.txt calls add_modules_sources (see structure)")
+    entry, adaptive = calls[0]
+    host = entry.startswith("op_host/") or (adaptive and not (op_dir / "op_api").is_dir())
+    built = "op_host/op_api/" if host else "op_api/"
+    placed = [r for r in glob_rel(op_dir, "**/op_api/*") if not r.startswith("tests/")]
+    problems = [f"{r} is not built: {entry} builds {built}*.cpp only (ops-nn cmake/func.cmake add_modules_sources)"
+                for r in placed if not r.startswith(built)]
+    return verdict(label, problems, f"{len(placed)} file(s) in {built}" if placed else "no op_api sources")
 
 
 def _list(values: list[str]) -> str:

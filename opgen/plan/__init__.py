@@ -10,7 +10,7 @@ from ..spec.dtypes import Dtype
 from ..spec.models import OpSpec
 from ..spec.recipe import Step
 from .aclnn import AclnnParts, AclnnPlan, aclnn_parts, aclnn_plan
-from .attrs import AttrPlan, KernelScalars, attr_plans, kernel_scalars
+from .attrs import AttrPlan, KernelScalars, attr_plans, kernel_scalars, proto_attr_plans
 from .broadcast import BroadcastPlan, broadcast_plan
 from .budget import ClassicDtypeCase, classic_dtype_cases, recipe_reads
 from .choice import ChoicePlan, choice_plan
@@ -19,9 +19,10 @@ from .cmake import CmakePlan, cmake_plan
 from .dag import DagKernel
 from .dag_paths import DagBranch, NamedDag, dag_branches, present_dags
 from .examples import ExamplePlan, example_plan
-from .families import KernelFamily, dialect_of, kernel_families, op_api_dir
+from .families import KernelFamily, dialect_of, kernel_families
 from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan, mask_values
 from .kernel_ut import KernelUtPlan, kernel_ut_plan
+from .l0 import L0Plan, l0_plan
 from .lowering import lower
 from .ophost_tests import OphostUtPlan, ophost_ut_plan
 from .optional import AbsentPlan, absent_plan
@@ -63,6 +64,7 @@ class RenderPlan:
     proto_types: tuple[str, ...]  # each tensor's REG_OP type argument: its TensorType, or the DATATYPE symbol
     proto_datatype: str  # `T, TensorType(...)` of `.DATATYPE(...)`, empty without proto_symbol
     attrs: tuple[AttrPlan, ...]
+    proto_attrs: tuple[AttrPlan, ...]  # REG_OP's: the def's and the proto-only ones
     scalars: KernelScalars  # the attrs the recipe reads, on their way to the kernel
     combinations: tuple[DtypeCombination, ...]
     socs: tuple[SocPlan, ...]
@@ -90,13 +92,14 @@ class RenderPlan:
     last_dim_multiple: int
     dtype_source: TensorPlan  # the input whose dtype and shape the outputs take
     aclnn: AclnnPlan | None
+    l0: L0Plan | None  # the l0 op, with or without this op's own aclnn API
     aclnn_parts: AclnnParts  # path parts of the aclnn files: empty strings (no file) without an aclnn API
     disable_in_opp: bool
     aclnn_type: str  # CMake ACLNNTYPE
     golden: GoldenPlan
     st_csv: str
     example: ExamplePlan
-    op_api_dir: str  # where the aclnn sources go (families.op_api_dir)
+    op_api_dir: str  # where the aclnn sources go (CmakePlan.op_api_dir)
     description: SpecText
     formula: SpecText
     products: tuple[tuple[SpecText, str], ...]  # (product, support mark)
@@ -290,13 +293,15 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     ]) if classic_platforms else None
     classic_cases = classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num) if classic else ()
     absent_input = next((by_name[n] for n in absent_inputs(spec, inputs)), None)
-    families = kernel_families(spec, socs, lambda dag_family, members, entry: (
-        kernel_ut_plan(spec, dag_family, entry, plan_rel_dir, tensors, combos, members, scalars, choice),
+    families = kernel_families(spec, socs, lambda dag_family, members, entry, kernel_dir: (
+        kernel_ut_plan(spec, dag_family, (entry, kernel_dir), plan_rel_dir, tensors, combos, members, scalars, choice),
         ophost_ut_plan(spec, dag_family, tensors, combos, members, tuple(c.bits for c in classic_cases),
                        source_input, brc, absent_input, attrs, scalars, choice),
     ))
-    api_dir = op_api_dir(families)
+    cmake = cmake_plan(name, families)
+    api_dir = cmake.op_api_dir
     aclnn = aclnn_plan(spec, by_name, combos, socs, api_dir, attrs) if spec.aclnn else None
+    l0 = l0_plan(attrs, combos) if spec.aclnn or spec.l0_op else None
     kernel_tensors = [t for t in tensors if t.read_by_kernel]
     same_shape = tuple(by_name[n] for n in spec.constraints.same_shape) or (
         tuple(kernel_tensors) if len(kernel_tensors) > 1 and brc is None else ())
@@ -313,8 +318,8 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         opgen_version=__version__, op_type=spec.op_type, name=name, category=spec.category,
         experimental=spec.experimental, rel_dir=plan_rel_dir,
         brief=SpecText(spec.brief), license=_license(spec),
-        families=families, cmake=cmake_plan(name, families),
-        guard=name.upper(), tensors=tensors, attrs=attrs,
+        families=families, cmake=cmake,
+        guard=name.upper(), tensors=tensors, attrs=attrs, proto_attrs=proto_attr_plans(spec),
         proto_types=tuple(f'"{spec.proto_symbol}"' if spec.proto_symbol else t.proto_tensor_type for t in tensors),
         proto_datatype=f"{spec.proto_symbol}, {tensors[0].proto_tensor_type}" if spec.proto_symbol else "",
         scalars=scalars, combinations=combos,
@@ -334,7 +339,8 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         same_shape=same_shape, same_shape_reason="" if spec.constraints.same_shape or brc else NO_BROADCAST_REASON,
         same_dtype=same_dtype(tuple(by_name[n] for n in spec.constraints.same_dtype)),
         last_dim_checked=(by_name[rule.tensor],) if rule else (), last_dim_multiple=rule.multiple if rule else 1,
-        dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn, aclnn_parts=aclnn_parts(aclnn, api_dir),
+        dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn, l0=l0,
+        aclnn_parts=aclnn_parts(aclnn, l0 is not None, api_dir),
         disable_in_opp=spec.disable_in_opp, aclnn_type=spec.aclnn_type, golden=golden,
         st_csv=st_csv(spec, tensors, combos, {c.dtype.name: c.bits for c in classic_cases}, brc),
         example=example_plan(spec, by_name, combos), op_api_dir=api_dir, description=SpecText(spec.docs.description),

@@ -45,15 +45,19 @@ class AclnnParts:
     """Path parts of the files only an op with an aclnn API has; an empty part makes copier skip the file."""
 
     op_api: str  # the UT's op_api folder (tests/ut/<op_api>)
-    sources: str  # where the wrapper and l0 op go (families.op_api_dir)
+    sources: str  # where the wrapper and l0 op go (CmakePlan.op_api_dir)
     docs: str
     example: str  # examples/test_aclnn_<api>.cpp
+    wrapper_h: str  # aclnn_<api>.h
+    wrapper_cpp: str
 
 
-def aclnn_parts(aclnn: AclnnPlan | None, sources: str) -> AclnnParts:
+def aclnn_parts(aclnn: AclnnPlan | None, l0: bool, sources: str) -> AclnnParts:
+    """`l0`: the op ships an l0 op, with its own aclnn API or without (spec l0_op)."""
     if aclnn is None:
-        return AclnnParts("", "", "", "")
-    return AclnnParts("op_api", sources, "docs", f"test_{aclnn.file_stem}.cpp")
+        return AclnnParts("", sources if l0 else "", "", "", "", "")
+    stem = aclnn.file_stem
+    return AclnnParts("op_api", sources, "docs", f"test_{stem}.cpp", f"{stem}.h", f"{stem}.cpp")
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,6 @@ class AclnnPlan:
     file_stem: str  # aclnn_gelu_backward
     inputs: tuple[AclnnParamPlan, ...]
     outputs: tuple[AclnnParamPlan, ...]
-    support_dtypes: tuple[str, ...]  # op::DataType enumerators the kernel takes
     max_rank: int
     includes: tuple[str, ...]
     null_checks: tuple[str, ...]
@@ -276,7 +279,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     l0_args = tuple(feeds[t.name] for t in spec.inputs)
     return AclnnPlan(
         api=a.api, function=f"aclnn{a.api}", file_stem=f"aclnn_{camel_to_snake(a.api)}", inputs=inputs,
-        outputs=outputs, support_dtypes=tuple(dict.fromkeys(f"op::DataType::{c.key.ge}" for c in combos)),
+        outputs=outputs,
         max_rank=rank, includes=tuple(includes), null_checks=(
             *(f"OP_CHECK_NULL({p.name}, {ret});" for p in inputs), *scalars.null_checks,
             *(f"OP_CHECK_NULL({p.name}, {ret});" for p in outputs)),

@@ -17,9 +17,9 @@ import numpy as np
 from ..spec.models import AclnnScalar, OpSpec
 from .aclnn_rules import ScalarRule, ValuesRule
 from .attrs import AttrPlan, AttrValue, attr_settings, c_literal
+from .l0 import L0_TYPES
 from .text import SpecText
 
-L0_TYPES = {"float": "float", "int": "int64_t", "bool": "bool", "string": "const char*"}
 SCALAR_METHODS = {"float": "ToFloat", "int": "ToInt64", "bool": "ToBool"}
 SCALAR_ACL = {"float": ("float", "ACL_FLOAT"), "int": ("int64_t", "ACL_INT64"), "bool": ("bool", "ACL_BOOL")}
 # the dtype an aclScalar must cast to (as upstream aclnnSwishBackward checks betaOptional), and its name in logs
@@ -199,8 +199,6 @@ class AclnnAttrs:
     scalars: tuple[AclnnParam, ...]  # API parameters, in API order
     conversions: tuple[str, ...]  # wrapper statements before the l0 call
     l0_args: tuple[str, ...]  # the l0 call's attr arguments, in def attr order
-    l0_params: tuple[str, ...]  # the l0 op's attr parameters, in def attr order
-    l0_names: tuple[str, ...]  # their names: L0_DFX and OP_ATTR arguments
     check_values: tuple[str, ...]  # per scalar, the UT argument at the non-default setting
 
     @property
@@ -288,22 +286,8 @@ class AclnnAttrs:
         return tuple(lines)
 
     @property
-    def l0_params_text(self) -> str:
-        """`, float lambd` for the l0 signature after its tensors, empty without attrs."""
-        return "".join(f", {p}" for p in self.l0_params)
-
-    @property
     def l0_args_text(self) -> str:
         return "".join(f", {a}" for a in self.l0_args)
-
-    @property
-    def l0_dfx_text(self) -> str:
-        return "".join(f", {n}" for n in self.l0_names)
-
-    @property
-    def op_attr(self) -> str:
-        """The launcher's attr argument: `, OP_ATTR(lambd)`, empty without attrs."""
-        return f", OP_ATTR({', '.join(self.l0_names)})" if self.l0_names else ""
 
     @property
     def example_lines(self) -> tuple[str, ...]:
@@ -349,7 +333,6 @@ def aclnn_attrs(spec: OpSpec, attrs: tuple[AttrPlan, ...]) -> AclnnAttrs:
     return AclnnAttrs(
         scalars=scalars,
         conversions=tuple(conversions), l0_args=tuple(args),
-        l0_params=tuple(f"{L0_TYPES[a.kind]} {a.field}" for a in attrs), l0_names=tuple(a.field for a in attrs),
         check_values=tuple(s.literal(setting[s.attr.name]) if isinstance(s, AclnnScalarPlan) else s.default_literal
                            for s in scalars),
     )

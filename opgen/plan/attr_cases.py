@@ -29,6 +29,7 @@ def with_attrs(cases: list[TilingCase], spec: OpSpec, attrs: tuple[AttrPlan, ...
         return cases
     defaults, *others = attr_settings(spec)
     given = [_given(c, attrs, defaults, scalars, dag) if c.succeeds else c for c in cases]
+    given += _below_min_cases(cases, spec, attrs, scalars, dag)
     if choice is not None:
         given += _choice_cases(cases, spec, attrs, scalars, choice, choice_shift)
         others = [o for o in others if o[choice.attr.name] == choice.attr.value]
@@ -55,6 +56,22 @@ def _choice_cases(cases: list[TilingCase], spec: OpSpec, attrs: tuple[AttrPlan, 
         found.append(replace(refused, name=f"tiling_{name}_{invalid}", expect="GRAPH_FAILED", tiling_key=0,
                              block_dim=0, fields=(), attr_checks=()))
     return found
+
+
+def _below_min_cases(cases: list[TilingCase], spec: OpSpec, attrs: tuple[AttrPlan, ...], scalars: KernelScalars,
+                     dag: bool) -> list[TilingCase]:
+    """The first succeeding case with an attr one below its min (min_when true), which the tiling refuses."""
+    first = next((c for c in cases if c.succeeds), None)
+    if first is None:
+        return []
+    defaults = attr_settings(spec)[0]
+    refused = []
+    for attr, bound in ((a, a.min) for a in spec.def_attrs if a.min is not None):
+        below = bound - 1 if attr.type == "float" else int(bound) - 1
+        values = {**defaults, attr.name: below, **({attr.min_when: True} if attr.min_when else {})}
+        refused.append(replace(_given(first, attrs, values, scalars, dag), name=f"tiling_{attr.name}_below_min",
+                               expect="GRAPH_FAILED", tiling_key=0, block_dim=0, fields=(), attr_checks=()))
+    return refused
 
 
 def classic_tiling_bytes(fields: tuple[int, ...], scalars: KernelScalars, values: Mapping[str, AttrValue]) -> bytes:

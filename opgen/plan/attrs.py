@@ -37,6 +37,8 @@ class AttrPlan:
     value: AttrValue  # the def default
     def_attr_type: str = "OPTIONAL"  # the def's AttrType(...) argument, empty when not called
     required: bool = False  # the tiling fails without a value (else it takes the def default)
+    refusal: str = ""  # the C++ condition on which the tiling refuses the value (spec min, min_when)
+    refusal_reason: str = ""
 
     @property
     def def_call(self) -> str:
@@ -93,6 +95,11 @@ class KernelScalars:
 
 
 def attr_plans(spec: OpSpec) -> tuple[AttrPlan, ...]:
+    return tuple(_attr(i, a) for i, a in enumerate(spec.def_attrs))
+
+
+def proto_attr_plans(spec: OpSpec) -> tuple[AttrPlan, ...]:
+    """Every attr, as REG_OP registers them: the def's and the proto-only ones, in spec order."""
     return tuple(_attr(i, a) for i, a in enumerate(spec.attrs))
 
 
@@ -110,12 +117,12 @@ def attr_settings(spec: OpSpec) -> tuple[dict[str, AttrValue], ...]:
     """The attr values the numerics check runs: the defaults, each other value of an attr choosing the math,
     then every numeric attr at a non-default value (its check_value, else derived) with each value of that attr,
     so math that ignores an attr fails there; the last setting is the default value's."""
-    defaults = {a.name: a.default for a in spec.attrs}
+    defaults = {a.name: a.default for a in spec.def_attrs}
     choice = choice_attr(spec)
     values = [v for v, _ in choice_options(choice) if v != choice.default] if choice else []
     picked = [{**defaults, choice.name: v} for v in values] if choice else []
-    numeric = [a for a in spec.attrs if a.type in ("float", "int", "bool") and a is not choice]
-    changed = {**defaults, **{a.name: _other(a) for a in numeric}}
+    numeric = [a for a in spec.def_attrs if a.type in ("float", "int", "bool") and a is not choice]
+    changed = {**defaults, **{a.name: _other(a, k) for k, a in enumerate(numeric)}}
     # each choice value's math at the non-default numbers too, the default value's last
     other = [{**changed, choice.name: v} for v in values] + [changed] if choice else [changed]
     return (defaults, *picked, *(other if numeric else []))
@@ -123,7 +130,7 @@ def attr_settings(spec: OpSpec) -> tuple[dict[str, AttrValue], ...]:
 
 def shown_attrs(spec: OpSpec, attrs: Mapping[str, AttrValue]) -> str:
     """The attrs that differ from their defaults, as `name=value` (empty at the defaults)."""
-    return ", ".join(f"{a.name}={attrs[a.name]!r}" for a in spec.attrs if attrs[a.name] != a.default)
+    return ", ".join(f"{a.name}={attrs[a.name]!r}" for a in spec.def_attrs if attrs[a.name] != a.default)
 
 
 def kernel_value(kind: str, value: AttrValue) -> AttrValue:
@@ -131,14 +138,16 @@ def kernel_value(kind: str, value: AttrValue) -> AttrValue:
     return float(np.float32(value)) if kind == "float" else value
 
 
-def _other(attr: AttrSpec) -> AttrValue:
+def _other(attr: AttrSpec, k: int) -> AttrValue:
+    """The checked non-default value: the spec's check_value, else one derived from the default and the attr's
+    place `k`, so attrs with equal defaults get distinct values and a tiling that swaps two of them fails."""
     if attr.check_value is not None:
         return attr.check_value
     if attr.type == "bool":
         return not attr.default
     if attr.type == "int":
-        return int(attr.default) + 1
-    return float(attr.default) * 2.0 if attr.default else 0.5
+        return int(attr.default) + 1 + k
+    return (float(attr.default) * 2.0 if attr.default else 0.5) + 0.25 * k
 
 
 def _attr(index: int, attr: AttrSpec) -> AttrPlan:
@@ -146,7 +155,20 @@ def _attr(index: int, attr: AttrSpec) -> AttrPlan:
     return AttrPlan(attr.name, attr.type, index, attr.type.capitalize(), c_literal(attr.type, attr.default),
                     c_literal(attr.type, proto),
                     C_TYPES[attr.type], lower_camel(attr.name), attr_member(attr.name), attr.default,
-                    (attr.attr_type or "").upper(), attr.attr_type == "required" or attr.if_absent == "error")
+                    (attr.attr_type or "").upper(), attr.attr_type == "required" or attr.if_absent == "error",
+                    *_refusal(attr))
+
+
+def _refusal(attr: AttrSpec) -> tuple[str, str]:
+    """The tiling's bound on the attr (spec min, while min_when is true): its C++ condition and logged reason."""
+    if attr.min is None:
+        return "", ""
+    bound = c_literal(attr.type, float(attr.min) if attr.type == "float" else int(attr.min))
+    below = f"tiling->{lower_camel(attr.name)} < {bound}"
+    if attr.min_when is None:
+        return below, f"the value of {attr.name} must be at least {attr.min:g}"
+    return (f"{lower_camel(attr.min_when)}Value && {below}",
+            f"if {attr.min_when} is true, the value of {attr.name} must be at least {attr.min:g}")
 
 
 def _cast(to: str, c_type: str, value: str) -> str:

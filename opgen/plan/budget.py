@@ -35,7 +35,8 @@ def classic_dtype_cases(
     for combo in combos:
         value_bits = 32 if kernel.value_type == "float" else combo.key.size_bits
         queued = sum(combo.dtypes[i].size_bits for i in moved)
-        cases.append(ClassicDtypeCase(combo.key, buffer_num * queued + kernel.scratch_bits(value_bits)))
+        in_place = {t.name for t, d in zip(tensors, combo.dtypes, strict=True) if d.name == "float32"}
+        cases.append(ClassicDtypeCase(combo.key, buffer_num * queued + kernel.scratch_bits(value_bits, in_place)))
     return tuple(cases)
 
 

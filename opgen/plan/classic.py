@@ -71,12 +71,14 @@ class ClassicVariant:
 class CalcBuffer:
     member: str  # TBuf<VECCALC> member
     bytes: str  # C++ size expression for pipe.InitBuffer
+    guard: str = ""  # the `if constexpr` condition it is allocated under (a cast buffer: its tensor is not float)
 
 
 @dataclass(frozen=True)
 class ClassicKernel:
     value_type: str  # C++ element type of the compute values
     cast_buffers: tuple[str, ...]  # TBuf members holding float views of inputs/outputs
+    cast_tensors: tuple[TensorPlan, ...]  # their tensors: a float32 one is read in place, its buffer never made
     temp_buffers: tuple[str, ...]  # TBuf members recycled by liveness
     mask_buffers: tuple[str, ...]  # bit masks of comparisons, recycled by liveness
     shared_tmp_factor: int  # value-sized elements per element of the adv_api temp buffer (0: none)
@@ -88,14 +90,18 @@ class ClassicKernel:
         """Scratch buffers of value_type per element (the shared temp counted by its factor); masks apart."""
         return len(self.cast_buffers) + len(self.temp_buffers) + self.shared_tmp_factor
 
-    def scratch_bits(self, value_bits: int) -> int:
-        """UB bits one element takes in scratch: value buffers, the shared temp and one bit per mask."""
-        return self.calc_buffer_count * value_bits + len(self.mask_buffers)
+    def scratch_bits(self, value_bits: int, float_tensors: set[str]) -> int:
+        """UB bits one element takes in scratch: value buffers, the shared temp and one bit per mask; the cast
+        buffers of `float_tensors` (float32 in this combination, read in place) take none."""
+        unmade = sum(t.name in float_tensors for t in self.cast_tensors)
+        return (self.calc_buffer_count - unmade) * value_bits + len(self.mask_buffers)
 
     @property
     def buffers(self) -> tuple[CalcBuffer, ...]:
         size = f"tileDataNum * sizeof({self.value_type})"
-        plain = tuple(CalcBuffer(b, size) for b in self.cast_buffers + self.temp_buffers)
+        casts = tuple(CalcBuffer(b, size, f"!std::is_same_v<{t.type_param}, float>")
+                      for b, t in zip(self.cast_buffers, self.cast_tensors, strict=True))
+        plain = casts + tuple(CalcBuffer(b, size) for b in self.temp_buffers)
         masks = tuple(CalcBuffer(b, "tileDataNum / 8") for b in self.mask_buffers)
         shared = (CalcBuffer(SHARED_TMP, f"{self.shared_tmp_factor} * {size}"),) if self.shared_tmp_factor else ()
         return plain + masks + shared
@@ -124,6 +130,7 @@ def classic_kernel(
     return ClassicKernel(
         value_type=value_type,
         cast_buffers=tuple(f"castBuf{t.camel[0].upper()}{t.camel[1:]}" for t in cast_tensors),
+        cast_tensors=tuple(cast_tensors),
         temp_buffers=tuple(f"tmpBuf{k}" for k in range(temp_count)),
         mask_buffers=tuple(f"maskBuf{k}" for k in range(mask_count)),
         shared_tmp_factor=factor,

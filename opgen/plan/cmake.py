@@ -35,6 +35,12 @@ class CmakePlan:
     kernel_sources: tuple[KernelSources, ...]
 
     @property
+    def op_api_dir(self) -> str:
+        """Where the aclnn sources go: add_modules_sources builds `<DIR>/op_api/*.cpp`, DIR being the folder of
+        the CMakeLists.txt that calls it (ops-nn cmake/func.cmake)."""
+        return "op_api" if self.root_modules else "op_host/op_api"
+
+    @property
     def modules_args(self) -> str:
         """add_modules_sources' SoC arguments, when the SoC lists are set."""
         return " COMPUTE_UNIT ${SUPPORT_COMPUTE_UNIT} TILING_DIR ${SUPPORT_TILING_DIR}" if self.support_lists else ""

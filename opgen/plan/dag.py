@@ -26,6 +26,19 @@ class DagKernel:
     init_args: tuple[str, ...]  # kernel arguments the scheduler's Init takes: read inputs, then outputs
 
 
+VIA_HALF_WHY = "arch35 casts 8-bit integers to and from half only (asc-devkit Cast.md, Ascend 950 table)"
+
+
+def via_half(tensor: TensorPlan) -> str:
+    """The type an 8-bit integer column passes through between its own and float: half where the column is all
+    8-bit integers, `<T>Mid` (half for a 1-byte T, else float: atvoss drops a Cast between equal types, so the
+    other columns cast once, as before) where it mixes them with others; empty where it has none."""
+    small = {d.size_bits == 8 and not d.is_float for d in tensor.dtypes}
+    if small == {True}:
+        return "half"
+    return f"{tensor.dag_type}Mid" if True in small else ""
+
+
 def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tuple[Step, ...],
                brc_inputs: tuple[str, ...] = (), var_names: tuple[str, ...] = ()) -> DagKernel:
     """`brc_inputs` are loaded with CopyInBrc (they may broadcast to the output's shape);
@@ -35,6 +48,10 @@ def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tupl
     nodes: dict[str, str] = {}
     consts: dict[float, str] = {}
     read = [t for t in tensors if t.role == "input" and t.read_by_kernel]
+    if float_compute:
+        mids = dict.fromkeys(via_half(t) for t in tensors if via_half(t) not in ("", "half"))
+        lines += [DagLine(mid, f"std::conditional_t<sizeof({mid.removesuffix('Mid')}) == 1, half, float>",
+                          VIA_HALF_WHY) for mid in mids]
     for i, t in enumerate(read):
         load_type = "uint8_t" if t.is_mask else t.dag_type
         copy_in = "CopyInBrc" if t.name in brc_inputs else "CopyIn"
@@ -42,8 +59,13 @@ def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tupl
                              f"load {t.name}"))
         nodes[t.name] = f"OpCopyIn{i}"
         if float_compute and not t.is_mask:
-            lines.append(DagLine(f"OpCopyIn{i}Cast", f"Bind<Vec::Cast<float, {t.dag_type}, CAST_MODE_NONE>, "
-                                 f"OpCopyIn{i}>", f"{t.name} to float"))
+            source = f"OpCopyIn{i}"
+            if via_half(t):
+                lines.append(DagLine(f"OpCopyIn{i}Half", f"Bind<Vec::Cast<{via_half(t)}, {t.dag_type}, "
+                                     f"CAST_MODE_NONE>, {source}>", f"{t.name} to half first"))
+                source = f"OpCopyIn{i}Half"
+            lines.append(DagLine(f"OpCopyIn{i}Cast", f"Bind<Vec::Cast<float, {via_half(t) or t.dag_type}, "
+                                 f"CAST_MODE_NONE>, {source}>", f"{t.name} to float"))
             nodes[t.name] = f"OpCopyIn{i}Cast"
 
     def const(value: float | AttrRef) -> str:
@@ -83,9 +105,13 @@ def dag_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tupl
     outputs = []
     for i, t in enumerate(t for t in tensors if t.role == "output"):
         source = nodes[t.name]
+        if float_compute and via_half(t):
+            lines.append(DagLine(f"OpCopyOut{i}Half", f"Bind<Vec::Cast<{via_half(t)}, float, CAST_MODE_RINT>, "
+                                 f"{source}>", f"{t.name} back through half"))
+            source = f"OpCopyOut{i}Half"
         if float_compute:
-            lines.append(DagLine(f"OpCopyOut{i}Cast", f"Bind<Vec::Cast<{t.dag_type}, float, CAST_MODE_RINT>, "
-                                 f"{source}>", f"{t.name} back from float"))
+            lines.append(DagLine(f"OpCopyOut{i}Cast", f"Bind<Vec::Cast<{t.dag_type}, {via_half(t) or 'float'}, "
+                                 f"CAST_MODE_RINT>, {source}>", f"{t.name} back from float"))
             source = f"OpCopyOut{i}Cast"
         lines.append(DagLine(f"OpCopyOut{i}", f"Bind<Vec::CopyOut<{t.dag_type}>, Placeholder::Out{i}<{t.dag_type}>, "
                              f"{source}>", f"store {t.name}"))

@@ -15,11 +15,12 @@ from ..spec.models import OpSpec
 from .classic import scratch_bytes
 from .family_paths import family_op_file, family_paths
 from .kernel_ut import KernelUtPlan
-from .ophost_tests import OphostUtPlan
+from .ophost_tests import OPS_NN_UT_DIRS, OphostUtPlan, hosted_socs
 from .platforms import SocPlan
 
 # the family's unit tests, from its dialect, SoCs and kernel entry (relative to tests/ut/op_kernel)
-UtBuilder = Callable[[bool, tuple[SocPlan, ...], str], tuple[KernelUtPlan, OphostUtPlan]]
+# (arch35 dialect, the family's SoCs, its kernel entry and kernel dir, both relative to tests/ut/op_kernel/)
+UtBuilder = Callable[[bool, tuple[SocPlan, ...], str, str], tuple[KernelUtPlan, OphostUtPlan]]
 
 
 @dataclass(frozen=True)
@@ -73,10 +74,6 @@ class KernelFamily:
         return self.tiling_source.rsplit("/", 1)[0]
 
     @property
-    def tiling_ut_dir(self) -> str:
-        return self.tiling_ut.rsplit("/", 1)[0]
-
-    @property
     def kernel_entry_name(self) -> str:
         return self.kernel_entry.rsplit("/", 1)[1]
 
@@ -94,7 +91,10 @@ def kernel_families(spec: OpSpec, socs: tuple[SocPlan, ...], tests: UtBuilder) -
         members = tuple(s for s, p in zip(socs, spec.platforms, strict=True) if p.kernel == name)
         arches = [s.arch for s in members if s.arch]
         paths = family_paths(spec.snake_name, name, several=len(names) > 1, op_file=family_op_file(spec, name))
-        kernel_ut, ophost_ut = tests(shape.dialect == "arch35", members, f"../../../{paths['kernel_entry']}")
+        if {OPS_NN_UT_DIRS.get(s.name) for s in hosted_socs(members)} == {"arch22"}:  # built for those SoCs only
+            paths["tiling_ut"] = f"tests/ut/op_host/arch22/test_{spec.snake_name}_tiling.cpp"
+        kernel_ut, ophost_ut = tests(shape.dialect == "arch35", members, f"../../../{paths['kernel_entry']}",
+                                   f"../../../{paths['kernel_dir']}")
         families.append(KernelFamily(
             name=name, blueprint=shape.blueprint, dialect=shape.dialect, socs=members, **paths,
             ub_scratch_bytes=ub_scratch_bytes(spec, name),
@@ -114,9 +114,3 @@ def ub_scratch_bytes(spec: OpSpec, kernel: str) -> int:
 def dialect_of(kernel: str) -> str:
     """The lowering dialect of a platform's `kernel:` value."""
     return SHAPES[kernel].dialect
-
-
-def op_api_dir(families: tuple[KernelFamily, ...]) -> str:
-    """Where the aclnn sources go: ops-nn ops whose only kernel is an arch35 DAG keep them in op_api/, ops
-    with a classic kernel under op_host/op_api/ (activation/hard_swish_grad_v2, gelu_grad)."""
-    return "op_api" if all(f.is_dag for f in families) else "op_host/op_api"

@@ -44,6 +44,7 @@ class GoldenPlan:
     result: str
     variants: tuple[GoldenVariant, ...]
     unpacks_masks: bool  # whether the golden needs its bit-mask unpacking helper
+    casts_to_integers: bool  # a float recipe gives an integer output: the golden needs the kernel's saturating cast
     imports_math: bool  # erf is spelled with math.erf
     absent_variants: tuple[GoldenVariant, ...] = ()  # the variants run when the optional input is None
     absent_table: str = ""  # golden.py's name for their table
@@ -94,6 +95,7 @@ def golden_plan(
         out_dtype = f"np.dtype(_OUT_DTYPES[({names})])"
         if len({k for k, _ in table}) < len(table):  # the inputs' dtypes do not tell the output's: the caller does
             out_dtype, table = 'np.dtype(kwargs["output_dtypes"][0])', ()
+    to_integers = float_compute and any(not d.is_float for t in outputs for d in t.dtypes)
     return GoldenPlan(
         function=f"{name}_golden", params=", ".join([_params(inputs, absent[0] if absent else None), *keywords]),
         variant_params=recipe_args,
@@ -101,8 +103,8 @@ def golden_plan(
         out_dtype=out_dtype, out_dtype_table=table,
         shape_args=", ".join(f"{t.name}.shape" for t in data), cdt="np.float32" if float_compute else "out_dtype.type",
         input_prep=tuple(prep),
-        result="_outputs[0].astype(out_dtype)" if len(outputs) == 1 else "tuple(o.astype(out_dtype) for o in _outputs)",
-        variants=variants, unpacks_masks=any(t.is_mask for t in read),
+        result=_result(len(outputs), to_integers),
+        variants=variants, unpacks_masks=any(t.is_mask for t in read), casts_to_integers=to_integers,
         imports_math=any("math." in line for v in variants + (absent[2] if absent else ()) for line in v.lines),
         absent_variants=absent[2] if absent else (), absent_table=absent[1] if absent else "",
         lookup=_lookup(variants, absent, choice, choice_is_bool),
@@ -134,3 +136,8 @@ def _params(inputs: list[TensorPlan], absent: str | None) -> str:
     if absent and names[-1] == absent:
         names[-1] = f"{absent}=None"
     return ", ".join(names)
+
+
+def _result(outputs: int, to_integers: bool) -> str:
+    cast = "_to_output({}, out_dtype)" if to_integers else "{}.astype(out_dtype)"
+    return cast.format("_outputs[0]") if outputs == 1 else f"tuple({cast.format('o')} for o in _outputs)"

@@ -9,7 +9,7 @@ script) and exits 2 naming every place it looked; compare_data.py compares with 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..spec.models import OpSpec
 from .attrs import KernelScalars
@@ -36,13 +36,16 @@ class KernelUtCase:
     setup: tuple[str, ...]  # statements before ICPU_RUN_KF (tiling key, kernel mode)
     kernel_call: str  # the entry the lambda calls
     buffers: tuple[tuple[str, str], ...]  # (kernel argument, byte size expression)
+    gen_args: tuple[str, ...] = ()  # gen_data.py's attr arguments (`approximate=tanh`): the golden's other math
 
 
 @dataclass(frozen=True)
 class KernelUtPlan:
     socs: tuple[SocPlan, ...]  # SoCs with a kernel-UT name (AddOpTestCase)
     flags: str  # -DDTYPE_<T>=<type> of the first combination
-    kernel_source: str
+    includes: tuple[str, ...]  # arch35: the template kernel's source, instantiated in the UT as upstream's apt UTs
+    # do; classic: its tiling data struct alone
+    declarations: tuple[str, ...]  # classic: the extern "C" entry, which AddOpTestCase compiles from its own copy
     tiling_struct: str
     data_dir: str  # the data dir relative to the ops-nn root, as SetupTestEnvironment takes it
     golden_rel: str  # tests/assets/golden.py relative to the ops-nn root
@@ -59,7 +62,7 @@ class KernelUtPlan:
 
 
 def kernel_ut_plan(
-    spec: OpSpec, dag: bool, kernel_source: str, rel_dir: str, tensors: tuple[TensorPlan, ...],
+    spec: OpSpec, dag: bool, kernel: tuple[str, str], rel_dir: str, tensors: tuple[TensorPlan, ...],
     combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...], scalars: KernelScalars,
     choice: ChoicePlan | None = None,
 ) -> KernelUtPlan:
@@ -80,6 +83,12 @@ def kernel_ut_plan(
         cases = [_arch35_case(name, c, soc, shape, elements, 1, tensors, scalars, picked) for c, soc in runs]
         cases.append(_arch35_case(name, socs[0].combinations[0], socs[0], shape, elements, MULTI_CORES, tensors,
                                   scalars, picked))
+        # every other value of the attr choosing the math, on the first combination: its DAG against its golden
+        others = [v for v in choice.values if v != choice.default] if choice and runs else []
+        attr = choice.attr.name if choice else ""
+        cases += [replace(_arch35_case(name, runs[0][0], runs[0][1], shape, elements, 1, tensors, scalars,
+                                       f", {v.tpl}"), name=f"{name}_{runs[0][0].key.name}_{v.label}",
+                          gen_args=(f"{attr}={v.value}",)) for v in others]
     else:
         struct = f"{spec.op_type}TilingData"
         cases = [_classic_case(name, soc.combinations[0], soc, shape, elements, cores, tensors, scalars)
@@ -87,7 +96,11 @@ def kernel_ut_plan(
     return KernelUtPlan(
         socs=tuple(s for s in socs if s.kernel_ut_soc),
         flags=" ".join(f"-D{t.macro}={t.dtypes[0].kernel}" for t in tensors),
-        kernel_source=kernel_source, tiling_struct=struct, data_dir=f"{rel_dir}/tests/ut/op_kernel/{name}_data",
+        includes=(kernel[0],) if dag else (f"{kernel[1]}/{name}_tiling_data.h",),
+        declarations=() if dag else (f'extern "C" __global__ __aicore__ void {name}('
+                                     f'{", ".join(f"GM_ADDR {t.name}" for t in tensors)}, GM_ADDR workspace, '
+                                     "GM_ADDR tiling);",),
+        tiling_struct=struct, data_dir=f"{rel_dir}/tests/ut/op_kernel/{name}_data",
         golden_rel=f"{rel_dir}/tests/assets/golden.py",
         workspace_bytes=max(spec.tiling.workspace_bytes, UT_WORKSPACE_BYTES),
         gen_data_inputs=tuple(

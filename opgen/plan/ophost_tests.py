@@ -51,6 +51,18 @@ UT_PLATFORMS = {
     "ascend950": UtPlatform(64, 245760, "3510"),
 }
 
+# the dir under tests/ut/op_host/ ops-nn's UT build also globs for a SoC (cmake/func.cmake get_target_dir); a SoC
+# without one (ascend310b) gets the top-level files alone, which every other SoC's build globs too
+OPS_NN_UT_DIRS = {"ascend910b": "arch22", "ascend910_93": "arch22", "ascend310p": "arch22", "ascend950": "arch35",
+                  "ascend350": "arch35"}
+
+
+def hosted_socs(socs: tuple[SocPlan, ...]) -> tuple[SocPlan, ...]:
+    """The SoCs whose tiling suites ops-nn's `build.sh -u --ophost --soc=<soc>` can run, one build per SoC: a SoC
+    without an arch dir keeps its suites only when no other SoC of the family has one, else they would sit in a
+    top-level file that the others' builds run against their own platform (GeluGrad's 310B suites under 910B)."""
+    return tuple(s for s in socs if s.name in OPS_NN_UT_DIRS) or socs
+
 
 @dataclass(frozen=True)
 class TensorCase:
@@ -119,7 +131,7 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
     outputs = [t for t in tensors if t.role == "output"]
     min_bits = min(_kernel_bits(t, c) for c in combos for t in tensors)
     suites = []
-    for soc in socs:
+    for soc in hosted_socs(socs):
         platform = UT_PLATFORMS.get(soc.name)
         if platform is None:
             continue

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..spec.models import PlatformSpec
 from ..spec.socs import SOCS
-from .tensors import DtypeCombination, TensorPlan
+from .tensors import DtypeCombination, TensorPlan, def_lists
 
 if TYPE_CHECKING:
     from .platforms import SocPlan
@@ -28,8 +28,7 @@ class ConfigTensor:
     def_method: str  # Input | Output
     name: str
     param_type: str
-    def_dtypes: tuple[str, ...]
-    def_formats: tuple[str, ...]
+    def_lists: tuple[tuple[str, tuple[str, ...]], ...]  # DataType, Format (, UnknownShapeFormat) of its columns
     def_calls: tuple[str, ...]  # the op's own further calls (AutoContiguous), repeated in the config
 
 
@@ -47,8 +46,9 @@ def config_columns(tensors: tuple[TensorPlan, ...], all_combos: tuple[DtypeCombi
     if len(mine) == len(all_combos):
         return ()
     return tuple(
-        ConfigTensor(t.def_method, t.name, t.param_type, tuple(t.def_dtypes[c.index] for c in mine),
-                     tuple(t.def_formats[c.index] for c in mine), t.def_calls)
+        ConfigTensor(t.def_method, t.name, t.param_type, def_lists(
+            tuple(t.def_dtypes[c.index] for c in mine), tuple(t.def_formats[c.index] for c in mine),
+            t.unknown_shape_format), t.def_calls)
         for t in tensors
     )
 

@@ -7,7 +7,15 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..spec.dtypes import DTYPES, MASK_DTYPES, PROTO_DTYPES, PROTO_TYPE_CLASSES, Dtype, expanded_proto_dtypes
+from ..spec.dtypes import (
+    DTYPES,
+    MASK_DTYPES,
+    PROTO_DTYPES,
+    PROTO_TYPE_CLASSES,
+    Dtype,
+    expanded_proto_dtypes,
+    proto_admits,
+)
 from ..spec.models import OpSpec, TensorSpec
 from .mixed import combination_tpl, dag_typings, is_mixed
 from .reserved import lower_camel, upper_snake
@@ -34,6 +42,8 @@ class TensorPlan:
     read_by_kernel: bool
     optional: bool
     def_calls: tuple[str, ...] = ()  # further def calls (AutoContiguous)
+    unknown_shape_format: bool = True  # the def repeats the formats as UnknownShapeFormat
+    proto_lacks: tuple[str, ...] = ()  # dtypes of the def the proto does not admit (spec proto_narrower)
     proto_name: str = ""  # the REG_OP name (the def's name unless the spec gives another)
 
     @property
@@ -56,6 +66,11 @@ class TensorPlan:
     @property
     def def_formats(self) -> tuple[str, ...]:
         return tuple(f"ge::FORMAT_{f}" for f in self.formats)
+
+    @property
+    def def_lists(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The def's column calls in upstream's order: DataType, Format and, unless left out, UnknownShapeFormat."""
+        return def_lists(self.def_dtypes, self.def_formats, self.unknown_shape_format)
 
     @property
     def doc_dtypes(self) -> str:
@@ -162,6 +177,12 @@ def tensor_plans(spec: OpSpec, recipe_args: set[str]) -> tuple[TensorPlan, ...]:
     return tuple(plans)
 
 
+def def_lists(dtypes: tuple[str, ...], formats: tuple[str, ...],
+              unknown_shape_format: bool) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    lists = (("DataType", dtypes), ("Format", formats))
+    return (*lists, ("UnknownShapeFormat", formats)) if unknown_shape_format else lists
+
+
 def _tensor(t: TensorSpec, role: str, index: int, count: int, read: bool, dag_type: str, param: bool) -> TensorPlan:
     column = t.dtype_column(count)
     proto_class = t.proto_dtypes if isinstance(t.proto_dtypes, str) else None
@@ -176,7 +197,11 @@ def _tensor(t: TensorSpec, role: str, index: int, count: int, read: bool, dag_ty
         camel=camel, macro=f"DTYPE_{t.name.upper()}", type_param=f"TYPE_{upper_snake(t.name)}", dag_type=dag_type,
         dag_param=param,
         is_mask=role == "input" and set(column) <= MASK_DTYPES and "uint1" in column, read_by_kernel=read,
-        optional=t.param_type == "optional", def_calls=t.def_calls, proto_name=t.proto_name or t.name,
+        optional=t.param_type == "optional", def_calls=t.def_calls,
+        unknown_shape_format=t.unknown_shape_format,
+        proto_lacks=tuple(c for c in dict.fromkeys(column) if t.proto_narrower
+                          and DTYPES[c].ge not in proto_admits(t.proto_dtypes or written)),
+        proto_name=t.proto_name or t.name,
     )
 
 
@@ -225,5 +250,5 @@ def _binary_entry(spec: OpSpec, tensors: tuple[TensorPlan, ...], k: int) -> dict
             for t in tensors if t.role == role
         ]
 
-    attrs = [{"name": a.name, "dtype": a.type, "value": None} for a in spec.attrs]
+    attrs = [{"name": a.name, "dtype": a.type, "value": None} for a in spec.def_attrs]
     return {"inputs": io("input"), "outputs": io("output"), **({"attrs": attrs} if attrs else {})}

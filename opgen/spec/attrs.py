@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .choice import choice_options
+from .choice import choice_attr, choice_options
 from .issues import SpecIssue
 from .models import AttrSpec, OpSpec
 from .recipe import AttrRef
@@ -24,8 +24,13 @@ def attr_types(data: Any) -> dict[str, str]:
 def attr_issues(spec: OpSpec) -> list[SpecIssue]:
     issues = []
     variants = set(spec.compute.variants)
+    scalar_attrs = {x.attr for x in spec.aclnn.scalars} if spec.aclnn else set()
     for i, attr in enumerate(spec.attrs):
         loc = ("attrs", i)
+        if attr.proto_only:
+            issues += _proto_only_issues(attr, loc, attr.name in recipe_attrs(spec), attr.name in scalar_attrs)
+            continue
+        issues += _min_issues(spec, attr, loc)
         if attr.variants and attr.type != "bool":
             issues.append(SpecIssue((*loc, "variants"), f"only bool attrs map values to variants; {attr.name} is a "
                                     f"{attr.type}" + (" (a string attr's values pick the variants of their names)"
@@ -70,6 +75,32 @@ def attr_issues(spec: OpSpec) -> list[SpecIssue]:
         issues.append(SpecIssue(("attrs",), "at most one attr can pick the compute variant (one string attr, or "
                                 "one bool attr with variants)"))
     return issues
+
+
+def _min_issues(spec: OpSpec, attr: AttrSpec, loc: tuple[str | int, ...]) -> list[SpecIssue]:
+    """A tiling bound needs a number, and its condition is the bool attr choosing the math (the tiling reads it)."""
+    if attr.min is not None and attr.type not in ("float", "int"):
+        return [SpecIssue((*loc, "min"), f"only float and int attrs take a min; {attr.name} is a {attr.type}")]
+    if attr.min_when is None:
+        return []
+    if attr.min is None:
+        return [SpecIssue((*loc, "min_when"), "says when min applies, but there is no min; add it or remove min_when")]
+    choice = choice_attr(spec)
+    if choice is None or choice.type != "bool" or choice.name != attr.min_when:
+        return [SpecIssue((*loc, "min_when"), f"{attr.min_when!r} is not the bool attr choosing the math (one with "
+                          "variants), the only one the tiling reads before the others; name it, or drop min_when")]
+    return []
+
+
+def _proto_only_issues(attr: AttrSpec, loc: tuple[str | int, ...], read: bool, passed: bool) -> list[SpecIssue]:
+    """A proto-only attr reaches nothing the def feeds: no recipe step, aclnn parameter or variant reads it."""
+    users = [what for what, uses in (("a recipe step reads it", read), ("an aclnn scalar sets it", passed),
+                                     ("it picks the compute variant", attr.type == "string" or bool(attr.variants)),
+                                     ("it has a check_value", attr.check_value is not None)) if uses]
+    if not users:
+        return []
+    return [SpecIssue((*loc, "proto_only"), f"{attr.name} is registered in the proto only, but "
+                      f"{' and '.join(users)}; register it in the def too (drop proto_only)")]
 
 
 def _bool_choice_issues(spec: OpSpec, attr: AttrSpec, loc: tuple[str | int, ...],

@@ -122,6 +122,8 @@ ProtoTypeClass = Literal[
 assert set(ProtoTypeClass.__args__) == set(PROTO_TYPE_CLASSES)  # type: ignore[attr-defined]
 
 
+DefCall = Literal["AutoContiguous", "IgnoreContiguous"]  # argumentless calls on a def Input/Output
+
 class Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
 
@@ -144,9 +146,15 @@ class TensorSpec(Model):
     proto_name: IrName | None = Field(
         None, description="the REG_OP name where upstream's proto names the tensor otherwise than its def (upstream "
         "ThresholdGradV2D: gradients in the proto, gradOutput in the def); default: name")
-    def_calls: tuple[Literal["AutoContiguous", "IgnoreContiguous"], ...] = Field(
+    def_calls: tuple[DefCall, ...] = Field(
         (), description="further calls on the def's Input/Output, as upstream's def makes them (AutoContiguous: the "
         "framework makes a non-contiguous tensor contiguous before the kernel)")
+    proto_narrower: bool = Field(
+        False, description="proto_dtypes may lack dtypes of dtypes, as upstream ThresholdV2's proto does: graph mode "
+        "refuses those dtypes, aclnn still takes them")
+    unknown_shape_format: bool = Field(
+        True, description="the def repeats the formats as UnknownShapeFormat, as most of upstream's defs do; false "
+        "leaves it out (upstream activation/logsigmoid_grad)")
     domain: tuple[float, float] | None = Field(
         None, description="[low, high]: the values the op is defined for, e.g. [0, 1] for a sigmoid's output; "
         "the numerics check draws this input from it and tries no edge values outside it (NaN still)"
@@ -177,6 +185,12 @@ class AttrSpec(Model):
     attr_type: Literal["optional", "required"] | None = Field(
         "optional", description="the def's AttrType: required makes the tiling refuse a context without the attr "
         "(as upstream hardtanh_grad's def); null: not called, as upstream HardShrinkGrad's def")
+    min: FiniteFloat | None = Field(None, description="float and int attrs: the smallest value the tiling takes; a "
+                                    "smaller one fails it with a log, as upstream EluGradV2's alpha")
+    min_when: IrName | None = Field(None, description="min applies only while this bool attr, the one choosing the "
+                                    "math, is true (upstream EluGradV2: alpha >= 0 when is_result)")
+    proto_only: bool = Field(False, description="registered in the proto only (REG_OP ATTR), as upstream "
+                             "SigmoidGrad's complex_conj: the def, tiling, kernel and aclnn never see it")
     if_absent: Literal["default", "error"] = Field(
         "default", description="what the tiling does with a context holding no value for the attr: take the def "
         "default, or fail (as upstream GeluGradV2's approximate and HardShrinkGrad's lambd); required attrs fail")
@@ -410,6 +424,8 @@ class OpSpec(Model):
     experimental: bool = False
     disable_in_opp: bool = Field(False, description="CMake DISABLE_IN_OPP TRUE: the op also exists as a legacy "
                                  "built-in, so its tiling stays out of the opp package (as ops-nn's relu_grad_v2)")
+    l0_op: bool = Field(False, description="write the l0 op (op_api/<op>.h, .cpp) without an aclnn API of this "
+                        "op's own, for an API declared elsewhere (upstream activation/relu_grad); aclnn implies it")
     aclnn_type: Literal["aclnn_exclude", "aclnn", "aclnn_inner", "no_need_aclnn"] = Field(
         "aclnn_exclude", description="CMake ACLNNTYPE: aclnn_exclude (no API generated from the def: the op's own "
         "op_api, or none), aclnn / aclnn_inner (ops-nn's build generates one from the def), no_need_aclnn")
@@ -450,6 +466,11 @@ class OpSpec(Model):
     @property
     def snake_name(self) -> str:
         return self.name or camel_to_snake(self.op_type)
+
+    @property
+    def def_attrs(self) -> tuple[AttrSpec, ...]:
+        """The attrs the def registers (and tiling, kernel and aclnn see): all but the proto-only ones."""
+        return tuple(a for a in self.attrs if not a.proto_only)
 
     @property
     def tensors(self) -> tuple[TensorSpec, ...]:

@@ -65,9 +65,13 @@ def _dtypes(spec: OpSpec) -> list[SpecIssue]:
         admitted = proto_admits(tensor.proto_dtypes) if tensor.proto_dtypes else None
         missing = [] if admitted is None else sorted(d for d in set(tensor.dtype_column(count))
                                                       if DTYPES[d].ge not in admitted)
-        if missing:
+        if missing and not tensor.proto_narrower:
             issues.append(SpecIssue((role, i, "proto_dtypes"), f"lacks {', '.join(missing)} that dtypes "
-                                    "lists; the proto must admit every supported dtype"))
+                                    "lists; the proto must admit every supported dtype (or set proto_narrower: true "
+                                    "where upstream's proto admits fewer)"))
+        if tensor.proto_narrower and not missing:
+            issues.append(SpecIssue((role, i, "proto_narrower"), "the proto admits every dtype of dtypes; remove "
+                                    "proto_narrower"))
     if spec.proto_symbol and len({_written(t, count) for t in spec.tensors}) > 1:
         issues.append(SpecIssue(("proto_symbol",), "one DATATYPE symbol needs every tensor's proto type equal; give "
                                 "them the same proto_dtypes (and dtypes), or drop proto_symbol"))

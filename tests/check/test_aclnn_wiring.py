@@ -17,7 +17,7 @@ WRAPPER_ROW = "aclnn wrapper -> l0 attrs == docs, def defaults"
 RULES_ROW = "aclnn scalar rules == docs"
 SIGMOID = "activation/hard_sigmoid_grad"  # two float attrs, neither an API parameter
 SWISH = "activation/swish_grad"  # attr scale set by the optional aclScalar betaOptional
-L0_SIGMOID = "op_host/op_api/hard_sigmoid_grad.cpp"
+L0_SIGMOID = "op_api/hard_sigmoid_grad.cpp"
 WITH_ACLNN = sorted(str(p.parent.relative_to(SAMPLES)) for p in SAMPLES.glob("**/docs"))
 
 
@@ -125,7 +125,7 @@ def test_wrapper_scalar_of_another_type_fails(tmp_path: Path) -> None:
     assert "op_api/aclnn_swish_backward.cpp:" in _failing_row(op_dir, SIGNATURE_ROW)
 
 
-WRAPPER_SIGMOID = "op_host/op_api/aclnn_hardsigmoid_backward.cpp"
+WRAPPER_SIGMOID = "op_api/aclnn_hardsigmoid_backward.cpp"
 
 
 def test_wrapper_swapping_two_attrs_fails(tmp_path: Path) -> None:
@@ -159,10 +159,10 @@ def test_wrapper_ignoring_the_scalar_fails(tmp_path: Path) -> None:
 
 
 SOFT = "activation/soft_shrink_grad"  # lambda below 0: ACLNN_ERR_PARAM_INVALID
-WRAPPER_SOFT = "op_host/op_api/aclnn_softshrink_backward.cpp"
+WRAPPER_SOFT = "op_api/aclnn_softshrink_backward.cpp"
 SOFT_SAID = "the docs (docs/aclnnSoftshrinkBackward.md:38) say lambda below 0 is refused"
 HARD = "activation/hard_shrink_grad"  # lambd below 0: taken as 0
-WRAPPER_HARD = "op_host/op_api/aclnn_hardshrink_backward.cpp"
+WRAPPER_HARD = "op_api/aclnn_hardshrink_backward.cpp"
 LEAKY = "activation/leaky_relu_grad"  # negativeSlope below 0 refused while selfIsResult is true
 WRAPPER_LEAKY = "op_api/aclnn_leaky_relu_backward.cpp"
 

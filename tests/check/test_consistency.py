@@ -7,11 +7,14 @@ import json
 from pathlib import Path
 
 import pytest
+from ruamel.yaml import YAML
 
 from opgen.check.consistency import consistency_tier
 from opgen.check.runner import run_checks
 
 from .trees import GELU, RELU, SAMPLE_DIRS, by_item, copy_sample, edit, failing, loaded, statuses
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 
 
 @pytest.mark.parametrize("rel_dir", SAMPLE_DIRS)
@@ -120,3 +123,59 @@ def test_a_dtype_added_to_the_def_alone_shows_everywhere_it_is_missing(tmp_path:
         "proto TensorType ⊇ def"}
     assert "lacks def combination (int32, int32, int32 -> int32)" in by_item(
         items, "binary JSON == def (ascend910b)").reason
+
+
+@pytest.mark.parametrize("rel_dir, wrong", [
+    ("activation/hard_shrink_grad", "op_host/op_api"),  # a root CMakeLists.txt builds op_api/ only
+    (GELU, "op_api"),  # an op_host/CMakeLists.txt builds op_host/op_api/ only
+])
+def test_aclnn_sources_where_cmake_does_not_build_them_fail(tmp_path: Path, rel_dir: str, wrong: str) -> None:
+    """ops-nn's add_modules_sources globs <its CMakeLists' dir>/op_api/*.cpp: a wrapper elsewhere is never built."""
+    op_dir = copy_sample(tmp_path, rel_dir)
+    [right] = [d for d in ("op_api", "op_host/op_api") if (op_dir / d).is_dir()]
+    label = "op_api sources where CMake builds them"
+    assert by_item(consistency_tier(op_dir, loaded(op_dir)[1]), label).status == "pass"
+    (op_dir / wrong).parent.mkdir(parents=True, exist_ok=True)
+    (op_dir / right).rename(op_dir / wrong)
+    item = by_item(consistency_tier(op_dir, loaded(op_dir)[1]), label)
+    assert item.status == "fail"
+    assert f"{wrong}/aclnn_" in item.reason and f"builds {right}/*.cpp only" in item.reason
+
+
+def test_a_proto_narrower_than_the_def_passes_only_where_the_spec_says_so(run, tmp_path: Path) -> None:
+    """Upstream ThresholdV2's proto admits fewer dtypes than its def (graph mode refuses them, aclnn takes them):
+    expressible with proto_narrower, refused without it."""
+    yaml = YAML(typ="safe")
+    doc = yaml.load(SCHEMAS / "leaky_relu_grad.yaml")
+    for tensor in doc["inputs"] + doc["outputs"]:
+        tensor["proto_dtypes"] = ["float16", "float32"]
+    spec = tmp_path / "leaky_relu_grad.yaml"
+    yaml.dump(doc, spec)
+    refused = run("gen", spec, "-o", tmp_path / "out")
+    assert refused.code == 2 and "inputs[0].proto_dtypes: lacks bfloat16 that dtypes lists" in refused.err
+    for tensor in doc["inputs"] + doc["outputs"]:
+        tensor["proto_narrower"] = True
+    yaml.dump(doc, spec)
+    assert run("gen", spec, "-o", tmp_path / "out").code == 0
+    op_dir = tmp_path / "out/activation/leaky_relu_grad"
+    assert ".INPUT(gradients, TensorType({DT_FLOAT16, DT_FLOAT}))" in (
+        op_dir / "op_graph/leaky_relu_grad_proto.h").read_text()
+    item = by_item(consistency_tier(op_dir, loaded(op_dir)[1]), "proto TensorType ⊇ def")
+    assert item.status == "pass" and "gradients lacks bfloat16 by the spec (proto_narrower" in item.reason
+    edit(op_dir / "op_graph/leaky_relu_grad_proto.h", ".INPUT(gradients, TensorType({DT_FLOAT16, DT_FLOAT}))",
+         ".INPUT(gradients, TensorType({DT_FLOAT16}))")
+    item = by_item(consistency_tier(op_dir, loaded(op_dir)[1]), "proto TensorType ⊇ def")
+    assert item.status == "fail" and "gradients TensorType lacks float32 that" in item.reason
+
+
+def test_a_classic_kernel_ut_declares_its_entry_and_a_wrong_declaration_fails(tmp_path: Path) -> None:
+    """ops-nn's AddOpTestCase compiles the kernel beside the UT, so a classic UT declares the extern "C" entry
+    instead of including its source (a second definition); the declaration must take the def's order."""
+    op_dir = copy_sample(tmp_path, GELU)
+    ut = op_dir / "tests/ut/op_kernel/test_gelu_grad.cpp"
+    text = ut.read_text(encoding="utf-8")
+    assert '#include "../../../op_kernel/gelu_grad.cpp"' not in text
+    assert 'extern "C" __global__ __aicore__ void gelu_grad(GM_ADDR dy, GM_ADDR x, GM_ADDR y, GM_ADDR z,' in text
+    edit(ut, "void gelu_grad(GM_ADDR dy, GM_ADDR x,", "void gelu_grad(GM_ADDR x, GM_ADDR dy,")
+    item = by_item(consistency_tier(op_dir, loaded(op_dir)[1]), "kernel entry arguments == def order")
+    assert item.status == "fail" and item.reason.startswith("tests/ut/op_kernel/test_gelu_grad.cpp:20: gelu_grad(x, dy")

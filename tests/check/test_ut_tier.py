@@ -16,6 +16,7 @@ from opgen.check.items import CheckItem
 from opgen.check.runner import run_checks
 from opgen.check.trust import Trust
 from opgen.check.ut_tier import ut_tier
+from opgen.plan.ophost_tests import UT_PLATFORMS
 
 from .trees import SAMPLE_DIRS, by_item, copy_sample, edit, failing, loaded
 
@@ -44,11 +45,13 @@ def test_ut_tier_passes_the_samples_with_their_op_host_uts_run(tmp_path: Path, r
     assert tier.status == "pass", failing(tier.items)
     runs = [i for i in tier.items if i.item.startswith("op_host UTs run")]
     _, plan = loaded(op_dir)
-    assert {r.item for r in runs} == {f"op_host UTs run ({s.soc})" for s in plan.ophost_ut.tiling_suites}
+    # one build per registered SoC ops-nn's UT executor knows (not ascend350), as ops-nn's; a SoC without a tiling
+    # suite of its own (GeluGrad's 310B: ops-nn has no UT dir for it) runs the infershape UTs alone
+    assert {r.item for r in runs} == {f"op_host UTs run ({s.name})" for s in plan.socs if s.name in UT_PLATFORMS}
     for run in runs:
         soc = run.item.split("(")[1].rstrip(")")
-        [suite] = [s for s in plan.ophost_ut.tiling_suites if s.soc == soc]
-        expected = len(plan.ophost_ut.infershape_cases) + len(suite.cases)
+        cases = sum(len(s.cases) for s in plan.ophost_ut.tiling_suites if s.soc == soc)
+        expected = len(plan.ophost_ut.infershape_cases) + cases
         assert run.figures == {"tests": expected, "passed": expected, "failed": 0}
 
 
@@ -87,7 +90,7 @@ def test_a_tiling_field_change_fails_the_tiling_ut_that_expects_the_plans_values
     items = ut_items(op_dir, cann_src)
     run = by_item(items, "op_host UTs run (ascend910b)")
     assert run.status == "fail" and run.figures["failed"] > 0
-    assert "tests/ut/op_host/test_gelu_grad_tiling.cpp:" in run.reason
+    assert "tests/ut/op_host/arch22/test_gelu_grad_tiling.cpp:" in run.reason
     # which dtype's cases fail first depends on the edit (the scratch reserve moves float16's tile first)
     assert re.search(r"GeluGradTilingAscend910b\.tiling_float(16|32)_test_shape", run.reason)
 
@@ -146,3 +149,30 @@ def test_a_bool_choice_keyed_the_other_way_fails_every_tiling_case(tmp_path: Pat
     _, plan = loaded(op_dir)
     [suite] = plan.ophost_ut.tiling_suites
     assert run.status == "fail" and run.figures["failed"] == sum(c.succeeds for c in suite.cases)
+
+
+@pytest.mark.parametrize("condition", ["isResultValue && tiling->alpha < 0.0f", "false && tiling->alpha < 0.0f",
+                                       "isResultValue && tiling->alpha < -2.0f"])
+def test_a_tiling_that_takes_a_value_below_the_specs_min_fails_that_ut(tmp_path: Path, cann_src: Path,
+                                                                      condition: str) -> None:
+    """EluGradV2's tiling refuses a negative alpha from the result, as upstream's: a refusal dropped or loosened
+    fails exactly the UT at alpha -1 with is_result true; the refusal as generated passes every UT."""
+    op_dir = copy_sample(tmp_path, "activation/elu_grad_v2")
+    edit(op_dir / "op_host/arch35/elu_grad_v2_tiling_arch35.cpp", "isResultValue && tiling->alpha < 0.0f", condition)
+    run = by_item(ut_items(op_dir, cann_src), "op_host UTs run (ascend950)")
+    if condition == "isResultValue && tiling->alpha < 0.0f":
+        assert run.status == "pass", run
+        return
+    assert run.status == "fail" and run.figures["failed"] == 1, run
+    assert "EluGradV2TilingAscend950.tiling_alpha_below_min" in run.reason
+
+
+def test_a_tiling_reading_one_attr_for_another_with_the_same_default_fails(tmp_path: Path, cann_src: Path) -> None:
+    """EluGradV2's scale and input_scale both default to 1.0: the checked setting gives them distinct values
+    (2.25, 2.5), so a tiling that fills scale from input_scale's index fails those cases."""
+    op_dir = copy_sample(tmp_path, "activation/elu_grad_v2")
+    edit(op_dir / "op_host/arch35/elu_grad_v2_tiling_arch35.cpp", "? *scaleAttr : 1.0f;",
+         "? *attrs->GetAttrPointer<float>(2) : 1.0f;")
+    run = by_item(ut_items(op_dir, cann_src), "op_host UTs run (ascend950)")
+    assert run.status == "fail", run
+    assert "EluGradV2TilingAscend950.tiling_bfloat16_test_shape_attrs_" in run.reason

@@ -33,7 +33,7 @@ TILING_EDIT = Edit(f"{GELU_DIR}/op_host/gelu_grad_tiling.cpp", "TILE_ALIGN = 256
 def test_dry_run_writes_nothing_and_says_what_would_happen(tree: Tree, spec: Spec) -> None:
     root = tree("samples")
     TILING_EDIT.apply(root)
-    (root / GELU_DIR / "tests/ut/op_host/test_gelu_grad_tiling.cpp").unlink()
+    (root / GELU_DIR / "tests/ut/op_host/arch22/test_gelu_grad_tiling.cpp").unlink()
     before = snapshot(root)
 
     result = invoke(spec("gelu", dy_renamed_grad), spec("relu", without_ascend350), "-o", root, "--dry-run")
@@ -44,7 +44,7 @@ def test_dry_run_writes_nothing_and_says_what_would_happen(tree: Tree, spec: Spe
     assert "would regen experimental/activation/gelu_grad" in out and "dry run: nothing written" in out
     assert re.search(r"merge\s+op_host/gelu_grad_tiling.cpp", out)
     assert re.search(r"replace\s+op_host/gelu_grad_def.cpp", out)
-    assert re.search(r"deleted-by-you\s+tests/ut/op_host/test_gelu_grad_tiling.cpp", out)
+    assert re.search(r"deleted-by-you\s+tests/ut/op_host/arch22/test_gelu_grad_tiling.cpp", out)
     assert re.search(r"remove\s+op_host/config/ascend350/relu_grad_v2_binary.json", out)
     assert "@@" not in out
 

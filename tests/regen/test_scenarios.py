@@ -150,7 +150,7 @@ def test_conflict_markers_resolved_then_regen_again_keeps_the_resolution(tree: T
     assert 'this->Input("grad") // first' in definition.read_text()
 
 
-TILING_UT = "tests/ut/op_host/test_gelu_grad_tiling.cpp"
+TILING_UT = "tests/ut/op_host/arch22/test_gelu_grad_tiling.cpp"
 
 
 def test_4_deleted_file_stays_deleted_and_is_reported(tree: Tree, spec: Spec) -> None:

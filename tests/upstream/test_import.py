@@ -1,11 +1,13 @@
 """`opgen import` of each sample op: the imported spec equals the hand-written one on the registered facts
-(names, dtype columns per SoC, attrs, SoCs, aclnn API), but where the hand-written spec differs from upstream
-on purpose (listed below with the reason). Reads ops-nn when OPGEN_CANN_SRC is set, else the generated trees,
-which the same parser reads."""
+(names, dtype columns per SoC, the def's tensor calls, attrs, SoCs, aclnn API), but where the hand-written spec
+differs from upstream on purpose (listed below with the reason). Reads ops-nn when OPGEN_CANN_SRC is set, else
+the generated trees, which the same parser reads."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +28,6 @@ SCHEMAS = {build_plan(s.spec, s.path.name).rel_dir: s.path
 _ACLNN_ELSEWHERE = "ops-nn declares this aclnn API outside the op dir, which is all the import reads"
 # upstream -> sample spec differences, each the sample's on purpose (docs/training-set.md); only the sources show them
 DIFFERENCES = {
-    "activation/hard_swish_grad_v2": {
-        "socs": "no ascend910 (its kernel needs aligned DataCopy) and no mc62 (no SoC opgen knows)"},
     "activation/relu_grad_v2": {"socs": "ascend350 stays: the source document names it"},
     "activation/relu6_grad": {"aclnn": _ACLNN_ELSEWHERE},
     "activation/softplus_grad": {"aclnn": _ACLNN_ELSEWHERE},
@@ -56,6 +56,8 @@ def registered(data: dict[str, Any]) -> dict[str, Any]:
         "op_type": data["op_type"], "category": data["category"], "experimental": bool(data.get("experimental")),
         "inputs": columns(data["inputs"]), "outputs": columns(data["outputs"]),
         "attrs": [(a["name"], a["type"], a.get("default")) for a in data.get("attrs", ())],
+        "def_calls": [(t["name"], t.get("def_calls", []), t.get("unknown_shape_format", True))
+                      for t in [*data["inputs"], *data["outputs"]]],
         "socs": sorted(p["soc"] for p in data["platforms"]),
         "aclnn": (data.get("aclnn") or {}).get("api"),
     }
@@ -73,13 +75,39 @@ def test_import_equals_the_hand_written_spec_on_registered_facts(rel: str) -> No
 
 
 def test_opgen_import_writes_a_spec_whose_placeholders_fail_check(run: Callable[..., Result], tmp_path: Path) -> None:
-    spec = tmp_path / "leaky_relu_grad.yaml"
-    assert run("import", ROOT / "generated_samples/activation/leaky_relu_grad", "-o", spec).code == 0
-    again = run("import", ROOT / "generated_samples/activation/leaky_relu_grad", "-o", spec)
+    spec = tmp_path / "softsign_grad.yaml"
+    assert run("import", ROOT / "generated_samples/activation/softsign_grad", "-o", spec).code == 0
+    again = run("import", ROOT / "generated_samples/activation/softsign_grad", "-o", spec)
     assert again.code == 2 and "already exists" in again.err
     missing = run("import", tmp_path / "nowhere")
     assert missing.code == 2 and "not a directory; pass an ops-nn op dir" in missing.err
     assert run("gen", spec, "-o", tmp_path / "out").code == 0
-    checked = run("check", tmp_path / "out/activation/leaky_relu_grad", "--tier", "numerics")
+    checked = run("check", tmp_path / "out/activation/softsign_grad", "--tier", "numerics")
     assert checked.code == 1
     assert "numerics unchecked: no reference" in checked.out
+
+
+# the one op whose import does not render: upstream's selfIsResult switches a rule in its aclnn code that the
+# header does not show, and the spec refuses a flag nothing reads
+GEN_REFUSED = {"activation/leaky_relu_grad": "selfIsResult sets no attr and no rule reads it"}
+
+
+@pytest.mark.parametrize("rel", sorted(SCHEMAS))
+def test_import_then_gen_registers_what_upstream_does(run: Callable[..., Result], tmp_path: Path, rel: str,
+                                                     cann_src: Path) -> None:
+    """Imported, rendered and compared with upstream by the upstream tier: every registration row passes but the
+    ones the hand-written spec lists too (what opgen cannot write yet, each with its cited reason there)."""
+    source = cann_src / "ops-nn" / rel
+    spec = tmp_path / "spec.yaml"
+    assert run("import", source, "-o", spec).code == 0
+    rendered = run("gen", spec, "-o", tmp_path / "out")
+    if rel in GEN_REFUSED:
+        assert rendered.code == 2 and GEN_REFUSED[rel] in rendered.err
+        return
+    assert rendered.code == 0, rendered.err
+    checked = run("check", tmp_path / "out" / rel, "--cann-src", cann_src, "--tier", "upstream", "--json")
+    [tier] = [t for t in json.loads(checked.out)["tiers"] if t["tier"] == "upstream"]
+    failing = {i["item"] for i in tier["items"]
+               if i["status"] == "fail" and not i["item"].startswith(("file.", "docs."))}
+    listed = [d.fact for d in load_spec(SCHEMAS[rel]).spec.upstream_differences]
+    assert {f for f in failing if not any(fnmatch(f, pattern) for pattern in listed)} == set()

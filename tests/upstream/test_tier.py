@@ -52,8 +52,7 @@ LISTED: dict[str, tuple[str, ...]] = {
     ),
     "leaky_relu_grad": ('file.examples/*', 'file.framework/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',),
     "logsigmoid_grad": (
-        'def.columns', 'def.soc.ascend950.columns', 'file.examples/*', 'file.*op_api/*', 'file.op_graph/*',
-        'file.op_host/config/*', 'file.op_*', 'file.tests/*',
+        'file.examples/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_host/config/*', 'file.op_*', 'file.tests/*',
     ),
     "mish_grad": ('file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',),
     "relu6_grad": (
@@ -67,24 +66,22 @@ LISTED: dict[str, tuple[str, ...]] = {
         'cmake.CMakeLists.txt.add_modules_sources.TILING_DIR', 'file.op_host/config/*', 'file.tests/*',
     ),
     "sigmoid_grad": (
-        'def.attrs', 'file.examples/*', 'file.framework/*', 'file.op_graph/*', 'file.op_*', 'file.op_kernel_aicpu/*',
+        'file.examples/*', 'file.framework/*', 'file.op_graph/*', 'file.op_*', 'file.op_kernel_aicpu/*',
         'file.tests/*',
     ),
     "silu_grad": (
         'registrations.IMPL_OP_INFERSHAPE', 'file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',
     ),
-    "soft_shrink_grad": (
-        'file.examples/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_host/config/*', 'file.tests/*',
-    ),
+    "soft_shrink_grad": ('file.examples/*', 'file.op_graph/*', 'file.op_host/config/*', 'file.tests/*',),
     "softplus_grad": (
         'cmake.CMakeLists.txt.SUPPORT_COMPUTE_UNIT', 'cmake.CMakeLists.txt.SUPPORT_TILING_DIR',
-        'cmake.CMakeLists.txt.add_modules_sources', 'aclnn.aclnnSoftplusBackward',
-        'aclnn.aclnnSoftplusBackwardGetWorkspaceSize', 'file.docs/*', 'file.examples/*', 'file.framework/*',
-        'file.*op_api/*', 'file.op_graph/*', 'file.op_*', 'file.op_host/config/*', 'file.tests/*',
+        'cmake.CMakeLists.txt.add_modules_sources', 'aclnn.aclnnSoftplusBackwardGetWorkspaceSize',
+        'aclnn.aclnnSoftplusBackward', 'file.docs/*', 'file.examples/*', 'file.framework/*', 'file.*op_api/*',
+        'file.op_graph/*', 'file.op_*', 'file.op_host/config/*', 'file.tests/*',
     ),
     "softsign_grad": (
         'aclnn.aclnnSoftsignBackwardGetWorkspaceSize', 'aclnn.aclnnSoftsignBackward', 'file.docs/*',
-        'file.examples/*', 'file.framework/*', 'file.op_host/config/*', 'file.*op_api/*', 'file.tests/*',
+        'file.examples/*', 'file.framework/*', 'file.*op_api/*', 'file.op_host/config/*', 'file.tests/*',
     ),
     "swish_grad": (
         'docs.docs/aclnnSwishBackward.md.products', 'file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',

@@ -10,10 +10,12 @@ repeat (`learn`).
 - a type becomes an enum of its own (`enum pipe_t : int64_t {}`), so overloads on distinct types stay distinct;
 - an enumerator becomes a label (a `Label` constant that converts to any enum or integer type, so
   `set_flag(PIPE_S, PIPE_V, EVENT_ID0)`, `case PIPE_V:` and `template <pipe_t P>` all work);
-- an intrinsic becomes a variadic template, declared and never defined. Where asc-devkit's per-type c_api
-  wrappers (`impl/c_api/instr_impl/npu_arch_<arch>`) show which element types an intrinsic takes, it is declared
-  for exactly those pointer types instead (`vexp(half*, half*, ...)`, `vexp(float*, float*, ...)`), so an API
-  called with a dtype the chip lacks (`Exp` on int32 for 2201) fails at compile time as it would on the NPU.
+- an intrinsic becomes a variadic template, declared and never defined (on arch 3510, whose asc-devkit passes
+  vector/predicate registers and post-updated addresses, with forwarding references: `REFERENCE_ARCHES`). Where
+  asc-devkit's per-type c_api wrappers (`impl/c_api/instr_impl/npu_arch_<arch>`) show which element types an
+  intrinsic takes, it is declared for exactly those pointer types instead (`vexp(half*, half*, ...)`,
+  `vexp(float*, float*, ...)`), so an API called with a dtype the chip lacks (`Exp` on int32 for 2201) fails at
+  compile time as it would on the NPU.
 
 The learned names are cached per (asc-devkit content, arch) in the user's cache dir and only grow.
 """
@@ -31,7 +33,10 @@ from ...locks import held_lock
 from .build import KernelArch
 
 HEADER = "stub_fun.h"
-FORMAT = 3  # bump when render_header changes: the cached header is rebuilt
+FORMAT = 4  # bump when render_header changes: the cached header is rebuilt
+# arches whose asc-devkit passes vector and predicate registers (and post-updated addresses) to the intrinsics by
+# reference: their declarations take forwarding references, so the CPU model can write the caller's registers
+REFERENCE_ARCHES = frozenset({3002, 3510})
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): error: (?P<message>.*)$", re.M)
 # g++ quotes names with ' under LC_ALL=C and with U+2018/U+2019 under a UTF-8 locale: both are read
 _MEMBER = re.compile(r"['\u2018](?P<member>\w+)['\u2019] is not a member of ['\u2018](?:::)?(?P<type>\w+)['\u2019]")
@@ -174,7 +179,7 @@ def _write(root: Path, sources: CannSources, arch: KernelArch, names: Names) -> 
     from .typed import typed_signatures
 
     typed = typed_signatures(sources.repo("asc-devkit"), arch.npu_arch)
-    text = render_header(names, typed)
+    text = render_header(names, typed, references=arch.npu_arch in REFERENCE_ARCHES)
     for name, data in (("names.json", names.to_json()), (HEADER, text)):
         part = root / f"{name}.part{os.getpid()}"
         part.write_text(data, encoding="utf-8")
@@ -212,8 +217,10 @@ OPGEN_LABEL_COMPARE(>=)
 """
 
 
-def render_header(names: Names, typed: dict[str, list[tuple[str, ...]]]) -> str:
-    """stub_fun.h: enum types, labels, then intrinsics (typed where asc-devkit shows the types)."""
+def render_header(names: Names, typed: dict[str, list[tuple[str, ...]]], *, references: bool = False) -> str:
+    """stub_fun.h: enum types, labels, then intrinsics (typed where asc-devkit shows the types; with `references`
+    the trailing arguments are forwarding references)."""
+    rest = "Args&&... args" if references else "Args... args"
     out = ["// Intrinsic declarations derived by opgen from asc-devkit's diagnostics (see kernel/intrinsics.py).",
            "#ifndef OPGEN_STUB_FUN_H", "#define OPGEN_STUB_FUN_H", "#include <cstdint>", "#include <type_traits>",
            LABEL_TYPE]
@@ -231,9 +238,9 @@ def render_header(names: Names, typed: dict[str, list[tuple[str, ...]]]) -> str:
         result = "opgen_stub::Value" if name in names.valued else "int64_t"
         signatures = typed.get(name)
         if not signatures:
-            out.append(f"template <typename... Args> {result} {name}(Args... args);")
+            out.append(f"template <typename... Args> {result} {name}({rest});")
             continue
         for params in signatures:
-            out.append(f"template <typename... Args> {result} {name}({', '.join(params)}, Args... args);")
+            out.append(f"template <typename... Args> {result} {name}({', '.join(params)}, {rest});")
     out.append("#endif // OPGEN_STUB_FUN_H")
     return "\n".join(out) + "\n"

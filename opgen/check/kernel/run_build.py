@@ -25,6 +25,7 @@ from ...cann_sources import CannSources, cache_root
 from ...plan import RenderPlan
 from ..confined import ConfinedCompile, compile_confined
 from .build import KernelVariant, compile_command, wrapper_source
+from .dag_run import launcher_source
 from .intrinsics import HEADER, intrinsic_dir, learn
 
 OPTIMIZE = "-O1"
@@ -32,7 +33,12 @@ TIMEOUT = 600
 MAX_ROUNDS = 40
 BINDINGS = "opgen_model_bindings.h"
 _DECLARATION = re.compile(r"^template <typename\.\.\. Args> (?P<ret>[\w:]+) (?P<name>\w+)\((?P<params>.*)\);$", re.M)
-_MODELLED = re.compile(r"^OPGEN_[A-Z_]+\((\w+)[,)]", re.M)
+_MODELLED = re.compile(r"^OPGEN_[A-Z_0-9]+\((\w+)[,)]", re.M)
+_REGISTER_FUNCTION = re.compile(r"^int64_t (\w+)\(Args&&\.\.\.", re.M)
+# the register-form models (asc-devkit passes vector/predicate registers to the intrinsics there): arch 3002's
+# dav_m300 (regs3002.h) and arch 3510's reg_compute (regs3510*.h). Their names bind to opgen_reg, not opgen_model; the
+# wrapper includes an arch's first header, which includes the others
+REGISTER_MODEL = {3002: "regs3002", 3510: "regs3510"}
 _UNDEFINED = re.compile(r"undefined reference to `(?:[\w:<>,* ]+ )?([A-Za-z_]\w*)(?:<[^`]*>)?\(")
 _UNRESOLVED = re.compile(r"undefined reference to `([^']+)'")
 
@@ -56,42 +62,61 @@ def model_key() -> str:
     return digest.hexdigest()[:16]
 
 
-def modelled_names() -> set[str]:
-    """The intrinsics the model's headers define (each is one OPGEN_*(name, ...) line)."""
-    return {name for path in model_dir().glob("*.h") for name in _MODELLED.findall(path.read_text())}
+def modelled_names(arch: int = 0) -> dict[str, str]:
+    """The intrinsics the model's headers define (each is one OPGEN_*(name, ...) line) -> the namespace holding
+    them: the memory-form model's, and on an arch with a register-form model that one's, which wins."""
+    register = REGISTER_MODEL.get(arch)
+    registers = {prefix: sorted(model_dir().glob(f"{prefix}*.h")) for prefix in REGISTER_MODEL.values()}
+    names = {name: "opgen_model" for path in model_dir().glob("*.h")
+             if not any(path in paths for paths in registers.values()) for name in _MODELLED.findall(path.read_text())}
+    for path in registers.get(register or "", []):
+        text = path.read_text()
+        names.update((n, "opgen_reg") for n in _MODELLED.findall(text) + _REGISTER_FUNCTION.findall(text))
+    return names
 
 
-def bindings_source(declarations: str) -> str:
+def bindings_source(declarations: str, arch: int = 0) -> str:
     """For each declared intrinsic the model covers, a definition of exactly that declaration (the derived
-    header may type the leading pointer parameters) forwarding every argument to the model."""
-    modelled = modelled_names()
-    lines = ["// opgen: definitions of the declared intrinsics the CPU model covers", "#pragma once"]
+    header may type the leading pointer parameters; on a reference arch the rest are forwarding references)
+    forwarding every argument to the model."""
+    modelled = modelled_names(arch)
+    lines = ["// opgen: definitions of the declared intrinsics the CPU model covers", "#pragma once",
+             "#include <utility>"]
     for match in _DECLARATION.finditer(declarations):
         name, params = match.group("name"), [p.strip() for p in match.group("params").split(",")]
         if name not in modelled or match.group("ret") != "int64_t":
             continue  # not modelled, or a register/enum-valued result the model does not produce: stays undefined
         typed = [f"{p} p{k}" for k, p in enumerate(params[:-1])]
-        names = [f"p{k}" for k in range(len(typed))] + ["args..."]
-        lines.append(f"template <typename... Args> int64_t {name}({', '.join([*typed, 'Args... args'])}) "
-                     f"{{ return opgen_model::{name}({', '.join(names)}); }}")
+        rest = params[-1].removesuffix(" args")
+        forwarded = "std::forward<Args>(args)..." if "&&" in rest else "args..."
+        names = [f"p{k}" for k in range(len(typed))] + [forwarded]
+        lines.append(f"template <typename... Args> int64_t {name}({', '.join([*typed, rest + ' args'])}) "
+                     f"{{ return {modelled[name]}::{name}({', '.join(names)}); }}")
     return "\n".join(lines) + "\n"
 
 
 def run_wrapper(plan: RenderPlan, variant: KernelVariant, entry: Path) -> str:
     """kernel-compile's wrapper of the entry, then the launcher, the model and its bindings."""
-    args = len(plan.inputs) + len(plan.outputs) + 2  # tensors, workspace, tiling
-    call = ", ".join(f"args[{k}]" for k in range(args))
+    if variant.family.is_dag:
+        launcher = launcher_source(plan, variant)
+    else:
+        args = len(plan.inputs) + len(plan.outputs) + 2  # tensors, workspace, tiling
+        call = ", ".join(f"args[{k}]" for k in range(args))
+        launcher = f'extern "C" void opgen_launch(uint8_t* const* args) {{ {plan.name}({call}); }}'
+    register = REGISTER_MODEL.get(variant.arch.npu_arch)
     return "\n".join([
         wrapper_source(plan, entry, variant),
-        f'extern "C" void opgen_launch(uint8_t* const* args) {{ {plan.name}({call}); }}',
+        launcher,
         '#include "intrinsics.h"',
+        *([f'#include "{register}.h"'] if register else []),
         f'#include "{BINDINGS}"',
         "",
     ])
 
 
-def op_entry(plan: RenderPlan) -> Path:
-    return Path(f"{plan.name}.cpp")
+def op_entry(variant: KernelVariant) -> Path:
+    """The kernel entry the op compiler builds for the variant's family, relative to op_kernel."""
+    return Path(variant.family.kernel_entry).relative_to("op_kernel")
 
 
 def runtime_object(sources: CannSources, variant: KernelVariant, op_dir: Path) -> Path | str:
@@ -115,7 +140,7 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
     if stubs is None:
         return KernelBuild(None, "a toolkit's intrinsics are its tikicpulib's; the run level uses opgen's model "
                                  "with the open sources only (--cann-src)")
-    digest = hashlib.sha256("\0".join([model_key(), run_wrapper(plan, variant, op_entry(plan)), *variant.defines,
+    digest = hashlib.sha256("\0".join([model_key(), run_wrapper(plan, variant, op_entry(variant)), *variant.defines,
                                        str(variant.arch.npu_arch)]).encode())
     kernel_dir = op_dir / "op_kernel"
     for path in sorted(kernel_dir.rglob("*")):
@@ -144,7 +169,7 @@ def _build(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: Ren
            target: Path, runtime: Path) -> KernelBuild:
     with tempfile.TemporaryDirectory(prefix="opgen-run-build-") as scratch:
         wrapper = Path(scratch) / f"{plan.name}_run.cpp"
-        wrapper.write_text(run_wrapper(plan, variant, op_dir / "op_kernel" / op_entry(plan)))
+        wrapper.write_text(run_wrapper(plan, variant, op_dir / "op_kernel" / op_entry(variant)))
         obj = Path(scratch) / "kernel.o"
         compiled = _compile(sources, variant, op_dir, wrapper, obj, Path(scratch))
         if compiled.refusal is not None:
@@ -174,7 +199,8 @@ def _compile(sources: CannSources, variant: KernelVariant, op_dir: Path, unit: P
     rounds = 0
     while True:
         stubs = intrinsic_dir(sources, variant.arch)
-        (scratch / BINDINGS).write_text(bindings_source((stubs / HEADER).read_text() if stubs is not None else ""))
+        (scratch / BINDINGS).write_text(bindings_source((stubs / HEADER).read_text() if stubs is not None else "",
+                                                        variant.arch.npu_arch))
         mode = ("-c", OPTIMIZE, f"-I{model_dir()}", f"-I{scratch}", "-o", str(out))
         command = ["nice", "-n", "10", *compile_command("g++", unit, variant, sources, op_dir, stubs, mode)]
         done = compile_confined(command, "g++", [op_dir, sources.root, scratch, *([stubs] if stubs else [])],

@@ -24,16 +24,16 @@ OP_TYPE_REGISTER(SigmoidGrad);
 static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
     op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_FLOAT};
 
-const aclTensor* SigmoidGrad(const aclTensor* y, const aclTensor* dy, bool complexConj, aclOpExecutor* executor)
+const aclTensor* SigmoidGrad(const aclTensor* y, const aclTensor* dy, aclOpExecutor* executor)
 {
-    L0_DFX(SigmoidGrad, y, dy, complexConj);
+    L0_DFX(SigmoidGrad, y, dy);
     if (!CheckType(y->GetDataType(), AICORE_DTYPE_SUPPORT_LIST)) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "SigmoidGrad does not support this dtype on AICore.");
         return nullptr;
     }
     auto z = executor->AllocTensor(y->GetViewShape(), y->GetDataType());
     CHECK_RET(z != nullptr, nullptr);
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SigmoidGrad, OP_INPUT(y, dy), OP_OUTPUT(z), OP_ATTR(complexConj));
+    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SigmoidGrad, OP_INPUT(y, dy), OP_OUTPUT(z));
     OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "SigmoidGrad ADD_TO_LAUNCHER_LIST_AICORE failed."),
              return nullptr);
     return z;

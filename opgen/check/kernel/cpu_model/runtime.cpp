@@ -2,11 +2,15 @@
 // links against, and a main() that lays the tensors out in GM with guard bytes, runs the kernel on each
 // core in turn, and reports every byte the kernel changed outside its output tensors.
 //
-// Usage: runtime MANIFEST. The manifest has one line per fact, in kernel-argument order for tensors:
+// Usage: runtime MANIFEST, or runtime --describe (what the run wrapper's opgen_describe prints: an arch35 DAG's
+// compile-time buffer facts the host tiling divides the UB by). The manifest has one line per fact, in kernel-argument order for tensors:
 //   cores N | tiling_key K | tiling FILE | guard BYTES | workspace BYTES
 //   input NAME FILE | output NAME BYTES FILE   (the output is written to FILE after the run)
+#include <csignal>
+#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -25,11 +29,31 @@ int32_t g_coreType = AscendC::AIV;
 int32_t g_taskRation = 1; // vector-only kernel: GetBlockIdx() is block_idx, not block_idx * 2
 int32_t sub_block_idx = 0;
 
+KernelMode g_kernelMode = KernelMode::AIV_MODE; // arch 3510's CPU-debug buffers: one UB per launch, not per core
+
 namespace AscendC {
 extern const int AIC_TYPE = AIC;
 extern const int AIV_TYPE = AIV;
 bool g_isAtomic = false;
+void* GmAlloc(size_t size)
+{
+    return std::calloc(1, size);
+}
+void GmFree(void* ptr)
+{
+    std::free(ptr);
+}
 } // namespace AscendC
+
+// libboundscheck's bounded printf, which atvoss's log helpers call
+extern "C" int snprintf_s(char* dest, size_t destMax, size_t count, const char* format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    int written = std::vsnprintf(dest, destMax < count + 1 ? destMax : count + 1, format, args);
+    va_end(args);
+    return written;
+}
 
 // asc-devkit's CPU-debug argument checks: their bodies are in the closed runtime; the model checks the
 // results (output values and guard bytes) instead.
@@ -104,8 +128,17 @@ bfloat16::Bf16T& bfloat16::Bf16T::operator=(const float& fVal)
 }
 
 extern "C" void opgen_launch(uint8_t* const* args); // written per op by the run wrapper
+extern "C" void opgen_describe() __attribute__((weak)); // written by DAG run wrappers only
 
 namespace {
+// asc-devkit's CPU-debug checks (ASCENDC_ASSERT) log an [ERROR] line and raise(SIGABRT); the NPU build compiles
+// them out, so the run passes over them as the NPU would, and counts them (a real abort() still terminates)
+volatile std::sig_atomic_t g_cpuDebugAsserts = 0;
+extern "C" void CountCpuDebugAssert(int)
+{
+    g_cpuDebugAsserts = g_cpuDebugAsserts + 1;
+}
+
 // Input guards and output guards differ: a kernel that reads past an input and copies what it read past an
 // output (an identity-like op) would otherwise write back the very bytes the guard holds.
 constexpr uint8_t INPUT_GUARD_BYTE = 0x5A;
@@ -150,8 +183,14 @@ void ReportChanges(const Region& r, size_t guard, size_t dataBytes)
 int main(int argc, char** argv)
 {
     if (argc != 2) {
-        std::fprintf(stderr, "usage: %s MANIFEST\n", argv[0]);
+        std::fprintf(stderr, "usage: %s MANIFEST | --describe\n", argv[0]);
         return 2;
+    }
+    if (std::strcmp(argv[1], "--describe") == 0) {
+        if (opgen_describe != nullptr) {
+            opgen_describe();
+        }
+        return 0;
     }
     std::ifstream manifest(argv[1]);
     std::vector<Region> regions;
@@ -204,6 +243,7 @@ int main(int argc, char** argv)
     args.push_back(workspace.data() + guard);
     args.push_back(tiling.data());
     block_num = cores;
+    std::signal(SIGABRT, CountCpuDebugAssert);
     for (int64_t core = 0; core < cores; ++core) { // one after another, each in program order
         block_idx = core;
         opgen_launch(args.data());
@@ -216,6 +256,7 @@ int main(int argc, char** argv)
             out.write(reinterpret_cast<const char*>(r.memory.data() + guard), static_cast<std::streamsize>(dataBytes));
         }
     }
+    std::printf("asserts %d\n", static_cast<int>(g_cpuDebugAsserts));
     std::printf("done %lld\n", static_cast<long long>(cores));
     return 0;
 }

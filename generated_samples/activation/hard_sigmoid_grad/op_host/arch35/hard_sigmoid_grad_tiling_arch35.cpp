@@ -31,7 +31,7 @@ struct DtypeCase {
 };
 
 static const DtypeCase DTYPE_CASES[] = {
-    {ge::DT_FLOAT, 353},
+    {ge::DT_FLOAT, 257},
     {ge::DT_FLOAT16, 257},
     {ge::DT_BF16, 257},
 };

@@ -71,9 +71,15 @@ public:
         pipe.InitBuffer(inQueueInputX, BUFFER_NUM, tileDataNum * sizeof(TYPE_INPUT_X));
         yGm.SetGlobalBuffer((__gm__ TYPE_Y*)y + offset, coreDataNum);
         pipe.InitBuffer(outQueueY, BUFFER_NUM, tileDataNum * sizeof(TYPE_Y));
-        pipe.InitBuffer(castBufGrads, tileDataNum * sizeof(float));
-        pipe.InitBuffer(castBufInputX, tileDataNum * sizeof(float));
-        pipe.InitBuffer(castBufY, tileDataNum * sizeof(float));
+        if constexpr (!std::is_same_v<TYPE_GRADS, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufGrads, tileDataNum * sizeof(float));
+        }
+        if constexpr (!std::is_same_v<TYPE_INPUT_X, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufInputX, tileDataNum * sizeof(float));
+        }
+        if constexpr (!std::is_same_v<TYPE_Y, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufY, tileDataNum * sizeof(float));
+        }
         pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));
         pipe.InitBuffer(tmpBuf1, tileDataNum * sizeof(float));
         pipe.InitBuffer(maskBuf0, tileDataNum / 8);

@@ -25,7 +25,7 @@ _VARIANTS = {
 }
 
 
-def sigmoid_grad_golden(y, dy, *, complex_conj=False, **kwargs):
+def sigmoid_grad_golden(y, dy, **kwargs):
     """Inputs in sigmoid_grad_def.cpp order (outputs excluded); returns the output(s)."""
     variant = _VARIANTS.get(kwargs.get("short_soc_version"), _default)
     out_dtype = y.dtype

@@ -71,9 +71,15 @@ public:
         pipe.InitBuffer(inQueueInputX, BUFFER_NUM, tileDataNum * sizeof(TYPE_INPUT_X));
         outputYGm.SetGlobalBuffer((__gm__ TYPE_OUTPUT_Y*)output_y + offset, coreDataNum);
         pipe.InitBuffer(outQueueOutputY, BUFFER_NUM, tileDataNum * sizeof(TYPE_OUTPUT_Y));
-        pipe.InitBuffer(castBufInputGrad, tileDataNum * sizeof(float));
-        pipe.InitBuffer(castBufInputX, tileDataNum * sizeof(float));
-        pipe.InitBuffer(castBufOutputY, tileDataNum * sizeof(float));
+        if constexpr (!std::is_same_v<TYPE_INPUT_GRAD, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufInputGrad, tileDataNum * sizeof(float));
+        }
+        if constexpr (!std::is_same_v<TYPE_INPUT_X, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufInputX, tileDataNum * sizeof(float));
+        }
+        if constexpr (!std::is_same_v<TYPE_OUTPUT_Y, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufOutputY, tileDataNum * sizeof(float));
+        }
         pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));
         pipe.InitBuffer(maskBuf0, tileDataNum / 8);
     }

@@ -70,9 +70,15 @@ public:
         pipe.InitBuffer(inQueueFeatures, BUFFER_NUM, tileDataNum * sizeof(TYPE_FEATURES));
         outputGm.SetGlobalBuffer((__gm__ TYPE_OUTPUT*)output + offset, coreDataNum);
         pipe.InitBuffer(outQueueOutput, BUFFER_NUM, tileDataNum * sizeof(TYPE_OUTPUT));
-        pipe.InitBuffer(castBufGradients, tileDataNum * sizeof(float));
-        pipe.InitBuffer(castBufFeatures, tileDataNum * sizeof(float));
-        pipe.InitBuffer(castBufOutput, tileDataNum * sizeof(float));
+        if constexpr (!std::is_same_v<TYPE_GRADIENTS, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufGradients, tileDataNum * sizeof(float));
+        }
+        if constexpr (!std::is_same_v<TYPE_FEATURES, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufFeatures, tileDataNum * sizeof(float));
+        }
+        if constexpr (!std::is_same_v<TYPE_OUTPUT, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufOutput, tileDataNum * sizeof(float));
+        }
         pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));
     }
 

@@ -214,3 +214,51 @@ TEST_F(gelu_grad_v2_test, gelu_grad_v2_bfloat16_2_cores)
     AscendC::GmFree(tiling);
     EXPECT_TRUE(kernel_ut::RunCompareData("./gelu_grad_v2_data", {"bfloat16"}));
 }
+
+// bfloat16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
+// output
+TEST_F(gelu_grad_v2_test, gelu_grad_v2_bfloat16_tanh)
+{
+    ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/gelu_grad_v2/tests/ut/op_kernel/gelu_grad_v2_data",
+                                                "gelu_grad_v2_data"));
+    ASSERT_TRUE(
+        kernel_ut::RunGenData("./gelu_grad_v2_data", {"'(1024,)'", "bfloat16", "Ascend950", "approximate=tanh"}));
+
+    size_t dyBytes = 1024 * sizeof(bfloat16_t);
+    uint8_t* dy = (uint8_t*)AscendC::GmAlloc(dyBytes);
+    size_t xBytes = 1024 * sizeof(bfloat16_t);
+    uint8_t* x = (uint8_t*)AscendC::GmAlloc(xBytes);
+    size_t zBytes = 1024 * sizeof(bfloat16_t);
+    uint8_t* z = (uint8_t*)AscendC::GmAlloc(zBytes);
+    uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    string path = kernel_ut::GetTestWorkDir();
+    ReadFile(path + "/gelu_grad_v2_data/input_dy.bin", dyBytes, dy, dyBytes);
+    ReadFile(path + "/gelu_grad_v2_data/input_x.bin", xBytes, x, xBytes);
+
+    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
+    tilingData->dim0 = 1024;
+    tilingData->coreNum = 1;
+    tilingData->blockNum = 1;
+    tilingData->blockFormer = 1024;
+    tilingData->ubFormer = 1024;
+    tilingData->ubLoopOfFormerBlock = 1;
+    tilingData->ubLoopOfTailBlock = 1;
+    tilingData->ubTailOfFormerBlock = 1024;
+    tilingData->ubTailOfTailBlock = 1024;
+    tilingData->elemNum = 1024;
+    tilingData->scheMode = 0;
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    auto kernel = [](GM_ADDR dy, GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
+        ::gelu_grad_v2<0, TPL_BF16, TPL_APPROXIMATE_TANH>(dy, x, z, workspace, tiling);
+    };
+    ICPU_RUN_KF(kernel, 1, dy, x, z, workspace, tiling);
+    WriteFile(path + "/gelu_grad_v2_data/output_z.bin", z, zBytes);
+
+    AscendC::GmFree(dy);
+    AscendC::GmFree(x);
+    AscendC::GmFree(z);
+    AscendC::GmFree(workspace);
+    AscendC::GmFree(tiling);
+    EXPECT_TRUE(kernel_ut::RunCompareData("./gelu_grad_v2_data", {"bfloat16"}));
+}

@@ -13,9 +13,12 @@
 #include "kernel_ut_data_helper.h"
 #include "kernel_ut_data_executor.h"
 
-#include "../../../op_kernel/soft_shrink_grad.cpp"
+#include "../../../op_kernel/arch35/soft_shrink_grad_tiling_data.h"
 
 using namespace std;
+
+extern "C" __global__ __aicore__ void soft_shrink_grad(GM_ADDR input_grad, GM_ADDR input_x, GM_ADDR output_y,
+                                                       GM_ADDR workspace, GM_ADDR tiling);
 
 class soft_shrink_grad_test : public testing::Test {
 protected:

@@ -70,9 +70,15 @@ public:
         pipe.InitBuffer(inQueueSelf, BUFFER_NUM, tileDataNum * sizeof(TYPE_SELF));
         outGm.SetGlobalBuffer((__gm__ TYPE_OUT*)out + offset, coreDataNum);
         pipe.InitBuffer(outQueueOut, BUFFER_NUM, tileDataNum * sizeof(TYPE_OUT));
-        pipe.InitBuffer(castBufGradOutput, tileDataNum * sizeof(float));
-        pipe.InitBuffer(castBufSelf, tileDataNum * sizeof(float));
-        pipe.InitBuffer(castBufOut, tileDataNum * sizeof(float));
+        if constexpr (!std::is_same_v<TYPE_GRAD_OUTPUT, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufGradOutput, tileDataNum * sizeof(float));
+        }
+        if constexpr (!std::is_same_v<TYPE_SELF, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufSelf, tileDataNum * sizeof(float));
+        }
+        if constexpr (!std::is_same_v<TYPE_OUT, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufOut, tileDataNum * sizeof(float));
+        }
         pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));
         pipe.InitBuffer(maskBuf0, tileDataNum / 8);
     }

@@ -84,9 +84,8 @@ aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(const aclTensor* gradOutput, co
     CHECK_RET(gradOutputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto outputContiguous = l0op::Contiguous(output, opExecutor);
     CHECK_RET(outputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    bool complexConjValue = false;
 
-    auto l0Result = l0op::SigmoidGrad(outputContiguous, gradOutputContiguous, complexConjValue, opExecutor);
+    auto l0Result = l0op::SigmoidGrad(outputContiguous, gradOutputContiguous, opExecutor);
     CHECK_RET(l0Result != nullptr, ACLNN_ERR_INNER_NULLPTR);
     auto viewCopyResult = l0op::ViewCopy(l0Result, gradInput, opExecutor);
     CHECK_RET(viewCopyResult != nullptr, ACLNN_ERR_INNER_NULLPTR);

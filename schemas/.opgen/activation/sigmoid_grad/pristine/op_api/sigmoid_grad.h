@@ -14,7 +14,7 @@
 #include "opdev/op_executor.h"
 
 namespace l0op {
-const aclTensor* SigmoidGrad(const aclTensor* y, const aclTensor* dy, bool complexConj, aclOpExecutor* executor);
+const aclTensor* SigmoidGrad(const aclTensor* y, const aclTensor* dy, aclOpExecutor* executor);
 } // namespace l0op
 
 #endif // OP_API_INC_LEVEL0_SIGMOID_GRAD_H_

@@ -30,7 +30,6 @@ public:
             .DataType({ge::DT_FLOAT16, ge::DT_BF16, ge::DT_FLOAT})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND})
             .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
-        this->Attr("complex_conj").AttrType(OPTIONAL).Bool(false);
 
         OpAICoreConfig configAscend950;
         configAscend950.DynamicCompileStaticFlag(true)

@@ -296,6 +296,25 @@ TEST_F(EluGradV2TilingAscend950, tiling_activations_shape_mismatch)
     ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
 }
 
+TEST_F(EluGradV2TilingAscend950, tiling_alpha_below_min)
+{
+    optiling::EluGradV2CompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("EluGradV2",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(-1.0f)},
+                                               {"scale", Ops::NN::AnyValue::CreateFrom<float>(1.0f)},
+                                               {"input_scale", Ops::NN::AnyValue::CreateFrom<float>(1.0f)},
+                                               {"is_result", Ops::NN::AnyValue::CreateFrom<bool>(true)}},
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
 TEST_F(EluGradV2TilingAscend950, tiling_bfloat16_test_shape_is_result_true)
 {
     optiling::EluGradV2CompileInfo compileInfo;
@@ -512,8 +531,8 @@ TEST_F(EluGradV2TilingAscend950, tiling_bfloat16_test_shape_attrs_0)
                                                   {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
                                               {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(2.0f)},
-                                               {"scale", Ops::NN::AnyValue::CreateFrom<float>(2.0f)},
-                                               {"input_scale", Ops::NN::AnyValue::CreateFrom<float>(2.0f)},
+                                               {"scale", Ops::NN::AnyValue::CreateFrom<float>(2.25f)},
+                                               {"input_scale", Ops::NN::AnyValue::CreateFrom<float>(2.5f)},
                                                {"is_result", Ops::NN::AnyValue::CreateFrom<bool>(false)}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {0});
@@ -530,6 +549,6 @@ TEST_F(EluGradV2TilingAscend950, tiling_bfloat16_test_shape_attrs_0)
     ExpectUbSplitConsistent(tiling, 128);
     const auto& attrTiling = *reinterpret_cast<const EluGradV2Ns::EluGradV2TilingData*>(tilingInfo.tilingData.get());
     EXPECT_EQ(attrTiling.alpha, 2.0f);
-    EXPECT_EQ(attrTiling.scale, 2.0f);
-    EXPECT_EQ(attrTiling.inputScale, 2.0f);
+    EXPECT_EQ(attrTiling.scale, 2.25f);
+    EXPECT_EQ(attrTiling.inputScale, 2.5f);
 }

@@ -42,7 +42,6 @@ TEST_F(SigmoidGradTilingAscend950, tiling_float16_test_shape)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
-                                              {{"complex_conj", Ops::NN::AnyValue::CreateFrom<bool>(false)}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 3, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
@@ -69,7 +68,6 @@ TEST_F(SigmoidGradTilingAscend950, tiling_float16_all_cores)
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
-                                              {{"complex_conj", Ops::NN::AnyValue::CreateFrom<bool>(false)}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 3, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
@@ -96,7 +94,6 @@ TEST_F(SigmoidGradTilingAscend950, tiling_bfloat16_test_shape)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
-                                              {{"complex_conj", Ops::NN::AnyValue::CreateFrom<bool>(false)}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
@@ -123,7 +120,6 @@ TEST_F(SigmoidGradTilingAscend950, tiling_bfloat16_all_cores)
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
-                                              {{"complex_conj", Ops::NN::AnyValue::CreateFrom<bool>(false)}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
@@ -150,7 +146,6 @@ TEST_F(SigmoidGradTilingAscend950, tiling_float32_test_shape)
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
-                                              {{"complex_conj", Ops::NN::AnyValue::CreateFrom<bool>(false)}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 7, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;
@@ -177,7 +172,6 @@ TEST_F(SigmoidGradTilingAscend950, tiling_float32_all_cores)
                                               {
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
-                                              {{"complex_conj", Ops::NN::AnyValue::CreateFrom<bool>(false)}},
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 7, EMPTY_EXPECT_TILING_DATA, {0});
     TilingInfo tilingInfo;

@@ -113,6 +113,11 @@ ge::graphStatus EluGradV2Tiling::RunTiling()
                 return ge::GRAPH_FAILED);
     const float* alphaAttr = attrs->GetAttrPointer<float>(0);
     tiling->alpha = alphaAttr != nullptr ? *alphaAttr : 1.0f; // attr alpha
+    OP_CHECK_IF(
+        isResultValue && tiling->alpha < 0.0f,
+        OP_LOGE_FOR_INVALID_VALUE_WITH_REASON(tilingContext->GetNodeName(), "alpha", std::to_string(tiling->alpha),
+                                              "if is_result is true, the value of alpha must be at least 0"),
+        return ge::GRAPH_FAILED);
     const float* scaleAttr = attrs->GetAttrPointer<float>(1);
     tiling->scale = scaleAttr != nullptr ? *scaleAttr : 1.0f; // attr scale
     const float* inputScaleAttr = attrs->GetAttrPointer<float>(2);

@@ -71,9 +71,15 @@ public:
         pipe.InitBuffer(inQueueFeatures, BUFFER_NUM, tileDataNum * sizeof(TYPE_FEATURES));
         backpropsGm.SetGlobalBuffer((__gm__ TYPE_BACKPROPS*)backprops + offset, coreDataNum);
         pipe.InitBuffer(outQueueBackprops, BUFFER_NUM, tileDataNum * sizeof(TYPE_BACKPROPS));
-        pipe.InitBuffer(castBufGradients, tileDataNum * sizeof(float));
-        pipe.InitBuffer(castBufFeatures, tileDataNum * sizeof(float));
-        pipe.InitBuffer(castBufBackprops, tileDataNum * sizeof(float));
+        if constexpr (!std::is_same_v<TYPE_GRADIENTS, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufGradients, tileDataNum * sizeof(float));
+        }
+        if constexpr (!std::is_same_v<TYPE_FEATURES, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufFeatures, tileDataNum * sizeof(float));
+        }
+        if constexpr (!std::is_same_v<TYPE_BACKPROPS, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufBackprops, tileDataNum * sizeof(float));
+        }
         pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));
         pipe.InitBuffer(maskBuf0, tileDataNum / 8);
     }

@@ -33,7 +33,7 @@ struct DtypeCase {
 static const DtypeCase DTYPE_CASES[] = {
     {ge::DT_BF16, 225},
     {ge::DT_FLOAT16, 225},
-    {ge::DT_FLOAT, 321},
+    {ge::DT_FLOAT, 225},
 };
 
 class HardSwishGradV2Tiling {

@@ -32,7 +32,7 @@ struct DtypeCase {
 
 static const DtypeCase DTYPE_CASES[] = {
     {ge::DT_FLOAT16, 224},
-    {ge::DT_FLOAT, 320},
+    {ge::DT_FLOAT, 224},
     {ge::DT_BF16, 224},
 };
 

@@ -31,7 +31,7 @@ struct DtypeCase {
 };
 
 static const DtypeCase DTYPE_CASES[] = {
-    {ge::DT_FLOAT, 416},
+    {ge::DT_FLOAT, 320},
     {ge::DT_FLOAT16, 320},
     {ge::DT_BF16, 320},
 };

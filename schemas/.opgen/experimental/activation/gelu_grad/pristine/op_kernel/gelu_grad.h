@@ -69,9 +69,15 @@ public:
         pipe.InitBuffer(inQueueX, BUFFER_NUM, tileDataNum * sizeof(TYPE_X));
         zGm.SetGlobalBuffer((__gm__ TYPE_Z*)z + offset, coreDataNum);
         pipe.InitBuffer(outQueueZ, BUFFER_NUM, tileDataNum * sizeof(TYPE_Z));
-        pipe.InitBuffer(castBufDy, tileDataNum * sizeof(float));
-        pipe.InitBuffer(castBufX, tileDataNum * sizeof(float));
-        pipe.InitBuffer(castBufZ, tileDataNum * sizeof(float));
+        if constexpr (!std::is_same_v<TYPE_DY, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufDy, tileDataNum * sizeof(float));
+        }
+        if constexpr (!std::is_same_v<TYPE_X, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufX, tileDataNum * sizeof(float));
+        }
+        if constexpr (!std::is_same_v<TYPE_Z, float>) { // a float32 tensor is read in place
+            pipe.InitBuffer(castBufZ, tileDataNum * sizeof(float));
+        }
         pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));
         pipe.InitBuffer(tmpBuf1, tileDataNum * sizeof(float));
         pipe.InitBuffer(tmpBuf2, tileDataNum * sizeof(float));

@@ -289,13 +289,13 @@ TEST_F(l2_elu_backward_test, elu_backward_015_alpha_below_min_without_isResult)
     EXPECT_EQ(aclRet, ACLNN_SUCCESS);
 }
 
-// alpha ScalarDesc(2.0f), scale ScalarDesc(2.0f), inputScale ScalarDesc(2.0f), isResult false: accepted
+// alpha ScalarDesc(2.0f), scale ScalarDesc(2.25f), inputScale ScalarDesc(2.5f), isResult false: accepted
 TEST_F(l2_elu_backward_test, elu_backward_016_scalars_not_default)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(2.0f);
-    auto scaleDesc = ScalarDesc(2.0f);
-    auto inputScaleDesc = ScalarDesc(2.0f);
+    auto scaleDesc = ScalarDesc(2.25f);
+    auto inputScaleDesc = ScalarDesc(2.5f);
     auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
     auto ut = OP_API_UT(aclnnEluBackward,

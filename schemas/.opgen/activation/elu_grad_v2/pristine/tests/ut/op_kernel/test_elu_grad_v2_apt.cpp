@@ -226,3 +226,53 @@ TEST_F(elu_grad_v2_test, elu_grad_v2_bfloat16_2_cores)
     AscendC::GmFree(tiling);
     EXPECT_TRUE(kernel_ut::RunCompareData("./elu_grad_v2_data", {"bfloat16"}));
 }
+
+// bfloat16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
+// output
+TEST_F(elu_grad_v2_test, elu_grad_v2_bfloat16_is_result_true)
+{
+    ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/elu_grad_v2/tests/ut/op_kernel/elu_grad_v2_data",
+                                                "elu_grad_v2_data"));
+    ASSERT_TRUE(kernel_ut::RunGenData("./elu_grad_v2_data", {"'(1024,)'", "bfloat16", "Ascend950", "is_result=True"}));
+
+    size_t gradsBytes = 1024 * sizeof(bfloat16_t);
+    uint8_t* grads = (uint8_t*)AscendC::GmAlloc(gradsBytes);
+    size_t activationsBytes = 1024 * sizeof(bfloat16_t);
+    uint8_t* activations = (uint8_t*)AscendC::GmAlloc(activationsBytes);
+    size_t yBytes = 1024 * sizeof(bfloat16_t);
+    uint8_t* y = (uint8_t*)AscendC::GmAlloc(yBytes);
+    uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EluGradV2TilingData));
+    string path = kernel_ut::GetTestWorkDir();
+    ReadFile(path + "/elu_grad_v2_data/input_grads.bin", gradsBytes, grads, gradsBytes);
+    ReadFile(path + "/elu_grad_v2_data/input_activations.bin", activationsBytes, activations, activationsBytes);
+
+    auto* tilingData = reinterpret_cast<EluGradV2TilingData*>(tiling);
+    tilingData->baseTiling.dim0 = 1024;
+    tilingData->baseTiling.coreNum = 1;
+    tilingData->baseTiling.blockNum = 1;
+    tilingData->baseTiling.blockFormer = 1024;
+    tilingData->baseTiling.ubFormer = 1024;
+    tilingData->baseTiling.ubLoopOfFormerBlock = 1;
+    tilingData->baseTiling.ubLoopOfTailBlock = 1;
+    tilingData->baseTiling.ubTailOfFormerBlock = 1024;
+    tilingData->baseTiling.ubTailOfTailBlock = 1024;
+    tilingData->baseTiling.elemNum = 1024;
+    tilingData->baseTiling.scheMode = 0;
+    tilingData->alpha = 1.0f;
+    tilingData->scale = 1.0f;
+    tilingData->inputScale = 1.0f;
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    auto kernel = [](GM_ADDR grads, GM_ADDR activations, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
+        ::elu_grad_v2<0, TPL_BF16, TPL_IS_RESULT_TRUE>(grads, activations, y, workspace, tiling);
+    };
+    ICPU_RUN_KF(kernel, 1, grads, activations, y, workspace, tiling);
+    WriteFile(path + "/elu_grad_v2_data/output_y.bin", y, yBytes);
+
+    AscendC::GmFree(grads);
+    AscendC::GmFree(activations);
+    AscendC::GmFree(y);
+    AscendC::GmFree(workspace);
+    AscendC::GmFree(tiling);
+    EXPECT_TRUE(kernel_ut::RunCompareData("./elu_grad_v2_data", {"bfloat16"}));
+}

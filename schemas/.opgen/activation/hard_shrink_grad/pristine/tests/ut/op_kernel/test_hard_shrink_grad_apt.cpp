@@ -13,9 +13,12 @@
 #include "kernel_ut_data_helper.h"
 #include "kernel_ut_data_executor.h"
 
-#include "../../../op_kernel/hard_shrink_grad_apt.cpp"
+#include "../../../op_kernel/arch35/hard_shrink_grad_tiling_data.h"
 
 using namespace std;
+
+extern "C" __global__ __aicore__ void hard_shrink_grad(GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops,
+                                                       GM_ADDR workspace, GM_ADDR tiling);
 
 class hard_shrink_grad_test : public testing::Test {
 protected:

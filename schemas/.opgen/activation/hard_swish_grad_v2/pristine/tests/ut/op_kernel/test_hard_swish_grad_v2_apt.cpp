@@ -13,9 +13,12 @@
 #include "kernel_ut_data_helper.h"
 #include "kernel_ut_data_executor.h"
 
-#include "../../../op_kernel/arch35/hard_swish_grad_v2.cpp"
+#include "../../../op_kernel/arch35/hard_swish_grad_v2_tiling_data.h"
 
 using namespace std;
+
+extern "C" __global__ __aicore__ void hard_swish_grad_v2(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR out,
+                                                         GM_ADDR workspace, GM_ADDR tiling);
 
 class hard_swish_grad_v2_test : public testing::Test {
 protected:

@@ -13,9 +13,12 @@
 #include "kernel_ut_data_helper.h"
 #include "kernel_ut_data_executor.h"
 
-#include "../../../op_kernel/softsign_grad_apt.cpp"
+#include "../../../op_kernel/arch35/softsign_grad_tiling_data.h"
 
 using namespace std;
+
+extern "C" __global__ __aicore__ void softsign_grad(GM_ADDR gradients, GM_ADDR features, GM_ADDR output,
+                                                    GM_ADDR workspace, GM_ADDR tiling);
 
 class softsign_grad_test : public testing::Test {
 protected:

@@ -13,9 +13,12 @@
 #include "kernel_ut_data_helper.h"
 #include "kernel_ut_data_executor.h"
 
-#include "../../../op_kernel/gelu_grad.cpp"
+#include "../../../op_kernel/gelu_grad_tiling_data.h"
 
 using namespace std;
+
+extern "C" __global__ __aicore__ void gelu_grad(GM_ADDR dy, GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace,
+                                                GM_ADDR tiling);
 
 class gelu_grad_test : public testing::Test {
 protected:

@@ -1,0 +1,424 @@
+// opgen's CPU model, arch 3510: register arithmetic, compares and conversions (asc-devkit impl/basic_api/
+// reg_compute/dav_3510/kernel_reg_compute_vec_{binary,binary_scalar,unary,cmpsel,vconv}_impl.h; semantics from
+// the Reg docs: 基础算术, 比较与选择, 类型转换/Cast.md, 辅助数据类型/RegLayout.md, 特殊寄存器访问/SetCtrlSpr).
+//
+// - vX(dst, src0, src1, mask[, mode]), vXs(dst, src, scalar, mask[, mode]), vX(dst, src, mask[, mode]): every
+//   element the predicate selects, computed in double (integers in 64-bit, wrapping to the element width) and
+//   stored with the element type's rounding; the others zeroed (ZEROING, also when no mode is passed) or kept.
+// - Saturation (SetCtrlSpr docs, defaults CTRL[60] = 1, CTRL[48] = 0, CTRL[59] = 0): with CTRL[60] set, CTRL[48]
+//   clear saturates half results and conversions into half/bfloat16 (inf -> +-MAX, NaN -> 0) and CTRL[59] clear
+//   saturates float->int and int->int conversions; with CTRL[60] clear the conversion's own SatMode decides.
+//   Conversions into float never saturate (Cast.md).
+// - vcmp_<op>(dst, src0, src1, mask) / vcmps_<op>(dst, src, scalar, mask): the predicate bit of each selected
+//   element is the IEEE comparison (NaN compares false, except ne), unselected bits 0.
+// - vcvt(dst, src, mask, [round], [sat], [part], mode): RegLayout per RegLayout.md: narrowing writes dst element
+//   part + 2j (or 4j) from src element j and zeroes the rest; widening reads src element part + 2j (4j); the
+//   predicate gates source elements.
+// - exp/ln/sqrt are libm in double, not the hardware's approximations.
+#ifndef OPGEN_CPU_MODEL_REGS3510_MATH_H
+#define OPGEN_CPU_MODEL_REGS3510_MATH_H
+
+#include <cmath>
+#include <limits>
+
+namespace opgen_reg {
+constexpr uint64_t CTRL_GLOBAL_SAT_BIT = 60;
+constexpr uint64_t CTRL_FLOAT_NO_SAT_BIT = 48;
+constexpr uint64_t CTRL_INT_TRUNCATE_BIT = 59;
+inline bool CtrlBit(uint64_t bit)
+{
+    return ((Moves().ctrl >> bit) & 1ULL) != 0;
+}
+template <typename T>
+constexpr bool IS_NARROW_FLOAT = opgen_cpu::IS_HALF<T> || opgen_cpu::IS_BF16<T>;
+
+template <typename T>
+double Largest()
+{
+    if constexpr (opgen_cpu::IS_HALF<T>) {
+        return 65504.0;
+    } else if constexpr (opgen_cpu::IS_BF16<T>) {
+        return 3.3895313892515355e38;
+    } else {
+        return static_cast<double>(std::numeric_limits<T>::max());
+    }
+}
+// a float result into T: saturated (inf -> +-MAX, NaN -> 0) when `saturate`
+template <typename T>
+void PutFloat(T* at, double value, opgen_cpu::Rounding mode, bool saturate)
+{
+    if (saturate) {
+        value = std::isnan(value) ? 0.0 : std::fmax(-Largest<T>(), std::fmin(Largest<T>(), value));
+    }
+    opgen_cpu::StoreRounded(at, value, mode);
+    if (saturate && std::isinf(opgen_cpu::Load(at))) { // rounded past MAX
+        opgen_cpu::StoreRounded(at, value > 0 ? Largest<T>() : -Largest<T>(), opgen_cpu::Rounding::TRUNC);
+    }
+}
+// a value into an integer T: rounded, then saturated or truncated to T's width
+template <typename T>
+void PutInt(T* at, double value, opgen_cpu::Rounding mode, bool saturate)
+{
+    double r = value;
+    switch (mode) {
+        case opgen_cpu::Rounding::NEAREST_EVEN: r = std::nearbyint(value); break;
+        case opgen_cpu::Rounding::NEAREST_AWAY: r = std::round(value); break;
+        case opgen_cpu::Rounding::FLOOR: r = std::floor(value); break;
+        case opgen_cpu::Rounding::CEIL: r = std::ceil(value); break;
+        case opgen_cpu::Rounding::TRUNC: r = std::trunc(value); break;
+        case opgen_cpu::Rounding::ODD: Unmodelled("round-to-odd into an integer");
+    }
+    if (std::isnan(r)) {
+        *at = 0;
+    } else if (saturate || std::isinf(r)) {
+        *at = static_cast<T>(std::fmax(static_cast<double>(std::numeric_limits<T>::min()),
+                                       std::fmin(static_cast<double>(std::numeric_limits<T>::max()), r)));
+    } else {
+        *at = static_cast<T>(static_cast<uint64_t>(static_cast<int64_t>(r)));
+    }
+}
+
+// ---- elementwise register arithmetic
+template <typename Dst, typename Fn, typename... Mode>
+void Elementwise(Dst& dst, uint16_t mask, Fn fn, const Mode&... mode)
+{
+    using T = Elem<Dst>;
+    constexpr uint64_t size = sizeof(T);
+    uint8_t out[VL];
+    const Bits& pred = Pred(mask);
+    bool saturate = opgen_cpu::IS_HALF<T> && CtrlBit(CTRL_GLOBAL_SAT_BIT) && !CtrlBit(CTRL_FLOAT_NO_SAT_BIT);
+    for (uint64_t e = 0; e < VL / size; ++e) {
+        T* at = reinterpret_cast<T*>(out + e * size);
+        if (Active(pred, e, size)) {
+            if constexpr (std::is_integral_v<T>) {
+                *at = static_cast<T>(fn(e));
+            } else {
+                PutFloat(at, fn(e), opgen_cpu::Rounding::NEAREST_EVEN, saturate);
+            }
+        }
+    }
+    if constexpr (sizeof...(mode) == 0) {
+        Merge(dst, out, pred, std::integral_constant<int, static_cast<int>(Reg::MaskMergeMode::ZEROING)>());
+    } else {
+        Merge(dst, out, pred, mode...);
+    }
+}
+template <typename R>
+auto Value(R& reg, uint64_t e)
+{
+    using T = Elem<R>;
+    if constexpr (std::is_integral_v<T>) {
+        return static_cast<int64_t>(reinterpret_cast<const T*>(Bytes(reg))[e]);
+    } else {
+        return opgen_cpu::Load(reinterpret_cast<const T*>(Bytes(reg)) + e);
+    }
+}
+template <typename T, typename S>
+auto ScalarValue(const S& scalar)
+{
+    if constexpr (std::is_integral_v<T>) {
+        return static_cast<int64_t>(scalar);
+    } else {
+        return opgen_cpu::Load(&scalar);
+    }
+}
+
+#define OPGEN_REG_BINARY(name, expr)                                                                            \
+    template <typename... Args>                                                                                 \
+    int64_t name(Args&&... args)                                                                                \
+    {                                                                                                           \
+        auto run = [](auto& dst, auto& a, auto& b, auto mask, const auto&... mode) {                            \
+            static_assert(sizeof...(mode) <= 1, #name ": unexpected arguments");                               \
+            Elementwise(dst, static_cast<uint16_t>(mask), [&](uint64_t e) {                                     \
+                auto x = Value(a, e);                                                                           \
+                auto y = Value(b, e);                                                                           \
+                return expr;                                                                                    \
+            }, mode...);                                                                                        \
+        };                                                                                                      \
+        if constexpr (std::is_invocable_v<decltype(run), Args&...>) {                                           \
+            run(args...);                                                                                       \
+        } else {                                                                                                \
+            Unmodelled(#name " with these operand types");                                                      \
+        }                                                                                                       \
+        return 0;                                                                                               \
+    }
+#define OPGEN_REG_SCALAR(name, expr)                                                                            \
+    template <typename... Args>                                                                                 \
+    int64_t name(Args&&... args)                                                                                \
+    {                                                                                                           \
+        auto run = [](auto& dst, auto& a, const auto& scalar, auto mask, const auto&... mode) {                 \
+            static_assert(sizeof...(mode) <= 1, #name ": unexpected arguments");                               \
+            using T = Elem<std::remove_reference_t<decltype(a)>>;                                               \
+            auto y = ScalarValue<T>(static_cast<T>(scalar));                                                    \
+            Elementwise(dst, static_cast<uint16_t>(mask), [&](uint64_t e) {                                     \
+                auto x = Value(a, e);                                                                           \
+                return expr;                                                                                    \
+            }, mode...);                                                                                        \
+        };                                                                                                      \
+        if constexpr (std::is_invocable_v<decltype(run), Args&...>) {                                           \
+            run(args...);                                                                                       \
+        } else {                                                                                                \
+            Unmodelled(#name " with these operand types");                                                      \
+        }                                                                                                       \
+        return 0;                                                                                               \
+    }
+#define OPGEN_REG_UNARY(name, expr)                                                                             \
+    template <typename... Args>                                                                                 \
+    int64_t name(Args&&... args)                                                                                \
+    {                                                                                                           \
+        auto run = [](auto& dst, auto& a, auto mask, const auto&... mode) {                                     \
+            static_assert(sizeof...(mode) <= 1, #name ": unexpected arguments");                               \
+            Elementwise(dst, static_cast<uint16_t>(mask), [&](uint64_t e) {                                     \
+                auto x = Value(a, e);                                                                           \
+                return expr;                                                                                    \
+            }, mode...);                                                                                        \
+        };                                                                                                      \
+        if constexpr (std::is_invocable_v<decltype(run), Args&...>) {                                           \
+            run(args...);                                                                                       \
+        } else {                                                                                                \
+            Unmodelled(#name " with these operand types");                                                      \
+        }                                                                                                       \
+        return 0;                                                                                               \
+    }
+
+// NaN in either operand gives NaN for max/min (IEEE maximum/minimum)
+template <typename X>
+X Max(X x, X y)
+{
+    if constexpr (std::is_floating_point_v<X>) {
+        if (std::isnan(x) || std::isnan(y)) {
+            return NAN;
+        }
+    }
+    return x > y ? x : y;
+}
+template <typename X>
+X Min(X x, X y)
+{
+    if constexpr (std::is_floating_point_v<X>) {
+        if (std::isnan(x) || std::isnan(y)) {
+            return NAN;
+        }
+    }
+    return x < y ? x : y;
+}
+template <typename X>
+X Divide(X x, X y)
+{
+    if constexpr (std::is_integral_v<X>) {
+        if (y == 0) {
+            Unmodelled("an integer division by zero");
+        }
+    }
+    return x / y;
+}
+
+OPGEN_REG_BINARY(vadd, x + y)
+OPGEN_REG_BINARY(vsub, x - y)
+OPGEN_REG_BINARY(vmul, x * y)
+OPGEN_REG_BINARY(vdiv, Divide(x, y))
+OPGEN_REG_BINARY(vmax, Max(x, y))
+OPGEN_REG_BINARY(vmin, Min(x, y))
+OPGEN_REG_SCALAR(vadds, x + y)
+OPGEN_REG_SCALAR(vmuls, x * y)
+OPGEN_REG_SCALAR(vmaxs, Max(x, y))
+OPGEN_REG_SCALAR(vmins, Min(x, y))
+OPGEN_REG_UNARY(vabs, x < 0 ? -x : x)
+OPGEN_REG_UNARY(vneg, -x)
+OPGEN_REG_UNARY(vrelu, Max(x, decltype(x){0}))
+OPGEN_REG_UNARY(vexp, std::exp(static_cast<double>(x)))
+OPGEN_REG_UNARY(vln, std::log(static_cast<double>(x)))
+OPGEN_REG_UNARY(vsqrt, std::sqrt(static_cast<double>(x)))
+
+// ---- compares into a predicate
+enum class Cmp { EQ, NE, LT, GT, LE, GE };
+template <typename X>
+bool Compare(X x, X y, Cmp op)
+{
+    switch (op) {
+        case Cmp::EQ: return x == y;
+        case Cmp::NE: return x != y;
+        case Cmp::LT: return x < y;
+        case Cmp::GT: return x > y;
+        case Cmp::LE: return x <= y;
+        case Cmp::GE: return x >= y;
+    }
+    return false;
+}
+template <typename Src, typename Rhs, typename D>
+void CompareInto(D& dst, Src& src, uint16_t mask, Cmp op, Rhs rhs)
+{
+    constexpr uint64_t size = sizeof(Elem<Src>);
+    const Bits& pred = Pred(mask);
+    Bits out;
+    for (uint64_t e = 0; e < VL / size; ++e) {
+        out[e * size] = Active(pred, e, size) && Compare(Value(src, e), rhs(e), op);
+    }
+    SetPred(dst, out);
+}
+#define OPGEN_REG_CMP(name, op)                                                                                 \
+    template <typename... Args>                                                                                 \
+    int64_t name(Args&&... args)                                                                                \
+    {                                                                                                           \
+        auto run = [](auto& dst, auto& src0, auto& src1, auto mask) {                                           \
+            CompareInto(dst, src0, static_cast<uint16_t>(mask), op, [&](uint64_t e) { return Value(src1, e); }); \
+        };                                                                                                      \
+        if constexpr (std::is_invocable_v<decltype(run), Args&...>) {                                           \
+            run(args...);                                                                                       \
+        } else {                                                                                                \
+            Unmodelled(#name " with these operand types");                                                      \
+        }                                                                                                       \
+        return 0;                                                                                               \
+    }
+#define OPGEN_REG_CMPS(name, op)                                                                                \
+    template <typename... Args>                                                                                 \
+    int64_t name(Args&&... args)                                                                                \
+    {                                                                                                           \
+        auto run = [](auto& dst, auto& src, const auto& value, auto mask) {                                     \
+            using T = Elem<std::remove_reference_t<decltype(src)>>;                                             \
+            auto y = ScalarValue<T>(static_cast<T>(value));                                                     \
+            CompareInto(dst, src, static_cast<uint16_t>(mask), op, [&](uint64_t) { return y; });                \
+        };                                                                                                      \
+        if constexpr (std::is_invocable_v<decltype(run), Args&...>) {                                           \
+            run(args...);                                                                                       \
+        } else {                                                                                                \
+            Unmodelled(#name " with these operand types");                                                      \
+        }                                                                                                       \
+        return 0;                                                                                               \
+    }
+OPGEN_REG_CMP(vcmp_eq, Cmp::EQ)
+OPGEN_REG_CMP(vcmp_ne, Cmp::NE)
+OPGEN_REG_CMP(vcmp_lt, Cmp::LT)
+OPGEN_REG_CMP(vcmp_gt, Cmp::GT)
+OPGEN_REG_CMP(vcmp_le, Cmp::LE)
+OPGEN_REG_CMP(vcmp_ge, Cmp::GE)
+OPGEN_REG_CMPS(vcmps_eq, Cmp::EQ)
+OPGEN_REG_CMPS(vcmps_ne, Cmp::NE)
+OPGEN_REG_CMPS(vcmps_lt, Cmp::LT)
+OPGEN_REG_CMPS(vcmps_gt, Cmp::GT)
+OPGEN_REG_CMPS(vcmps_le, Cmp::LE)
+OPGEN_REG_CMPS(vcmps_ge, Cmp::GE)
+
+// ---- conversions
+template <typename C>
+opgen_cpu::Rounding RoundingOf(const C& round)
+{
+    long long r = Mode(round);
+    if (r == Of(::CAST_RINT)) {
+        return opgen_cpu::Rounding::NEAREST_EVEN;
+    }
+    if (r == Of(::CAST_ROUND)) {
+        return opgen_cpu::Rounding::NEAREST_AWAY;
+    }
+    if (r == Of(::CAST_FLOOR)) {
+        return opgen_cpu::Rounding::FLOOR;
+    }
+    if (r == Of(::CAST_CEIL)) {
+        return opgen_cpu::Rounding::CEIL;
+    }
+    if (r == Of(::CAST_TRUNC)) {
+        return opgen_cpu::Rounding::TRUNC;
+    }
+    if (r == Of(::CAST_ODD)) {
+        return opgen_cpu::Rounding::ODD;
+    }
+    Unmodelled("vcvt with this rounding (hybrid)");
+}
+
+// one element of S into D, rounding and saturating as the conversion and CTRL say
+template <typename D, typename S>
+void ConvertOne(D* at, const S* from, opgen_cpu::Rounding round, int satMode)
+{
+    double value = opgen_cpu::Load(from);
+    bool global = CtrlBit(CTRL_GLOBAL_SAT_BIT);
+    if constexpr (std::is_integral_v<D>) {
+        bool saturate = global ? !CtrlBit(CTRL_INT_TRUNCATE_BIT) : satMode != Of(Reg::SatMode::NO_SAT);
+        PutInt(at, value, round, saturate);
+    } else if constexpr (std::is_same_v<D, float>) {
+        opgen_cpu::StoreRounded(at, value, round);
+    } else {
+        bool saturate = global ? !CtrlBit(CTRL_FLOAT_NO_SAT_BIT) : satMode == Of(Reg::SatMode::SAT);
+        PutFloat(at, value, round, saturate || std::is_integral_v<S>);
+    }
+}
+// vcvt(dst, src, mask, [round], [sat], [part], mode), in the orders dav_3510's CastOperator passes them
+template <typename... Args>
+int64_t vcvt(Args&&... args)
+{
+    auto run = [](auto& dst, auto& src, auto mask, const auto&... rest) {
+        using D = Elem<std::remove_reference_t<decltype(dst)>>;
+        using S = Elem<std::remove_reference_t<decltype(src)>>;
+        opgen_cpu::Rounding round = opgen_cpu::Rounding::NEAREST_EVEN;
+        int sat = Of(Reg::SatMode::UNKNOWN);
+        uint64_t part = 0;
+        bool zeroing = true;
+        auto read = [&](const auto& a) {
+            using A = std::decay_t<decltype(a)>;
+            if constexpr (IS_CONSTANT_OF<A, ::ROUND>) {
+                round = RoundingOf(a);
+            } else if constexpr (IS_CONSTANT_OF<A, ::RoundingSaturation>) {
+                sat = static_cast<int>(Mode(a));
+            } else if constexpr (IS_CONSTANT_OF<A, ::Part> || IS_CONSTANT_OF<A, ::Part_T>) {
+                part = static_cast<uint64_t>(Mode(a));
+            } else {
+                zeroing = IsZeroing(a);
+            }
+        };
+        (read(rest), ...);
+        if (!zeroing) {
+            Unmodelled("vcvt merging inactive elements");
+        }
+        const Bits& pred = Pred(static_cast<uint16_t>(mask));
+        uint8_t out[VL] = {};
+        auto* d = reinterpret_cast<D*>(out);
+        const auto* s = reinterpret_cast<const S*>(Bytes(src));
+        if constexpr (sizeof(D) < sizeof(S)) { // narrowing: src j -> dst part + ratio * j
+            constexpr uint64_t ratio = sizeof(S) / sizeof(D);
+            for (uint64_t j = 0; j < VL / sizeof(S); ++j) {
+                if (Active(pred, j, sizeof(S))) {
+                    ConvertOne(d + part + ratio * j, s + j, round, sat);
+                }
+            }
+        } else if constexpr (sizeof(D) > sizeof(S)) { // widening: src part + ratio * j -> dst j
+            constexpr uint64_t ratio = sizeof(D) / sizeof(S);
+            for (uint64_t j = 0; j < VL / sizeof(D); ++j) {
+                if (Active(pred, part + ratio * j, sizeof(S))) {
+                    ConvertOne(d + j, s + part + ratio * j, round, sat);
+                }
+            }
+        } else {
+            for (uint64_t j = 0; j < VL / sizeof(D); ++j) {
+                if (Active(pred, j, sizeof(S))) {
+                    ConvertOne(d + j, s + j, round, sat);
+                }
+            }
+        }
+        std::memcpy(Bytes(dst), out, VL);
+    };
+    if constexpr (std::is_invocable_v<decltype(run), Args&...>) {
+        run(args...);
+    } else {
+        Unmodelled("vcvt with these operand types");
+    }
+    return 0;
+}
+
+// ---- unaligned stores (StoreUnAlign): declared here so a kernel links; a launch reaching them is not run
+template <typename... Args>
+int64_t vstus(Args&&...)
+{
+    Unmodelled("vstus (unaligned store)");
+}
+template <typename... Args>
+int64_t vstas(Args&&...)
+{
+    Unmodelled("vstas (unaligned store flush)");
+}
+template <typename... Args>
+int64_t pstu(Args&&...)
+{
+    Unmodelled("pstu (unaligned predicate store)");
+}
+} // namespace opgen_reg
+
+#endif // OPGEN_CPU_MODEL_REGS3510_MATH_H

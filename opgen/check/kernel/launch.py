@@ -1,0 +1,158 @@
+"""One launch of a kernel executable on the CPU model: inputs with the dtype's edge values, GM between guard bytes,
+the outputs compared with the golden within the spec's tolerances. Shared by the classic and the arch35 DAG rows."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+import numpy.typing as npt
+
+from ...plan import RenderPlan
+from ...plan.attrs import AttrValue, shown_attrs
+from ...plan.golden import GoldenVariant
+from ...plan.tensors import DtypeCombination
+from ...spec.models import OpSpec
+from ..emulator import emulate, numpy_dtype
+from ..numerics import within_tolerance
+from ..numerics_samples import edge_values
+from ..trust import run_tree_code
+
+RUN_TIMEOUT = 300.0
+UNMODELLED_EXIT = 3  # the model's Unmodelled(): the kernel reached an operand form or mode it does not cover
+UNMODELLED_MARK = "opgen cpu model: not modelled: "
+# arches whose half/bfloat16 results saturate (NaN -> 0, +-inf -> +-largest finite, asc-devkit's SetSaturationFlag
+# page): 3002 because the 310B runtime offers the saturation overflow mode alone (runtime
+# src/runtime/config/mini_v3/dev_info_reg.cc: supportOverflowMode = OVERFLOW_MODE_SATURATION), 3510 because its
+# default CTRL register saturates (asc-devkit SetCtrlSpr). A result there matches either the golden or the golden
+# saturated: a select or a move keeps an inf the arithmetic would have saturated.
+SATURATING_ARCHES = frozenset({3002, 3510})
+SATURATED = "half/bfloat16 results may saturate: NaN as 0, inf as the largest finite value"
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What one launch hands the kernel: its cores, the tiling key, the tiling data."""
+
+    cores: int
+    key: int
+    tiling: bytes
+
+
+@dataclass(frozen=True)
+class ShapeRun:
+    shape: tuple[int, ...]
+    cores: int
+    max_abs: float
+    max_rel: float
+    problems: tuple[str, ...]
+    unmodelled: tuple[str, ...] = ()  # what the model aborted on (the launch proves nothing)
+    asserts: int = 0  # asc-devkit CPU-debug assertions passed over (the NPU build has none)
+    assert_text: str = ""  # the first one's message
+
+
+def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, golden: GoldenVariant,
+               shape: tuple[int, ...], guard: int, launch: Launch, rng: np.random.Generator,
+               attrs: Mapping[str, AttrValue], *, saturating: bool = False) -> ShapeRun:
+    """One launch; `attrs`: the values the tiling data carries to the kernel (and the emulator computes with);
+    `saturating`: half/bfloat16 results may also equal the golden saturated (`SATURATING_ARCHES`)."""
+    inputs = _inputs(spec, plan, combo, shape, rng)
+    files = {f"in_{t.name}.bin": a.tobytes() for t, a in zip(plan.inputs, inputs, strict=True)}
+    files["tiling.bin"] = launch.tiling
+    shown = shown_attrs(spec, attrs)
+    where = f"{'x'.join(map(str, shape))} on {launch.cores} core(s)" + (f" with {shown}" if shown else "")
+    with tempfile.TemporaryDirectory(prefix="opgen-run-out-") as out_dir:
+        outs = {t.name: Path(out_dir) / f"out_{t.name}.bin" for t in plan.outputs}
+        lines = [f"cores {launch.cores}", f"tiling_key {launch.key}", "tiling tiling.bin",
+                 f"guard {guard}", f"workspace {plan.workspace_bytes}"]
+        lines += [f"input {t.name} in_{t.name}.bin" for t in plan.inputs]
+        lines += [f"output {t.name} {int(np.prod(shape)) * numpy_dtype(t.dtypes[combo.index].name).itemsize} "
+                  f"{outs[t.name]}" for t in plan.outputs]
+        files["manifest.txt"] = ("\n".join(lines) + "\n").encode()
+        done = run_tree_code([str(executable), "manifest.txt"], timeout=RUN_TIMEOUT, files=files)
+        unmodelled = [line.removeprefix(UNMODELLED_MARK) for line in done.stderr.splitlines()
+                      if line.startswith(UNMODELLED_MARK)]
+        if done.returncode == UNMODELLED_EXIT and unmodelled:
+            return ShapeRun(shape, launch.cores, 0.0, 0.0, (), tuple(unmodelled))
+        if done.timed_out or done.returncode != 0:
+            tail = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+            return ShapeRun(shape, launch.cores, 0.0, 0.0,
+                            (f"{where}: the kernel did not finish: {'timeout' if done.timed_out else tail}",))
+        problems = [_overrun(line, where) for line in done.stdout.splitlines() if line.startswith("overrun ")]
+        asserts = sum(int(line.split()[1]) for line in done.stdout.splitlines() if line.startswith("asserts "))
+        errors = [line for line in done.stdout.splitlines() if line.startswith("[ERROR]")]
+        got = tuple(np.fromfile(outs[t.name], dtype=numpy_dtype(t.dtypes[combo.index].name)).reshape(shape)
+                    for t in plan.outputs)
+    expected = emulate(plan, golden, combo, inputs, attrs)
+    max_abs = max_rel = 0.0
+    for tensor, have, want in zip(plan.outputs, got, expected, strict=True):
+        tol = spec.golden.tolerances.get(tensor.dtypes[combo.index].name) or spec.golden.tolerances[combo.key.name]
+        passed, diff = within_tolerance(have, want, tol.rtol, tol.atol, input_nan=_input_nan(inputs, shape))
+        if saturating and _is_narrow(want):
+            saturated, _ = within_tolerance(have, _saturated_golden(want), tol.rtol, tol.atol)
+            diff = np.where(saturated & ~passed, 0.0, diff)
+            passed = passed | saturated
+        finite = np.isfinite(diff)
+        reference = np.abs(np.asarray(want, dtype=np.float64).ravel())
+        max_abs = max(max_abs, float(diff[finite].max(initial=0.0)))
+        with np.errstate(all="ignore"):  # a huge error over a tiny reference is an inf ratio, not a warning
+            rel = diff[finite] / np.maximum(reference[finite], np.finfo(np.float64).tiny)
+        max_rel = max(max_rel, float(rel[reference[finite] > tol.atol].max(initial=0.0)))
+        if not passed.all():
+            k = int(np.flatnonzero(~passed)[0])
+            problems.append(f"{where}: {tensor.name} differs from the golden at {int((~passed).sum())} element(s), "
+                            f"first [{k}]: {have.ravel()[k]!r} vs {want.ravel()[k]!r} (rtol {tol.rtol}, "
+                            f"atol {tol.atol})")
+    return ShapeRun(shape, launch.cores, max_abs, max_rel, tuple(problems), (), asserts,
+                    errors[0].rsplit("] ", 1)[-1] if errors else "")
+
+
+def _is_narrow(values: npt.NDArray[Any]) -> bool:
+    return values.dtype in (numpy_dtype("float16"), numpy_dtype("bfloat16"))
+
+
+def _saturated_golden(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """A half / bfloat16 golden as the saturation mode leaves it."""
+    largest = float(ml_dtypes.finfo(values.dtype).max)  # type: ignore[no-untyped-call]
+    with np.errstate(invalid="ignore"):
+        wide = np.clip(values.astype(np.float64), -largest, largest)
+    return np.where(np.isnan(wide), 0.0, wide).astype(values.dtype)
+
+
+def _inputs(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, shape: tuple[int, ...],
+            rng: np.random.Generator) -> list[npt.NDArray[Any]]:
+    """Uniform values in the ST range; the dtype's edge values first (each input a different order)."""
+    low, high = spec.tests.value_range
+    arrays = []
+    for k, tensor in enumerate(plan.inputs):
+        if tensor.is_mask:  # packed bits, one per element
+            arrays.append(rng.integers(0, 256, -(-int(np.prod(shape)) // 8), dtype=np.uint8))
+            continue
+        dtype = tensor.dtypes[combo.index]
+        values = rng.uniform(low, high, shape).astype(numpy_dtype(dtype.name)).ravel()
+        edges = np.roll(edge_values(dtype.name), k)[: values.size]
+        values[: edges.size] = edges
+        arrays.append(values.reshape(shape))
+    return arrays
+
+
+def _input_nan(inputs: Sequence[npt.NDArray[Any]], shape: tuple[int, ...]) -> npt.NDArray[np.bool_]:
+    nan = np.zeros(int(np.prod(shape)), dtype=np.bool_)
+    for array in inputs:
+        if array.size == nan.size:  # a packed mask holds no NaN
+            nan |= np.isnan(array.astype(np.float64)).ravel()
+    return nan
+
+
+def _overrun(line: str, where: str) -> str:
+    """A runtime `overrun NAME COUNT FIRST SIZE` line: COUNT bytes changed that must not be, the first at byte
+    FIRST of tensor NAME (negative: in the guard before it; >= SIZE: past its end; else: inside an input)."""
+    _, name, count, first, size = line.split()
+    at = int(first)
+    place = "before" if at < 0 else "past the end of" if at >= int(size) else "inside input"
+    return f"{where}: the kernel changed {count} byte(s) {place} {name} (first at byte {at} of {size})"
