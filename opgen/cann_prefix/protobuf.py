@@ -77,7 +77,7 @@ def _debian_version(work: Path, options: list[str]) -> str:
     versions = re.findall(r"^Version: (\S+)", shown, re.M)
     for version in versions:
         if version.split(":")[-1].startswith(PROTOBUF_VERSION + "-"):
-            return version
+            return str(version)
     raise OpgenError(f"no protobuf {PROTOBUF_VERSION} source package (have: {versions}); get " + HOW_TO_GET)
 
 
