@@ -33,7 +33,7 @@ def test_counts_add_up_over_every_gtest_run_and_name_failures() -> None:
     assert gtest_counts("") == (0, 0, ())
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def prefix(cann_src: Path):  # type: ignore[no-untyped-def]
     from opgen.cann_prefix.build import build_prefix
     from opgen.cann_prefix.layout import cache_root
