@@ -13,7 +13,7 @@ from ..errors import OpgenError
 from ..locks import held_lock
 from . import headers, layout, libraries, protobuf, stub_libs, third_party, toolkit
 
-PREFIX_LAYOUT = "1"  # bump when what a prefix holds changes
+PREFIX_LAYOUT = "2"  # bump when what a prefix holds changes
 
 
 @dataclass(frozen=True)
