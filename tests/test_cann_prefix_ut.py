@@ -21,8 +21,8 @@ LOG = """[==========] 3 tests from 2 test suites ran. (5 ms total)
 [  PASSED  ] 2 tests.
 [  FAILED  ] 1 test, listed below:
 [  FAILED  ] ReluGradV2Tiling.key_950
-[==========] 4 tests from 1 test suite ran. (1 ms total)
-[  PASSED  ] 4 tests.
+[2026-12-05 17:06:22] [==========] 4 tests from 1 test suite ran. (1 ms total)
+[2026-12-05 17:06:22] [  PASSED  ] 4 tests.
 """
 
 

@@ -20,9 +20,10 @@ from . import workspace
 from .build import Prefix
 
 TIMEOUT = 3600.0
-_RAN = re.compile(r"^\[==========\] (\d+) tests? from \d+ test (?:suites?|cases?) ran", re.M)
-_PASSED = re.compile(r"^\[  PASSED  \] (\d+) tests?", re.M)
-_FAILED_NAME = re.compile(r"^\[  FAILED  \] (\S+?\.\S+?)(?:, where|$)", re.M)
+_STAMP = r"^(?:\[\d{4}-\d\d-\d\d [\d:]+\] )?"  # build.sh stamps each line it relays
+_RAN = re.compile(_STAMP + r"\[==========\] (\d+) tests? from \d+ test (?:suites?|cases?) ran", re.M)
+_PASSED = re.compile(_STAMP + r"\[  PASSED  \] (\d+) tests?", re.M)
+_FAILED_NAME = re.compile(_STAMP + r"\[  FAILED  \] (\S+?\.\S+?)(?:, where|$)", re.M)
 
 
 @dataclass(frozen=True)
