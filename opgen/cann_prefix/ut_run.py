@@ -66,7 +66,20 @@ def run_ophost_ut(prefix: Prefix, sources: CannSources, *, op: str, soc: str, op
             return _run(prefix, ops_nn, info.name, soc, info.experimental, jobs, log)
 
 
+def _freshen(ops_nn: Path, op: str) -> None:
+    """Make sees a placed or restored op by mtime, and both keep their old ones: touch the op's files so
+    its objects are rebuilt, and drop the UT exe so it is relinked and run (its post-build step runs it)."""
+    for op_dir in (*ops_nn.glob(f"*/{op}"), *ops_nn.glob(f"experimental/*/{op}")):
+        for path in op_dir.rglob("*"):
+            if path.is_file():
+                path.touch()
+    for exe in (ops_nn / "build").rglob("nn_op_host_ut"):
+        if exe.is_file():
+            exe.unlink()
+
+
 def _run(prefix: Prefix, ops_nn: Path, op: str, soc: str, experimental: bool, jobs: int, log: Path) -> UtRun:
+    _freshen(ops_nn, op)
     argv = ["nice", "-n", "10", "bash", "build.sh", "-u", "--ophost", f"--ops={op}", f"--soc={soc}",
             *(["--experimental"] if experimental else []), f"-j{jobs}", f"--cann_3rd_lib_path={prefix.third_party}"]
     lib64 = prefix.ascend_home / "lib64"
