@@ -34,7 +34,7 @@ REPOS = ("metadef", "ge", "runtime", "opbase", "asc-devkit", "libboundscheck", "
 COMPILE_TIMEOUT = 900.0
 FRAMEWORK_LAYOUT = "2"  # bump when the archives or their members change
 DEFINES = ("-DLOG_CPP", '-DOP_SUBMOD_NAME="OPS_NN"', "-DOS_TYPE=0", "-DFMK_SUPPORT_DUMP",
-           "-DNO_METADEF_ABI_COMPATIABLE", "-D_GLIBCXX_USE_CXX11_ABI=1")
+           "-DNO_METADEF_ABI_COMPATIABLE")
 CXX_FLAGS = ("-std=c++17", "-O0", "-fPIC", "-w", "-fno-diagnostics-color", "-fexceptions")
 TILING_EXECUTOR = "tiling_case_executor.cpp"  # built per SoC: it bakes BUILD_SOC_VERSION in
 ALIAS_HEADER = "opgen_ascend_private.h"
@@ -112,11 +112,18 @@ class Framework:
     seconds: float  # how long the build took; 0 when it came from the cache
 
 
-def framework_dir(sources: CannSources) -> Path:
+def abi_define(abi: int) -> str:
+    """libstdc++'s string ABI: opgen's own UT link uses the system's (1); ops-nn's build.sh forces 0."""
+    return f"-D_GLIBCXX_USE_CXX11_ABI={abi}"
+
+
+def framework_dir(sources: CannSources, abi: int = 1) -> Path:
     """Keyed by the sources' content and by what the builder compiles them with."""
-    recipe = "\0".join((FRAMEWORK_LAYOUT, *DEFINES, *CXX_FLAGS, ALIAS_TEXT, DLOG_TEXT, TILING_EXECUTOR))
+    recipe = "\0".join((FRAMEWORK_LAYOUT, *DEFINES, abi_define(abi), *CXX_FLAGS, ALIAS_TEXT, DLOG_TEXT,
+                        TILING_EXECUTOR))
     builder = hashlib.sha256(recipe.encode()).hexdigest()[:8]
-    return cache_root() / "ophost-ut" / f"{sources.content_key(*REPOS)}-{builder}"
+    abi_tag = "" if abi == 1 else f"-abi{abi}"
+    return cache_root() / "ophost-ut" / f"{sources.content_key(*REPOS)}-{builder}{abi_tag}"
 
 
 def include_dirs(sources: CannSources, generated: Path) -> list[Path]:
@@ -181,35 +188,36 @@ def cmake_list(cmake_file: Path, name: str, variables: dict[str, Path], base: Pa
 
 
 def build_framework(sources: CannSources, *, jobs: int = 2, compiler: str = "g++",
-                    cc: str = "gcc") -> Framework:
-    """The cached framework for these sources, building it first when absent (about 390 s of CPU at -O0)."""
-    final = framework_dir(sources)
+                    cc: str = "gcc", abi: int = 1) -> Framework:
+    """The cached framework for these sources, building it first when absent (about 390 s of CPU at -O0).
+    With abi=0 it is the objects of the toolkit prefix's libraries (`opgen.cann_prefix.libraries`)."""
+    final = framework_dir(sources, abi)
     final.parent.mkdir(parents=True, exist_ok=True)
     with held_lock(final.with_suffix(".lock")):
         if not (final / "done").is_file():
             start = time.perf_counter()
-            _build(sources, final, jobs=jobs, compiler=compiler, cc=cc)
-            return _framework(sources, final, time.perf_counter() - start)
-    return _framework(sources, final, 0.0)
+            _build(sources, final, jobs=jobs, compiler=compiler, cc=cc, abi=abi)
+            return _framework(sources, final, time.perf_counter() - start, abi)
+    return _framework(sources, final, 0.0, abi)
 
 
-def _framework(sources: CannSources, root: Path, seconds: float) -> Framework:
+def _framework(sources: CannSources, root: Path, seconds: float, abi: int) -> Framework:
     generated = root / "generated"
     archives = tuple(root / "lib" / f"lib{name}.a" for name in units(sources, generated) if name != "ut_common")
     return Framework(root, (root / "lib/libut_common.a", *archives), (root / "lib/test_op_host_main.o",),
-                     tuple(include_dirs(sources, generated)), framework_flags(root), seconds)
+                     tuple(include_dirs(sources, generated)), framework_flags(root, abi), seconds)
 
 
-def framework_flags(root: Path) -> tuple[str, ...]:
-    return (*CXX_FLAGS, *DEFINES, "-include", str(root / "generated" / ALIAS_HEADER))
+def framework_flags(root: Path, abi: int = 1) -> tuple[str, ...]:
+    return (*CXX_FLAGS, *DEFINES, abi_define(abi), "-include", str(root / "generated" / ALIAS_HEADER))
 
 
-def _build(sources: CannSources, final: Path, *, jobs: int, compiler: str, cc: str) -> None:
+def _build(sources: CannSources, final: Path, *, jobs: int, compiler: str, cc: str, abi: int) -> None:
     work = final.with_suffix(".build")
     generated = work / "generated"
     (work / "lib").mkdir(parents=True, exist_ok=True)
     _generate(sources, generated)
-    flags = framework_flags(work)
+    flags = framework_flags(work, abi)
     dirs = [f"-I{d}" for d in include_dirs(sources, generated)]
     plan = units(sources, generated)
     main = Unit(sources.root / "ops-nn/tests/ut/op_host/test_op_host_main.cpp")

@@ -1,0 +1,60 @@
+"""`build_prefix`: everything ops-nn's `build.sh -u --ophost` needs instead of a toolkit, built once per
+sources state. The entry holds `ascend/` (ASCEND_HOME_PATH) and `third_party/` (--cann_3rd_lib_path); its
+BUILT stamp is written last, so an interrupted build is resumed, never taken for a finished one."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..cann_sources import CannSources
+from ..errors import OpgenError
+from ..locks import held_lock
+from . import headers, layout, libraries, protobuf, stub_libs, third_party, toolkit
+
+PREFIX_LAYOUT = "2"  # bump when what a prefix holds changes
+
+
+@dataclass(frozen=True)
+class Prefix:
+    root: Path
+    seconds: float  # the build's wall time; 0 for a cache hit
+
+    @property
+    def ascend_home(self) -> Path:
+        return self.root / "ascend"
+
+    @property
+    def third_party(self) -> Path:
+        return self.root / "third_party"
+
+    @property
+    def lib_dir(self) -> Path:
+        return self.ascend_home / "x86_64-linux" / "lib64"
+
+
+def build_prefix(sources: CannSources, cache_dir: Path, jobs: int = 2) -> Prefix:
+    """The prefix for these sources under `cache_dir`, built first when absent; missing sources are named
+    with how to get them before anything is written."""
+    if sources.kind != "src":
+        raise OpgenError(f"the toolkit-shaped prefix is built from open sources (--cann-src), not {sources.origin}")
+    src = sources.root
+    layout.check_sources(src)
+    root = cache_dir / "cann-prefix" / f"{layout.sources_key(src)}-{PREFIX_LAYOUT}"
+    root.mkdir(parents=True, exist_ok=True)
+    with held_lock(root.with_suffix(".lock")):
+        if layout.is_built(root):
+            return Prefix(root, 0.0)
+        start = time.perf_counter()
+        prefix = Prefix(root, 0.0)
+        work = root / "work"
+        pb = protobuf.build_protobuf(cache_dir / f"protobuf-{layout.PROTOBUF_VERSION}-abi0", jobs)
+        headers.lay_out_headers(src, prefix.ascend_home)
+        toolkit.lay_out_toolkit(src, prefix.ascend_home)
+        third_party.lay_out_copies(src, prefix.third_party)
+        third_party.build_gtest(src, prefix.third_party, work, jobs)
+        stub_libs.build_stub_libraries(prefix.lib_dir, work / "stubs")
+        libraries.install_libraries(sources, pb, prefix.lib_dir, jobs)
+        (root / "BUILT").write_text("built\n")
+        return Prefix(root, time.perf_counter() - start)

@@ -1,0 +1,96 @@
+"""ops-nn's own UT entry, `build.sh -u --ophost`, run on a scratch git copy of the sources' ops-nn against
+the prefix: a generated op is placed where ops-nn's cmake scans (validate's placement, restored after),
+and the gtest counts are read from the log. The users' checkouts are never touched."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..cann_sources import CannSources
+from ..locks import held_lock
+from ..validate.checkout import open_checkout
+from ..validate.opinfo import read_op_info
+from ..validate.placement import placed, plan_placement
+from . import workspace
+from .build import Prefix
+
+TIMEOUT = 3600.0
+_STAMP = r"^(?:\[\d{4}-\d\d-\d\d [\d:]+\] )?"  # build.sh stamps each line it relays
+_RAN = re.compile(_STAMP + r"\[==========\] (\d+) tests? from \d+ test (?:suites?|cases?) ran", re.M)
+_PASSED = re.compile(_STAMP + r"\[  PASSED  \] (\d+) tests?", re.M)
+_FAILED_NAME = re.compile(_STAMP + r"\[  FAILED  \] (\S+?\.\S+?)(?:, where|$)", re.M)
+
+
+@dataclass(frozen=True)
+class UtRun:
+    op: str
+    soc: str
+    returncode: int
+    ran: int
+    passed: int
+    failed: tuple[str, ...]  # the failing tests' names, each once
+    seconds: float
+    log: Path
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and self.ran > 0 and self.passed == self.ran and not self.failed
+
+
+def gtest_counts(text: str) -> tuple[int, int, tuple[str, ...]]:
+    """(tests ran, tests passed, failing test names) summed over every gtest run in a log."""
+    ran = sum(int(n) for n in _RAN.findall(text))
+    passed = sum(int(n) for n in _PASSED.findall(text))
+    failed = tuple(dict.fromkeys(_FAILED_NAME.findall(text)))
+    return ran, passed, failed
+
+
+def run_ophost_ut(prefix: Prefix, sources: CannSources, *, op: str, soc: str, op_dir: Path | None = None,
+                  experimental: bool = False, jobs: int = 2) -> UtRun:
+    """`build.sh -u --ophost --ops=<op> --soc=<soc>` in the scratch copy, with `op_dir` (a generated op)
+    placed over upstream's op of that name for the run, or upstream's own op when `op_dir` is None."""
+    scratch = prefix.root / "scratch"
+    with held_lock(scratch.with_suffix(".lock")):
+        ops_nn = workspace.make_workspace(sources.root, scratch)
+        log = scratch / f"ut_{op}_{soc}.log"
+        if op_dir is None:
+            return _run(prefix, ops_nn, op, soc, experimental, jobs, log)
+        info = read_op_info(op_dir)
+        placement = plan_placement(open_checkout(ops_nn), info.rel_dir, op_dir, force=True)
+        with placed(placement, keep=False):
+            return _run(prefix, ops_nn, info.name, soc, info.experimental, jobs, log)
+
+
+def _freshen(ops_nn: Path, op: str) -> None:
+    """Make sees a placed or restored op by mtime, and both keep their old ones: touch the op's files so
+    its objects are rebuilt, and drop the UT exe so it is relinked and run (its post-build step runs it)."""
+    for op_dir in (*ops_nn.glob(f"*/{op}"), *ops_nn.glob(f"experimental/*/{op}")):
+        for path in op_dir.rglob("*"):
+            if path.is_file():
+                path.touch()
+    for exe in (ops_nn / "build").rglob("nn_op_host_ut"):
+        if exe.is_file():
+            exe.unlink()
+
+
+def _run(prefix: Prefix, ops_nn: Path, op: str, soc: str, experimental: bool, jobs: int, log: Path) -> UtRun:
+    _freshen(ops_nn, op)
+    argv = ["nice", "-n", "10", "bash", "build.sh", "-u", "--ophost", f"--ops={op}", f"--soc={soc}",
+            *(["--experimental"] if experimental else []), f"-j{jobs}", f"--cann_3rd_lib_path={prefix.third_party}"]
+    lib64 = prefix.ascend_home / "lib64"
+    env = {**os.environ, "ASCEND_HOME_PATH": str(prefix.ascend_home), "LC_ALL": "C",
+           "LD_LIBRARY_PATH": os.pathsep.join(filter(None, (str(lib64), os.environ.get("LD_LIBRARY_PATH"))))}
+    start = time.perf_counter()
+    with log.open("w", encoding="utf-8") as out:
+        out.write("$ " + " ".join(argv) + "\n")
+        out.flush()
+        done = subprocess.run(argv, cwd=ops_nn, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=TIMEOUT,
+                              check=False)
+    seconds = time.perf_counter() - start
+    ran, passed, failed = gtest_counts(log.read_text(encoding="utf-8", errors="replace"))
+    return UtRun(op, soc, done.returncode, ran, passed, failed, seconds, log)
