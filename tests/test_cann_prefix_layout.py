@@ -54,14 +54,15 @@ def test_cache_root_order(tmp_path: Path) -> None:
 
 def test_hit_and_miss_and_protobuf_kept_apart(tmp_path: Path) -> None:
     src = _fake_sources(tmp_path / "src")
-    env = {"OPGEN_CACHE": str(tmp_path / "cache")}
-    prefix = layout.prefix_dir(src, env)
+    cache = tmp_path / "cache"
+    prefix = layout.prefix_dir(cache, src, "v1")
     assert not layout.is_built(prefix)
     prefix.mkdir(parents=True)
     (prefix / "BUILT").write_text("")
     assert layout.is_built(prefix)
-    assert layout.protobuf_dir(env).parent == layout.cache_root(env)
-    assert layout.prefix_dir(src, env) not in layout.protobuf_dir(env).parents
+    assert layout.protobuf_dir(cache).parent == cache
+    assert layout.prefix_dir(cache, src, "v1") not in layout.protobuf_dir(cache).parents
+    assert layout.prefix_dir(cache, src, "v2") != prefix  # a new layout version builds apart
 
 
 def test_headers_are_linked_where_a_toolkit_has_them(tmp_path: Path) -> None:

@@ -41,7 +41,7 @@ def build_prefix(sources: CannSources, cache_dir: Path, jobs: int = 2) -> Prefix
         raise OpgenError(f"the toolkit-shaped prefix is built from open sources (--cann-src), not {sources.origin}")
     src = sources.root
     layout.check_sources(src)
-    root = cache_dir / "cann-prefix" / f"{layout.sources_key(src)}-{PREFIX_LAYOUT}"
+    root = layout.prefix_dir(cache_dir, src, PREFIX_LAYOUT)
     root.mkdir(parents=True, exist_ok=True)
     with held_lock(root.with_suffix(".lock")):
         if layout.is_built(root):
@@ -49,7 +49,7 @@ def build_prefix(sources: CannSources, cache_dir: Path, jobs: int = 2) -> Prefix
         start = time.perf_counter()
         prefix = Prefix(root, 0.0)
         work = root / "work"
-        pb = protobuf.build_protobuf(cache_dir / f"protobuf-{layout.PROTOBUF_VERSION}-abi0", jobs)
+        pb = protobuf.build_protobuf(layout.protobuf_dir(cache_dir), jobs)
         headers.lay_out_headers(src, prefix.ascend_home)
         toolkit.lay_out_toolkit(src, prefix.ascend_home)
         third_party.lay_out_copies(src, prefix.third_party)

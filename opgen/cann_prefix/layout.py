@@ -81,14 +81,14 @@ def cache_root(env: dict[str, str] | None = None) -> Path:
     return base / "opgen"
 
 
-def prefix_dir(src: Path, env: dict[str, str] | None = None) -> Path:
-    """Where the prefix for these sources is (or will be) built."""
-    return cache_root(env) / "cann-prefix" / sources_key(src)
+def prefix_dir(cache: Path, src: Path, version: str) -> Path:
+    """Where the prefix for these sources (and this prefix layout `version`) is, or will be, built."""
+    return cache / "cann-prefix" / f"{sources_key(src)}-{version}"
 
 
-def protobuf_dir(env: dict[str, str] | None = None) -> Path:
+def protobuf_dir(cache: Path) -> Path:
     """protobuf's own cache entry, outside every prefix so a prefix rebuild keeps it."""
-    return cache_root(env) / f"protobuf-{PROTOBUF_VERSION}-abi0"
+    return cache / f"protobuf-{PROTOBUF_VERSION}-abi0"
 
 
 def is_built(prefix: Path) -> bool:

@@ -21,6 +21,9 @@ class KernelMutant:
     breaks: str
 
 
+_MISH_CAST1 = ("    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // x to float\n"
+               "    using OpCopyIn2 = Bind<Vec::CopyIn<T>, ")
+
 MUTANTS = (
     KernelMutant("select_operands_swapped", "activation/relu_grad_v2", "op_kernel/arch35/relu_grad_v2_dag.h",
                  SELECT, SELECT_SWAPPED, "ascend950", "float32", "Vec::Select's two data operands trade places"),
@@ -57,6 +60,21 @@ MUTANTS = (
     KernelMutant("dropped_abs", "activation/softsign_grad", "op_kernel/arch35/softsign_grad.h",
                  "Abs(tmp0, featuresValue, count);", "Muls(tmp0, featuresValue, 1.0f, count);", "ascend950",
                  "float32", "d = 1 + |x| loses the abs: negative features divide by (1 + x)^2"),
+    KernelMutant("placeholders_swapped", "activation/mish_grad", "op_kernel/arch35/mish_grad_dag.h",
+                 "Placeholder::In1<T>>;                // load x\n" + _MISH_CAST1 + "Placeholder::In2<T>>;",
+                 "Placeholder::In2<T>>;                // load x\n" + _MISH_CAST1 + "Placeholder::In1<T>>;",
+                 "ascend950", "float32", "x loaded from tanhx's input and tanhx from x's (one wrong index alone "
+                 "leaves a holder unbound and does not compile)"),
+    KernelMutant("dropped_cast", "activation/sigmoid_grad", "op_kernel/arch35/sigmoid_grad_dag.h",
+                 "OpCalcZ = Bind<Vec::Mul<float>, OpCalcT, OpCopyIn1Cast>",
+                 "OpCalcZ = Bind<Vec::Mul<float>, OpCalcT, OpCopyIn1>", "ascend950", "float16",
+                 "dy's half bits multiplied as float: its Cast to float dropped"),
+    KernelMutant("dropped_classic_step", "experimental/activation/gelu_grad", "op_kernel/gelu_grad.h",
+                 "Mul(tmp0, tmp0, tmp1, count);                   // c = mul(b, inv)", "// c = mul(b, inv) dropped",
+                 "ascend910b", "float32", "c = b: the 910B branch leaves the multiply by inv out"),
+    KernelMutant("classic_operand_repeated", "experimental/activation/gelu_grad", "op_kernel/gelu_grad.h",
+                 "Mul(tmp0, tmp3, tmp0, count);", "Mul(tmp0, tmp3, tmp3, count);", "ascend310b", "float32",
+                 "the 310B branch's h1 = h0 * xc becomes h0 * h0"),
     KernelMutant("choice_path_fault", "activation/elu_grad_v2", "op_kernel/arch35/elu_grad_v2_dag.h",
                  "Vec::Add<float>, OpCopyIn1Cast, OpCalcSa", "Vec::Sub<float>, OpCopyIn1Cast, OpCalcSa",
                  "ascend950", "float32", "the is_result=true path's t = y + alpha*scale becomes y - alpha*scale"),

@@ -3,9 +3,10 @@
 One unit per (SoC, dtype combination): kernel-compile's wrapper of the op's kernel entry (`wrapper_source`,
 the derived intrinsic declarations, the same flags), plus a launcher with the entry's argument count, opgen's
 CPU model (`cpu_model/intrinsics.h`) and bindings that define each declared intrinsic the model covers by
-forwarding to it. Linked with the model's runtime. A declared intrinsic the model does not cover aborts naming itself
-when a launch reaches it; a symbol nothing declares leaves the link failing by name. Cached under `cache_root()`: the runtime object per
-(model sources, CANN sources, arch), each executable per (its sources, model, declarations, flags).
+forwarding to it. Linked with the model's runtime. A declared intrinsic the model does not cover aborts naming
+itself when a launch reaches it; a symbol nothing declares leaves the link failing by name. Cached under
+`cache_root()`: the runtime object per (model sources, CANN sources, arch), each executable per (its sources, model,
+declarations, flags).
 """
 
 from __future__ import annotations
