@@ -54,7 +54,7 @@ PLATFORM_CONFIG = "src/platform/platform_config/cann"
 UB_RESERVED = {"ascend910b": 256}
 PLAN_TILING = "tiling from the plan"
 HOST_TILING = "tiling from the host code"
-ARCH_WITHOUT_INI = 3510  # the runtime repo ships no Ascend950 ini: its cores and UB come from opgen's SoC table
+ARCH_WITHOUT_INI = 3510  # no Ascend950/350 ini in the runtime repo: ops-nn's UT platform, else opgen's SoC table
 
 
 @dataclass(frozen=True)
