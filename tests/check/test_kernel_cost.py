@@ -17,7 +17,7 @@ import numpy as np
 from opgen.cann_sources import resolve_sources
 from opgen.check.kernel.build import KernelVariant, kernel_variants
 from opgen.check.kernel.host_tiling import host_launches
-from opgen.check.kernel.launch import launch_cost, run_shape
+from opgen.check.kernel.launch import Shapes, launch_cost, run_shape
 from opgen.check.kernel.run import _golden, kernel_run_rows, soc_facts
 from opgen.check.kernel.run_build import build_kernel
 from opgen.check.trust import Trust
@@ -43,10 +43,11 @@ def test_one_tile_counts_each_vector_call_once_and_every_byte_moved(tmp_path: Pa
     golden = _golden(plan, plan.socs[0])
     assert golden is not None
     for elements in (1, 64):
+        shapes = Shapes.same((elements,), len(plan.inputs))
         host = host_launches(op_dir.resolve(), spec.spec, plan, variant, plan.socs[0], facts.vector_cores,
-                             facts.ub_bytes + 256, sources, [((elements,), {})])
+                             facts.ub_bytes + 256, sources, [(shapes, {})])
         assert not host.problem and len(host.launches) == 1, host.problem
-        run = run_shape(build.executable, spec.spec, plan, variant.combination, golden({}), (elements,),
+        run = run_shape(build.executable, spec.spec, plan, variant.combination, golden({}), shapes,
                         facts.ub_bytes, host.launches[0], np.random.default_rng(0), {})
         assert run.problems == () and run.cost is not None
         assert run.cost.vector_instructions == STEPS_PER_TILE
