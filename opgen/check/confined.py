@@ -30,6 +30,7 @@ class ConfinedCompile:
     returncode: int
     stderr: str
     refusal: str | None  # why the compile counts as failed whatever it printed
+    bounded: bool = False  # the bound stopped it (killed, out of time or memory): not an answer about the sources
 
     @property
     def passed(self) -> bool:
@@ -86,7 +87,7 @@ def compile_confined(command: Sequence[str], compiler: str, allowed: Sequence[Pa
                       env={**os.environ, "LC_ALL": "C"})
     opened, rest = _split(run.stderr)
     if run.failure is not None:
-        return ConfinedCompile(run.returncode, "", f"{Path(compiler).name} {run.failure}")
+        return ConfinedCompile(run.returncode, "", f"{Path(compiler).name} {run.failure}", bounded=True)
     if leaving := outside(opened, roots):
         return ConfinedCompile(run.returncode, "", f"includes {leaving[0]}, outside the tree and its include "
                                "dirs: refused (nothing the compiler printed is reported)")

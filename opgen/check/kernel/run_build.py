@@ -49,6 +49,7 @@ class KernelBuild:
     executable: Path | None
     problem: str  # why there is no executable ("" when there is one)
     missing: tuple[str, ...] = ()  # intrinsics the CPU model lacks
+    stopped: bool = False  # a compile the bound stopped (killed, out of time or memory): never remembered
 
 
 def model_dir() -> Path:
@@ -170,7 +171,7 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
         known = json.loads(failed.read_text())
         return KernelBuild(None, known["problem"], tuple(known["missing"]))
     build = _build(sources, variant, op_dir, plan, target, runtime, upstream)
-    if build.executable is None:
+    if build.executable is None and not build.stopped:
         failed.parent.mkdir(parents=True, exist_ok=True)
         failed.write_text(json.dumps({"problem": build.problem, "missing": list(build.missing)}))
     return build
@@ -184,7 +185,7 @@ def _build(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: Ren
         obj = Path(scratch) / "kernel.o"
         compiled = _compile(sources, variant, op_dir, wrapper, obj, Path(scratch))
         if compiled.refusal is not None:
-            return KernelBuild(None, "compile: " + compiled.refusal)
+            return KernelBuild(None, "compile: " + compiled.refusal, stopped=compiled.bounded)
         if compiled.returncode != 0:
             return KernelBuild(None, "compile: " + _first_error(compiled.stderr, op_dir))
         exe = Path(scratch) / "kernel"
