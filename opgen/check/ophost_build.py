@@ -5,6 +5,7 @@ dir) and UT sources compiled once, ops-nn's tiling executor once per SoC, linked
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -18,6 +19,12 @@ from .items import CheckItem, bad, ok
 from .ophost_ut_framework import TILING_EXECUTOR, Framework
 
 TIMEOUT = 600.0
+_EXECUTOR_SOC = re.compile(r'\{"(ascend\w+|kirin\w+|mc\d+)",\s*"')
+
+
+def executor_socs(executor: Path) -> set[str]:
+    """The SoCs ops-nn's tiling executor has a platform for (its SoC table)."""
+    return set(_EXECUTOR_SOC.findall(executor.read_text(encoding="utf-8", errors="replace")))
 
 
 @dataclass(frozen=True)

@@ -26,14 +26,13 @@ from ..plan import RenderPlan
 from ..spec.socs import SOCS
 from .headers import compile_command, inside_op_dir, op_relative
 from .items import CheckItem, bad, ok, skipped
-from .ophost_build import OphostBuild, gxx_error, ophost_sources
+from .ophost_build import OphostBuild, executor_socs, gxx_error, ophost_sources
 from .ophost_ut_framework import TILING_EXECUTOR, build_framework
 from .trust import Trust, run_tree_code
 
 TIER = "ut"
 RUN_TIMEOUT = 300.0
 _FAILURE_AT = re.compile(r"^(?P<where>[^\s:]+):(?P<line>\d+)(?:: Failure)?", re.M)
-_EXECUTOR_SOC = re.compile(r'\{"(ascend\w+|kirin\w+|mc\d+)",\s*"')
 
 
 def ut_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, trust: Trust,
@@ -58,11 +57,11 @@ def ut_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, trust: 
     how = f"built in {framework.seconds:.0f}s" if framework.seconds else "cached"
     items = [ok("op_host UT framework", f"{how} at {framework.root}", seconds=round(framework.seconds, 1))]
     executor_source = sources.repo("ops-nn") / "tests/ut/common" / TILING_EXECUTOR
-    executor_socs = set(_EXECUTOR_SOC.findall(executor_source.read_text(encoding="utf-8", errors="replace")))
-    runnable = [soc.name for soc in plan.socs if soc.name in executor_socs]
+    known = executor_socs(executor_source)
+    runnable = [soc.name for soc in plan.socs if soc.name in known]
     items += [skipped(f"op_host UTs ({soc.name})", f"ops-nn's {TILING_EXECUTOR} knows no {soc.name}: no "
                                                    "platform to run its tiling on")
-              for soc in plan.socs if soc.name not in executor_socs]
+              for soc in plan.socs if soc.name not in known]
     with tempfile.TemporaryDirectory(prefix="opgen-ut-") as scratch:
         build = OphostBuild(op_dir, framework, executor_source, Path(scratch), jobs)
         items += build.compile_all(runnable)

@@ -28,7 +28,7 @@ from ...plan.attrs import AttrValue, c_literal, shown_attrs
 from ...plan.families import KernelFamily
 from ...plan.platforms import SocPlan
 from ...spec.models import OpSpec
-from ..ophost_build import OphostBuild
+from ..ophost_build import OphostBuild, executor_socs
 from ..ophost_ut_framework import TILING_EXECUTOR, build_framework
 from ..trust import run_tree_code
 from .build import KernelVariant
@@ -39,7 +39,6 @@ WORKSPACE_LIMIT = 1 << 30  # a workspace the executor reports above this is its 
 RUN_TIMEOUT = 300.0
 FORMAT = 1  # bump when the driver or its output changes: cached results are recomputed
 _MARK = "opgen-tiling "
-_EXECUTOR_SOC = re.compile(r'\{"(ascend\w+|kirin\w+|mc\d+)",\s*"')
 _HOST_READ = re.compile(r"tiling|dag", re.I)  # op_kernel headers the host tiling includes
 
 
@@ -93,8 +92,7 @@ def host_tilings(op_dir: Path, plan: RenderPlan, family: KernelFamily, soc: SocP
                  requests: Sequence[TilingRequest], sources: CannSources) -> HostTilings:
     """Run the tree's host tiling for each request on the SoC (the caller holds `--allow-exec`)."""
     executor = sources.repo("ops-nn") / "tests/ut/common" / TILING_EXECUTOR
-    known = set(_EXECUTOR_SOC.findall(executor.read_text(encoding="utf-8", errors="replace")))
-    if soc.name not in known:
+    if soc.name not in executor_socs(executor):
         return HostTilings({}, f"ops-nn's {TILING_EXECUTOR} knows no {soc.name}: no platform to run its tiling on")
     unique = list(dict.fromkeys(requests))
     driver = driver_source(op_dir, plan, family, unique, cores, ub_bytes)
