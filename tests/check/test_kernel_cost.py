@@ -9,7 +9,6 @@ and UB. Its buffers stay below the basic API's scratch at 184 KiB of the 192 KiB
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +21,7 @@ from opgen.check.kernel.run import _golden, kernel_run_rows, soc_facts
 from opgen.check.kernel.run_build import build_kernel
 from opgen.check.trust import Trust
 
-from .trees import GELU, copy_sample, loaded
+from .trees import GELU, copy_sample, cut_plan, loaded
 
 STEPS_PER_TILE = 19
 BYTES_PER_ELEMENT = 4 + 4 + 4  # dy in, x in, z out
@@ -31,9 +30,7 @@ BYTES_PER_ELEMENT = 4 + 4 + 4  # dy in, x in, z out
 def test_one_tile_counts_each_vector_call_once_and_every_byte_moved(tmp_path: Path, cann_src: Path) -> None:
     op_dir = copy_sample(tmp_path, GELU)
     spec, plan = loaded(op_dir)
-    soc = next(s for s in plan.socs if s.name == "ascend910b")
-    chosen = tuple(c for c in soc.combinations if c.key.name == "float32")
-    plan = dataclasses.replace(plan, socs=(dataclasses.replace(soc, combinations=chosen),), combinations=chosen)
+    plan = cut_plan(plan, "ascend910b", ("float32",))
     sources = resolve_sources(cann_src)
     (variant,) = [v for v in kernel_variants(plan) if isinstance(v, KernelVariant)]
     build = build_kernel(sources, variant, op_dir.resolve(), plan)
@@ -59,9 +56,7 @@ def test_one_tile_counts_each_vector_call_once_and_every_byte_moved(tmp_path: Pa
 def test_the_row_reports_cost_per_element_of_its_largest_launch(tmp_path: Path, cann_src: Path) -> None:
     op_dir = copy_sample(tmp_path, GELU)
     spec, plan = loaded(op_dir)
-    soc = next(s for s in plan.socs if s.name == "ascend910b")
-    chosen = tuple(c for c in soc.combinations if c.key.name == "float32")
-    cut = dataclasses.replace(plan, socs=(dataclasses.replace(soc, combinations=chosen),), combinations=chosen)
+    cut = cut_plan(plan, "ascend910b", ("float32",))
     (row,) = [r for r in kernel_run_rows(op_dir, spec.spec, cut, resolve_sources(cann_src), Trust(True))
               if r.item.endswith(" run")]
     assert row.status == "pass", row.reason

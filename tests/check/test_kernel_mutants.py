@@ -6,7 +6,6 @@ Needs the CANN sources; each mutant builds one variant (its SoC and dtype), abou
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from opgen.check.runner import run_checks
 from opgen.check.trust import Trust
 
 from .kernel_mutants import MUTANTS, KernelMutant
-from .trees import copy_sample, edit, loaded
+from .trees import copy_sample, cut_plan, edit, loaded
 
 OFFLINE = ("structure", "syntax", "consistency", "numerics")
 
@@ -32,9 +31,7 @@ def test_the_mutant_fails_its_run_row_and_nothing_else(mutant: KernelMutant, tmp
     op_dir = copy_sample(tmp_path, mutant.op)
     edit(op_dir / mutant.file, mutant.old, mutant.new)
     spec, plan = loaded(op_dir)
-    soc = next(s for s in plan.socs if s.name == mutant.soc)
-    chosen = tuple(c for c in soc.combinations if c.key.name == mutant.dtype)
-    cut = dataclasses.replace(plan, socs=(dataclasses.replace(soc, combinations=chosen),), combinations=chosen)
+    cut = cut_plan(plan, mutant.soc, (mutant.dtype,))
     rows = {r.item: r for r in kernel_run_rows(op_dir, spec.spec, cut, resolve_sources(cann_src), Trust(True))}
     (run,) = [r for label, r in rows.items() if label.endswith(" run")]
     assert run.status == "fail", f"{mutant.breaks}: {run.reason}"

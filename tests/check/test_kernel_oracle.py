@@ -5,7 +5,6 @@ while upstream's row still passes."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -15,21 +14,15 @@ from opgen.check.items import CheckItem
 from opgen.check.kernel.oracle import _apart
 from opgen.check.kernel.run import kernel_run_rows
 from opgen.check.trust import Trust
-from opgen.plan import RenderPlan
 
 from .test_kernel_run_dag import RELU_DAG, SELECT, SELECT_SWAPPED
-from .trees import RELU, copy_sample, edit, loaded
-
-
-def _cut(plan: RenderPlan, dtype: str) -> RenderPlan:
-    chosen = tuple(c for c in plan.combinations if c.key.name == dtype)
-    return dataclasses.replace(plan, socs=tuple(dataclasses.replace(s, combinations=chosen)
-                                                for s in plan.socs if s.name == "ascend950"), combinations=chosen)
+from .trees import RELU, copy_sample, cut_plan, edit, loaded
 
 
 def _rows(op_dir: Path, cann_src: Path) -> dict[str, CheckItem]:
     spec, plan = loaded(op_dir)
-    rows = kernel_run_rows(op_dir, spec.spec, _cut(plan, "float32"), resolve_sources(cann_src), Trust(True))
+    cut = cut_plan(plan, "ascend950", ("float32",))
+    rows = kernel_run_rows(op_dir, spec.spec, cut, resolve_sources(cann_src), Trust(True))
     return {r.item: r for r in rows}
 
 

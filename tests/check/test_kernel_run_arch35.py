@@ -7,16 +7,14 @@ Every test needs the CANN sources (`cann_src`) and cuts the plan to ascend950 an
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 from opgen.cann_sources import resolve_sources
 from opgen.check.items import CheckItem
 from opgen.check.kernel.run import kernel_run_rows
 from opgen.check.trust import Trust
-from opgen.plan import RenderPlan
 
-from .trees import copy_sample, edit, loaded
+from .trees import copy_sample, cut_plan, edit, loaded
 
 HARD_SHRINK = "activation/hard_shrink_grad"
 RELU6 = "activation/relu6_grad"
@@ -26,15 +24,10 @@ RELU6_DAG = "op_kernel/arch35/relu6_grad_dag.h"
 ELU_V2_DAG = "op_kernel/arch35/elu_grad_v2_dag.h"
 
 
-def _cut(plan: RenderPlan, dtype: str) -> RenderPlan:
-    chosen = tuple(c for c in plan.combinations if c.key.name == dtype)
-    return dataclasses.replace(plan, socs=tuple(dataclasses.replace(s, combinations=chosen)
-                                                for s in plan.socs if s.name == "ascend950"), combinations=chosen)
-
-
 def _row(op_dir: Path, cann_src: Path, dtype: str) -> CheckItem:
     spec, plan = loaded(op_dir)
-    rows = kernel_run_rows(op_dir, spec.spec, _cut(plan, dtype), resolve_sources(cann_src), Trust(True))
+    cut = cut_plan(plan, "ascend950", (dtype,))
+    rows = kernel_run_rows(op_dir, spec.spec, cut, resolve_sources(cann_src), Trust(True))
     (row,) = [r for r in rows if r.item.endswith(" run")]  # the generated kernel's row (beside upstream's)
     return row
 

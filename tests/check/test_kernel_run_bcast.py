@@ -5,7 +5,6 @@ code (BroadcastBaseTiling picks the schedule), on the model of arch 3510 with it
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 from opgen.cann_sources import resolve_sources
@@ -14,7 +13,7 @@ from opgen.check.kernel.launch import Shapes
 from opgen.check.kernel.run import broadcast_shapes, kernel_run_rows
 from opgen.check.trust import Trust
 
-from .trees import copy_sample, edit, loaded
+from .trees import copy_sample, cut_plan, edit, loaded
 
 LEAKY = "activation/leaky_relu_grad"
 LEAKY_DAG = "op_kernel/arch35/leaky_relu_grad_dag.h"
@@ -34,9 +33,7 @@ def test_the_patterns_broadcast_each_way_and_spread_over_every_core() -> None:
 
 def _row(op_dir: Path, cann_src: Path) -> CheckItem:
     spec, plan = loaded(op_dir)
-    soc = next(s for s in plan.socs if s.name == "ascend950")
-    chosen = tuple(c for c in soc.combinations if c.key.name == "float32")
-    cut = dataclasses.replace(plan, socs=(dataclasses.replace(soc, combinations=chosen),), combinations=chosen)
+    cut = cut_plan(plan, "ascend950", ("float32",))
     rows = kernel_run_rows(op_dir, spec.spec, cut, resolve_sources(cann_src), Trust(True))
     (row,) = [r for r in rows if r.item.endswith(" run")]
     return row

@@ -6,7 +6,6 @@ Tests that build and run need the CANN sources (`cann_src`); each cuts the plan 
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -19,10 +18,9 @@ from opgen.check.kernel.run import kernel_run_rows
 from opgen.check.kernel.run_build import bindings_source, modelled_names
 from opgen.check.kernel.tier import kernel_tier
 from opgen.check.trust import Trust
-from opgen.plan import RenderPlan
 from opgen.plan.attrs import KernelScalars
 
-from .trees import RELU, copy_sample, edit, loaded
+from .trees import RELU, copy_sample, cut_plan, edit, loaded
 
 MISH = "activation/mish_grad"
 RELU_DAG = "op_kernel/arch35/relu_grad_v2_dag.h"
@@ -70,23 +68,16 @@ def test_register_names_bind_to_the_register_model_and_an_unmodelled_one_aborts_
     assert modelled_names(2201)["vsel"] == "opgen_model" and "vlds" not in modelled_names(2201)
 
 
-def _cut(plan: RenderPlan, soc: str, dtypes: tuple[str, ...]) -> RenderPlan:
-    """The plan cut to one SoC and the dtype combinations whose key dtype is listed."""
-    chosen = tuple(c for c in plan.combinations if c.key.name in dtypes)
-    return dataclasses.replace(plan, socs=tuple(dataclasses.replace(s, combinations=chosen)
-                                                for s in plan.socs if s.name == soc), combinations=chosen)
-
-
 def _run(op_dir: Path, cann_src: Path, dtypes: tuple[str, ...]) -> dict[str, CheckItem]:
     spec, plan = loaded(op_dir)
-    cut = _cut(plan, "ascend950", dtypes)
+    cut = cut_plan(plan, "ascend950", dtypes)
     return {i.item: i for i in kernel_run_rows(op_dir, spec.spec, cut, resolve_sources(cann_src), Trust(True))
             if i.item.endswith(" run")}  # the generated kernel's rows; upstream's are test_kernel_oracle's
 
 
 def _compiles(op_dir: Path, cann_src: Path, dtypes: tuple[str, ...]) -> bool:
     _, plan = loaded(op_dir)
-    items = kernel_tier(op_dir, _cut(plan, "ascend950", dtypes), resolve_sources(cann_src))
+    items = kernel_tier(op_dir, cut_plan(plan, "ascend950", dtypes), resolve_sources(cann_src))
     return bool(items) and all(i.status == "pass" for i in items)
 
 

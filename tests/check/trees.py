@@ -5,6 +5,7 @@ Tests break copies, never `generated_samples/` itself.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -33,6 +34,14 @@ def copy_sample(tmp_path: Path, rel_dir: str) -> Path:
 def loaded(op_dir: Path) -> tuple[LoadedSpec, RenderPlan]:
     spec = load_spec(spec_copy(op_dir))
     return spec, build_plan(spec.spec, spec.path.name)
+
+
+def cut_plan(plan: RenderPlan, soc: str, dtypes: tuple[str, ...]) -> RenderPlan:
+    """The plan cut to one SoC and the dtype combinations whose key dtype is listed: a kernel test builds only
+    those variants."""
+    chosen = tuple(c for c in plan.combinations if c.key.name in dtypes)
+    return dataclasses.replace(plan, socs=tuple(dataclasses.replace(s, combinations=chosen)
+                                                for s in plan.socs if s.name == soc), combinations=chosen)
 
 
 def edit(path: Path, old: str, new: str, count: int = 1) -> None:
