@@ -24,6 +24,7 @@ from ...plan.choice import ChoiceValue
 from ...plan.dag_paths import DagBranch
 from ...plan.ophost_tests import ELEWISE_CACHE_LINE, ELEWISE_MIN_BITS_PER_CORE, ELEWISE_SCHEDULE_MODE, TPL_DTYPE_BITS
 from .build import KernelVariant
+from .tpl_launch import dispatch_lines, launch_call
 
 REPEAT_BYTES = 256
 # EleBaseTilingData (opbase pkg_inc/op_common/atvoss/elewise/elewise_base_struct.h), in member order
@@ -85,24 +86,20 @@ def launches(plan: RenderPlan, variant: KernelVariant) -> tuple[DagLaunch, ...]:
 def launcher_source(plan: RenderPlan, variant: KernelVariant, *, described: bool = True) -> str:
     """`opgen_launch` dispatching on the tiling key to the kernel instantiation it selects (every schMode of every
     path: the host tiling picks the schMode), and `opgen_describe`
-    printing each path's DAG facts (`dag KEY BUFFERS MAX_BYTES MIN_BYTES`)."""
+    printing each path's DAG facts (`dag KEY BUFFERS MAX_BYTES MIN_BYTES`).
+    (schMode 202 launches without a TPipe: `tpl_launch.launch_call`)."""
     args = ", ".join(f"args[{k}]" for k in range(len(plan.inputs) + len(plan.outputs) + 2))
     namespace = variant.family.namespace
     cases, facts = [], []
     for launch in launches(plan, variant):
         dag = f"{namespace}::{launch.branch.dag_struct}<{launch.branch.dag_args}>::OpDag"
         for mode in plan.sch_modes:
-            entry = f"{plan.name}<TPL_SCH_MODE_{mode}, {launch.branch.tpl_args}>"
-            cases.append(f"    case {launch.key_at(plan, mode)}ULL: {entry}({args}); return;")
+            entry = launch_call(f"{plan.name}<TPL_SCH_MODE_{mode}, {launch.branch.tpl_args}>", args, mode)
+            cases.append(f"    case {launch.key_at(plan, mode)}ULL: {entry} return;")
         if described:
             facts.append(f'    std::printf("dag {launch.key} %lld %lld %lld\\n", (long long){dag}::BufferNum, '
                          f"(long long){dag}::MaxDtypeBytes, (long long){dag}::MinDtypeBytes);")
-    return "\n".join([
-        'extern "C" void opgen_launch(uint8_t* const* args)', "{", "    switch (g_tilingKey) {", *cases, "    }",
-        '    std::fprintf(stderr, "opgen: no kernel path for tiling key %llu\\n", (unsigned long long)g_tilingKey);',
-        "    std::exit(4);", "}",
-        'extern "C" void opgen_describe()', "{", *facts, "}",
-    ])
+    return "\n".join([*dispatch_lines(cases), 'extern "C" void opgen_describe()', "{", *facts, "}"])
 
 
 def parse_facts(stdout: str) -> dict[int, DagFacts]:

@@ -28,7 +28,8 @@ from ..items import CheckItem, bad, ok, skipped
 from .build import KernelVariant
 from .host_tiling import Wanted, host_launches
 from .launch import ShapeRun, cost_figures, run_shape
-from .run_build import build_kernel
+from .run_build import build_kernel, entry_arg_count
+from .tpl_launch import TplLauncher, declaration, read_args, tpl_launcher
 
 LEVEL = "upstream"
 _TEMPLATE_ENTRY = re.compile(r"template\s*<[^>]*>\s*__global__")
@@ -47,18 +48,17 @@ def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sourc
     """`platform`: cores, the UB the host tiling sees, the UB the run guards with."""
     cores, tiling_ub, run_ub = platform
     where = f"upstream's {variant.family.kernel_entry} ({plan.rel_dir})"
-    entry = upstream / variant.family.kernel_entry
-    if not variant.family.is_dag and entry.is_file() and _TEMPLATE_ENTRY.search(entry.read_text(errors="replace")):
-        return skipped(label, f"not run: {where} is a template over TPL arguments where the generated entry is a "
-                              "plain function; the harness launches the generated op's entry signature only")
-    build = build_kernel(sources, variant, upstream, plan, upstream=True)
+    host = host_launches(upstream, spec, plan, variant, soc, cores, tiling_ub, sources, wanted)
+    if host.problem or host.refused:
+        return skipped(label, f"not run: {where}: {host.problem or host.refused}")
+    launcher = _template_launcher(upstream, plan, variant, sources, [launch.key for launch in host.launches])
+    if isinstance(launcher, str):
+        return skipped(label, f"not run: {where}: {launcher}")
+    build = build_kernel(sources, variant, upstream, plan, upstream=True, launcher=launcher)
     if build.executable is None:
         reason = (f"reaches what the CPU model does not model on arch {variant.arch.npu_arch}: "
                   f"{', '.join(build.missing)}") if build.missing else f"does not build in the harness: {build.problem}"
         return skipped(label, f"not run: {where} {reason[:400]}")
-    host = host_launches(upstream, spec, plan, variant, soc, cores, tiling_ub, sources, wanted)
-    if host.problem or host.refused:
-        return skipped(label, f"not run: {where}: {host.problem or host.refused}")
     runs = [run_shape(build.executable, spec, plan, variant.combination, golden(attrs), shape, run_ub, launch,
                       np.random.default_rng(0), attrs, saturating=saturating, given=mine.inputs)
             for (shape, attrs), launch, mine in zip(wanted, host.launches, generated, strict=True)]
@@ -84,6 +84,22 @@ def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sourc
                      f"{figures['generated_vs_upstream_max_abs']:.3g} (max abs), "
                      f"{figures['generated_vs_upstream_max_ulp']} ulp from it" +
               (f"; its cost over upstream's: {ratios}" if ratios else ""), **figures)
+
+
+def _template_launcher(upstream: Path, plan: RenderPlan, variant: KernelVariant, sources: CannSources,
+                       keys: Sequence[int]) -> TplLauncher | str | None:
+    """The launcher of an entry that is a template over upstream's own TPL arguments (None: a plain function), or
+    why it cannot be made."""
+    entry = upstream / variant.family.kernel_entry
+    if not entry.is_file() or not _TEMPLATE_ENTRY.search(entry.read_text(errors="replace")):
+        return None
+    header = declaration(upstream / "op_kernel", entry)
+    if header is None:
+        return "its entry is a template, and no one header under op_kernel declares its ASCENDC_TPL_ARGS_DECL"
+    args = read_args(sources, variant, upstream, header)
+    if isinstance(args, str):
+        return args
+    return tpl_launcher(plan.name, entry_arg_count(plan), args, keys)
 
 
 def _cost_ratios(mine: Sequence[ShapeRun], theirs: Sequence[ShapeRun]) -> dict[str, float | int | str]:

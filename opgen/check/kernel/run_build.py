@@ -11,6 +11,7 @@ declarations, flags).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -18,7 +19,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from ..confined import ConfinedCompile, compile_confined
 from .build import KernelVariant, compile_command, wrapper_source
 from .dag_run import launcher_source
 from .intrinsics import HEADER, intrinsic_dir, learn
+from .tpl_launch import TplLauncher
 
 OPTIMIZE = "-O1"
 TIMEOUT = 600
@@ -44,7 +45,7 @@ _UNDEFINED = re.compile(r"undefined reference to `(?:[\w:<>,* ]+ )?([A-Za-z_]\w*
 _UNRESOLVED = re.compile(r"undefined reference to `([^']+)'")
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class KernelBuild:
     executable: Path | None
     problem: str  # why there is no executable ("" when there is one)
@@ -102,26 +103,35 @@ def bindings_source(declarations: str, arch: int = 0) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_wrapper(plan: RenderPlan, variant: KernelVariant, entry: Path, *, upstream: bool = False) -> str:
+def run_wrapper(plan: RenderPlan, variant: KernelVariant, entry: Path, *, upstream: bool = False,
+                launcher: TplLauncher | None = None) -> str:
     """kernel-compile's wrapper of the entry, then the launcher, the model and its bindings. `upstream`: ops-nn's own
     kernel (the oracle), whose DAGs the plan does not name and which may use bisheng's builtin `float32_t` (the
-    CPU-debug stubs typedef it on arches 3003/3113 only)."""
-    if variant.family.is_dag:
-        launcher = launcher_source(plan, variant, described=not upstream)
+    CPU-debug stubs typedef it on arches 3003/3113 only); `launcher`: its entry is a template over its own TPL
+    arguments."""
+    if launcher is not None:
+        variant = dataclasses.replace(variant, instantiations=launcher.instantiations)
+        source = launcher.source
+    elif variant.family.is_dag:
+        source = launcher_source(plan, variant, described=not upstream)
     else:
-        args = len(plan.inputs) + len(plan.outputs) + 2  # tensors, workspace, tiling
-        call = ", ".join(f"args[{k}]" for k in range(args))
-        launcher = f'extern "C" void opgen_launch(uint8_t* const* args) {{ {plan.name}({call}); }}'
+        call = ", ".join(f"args[{k}]" for k in range(entry_arg_count(plan)))
+        source = f'extern "C" void opgen_launch(uint8_t* const* args) {{ {plan.name}({call}); }}'
     register = REGISTER_MODEL.get(variant.arch.npu_arch)
     return "\n".join([
         *(["typedef float float32_t;"] if upstream else []),
         wrapper_source(plan, entry, variant),
-        launcher,
+        source,
         '#include "intrinsics.h"',
         *([f'#include "{register}.h"'] if register else []),
         f'#include "{BINDINGS}"',
         "",
     ])
+
+
+def entry_arg_count(plan: RenderPlan) -> int:
+    """The kernel entry's parameters: the tensors, the workspace, the tiling."""
+    return len(plan.inputs) + len(plan.outputs) + 2
 
 
 def op_entry(variant: KernelVariant) -> Path:
@@ -145,13 +155,15 @@ def runtime_object(sources: CannSources, variant: KernelVariant, op_dir: Path) -
 
 
 def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: RenderPlan, *,
-                 upstream: bool = False) -> KernelBuild:
-    """The executable of one variant of the op's kernel, or why there is none (`upstream`: see run_wrapper)."""
+                 upstream: bool = False, launcher: TplLauncher | None = None) -> KernelBuild:
+    """The executable of one variant of the op's kernel, or why there is none (`upstream`, `launcher`: see
+    run_wrapper)."""
     stubs = intrinsic_dir(sources, variant.arch)
     if stubs is None:
         return KernelBuild(None, "a toolkit's intrinsics are its tikicpulib's; the run level uses opgen's model "
                                  "with the open sources only (--cann-src)")
-    digest = hashlib.sha256("\0".join([model_key(), run_wrapper(plan, variant, op_entry(variant), upstream=upstream),
+    digest = hashlib.sha256("\0".join([model_key(), run_wrapper(plan, variant, op_entry(variant), upstream=upstream,
+                                                   launcher=launcher),
                                        *variant.defines,
                                        str(variant.arch.npu_arch)]).encode())
     kernel_dir = op_dir / "op_kernel"
@@ -170,7 +182,7 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
     if failed.is_file():  # the same sources failed before: the same answer, without the compile
         known = json.loads(failed.read_text())
         return KernelBuild(None, known["problem"], tuple(known["missing"]))
-    build = _build(sources, variant, op_dir, plan, target, runtime, upstream)
+    build = _build(sources, variant, op_dir, plan, target, runtime, upstream, launcher)
     if build.executable is None and not build.stopped:
         failed.parent.mkdir(parents=True, exist_ok=True)
         failed.write_text(json.dumps({"problem": build.problem, "missing": list(build.missing)}))
@@ -178,10 +190,11 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
 
 
 def _build(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: RenderPlan,
-           target: Path, runtime: Path, upstream: bool) -> KernelBuild:
+           target: Path, runtime: Path, upstream: bool, launcher: TplLauncher | None) -> KernelBuild:
     with tempfile.TemporaryDirectory(prefix="opgen-run-build-") as scratch:
         wrapper = Path(scratch) / f"{plan.name}_run.cpp"
-        wrapper.write_text(run_wrapper(plan, variant, op_dir / "op_kernel" / op_entry(variant), upstream=upstream))
+        wrapper.write_text(run_wrapper(plan, variant, op_dir / "op_kernel" / op_entry(variant), upstream=upstream,
+                                       launcher=launcher))
         obj = Path(scratch) / "kernel.o"
         compiled = _compile(sources, variant, op_dir, wrapper, obj, Path(scratch))
         if compiled.refusal is not None:

@@ -19,6 +19,7 @@
 #define OPGEN_CPU_MODEL_REGS3510_MATH_H
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace opgen_reg {
@@ -180,6 +181,42 @@ auto ScalarValue(const S& scalar)
         }                                                                                                       \
         return 0;                                                                                               \
     }
+// a register operand's element, or a scalar operand as the register's element type
+template <typename R, typename = void>
+struct IsRegister : std::false_type {};
+template <typename R>
+struct IsRegister<R, std::void_t<decltype(Vec(std::declval<R&>()).data())>> : std::true_type {};
+template <typename T, typename B>
+auto Operand(B& b, uint64_t e)
+{
+    if constexpr (IsRegister<B>::value) {
+        return Value(b, e);
+    } else {
+        return ScalarValue<T>(static_cast<T>(b));
+    }
+}
+// d: the destination's own element (read before it is written), x: the first source's, y: the second operand's
+#define OPGEN_REG_FUSED(name, expr)                                                                             \
+    template <typename... Args>                                                                                 \
+    int64_t name(Args&&... args)                                                                                \
+    {                                                                                                           \
+        auto run = [](auto& dst, auto& a, auto& b, auto mask, const auto&... mode) {                            \
+            static_assert(sizeof...(mode) <= 1, #name ": unexpected arguments");                               \
+            using T = Elem<std::remove_reference_t<decltype(dst)>>;                                             \
+            Elementwise(dst, static_cast<uint16_t>(mask), [&](uint64_t e) {                                     \
+                auto d = Value(dst, e);                                                                         \
+                auto x = Value(a, e);                                                                           \
+                auto y = Operand<T>(b, e);                                                                      \
+                return expr;                                                                                    \
+            }, mode...);                                                                                        \
+        };                                                                                                      \
+        if constexpr (std::is_invocable_v<decltype(run), Args&...>) {                                           \
+            run(args...);                                                                                       \
+        } else {                                                                                                \
+            Unmodelled(#name " with these operand types");                                                      \
+        }                                                                                                       \
+        return 0;                                                                                               \
+    }
 
 // NaN in either operand gives NaN for max/min (IEEE maximum/minimum)
 template <typename X>
@@ -223,12 +260,66 @@ OPGEN_REG_SCALAR(vadds, x + y)
 OPGEN_REG_SCALAR(vmuls, x * y)
 OPGEN_REG_SCALAR(vmaxs, Max(x, y))
 OPGEN_REG_SCALAR(vmins, Min(x, y))
+// fused multiply-adds, one rounding to the element type (the product of two float/half values is exact in double)
+// asc_madd.md (reg): dst = dst * src0 + src1
+OPGEN_REG_FUSED(vmadd, static_cast<double>(d) * static_cast<double>(x) + static_cast<double>(y))
+// asc_axpy.md (reg): dst = src * value + dst
+OPGEN_REG_FUSED(vaxpy, static_cast<double>(x) * static_cast<double>(y) + static_cast<double>(d))
 OPGEN_REG_UNARY(vabs, x < 0 ? -x : x)
 OPGEN_REG_UNARY(vneg, -x)
 OPGEN_REG_UNARY(vrelu, Max(x, decltype(x){0}))
 OPGEN_REG_UNARY(vexp, std::exp(static_cast<double>(x)))
 OPGEN_REG_UNARY(vln, std::log(static_cast<double>(x)))
 OPGEN_REG_UNARY(vsqrt, std::sqrt(static_cast<double>(x)))
+
+// ---- bitwise operations on the element's bits, whatever its type (Erf's sign handling ANDs and ORs floats)
+template <uint64_t Size>
+using RawBits = std::conditional_t<Size == 1, uint8_t,
+                                   std::conditional_t<Size == 2, uint16_t, std::conditional_t<Size == 4, uint32_t, uint64_t>>>;
+template <typename R>
+auto RawValue(R& reg, uint64_t e)
+{
+    RawBits<sizeof(Elem<R>)> v;
+    std::memcpy(&v, Bytes(reg) + e * sizeof(v), sizeof(v));
+    return v;
+}
+template <typename D, typename Fn, typename... Mode>
+void Bitwise(D& dst, uint16_t mask, Fn fn, const Mode&... mode)
+{
+    constexpr uint64_t size = sizeof(Elem<D>);
+    uint8_t out[VL];
+    const Bits& pred = Pred(mask);
+    for (uint64_t e = 0; e < VL / size; ++e) {
+        if (Active(pred, e, size)) {
+            RawBits<size> v = fn(e);
+            std::memcpy(out + e * size, &v, size);
+        }
+    }
+    if constexpr (sizeof...(mode) == 0) {
+        Merge(dst, out, pred, std::integral_constant<int, static_cast<int>(Reg::MaskMergeMode::ZEROING)>());
+    } else {
+        Merge(dst, out, pred, mode...);
+    }
+}
+#define OPGEN_REG_BITWISE(name, op)                                                                             \
+    template <typename... Args>                                                                                 \
+    int64_t name(Args&&... args)                                                                                \
+    {                                                                                                           \
+        auto run = [](auto& dst, auto& a, auto& b, auto mask, const auto&... mode) {                            \
+            static_assert(sizeof...(mode) <= 1, #name ": unexpected arguments");                               \
+            Bitwise(dst, static_cast<uint16_t>(mask), [&](uint64_t e) { return RawValue(a, e) op RawValue(b, e); }, \
+                    mode...);                                                                                   \
+        };                                                                                                      \
+        if constexpr (std::is_invocable_v<decltype(run), Args&...>) {                                           \
+            run(args...);                                                                                       \
+        } else {                                                                                                \
+            Unmodelled(#name " with these operand types");                                                      \
+        }                                                                                                       \
+        return 0;                                                                                               \
+    }
+OPGEN_REG_BITWISE(vand, &)
+OPGEN_REG_BITWISE(vor, |)
+OPGEN_REG_BITWISE(vxor, ^)
 
 // ---- compares into a predicate
 enum class Cmp { EQ, NE, LT, GT, LE, GE };

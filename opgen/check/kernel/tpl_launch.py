@@ -1,0 +1,168 @@
+"""A launcher for a kernel entry that is a template over `ASCENDC_TPL_ARGS_DECL` arguments (upstream's own kernels,
+whose TPL names and argument lists opgen's plan does not know).
+
+The host code encodes its tiling key with asc-devkit's `EncodeTilingKey` (impl/utils/tiling/template_argument.cpp):
+the arguments in declaration order, each in its declared bit width from bit 0 up; a UINT argument as the index of
+its value in the declared list (ranges expanded), a DTYPE / FORMAT / BOOL argument as its value. The launcher decodes
+each key the host code gave into the template arguments of the entry and instantiates just those. The declaration is
+read through the preprocessor with the kernel build's own include dirs, so macros in it (`TPL_NONE`,
+`BRC_TEMP_SCH_MODE_KEY_DECL(schMode)`, `ASCENDC_TPL_UI_LIST`) are expanded as the compiler expands them.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...cann_sources import CannSources
+from ...plan.broadcast import SCH_MODE_ONE_DIM_ADVANCE
+from .build import KernelVariant, compile_command
+from .intrinsics import intrinsic_dir
+
+_DECL_CALL = "ASCENDC_TPL_ARGS_DECL"
+_MARK = "opgen_tpl_args"
+SCH_MODE_ARG = "schMode"  # the argument opbase's BRC_TEMP_SCH_MODE_KEY_DECL(schMode) declares, as upstream names it
+# each declaration kind, redefined to print its kind, name, bit width (template_argument.h's) and values
+_KINDS = ("ASCENDC_TPL_UINT_DECL(x, bw, ...) [UINT x bw __VA_ARGS__]",
+          "ASCENDC_TPL_DTYPE_DECL(x, ...) [DTYPE x ASCENDC_TPL_8_BW __VA_ARGS__]",
+          "ASCENDC_TPL_DATATYPE_DECL(x, ...) [DTYPE x ASCENDC_TPL_8_BW __VA_ARGS__]",
+          "ASCENDC_TPL_FORMAT_DECL(x, ...) [FORMAT x ASCENDC_TPL_8_BW __VA_ARGS__]",
+          "ASCENDC_TPL_BOOL_DECL(x, ...) [BOOL x ASCENDC_TPL_1_BW __VA_ARGS__]")
+_ARG = re.compile(r"\[\s*(UINT|DTYPE|FORMAT|BOOL)\s+(\w+)\s+\(?\s*(\d+)\s*\)?\s*([^\]]*)\]")
+_UI = re.compile(r"opgen_ui\s+(\d+)\s+(\d+)\s+(\d+)")  # ASCENDC_TPL_UI_RANGE, _LIST, _MIX
+TIMEOUT = 120.0
+
+
+@dataclass(frozen=True)
+class TplArg:
+    """One declared template argument: `values` are a UINT's selectable values, in declaration order."""
+
+    name: str
+    kind: str
+    bits: int
+    values: tuple[int, ...]
+
+
+def declaration(kernel_dir: Path, entry: Path) -> Path | None:
+    """The header declaring the entry's TPL arguments: the one the entry names, else the only one."""
+    found = [p for p in sorted(kernel_dir.rglob("*.h")) if _DECL_CALL in p.read_text(errors="replace")]
+    named = [p for p in found if p.name in entry.read_text(errors="replace")]
+    return (named or found)[0] if len(named) == 1 or len(found) == 1 else None
+
+
+def read_args(sources: CannSources, variant: KernelVariant, op_dir: Path, header: Path) -> tuple[TplArg, ...] | str:
+    """The declared arguments, in order, or why they could not be read."""
+    call = _call_text(header.read_text(errors="replace"))
+    if call is None:
+        return f"{header.name}: no {_DECL_CALL}(...)"
+    probe = "\n".join([f'#include "{header}"',
+                       f"#undef {_DECL_CALL}", f"#define {_DECL_CALL}(name, ...) {_MARK} __VA_ARGS__",
+                       *(f"#undef {d.split('(')[0]}\n#define {d}" for d in _KINDS),
+                       "opgen_ui ASCENDC_TPL_UI_RANGE ASCENDC_TPL_UI_LIST ASCENDC_TPL_UI_MIX", call, ""])
+    with tempfile.TemporaryDirectory(prefix="opgen-tpl-") as scratch:
+        unit = Path(scratch) / "probe.cpp"
+        unit.write_text(probe)
+        command = compile_command("g++", unit, variant, sources, op_dir, intrinsic_dir(sources, variant.arch),
+                                  ("-E", "-P"))
+        done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=TIMEOUT, check=False)
+    if done.returncode != 0:
+        return f"{header.name}: the preprocessor failed: {done.stderr.strip()[:300]}"
+    text = done.stdout[done.stdout.rfind("opgen_ui"):]
+    modes = _UI.search(text)
+    args = _ARG.findall(text[text.find(_MARK):])
+    if modes is None or not args:
+        return f"{header.name}: {_DECL_CALL}(...) did not expand to arguments opgen reads"
+    ui_range, ui_list, ui_mix = (int(v) for v in modes.groups())
+    read = []
+    for kind, name, bits, rest in args:
+        numbers = [int(v, 0) for v in re.findall(r"0[xX][0-9a-fA-F]+|\d+", rest)]
+        values = _uint_values(numbers, ui_range, ui_list, ui_mix) if kind == "UINT" else ()
+        read.append(TplArg(name, kind, int(bits), values))
+    return tuple(read)
+
+
+def template_arguments(args: Sequence[TplArg], key: int) -> tuple[int, ...] | None:
+    """The entry's template arguments a tiling key selects (None: it selects no declared value)."""
+    chosen, shift = [], 0
+    for arg in args:
+        field = (key >> shift) & ((1 << arg.bits) - 1)
+        shift += arg.bits
+        if arg.kind == "UINT":
+            if field >= len(arg.values):
+                return None
+            chosen.append(arg.values[field])
+        else:
+            chosen.append(field)
+    return tuple(chosen) if key >> shift == 0 else None
+
+
+@dataclass(frozen=True)
+class TplLauncher:
+    """The launcher source and the instantiations it odr-uses (the compile wrapper lists them)."""
+
+    source: str
+    instantiations: tuple[str, ...]
+
+
+def tpl_launcher(entry: str, arg_count: int, args: Sequence[TplArg], keys: Iterable[int]) -> TplLauncher:
+    """`opgen_launch` dispatching each key the host code gave to the entry instantiation it decodes to (a key that
+    decodes to none reaches the launcher's "no kernel path")."""
+    call = ", ".join(f"args[{k}]" for k in range(arg_count))
+    cases, named = [], []
+    for key in sorted(set(keys)):
+        chosen = template_arguments(args, key)
+        if chosen is not None:
+            named.append(f"{entry}<{', '.join(f'{v}ULL' for v in chosen)}>")
+            mode = dict(zip((a.name for a in args), chosen, strict=True)).get(SCH_MODE_ARG)
+            cases.append(f"    case {key}ULL: {launch_call(named[-1], call, mode)} return;")
+    return TplLauncher("\n".join(dispatch_lines(cases)), tuple(f"&{n}" for n in dict.fromkeys(named)))
+
+
+def launch_call(instance: str, call: str, sch_mode: int | None) -> str:
+    """One launch of an entry instantiation. schMode 202 (`BroadcastOneDimAdvanceSch`) builds no TPipe: it addresses
+    UB from 0 itself. An API popping a temporary from the TPipe stack there (`Erf`) reads a pipe the NPU does not
+    have, and CPU-debug asserts. That launch gets an empty TPipe in its place, so the popped temporary is the whole
+    UB, over the schedule's own buffers: a result that depends on the temporary is clobbered and fails; one that does
+    not (3510's `Erf` takes it for its checks only) computes as on the NPU."""
+    if sch_mode == SCH_MODE_ONE_DIM_ADVANCE:
+        return f"{{ AscendC::TPipe opgen_absent_pipe; {instance}({call}); }}"
+    return f"{instance}({call});"
+
+
+def dispatch_lines(cases: Sequence[str]) -> list[str]:
+    """`opgen_launch`: a switch on the tiling key over `cases`; a key no case takes exits 4 saying so."""
+    return ['extern "C" void opgen_launch(uint8_t* const* args)', "{", "    switch (g_tilingKey) {", *cases, "    }",
+            '    std::fprintf(stderr, "opgen: no kernel path for tiling key %llu\\n",',
+            "                 (unsigned long long)g_tilingKey);", "    std::exit(4);", "}"]
+
+
+def _call_text(text: str) -> str | None:
+    """The first `ASCENDC_TPL_ARGS_DECL(...)` call, parentheses balanced."""
+    start = text.find(_DECL_CALL + "(")
+    if start < 0:
+        return None
+    depth = 0
+    for at in range(start + len(_DECL_CALL), len(text)):
+        depth += {"(": 1, ")": -1}.get(text[at], 0)
+        if depth == 0:
+            return text[start:at + 1]
+    return None
+
+
+def _uint_values(numbers: list[int], ui_range: int, ui_list: int, ui_mix: int) -> tuple[int, ...]:
+    """A UINT declaration's values: a list as written; ranges (count, then lo/hi pairs) expanded, a mix's list after."""
+    flag, rest = numbers[0], numbers[1:]
+    if flag == ui_list:
+        return tuple(rest)
+    count, values = rest[0], list[int]()
+    for k in range(count):
+        values.extend(range(rest[1 + 2 * k], rest[2 + 2 * k] + 1))
+    if flag == ui_mix:
+        values.extend(rest[1 + 2 * count:])
+    elif flag != ui_range:
+        return ()
+    return tuple(values)
