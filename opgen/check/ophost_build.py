@@ -85,7 +85,8 @@ class OphostBuild:
 
     def _compile(self, key: str, command: list[str]) -> str | None:
         out = self.work / (key.replace("/", "__") + ".o")
-        error = gxx_error(["g++", *command, "-o", str(out)], None if "@" in key else self.op_dir)
+        error = gxx_error(["g++", *command, "-o", str(out)], None if "@" in key else self.op_dir,
+                          self.framework.sources_root)
         self.objects[key] = out if error is None else None
         return error
 
@@ -108,14 +109,14 @@ class OphostBuild:
                 # a member out of an archive (shared libraries upstream resolve them at load time)
                 "-Wl,--whole-archive", *map(str, self.framework.archives), "-Wl,--no-whole-archive",
                 "-lprotobuf", "-lpthread", "-ldl"]
-        linked = gxx_error(link, self.op_dir)
+        linked = gxx_error(link, self.op_dir, self.framework.sources_root)
         return (None, linked) if linked is not None else (exe, "")
 
 
-def gxx_error(command: Sequence[str], op_dir: Path | None) -> str | None:
+def gxx_error(command: Sequence[str], op_dir: Path | None, sources_root: Path) -> str | None:
     """None when the compiler succeeded, else its first error (op-relative `file:line: message`)."""
-    if op_dir is not None:  # a compile of tree files: bounded, its includes confined to the tree and -I dirs
-        done = compile_confined(["nice", "-n", "10", *command], "g++", [op_dir], timeout=TIMEOUT)
+    if op_dir is not None:  # a compile of tree files: bounded, its includes confined to the tree, the sources, -I dirs
+        done = compile_confined(["nice", "-n", "10", *command], "g++", [op_dir, sources_root], timeout=TIMEOUT)
         if done.refusal is not None:
             return done.refusal
         if done.returncode == 0:

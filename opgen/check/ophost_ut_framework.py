@@ -110,6 +110,7 @@ class Framework:
     include_dirs: tuple[Path, ...]
     flags: tuple[str, ...]
     seconds: float  # how long the build took; 0 when it came from the cache
+    sources_root: Path  # the CANN sources the staged include dirs link into (a compile may open headers there)
 
 
 def abi_define(abi: int) -> str:
@@ -205,7 +206,7 @@ def _framework(sources: CannSources, root: Path, seconds: float, abi: int) -> Fr
     generated = root / "generated"
     archives = tuple(root / "lib" / f"lib{name}.a" for name in units(sources, generated) if name != "ut_common")
     return Framework(root, (root / "lib/libut_common.a", *archives), (root / "lib/test_op_host_main.o",),
-                     tuple(include_dirs(sources, generated)), framework_flags(root, abi), seconds)
+                     tuple(include_dirs(sources, generated)), framework_flags(root, abi), seconds, sources.root)
 
 
 def framework_flags(root: Path, abi: int = 1) -> tuple[str, ...]:

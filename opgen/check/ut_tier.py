@@ -150,7 +150,7 @@ def _op_api_syntax(op_dir: Path, sources: CannSources, jobs: int) -> list[CheckI
     dirs = op_api_ut_dirs(sources)
     with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
         errors = list(pool.map(lambda f: gxx_error(compile_command(
-            "g++", op_dir, f.relative_to(op_dir).as_posix(), "op_api", dirs), op_dir), files))
+            "g++", op_dir, f.relative_to(op_dir).as_posix(), "op_api", dirs), op_dir, sources.root), files))
     items = []
     for path, error in zip(files, errors, strict=True):
         label = f"{path.relative_to(op_dir).as_posix()} compiles (op_api, -fsyntax-only)"

@@ -40,6 +40,10 @@ RUN_TIMEOUT = 300.0
 FORMAT = 1  # bump when the driver or its output changes: cached results are recomputed
 _MARK = "opgen-tiling "
 _HOST_READ = re.compile(r"tiling|dag", re.I)  # op_kernel headers the host tiling includes
+UT_TO_OP = "../../../../"  # from tests/ut/op_host/<arch>/ to the op dir
+_OP_INCLUDE = re.compile(r'^#include "(?:\.\./)+((?:op_host|op_graph|op_kernel)/[^"]+)"', re.M)
+_TILING_PARSE = re.compile(r"\.TilingParse<\s*([\w:]+)\s*>")
+_COMPILE_INFO = re.compile(r"^\s*([\w:]*CompileInfo)\s+\w+\s*;", re.M)
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,48 @@ Wanted = tuple[Shapes, Mapping[str, AttrValue]]  # a launch's shapes and attr va
 
 
 @dataclass(frozen=True)
+class TilingHarness:
+    """What the driver includes from the op (op-relative headers) and the compile info it hands the tiling."""
+
+    headers: tuple[str, ...]
+    compile_info: str
+
+    @staticmethod
+    def planned(family: KernelFamily) -> TilingHarness:
+        """A generated tree's, as its plan wrote its tiling UT (classic: a driver-local empty compile info)."""
+        ut = family.ophost_ut
+        return TilingHarness((ut.tiling_header.removeprefix(UT_TO_OP),) if ut.tiling_header else (), ut.compile_info)
+
+    @staticmethod
+    def of_tests(op_dir: Path, arch_dir: str) -> TilingHarness | None:
+        """An existing op's, as its own tiling UT has it (tests/ut/op_host/<arch_dir>/ first, then the top dir):
+        the op_host / op_graph headers it includes and the compile info it declares."""
+        base = op_dir / "tests/ut/op_host"
+        for test in [*sorted((base / arch_dir).glob("test_*tiling*.cpp")), *sorted(base.glob("test_*tiling*.cpp"))]:
+            text = test.read_text(errors="replace")
+            info = _COMPILE_INFO.search(text)
+            if info:
+                return TilingHarness(tuple(h.removeprefix(UT_TO_OP) for h in _OP_INCLUDE.findall(text)), info.group(1))
+        return TilingHarness.of_sources(op_dir)
+
+    @staticmethod
+    def of_sources(op_dir: Path) -> TilingHarness | None:
+        """An op without a tiling UT: the compile info its tiling registers (`TilingParse<...>`), from the op_host
+        header declaring it, else declared by the driver (the tiling then declares it in its .cpp and reads none)."""
+        for source in sorted((op_dir / "op_host").rglob("*.cpp")):
+            registered = _TILING_PARSE.search(source.read_text(errors="replace"))
+            if registered is None:
+                continue
+            name = registered.group(1).rsplit("::", 1)[-1]
+            declares = re.compile(rf"\bstruct\s+{name}\b")
+            for header in sorted((op_dir / "op_host").rglob("*.h")):
+                if declares.search(header.read_text(errors="replace")):
+                    return TilingHarness((header.relative_to(op_dir).as_posix(),), registered.group(1))
+            return TilingHarness((), name)
+        return None
+
+
+@dataclass(frozen=True)
 class HostLaunches:
     """The launches of the wanted (shape, attrs) as the host code sets them up; else why not: the host code could
     not run (`problem`) or its tiling refused one (`refused`). `note`: what the row adds to the tiling's source."""
@@ -88,14 +134,14 @@ class HostTilings:
     problem: str = ""
 
 
-def host_tilings(op_dir: Path, plan: RenderPlan, family: KernelFamily, soc: SocPlan, cores: int, ub_bytes: int,
+def host_tilings(op_dir: Path, plan: RenderPlan, harness: TilingHarness, soc: SocPlan, cores: int, ub_bytes: int,
                  requests: Sequence[TilingRequest], sources: CannSources) -> HostTilings:
     """Run the tree's host tiling for each request on the SoC (the caller holds `--allow-exec`)."""
     executor = sources.repo("ops-nn") / "tests/ut/common" / TILING_EXECUTOR
     if soc.name not in executor_socs(executor):
         return HostTilings({}, f"ops-nn's {TILING_EXECUTOR} knows no {soc.name}: no platform to run its tiling on")
     unique = list(dict.fromkeys(requests))
-    driver = driver_source(op_dir, plan, family, unique, cores, ub_bytes)
+    driver = driver_source(op_dir, plan, harness, unique, cores, ub_bytes)
     try:
         framework = build_framework(sources)
     except OpgenError as failure:
@@ -131,10 +177,12 @@ def host_tilings(op_dir: Path, plan: RenderPlan, family: KernelFamily, soc: SocP
 
 
 def host_launches(op_dir: Path, spec: OpSpec, plan: RenderPlan, variant: KernelVariant, soc: SocPlan, cores: int,
-                  ub_bytes: int, sources: CannSources, wanted: Sequence[Wanted]) -> HostLaunches:
-    """`host_tilings` for the variant's dtype combination, as launches."""
+                  ub_bytes: int, sources: CannSources, wanted: Sequence[Wanted],
+                  harness: TilingHarness | None = None) -> HostLaunches:
+    """`host_tilings` for the variant's dtype combination, as launches (`harness`: default the plan's)."""
     requests = [TilingRequest.of(variant.combination.index, shapes, attrs) for shapes, attrs in wanted]
-    host = host_tilings(op_dir, plan, variant.family, soc, cores, ub_bytes, requests, sources)
+    host = host_tilings(op_dir, plan, harness or TilingHarness.planned(variant.family), soc, cores, ub_bytes,
+                        requests, sources)
     if host.problem:
         return HostLaunches(problem=host.problem)
     launches, unsized = [], False
@@ -153,14 +201,13 @@ def host_launches(op_dir: Path, spec: OpSpec, plan: RenderPlan, variant: KernelV
     return HostLaunches(tuple(launches), note)
 
 
-def driver_source(op_dir: Path, plan: RenderPlan, family: KernelFamily, requests: Sequence[TilingRequest],
+def driver_source(op_dir: Path, plan: RenderPlan, harness: TilingHarness, requests: Sequence[TilingRequest],
                   cores: int, ub_bytes: int) -> str:
     """A gtest case that runs every request through ExecuteTiling and prints one `opgen-tiling` line each:
     `ok|fail KEY BLOCK_DIM WS,... HEX`."""
-    ut = family.ophost_ut
-    header = [f'#include "{op_dir / ut.tiling_header.removeprefix("../../../../")}"'] if ut.tiling_header else []
-    local = [] if ut.tiling_header else [f"namespace {{\nstruct {ut.compile_info} {{}};\n}} // namespace"]
-    cases = [_case(plan, ut.compile_info, r, cores, ub_bytes) for r in requests]
+    header = [f'#include "{op_dir / h}"' for h in harness.headers]
+    local = [] if harness.headers else [f"namespace {{\nstruct {harness.compile_info} {{}};\n}} // namespace"]
+    cases = [_case(plan, harness.compile_info, r, cores, ub_bytes) for r in requests]
     return "\n".join([
         "// opgen's host tiling driver (opgen/check/kernel/host_tiling.py): not part of the tree.",
         "#include <cstdio>", "#include <gtest/gtest.h>", '#include "tiling_case_executor.h"', *header, *local, "",

@@ -22,14 +22,15 @@ from ...cann_sources import CannSources
 from ...plan import RenderPlan
 from ...plan.attrs import AttrValue
 from ...plan.golden import GoldenVariant
+from ...plan.ophost_tests import OPS_NN_UT_DIRS
 from ...plan.platforms import SocPlan
 from ...spec.models import OpSpec
 from ..items import CheckItem, bad, ok, skipped
 from .build import KernelVariant
-from .host_tiling import Wanted, host_launches
+from .host_tiling import TilingHarness, Wanted, host_launches
 from .launch import ShapeRun, cost_figures, run_shape
 from .run_build import build_kernel, entry_arg_count
-from .tpl_launch import TplLauncher, declaration, read_args, tpl_launcher
+from .tpl_launch import TplLauncher, declaration, dtype_types, read_args, tpl_launcher, type_parameters
 
 LEVEL = "upstream"
 _TEMPLATE_ENTRY = re.compile(r"template\s*<[^>]*>\s*__global__")
@@ -48,7 +49,11 @@ def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sourc
     """`platform`: cores, the UB the host tiling sees, the UB the run guards with."""
     cores, tiling_ub, run_ub = platform
     where = f"upstream's {variant.family.kernel_entry} ({plan.rel_dir})"
-    host = host_launches(upstream, spec, plan, variant, soc, cores, tiling_ub, sources, wanted)
+    harness = TilingHarness.of_tests(upstream, OPS_NN_UT_DIRS.get(soc.name, ""))
+    if harness is None:
+        return skipped(label, f"not run: {where}: no tiling UT of its own under tests/ut/op_host names the compile "
+                              "info its tiling takes")
+    host = host_launches(upstream, spec, plan, variant, soc, cores, tiling_ub, sources, wanted, harness)
     if host.problem or host.refused:
         return skipped(label, f"not run: {where}: {host.problem or host.refused}")
     launcher = _template_launcher(upstream, plan, variant, sources, [launch.key for launch in host.launches])
@@ -99,7 +104,8 @@ def _template_launcher(upstream: Path, plan: RenderPlan, variant: KernelVariant,
     args = read_args(sources, variant, upstream, header)
     if isinstance(args, str):
         return args
-    return tpl_launcher(plan.name, entry_arg_count(plan), args, keys)
+    return tpl_launcher(plan.name, entry_arg_count(plan), args, keys,
+                        type_parameters(entry.read_text(errors="replace"), plan.name), dtype_types(sources))
 
 
 def _cost_ratios(mine: Sequence[ShapeRun], theirs: Sequence[ShapeRun]) -> dict[str, float | int | str]:

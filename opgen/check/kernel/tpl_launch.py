@@ -14,12 +14,13 @@ from __future__ import annotations
 import re
 import subprocess
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...cann_sources import CannSources
 from ...plan.broadcast import SCH_MODE_ONE_DIM_ADVANCE
+from ...spec.dtypes import DTYPES
 from .build import KernelVariant, compile_command
 from .intrinsics import intrinsic_dir
 
@@ -35,6 +36,7 @@ _KINDS = ("ASCENDC_TPL_UINT_DECL(x, bw, ...) [UINT x bw __VA_ARGS__]",
 _ARG = re.compile(r"\[\s*(UINT|DTYPE|FORMAT|BOOL)\s+(\w+)\s+\(?\s*(\d+)\s*\)?\s*([^\]]*)\]")
 _UI = re.compile(r"opgen_ui\s+(\d+)\s+(\d+)\s+(\d+)")  # ASCENDC_TPL_UI_RANGE, _LIST, _MIX
 TIMEOUT = 120.0
+C_TYPES = "inc/external/graph/c_types.h"  # metadef: the dtype numbers a DATATYPE argument holds
 
 
 @dataclass(frozen=True)
@@ -108,15 +110,32 @@ class TplLauncher:
     instantiations: tuple[str, ...]
 
 
-def tpl_launcher(entry: str, arg_count: int, args: Sequence[TplArg], keys: Iterable[int]) -> TplLauncher:
+def type_parameters(entry_text: str, entry: str) -> tuple[bool, ...]:
+    """Which of the entry's template parameters are types (a DATATYPE argument given as `typename D_T_X`)."""
+    found = re.search(rf"template\s*<([^>]*)>\s*__global__[^(]*\b{entry}\s*\(", entry_text)
+    return tuple(p.split()[0] in ("typename", "class") for p in found.group(1).split(",")) if found else ()
+
+
+def dtype_types(sources: CannSources) -> dict[int, str]:
+    """ge's dtype numbers (metadef's c_types.h `C_DT_*`) -> the AscendC type a kernel computes them in."""
+    text = (sources.repo("metadef") / C_TYPES).read_text(errors="replace")
+    by_ge = {d.ge: d.kernel for d in DTYPES.values()}
+    return {int(number): by_ge[f"DT_{name}"] for name, number in re.findall(r"\bC_DT_(\w+)\s*=\s*(\d+)", text)
+            if f"DT_{name}" in by_ge}
+
+
+def tpl_launcher(entry: str, arg_count: int, args: Sequence[TplArg], keys: Iterable[int],
+                 type_params: Sequence[bool] = (), types: Mapping[int, str] | None = None) -> TplLauncher:
     """`opgen_launch` dispatching each key the host code gave to the entry instantiation it decodes to (a key that
-    decodes to none reaches the launcher's "no kernel path")."""
+    decodes to none reaches the launcher's "no kernel path"). A type parameter gets the type of its dtype number."""
     call = ", ".join(f"args[{k}]" for k in range(arg_count))
     cases, named = [], []
     for key in sorted(set(keys)):
         chosen = template_arguments(args, key)
         if chosen is not None:
-            named.append(f"{entry}<{', '.join(f'{v}ULL' for v in chosen)}>")
+            shown = [(types or {}).get(v, f"opgen_unknown_dtype_{v}") if k < len(type_params) and type_params[k]
+                     else f"{v}ULL" for k, v in enumerate(chosen)]
+            named.append(f"{entry}<{', '.join(shown)}>")
             mode = dict(zip((a.name for a in args), chosen, strict=True)).get(SCH_MODE_ARG)
             cases.append(f"    case {key}ULL: {launch_call(named[-1], call, mode)} return;")
     return TplLauncher("\n".join(dispatch_lines(cases)), tuple(f"&{n}" for n in dict.fromkeys(named)))

@@ -123,9 +123,10 @@ private:
             LocalTensor<uint8_t> mask0 = maskBuf0.Get<uint8_t>();
             uint32_t cmpCount = (count + 255) / 256 * 256;        // Compare works on whole 256-byte blocks
             Abs(tmp0, featuresValue, count);                      // mag = abs(features)
-            Compares(mask0, tmp0, lambd_, CMPMODE::GT, cmpCount); // live = gt(mag, lambd)
-            Select(backpropsValue, mask0, gradientsValue, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE,
-                   count); // backprops = select(live, gradients, 0.0)
+            Compares(mask0, tmp0, lambd_, CMPMODE::LE, cmpCount); // dead = le(mag, lambd)
+            Duplicate(tmp0, 0.0f, count);                         // zero = fill(0.0)
+            Select(backpropsValue, mask0, tmp0, gradientsValue, SELMODE::VSEL_TENSOR_TENSOR_MODE,
+                   count); // backprops = select(dead, zero, gradients)
             StoreFloat<TYPE_BACKPROPS>(backpropsLocal, backpropsValue, count);
         }
         outQueueBackprops.EnQue<TYPE_BACKPROPS>(backpropsLocal);

@@ -14,8 +14,9 @@ __golden__ = {"kernel": {"hard_shrink_grad": "hard_shrink_grad_golden"}}
 def _default(gradients, features, cdt, shape, lambd):
     """Kernel math of Ascend950."""
     mag = np.abs(features)
-    live = np.greater(mag, cdt(lambd))
-    backprops = np.where(live, gradients, cdt(0.0))
+    dead = np.less_equal(mag, cdt(lambd))
+    zero = np.full(shape, cdt(0.0))
+    backprops = np.where(dead, zero, gradients)
     return (backprops,)
 
 
