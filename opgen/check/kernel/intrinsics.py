@@ -33,7 +33,10 @@ from ...locks import held_lock
 from .build import KernelArch
 
 HEADER = "stub_fun.h"
-FORMAT = 4  # bump when render_header changes: the cached header is rebuilt
+FORMAT = 5  # bump when render_header changes: the cached header is rebuilt
+# the event ids of set_flag / wait_flag: asc-devkit's own headers name only some, kernels name any of the eight
+# (EVENT_ID0..EVENT_ID7 are the ones asc-devkit, asc-tools and ops-nn use), so learning one declares them all
+EVENT_IDS = frozenset(f"EVENT_ID{k}" for k in range(8))
 # arches whose asc-devkit passes vector and predicate registers (and post-updated addresses) to the intrinsics by
 # reference: their declarations take forwarding references, so the CPU model can write the caller's registers
 REFERENCE_ARCHES = frozenset({3002, 3510})
@@ -231,7 +234,8 @@ def render_header(names: Names, typed: dict[str, list[tuple[str, ...]]], *, refe
         body = ", ".join(f"{e} = {value + i}" for i, e in enumerate(members))
         value += len(members)
         out.append(f"enum {name} : int64_t {{{body}}};")
-    for name in sorted(names.labels - enumerators - names.types - names.functions):
+    labels = names.labels | (EVENT_IDS if names.labels & EVENT_IDS else frozenset())
+    for name in sorted(labels - enumerators - names.types - names.functions):
         out.append(f"constexpr opgen_stub::Label {name}{{{value}}};")
         value += 1
     for name in sorted(names.functions):

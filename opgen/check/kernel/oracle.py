@@ -30,7 +30,16 @@ from .build import KernelVariant
 from .host_tiling import TilingHarness, Wanted, host_launches
 from .launch import ShapeRun, cost_figures, run_shape
 from .run_build import build_kernel, entry_arg_count
-from .tpl_launch import TplLauncher, declaration, dtype_types, read_args, tpl_launcher, type_parameters
+from .tpl_launch import (
+    TplLauncher,
+    UpstreamEntry,
+    declaration,
+    dtype_types,
+    kernel_tiling_structs,
+    read_args,
+    tpl_launcher,
+    type_parameters,
+)
 
 LEVEL = "upstream"
 _TEMPLATE_ENTRY = re.compile(r"template\s*<[^>]*>\s*__global__")
@@ -59,7 +68,8 @@ def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sourc
     launcher = _template_launcher(upstream, plan, variant, sources, [launch.key for launch in host.launches])
     if isinstance(launcher, str):
         return skipped(label, f"not run: {where}: {launcher}")
-    build = build_kernel(sources, variant, upstream, plan, upstream=True, launcher=launcher)
+    build = build_kernel(sources, variant, upstream, plan,
+                         upstream=UpstreamEntry(launcher, kernel_tiling_structs(upstream)))
     if build.executable is None:
         reason = (f"reaches what the CPU model does not model on arch {variant.arch.npu_arch}: "
                   f"{', '.join(build.missing)}") if build.missing else f"does not build in the harness: {build.problem}"

@@ -28,7 +28,7 @@ from ..confined import ConfinedCompile, compile_confined
 from .build import KernelVariant, compile_command, wrapper_source
 from .dag_run import launcher_source
 from .intrinsics import HEADER, intrinsic_dir, learn
-from .tpl_launch import TplLauncher
+from .tpl_launch import UpstreamEntry
 
 OPTIMIZE = "-O1"
 TIMEOUT = 600
@@ -103,23 +103,22 @@ def bindings_source(declarations: str, arch: int = 0) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_wrapper(plan: RenderPlan, variant: KernelVariant, entry: Path, *, upstream: bool = False,
-                launcher: TplLauncher | None = None) -> str:
+def run_wrapper(plan: RenderPlan, variant: KernelVariant, entry: Path, *, upstream: UpstreamEntry | None = None) -> str:
     """kernel-compile's wrapper of the entry, then the launcher, the model and its bindings. `upstream`: ops-nn's own
-    kernel (the oracle), whose DAGs the plan does not name and which may use bisheng's builtin `float32_t` (the
-    CPU-debug stubs typedef it on arches 3003/3113 only); `launcher`: its entry is a template over its own TPL
-    arguments."""
-    if launcher is not None:
-        variant = dataclasses.replace(variant, instantiations=launcher.instantiations)
-        source = launcher.source
+    kernel (the oracle), whose DAGs and TPL arguments the plan does not name, whose tiling struct its host may
+    declare, and which may use bisheng's builtin `float32_t` (the CPU-debug stubs typedef it on arches 3003/3113
+    only)."""
+    if upstream is not None and upstream.launcher is not None:
+        variant = dataclasses.replace(variant, instantiations=upstream.launcher.instantiations)
+        source = upstream.launcher.source
     elif variant.family.is_dag:
-        source = launcher_source(plan, variant, described=not upstream)
+        source = launcher_source(plan, variant, described=upstream is None)
     else:
         call = ", ".join(f"args[{k}]" for k in range(entry_arg_count(plan)))
         source = f'extern "C" void opgen_launch(uint8_t* const* args) {{ {plan.name}({call}); }}'
     register = REGISTER_MODEL.get(variant.arch.npu_arch)
     return "\n".join([
-        *(["typedef float float32_t;"] if upstream else []),
+        *(["typedef float float32_t;", upstream.tiling_structs] if upstream is not None else []),
         wrapper_source(plan, entry, variant),
         source,
         '#include "intrinsics.h"',
@@ -155,15 +154,13 @@ def runtime_object(sources: CannSources, variant: KernelVariant, op_dir: Path) -
 
 
 def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: RenderPlan, *,
-                 upstream: bool = False, launcher: TplLauncher | None = None) -> KernelBuild:
-    """The executable of one variant of the op's kernel, or why there is none (`upstream`, `launcher`: see
-    run_wrapper)."""
+                 upstream: UpstreamEntry | None = None) -> KernelBuild:
+    """The executable of one variant of the op's kernel, or why there is none (`upstream`: see run_wrapper)."""
     stubs = intrinsic_dir(sources, variant.arch)
     if stubs is None:
         return KernelBuild(None, "a toolkit's intrinsics are its tikicpulib's; the run level uses opgen's model "
                                  "with the open sources only (--cann-src)")
-    digest = hashlib.sha256("\0".join([model_key(), run_wrapper(plan, variant, op_entry(variant), upstream=upstream,
-                                                   launcher=launcher),
+    digest = hashlib.sha256("\0".join([model_key(), run_wrapper(plan, variant, op_entry(variant), upstream=upstream),
                                        *variant.defines,
                                        str(variant.arch.npu_arch)]).encode())
     kernel_dir = op_dir / "op_kernel"
@@ -182,7 +179,7 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
     if failed.is_file():  # the same sources failed before: the same answer, without the compile
         known = json.loads(failed.read_text())
         return KernelBuild(None, known["problem"], tuple(known["missing"]))
-    build = _build(sources, variant, op_dir, plan, target, runtime, upstream, launcher)
+    build = _build(sources, variant, op_dir, plan, target, runtime, upstream)
     if build.executable is None and not build.stopped:
         failed.parent.mkdir(parents=True, exist_ok=True)
         failed.write_text(json.dumps({"problem": build.problem, "missing": list(build.missing)}))
@@ -190,11 +187,10 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
 
 
 def _build(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: RenderPlan,
-           target: Path, runtime: Path, upstream: bool, launcher: TplLauncher | None) -> KernelBuild:
+           target: Path, runtime: Path, upstream: UpstreamEntry | None) -> KernelBuild:
     with tempfile.TemporaryDirectory(prefix="opgen-run-build-") as scratch:
         wrapper = Path(scratch) / f"{plan.name}_run.cpp"
-        wrapper.write_text(run_wrapper(plan, variant, op_dir / "op_kernel" / op_entry(variant), upstream=upstream,
-                                       launcher=launcher))
+        wrapper.write_text(run_wrapper(plan, variant, op_dir / "op_kernel" / op_entry(variant), upstream=upstream))
         obj = Path(scratch) / "kernel.o"
         compiled = _compile(sources, variant, op_dir, wrapper, obj, Path(scratch))
         if compiled.refusal is not None:

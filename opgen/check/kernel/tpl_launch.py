@@ -35,6 +35,8 @@ _KINDS = ("ASCENDC_TPL_UINT_DECL(x, bw, ...) [UINT x bw __VA_ARGS__]",
           "ASCENDC_TPL_BOOL_DECL(x, ...) [BOOL x ASCENDC_TPL_1_BW __VA_ARGS__]")
 _ARG = re.compile(r"\[\s*(UINT|DTYPE|FORMAT|BOOL)\s+(\w+)\s+\(?\s*(\d+)\s*\)?\s*([^\]]*)\]")
 _UI = re.compile(r"opgen_ui\s+(\d+)\s+(\d+)\s+(\d+)")  # ASCENDC_TPL_UI_RANGE, _LIST, _MIX
+_TILING_DEF = re.compile(r"BEGIN_TILING_DATA_DEF\((\w+)\)(.*?)END_TILING_DATA_DEF", re.S)
+_TILING_FIELD = re.compile(r"TILING_DATA_FIELD_DEF(?:_ARR)?\(\s*(\w+)\s*,\s*(?:(\d+)\s*,\s*)?(\w+)\s*\)")
 TIMEOUT = 120.0
 C_TYPES = "inc/external/graph/c_types.h"  # metadef: the dtype numbers a DATATYPE argument holds
 
@@ -139,6 +141,32 @@ def tpl_launcher(entry: str, arg_count: int, args: Sequence[TplArg], keys: Itera
             mode = dict(zip((a.name for a in args), chosen, strict=True)).get(SCH_MODE_ARG)
             cases.append(f"    case {key}ULL: {launch_call(named[-1], call, mode)} return;")
     return TplLauncher("\n".join(dispatch_lines(cases)), tuple(f"&{n}" for n in dict.fromkeys(named)))
+
+
+@dataclass(frozen=True)
+class UpstreamEntry:
+    """How ops-nn's own kernel builds in the harness: its launcher (None: a plain entry, called as the generated one
+    is) and the kernel-side structs of the tiling data its host declares (`kernel_tiling_structs`)."""
+
+    launcher: TplLauncher | None
+    tiling_structs: str
+
+
+def kernel_tiling_structs(op_dir: Path) -> str:
+    """The plain structs the op compiler derives for the kernel from op_host's `BEGIN_TILING_DATA_DEF(Name)` ...
+    `END_TILING_DATA_DEF` (fields in order, as ops-nn's kernel UTs spell them out by hand), for each struct the
+    kernel sources use and do not define themselves."""
+    kernel = "\n".join(p.read_text(errors="replace") for p in sorted((op_dir / "op_kernel").rglob("*"))
+                       if p.suffix in (".h", ".cpp"))
+    structs = []
+    for header in sorted((op_dir / "op_host").rglob("*.h")):
+        for name, body in _TILING_DEF.findall(header.read_text(errors="replace")):
+            if not re.search(rf"\b{name}\b", kernel) or re.search(rf"\bstruct\s+{name}\b", kernel):
+                continue
+            fields = [f"    {kind} {field}{f'[{count}]' if count else ''};"
+                      for kind, count, field in _TILING_FIELD.findall(body)]
+            structs.append("\n".join([f"struct {name} {{", *fields, "};"]))
+    return "\n".join(["#include <cstdint>", *structs]) if structs else ""
 
 
 def launch_call(instance: str, call: str, sch_mode: int | None) -> str:
