@@ -41,7 +41,8 @@ FORMAT = 1  # bump when the driver or its output changes: cached results are rec
 _MARK = "opgen-tiling "
 _HOST_READ = re.compile(r"tiling|dag", re.I)  # op_kernel headers the host tiling includes
 UT_TO_OP = "../../../../"  # from tests/ut/op_host/<arch>/ to the op dir
-_OP_INCLUDE = re.compile(r'^#include "(?:\.\./)+((?:op_host|op_graph|op_kernel)/[^"]+)"', re.M)
+_INCLUDE = re.compile(r'^#include "([^"]+)"', re.M)
+_OP_PATH = re.compile(r"^(?:\.\./)+(?=(?:op_host|op_graph|op_kernel)/)")
 _TILING_PARSE = re.compile(r"\.TilingParse<\s*([\w:]+)\s*>")
 _COMPILE_INFO = re.compile(r"^\s*([\w:]*CompileInfo)\s+\w+\s*;", re.M)
 
@@ -75,10 +76,12 @@ Wanted = tuple[Shapes, Mapping[str, AttrValue]]  # a launch's shapes and attr va
 
 @dataclass(frozen=True)
 class TilingHarness:
-    """What the driver includes from the op (op-relative headers) and the compile info it hands the tiling."""
+    """What the driver includes from the op (op-relative headers) and from the UT framework, and the compile info
+    it hands the tiling."""
 
     headers: tuple[str, ...]
     compile_info: str
+    framework_headers: tuple[str, ...] = ()
 
     @staticmethod
     def planned(family: KernelFamily) -> TilingHarness:
@@ -95,7 +98,9 @@ class TilingHarness:
             text = test.read_text(errors="replace")
             info = _COMPILE_INFO.search(text)
             if info:
-                return TilingHarness(tuple(h.removeprefix(UT_TO_OP) for h in _OP_INCLUDE.findall(text)), info.group(1))
+                included = _INCLUDE.findall(text)
+                own = tuple(_OP_PATH.sub("", h) for h in included if _OP_PATH.match(h))
+                return TilingHarness(own, info.group(1), tuple(h for h in included if not _OP_PATH.match(h)))
         return TilingHarness.of_sources(op_dir)
 
     @staticmethod
@@ -205,7 +210,8 @@ def driver_source(op_dir: Path, plan: RenderPlan, harness: TilingHarness, reques
                   cores: int, ub_bytes: int) -> str:
     """A gtest case that runs every request through ExecuteTiling and prints one `opgen-tiling` line each:
     `ok|fail KEY BLOCK_DIM WS,... HEX`."""
-    header = [f'#include "{op_dir / h}"' for h in harness.headers]
+    header = [*(f'#include "{h}"' for h in harness.framework_headers),
+              *(f'#include "{op_dir / h}"' for h in harness.headers)]
     local = [] if harness.headers else [f"namespace {{\nstruct {harness.compile_info} {{}};\n}} // namespace"]
     cases = [_case(plan, harness.compile_info, r, cores, ub_bytes) for r in requests]
     return "\n".join([
