@@ -64,7 +64,8 @@ NEEDS: dict[Use, tuple[str, ...]] = {
 }
 KERNEL_TILING_SCRIPT = "impl/adv_api/cmake/scripts/gen_kernel_tiling_data_def.py"
 ADV_API_LINKS = "impl/adv_api/cmake/kernel_headers.cmake"
-STAGE_FORMAT = 2  # bump when the stage's layout changes: a stage of another layout is rebuilt
+KERNEL_SOURCE_DIR = "tbe_ascendc/op"  # stage dir standing where ops-nn's kernel build puts an op's kernel sources
+STAGE_FORMAT = 3  # bump when the stage's layout changes: a stage of another layout is rebuilt
 _INSTALL_LINK = re.compile(
     r"CREATE_LINK\s+(\S+)\s+\$\{ASCENDC_INSTALL_BASE_PATH\}/asc/include/adv_api/(\S+?)\s+SYMBOLIC")
 
@@ -145,6 +146,7 @@ class CannSources:
             r / "runtime" / "include/external",
             r / "libboundscheck" / "include",
             r / "ops-nn" / "common/inc",
+            stage / KERNEL_SOURCE_DIR,
             *_under(r / "opbase", "pkg_inc/op_common", "pkg_inc", "include/op_common", "include"),
         ]
 
@@ -212,6 +214,10 @@ def stage_dir(sources: CannSources) -> Path:
     (part / "tiling/platform").symlink_to(devkit / "include/utils/tiling/platform")
     (part / "tiling/context").symlink_to(devkit / "include/utils/context")
     (part / "platform").symlink_to(devkit / "include/utils/tiling/platform")
+    # ops-nn's kernel build copies common/inc/op_kernel to tbe/ascendc/inc beside the op dirs it compiles
+    # (cmake/gen_ops_info.cmake), so kernels include "../inc/platform.h"; a dir beside it resolves that
+    (part / KERNEL_SOURCE_DIR).mkdir(parents=True)
+    (part / KERNEL_SOURCE_DIR).parent.joinpath("inc").symlink_to(sources.root / "ops-nn/common/inc/op_kernel")
     _adv_api_lib(devkit, part / "lib")
     done = subprocess.run([sys.executable, str(devkit / KERNEL_TILING_SCRIPT), str(devkit / "include/adv_api"),
                            str(part / "kernel_tiling/kernel_tiling.h")], capture_output=True, text=True,
