@@ -42,7 +42,7 @@ from .tpl_launch import (
 )
 
 LEVEL = "upstream"
-_TEMPLATE_ENTRY = re.compile(r"template\s*<[^>]*>\s*__global__")
+_TEMPLATE_ENTRY = re.compile(r"template\s*<[^>]*>\s*__global__\s+__aicore__\s+void\s+(?P<name>\w+)\s*\(")
 
 
 def upstream_dir(sources: CannSources, plan: RenderPlan) -> Path | None:
@@ -106,16 +106,18 @@ def _template_launcher(upstream: Path, plan: RenderPlan, variant: KernelVariant,
     """The launcher of an entry that is a template over upstream's own TPL arguments (None: a plain function), or
     why it cannot be made."""
     entry = upstream / variant.family.kernel_entry
-    if not entry.is_file() or not _TEMPLATE_ENTRY.search(entry.read_text(errors="replace")):
+    template = _TEMPLATE_ENTRY.search(entry.read_text(errors="replace")) if entry.is_file() else None
+    if template is None:
         return None
     header = declaration(upstream / "op_kernel", entry)
     if header is None:
         return "its entry is a template, and no one header under op_kernel declares its ASCENDC_TPL_ARGS_DECL"
-    args = read_args(sources, variant, upstream, header)
+    args = read_args(sources, variant, upstream, entry, header)
     if isinstance(args, str):
         return args
-    return tpl_launcher(plan.name, entry_arg_count(plan), args, keys,
-                        type_parameters(entry.read_text(errors="replace"), plan.name), dtype_types(sources))
+    name = template.group("name")
+    return tpl_launcher(name, entry_arg_count(plan), args, keys,
+                        type_parameters(entry.read_text(errors="replace"), name), dtype_types(sources))
 
 
 def _cost_ratios(mine: Sequence[ShapeRun], theirs: Sequence[ShapeRun]) -> dict[str, float | int | str]:

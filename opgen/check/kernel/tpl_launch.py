@@ -58,12 +58,14 @@ def declaration(kernel_dir: Path, entry: Path) -> Path | None:
     return (named or found)[0] if len(named) == 1 or len(found) == 1 else None
 
 
-def read_args(sources: CannSources, variant: KernelVariant, op_dir: Path, header: Path) -> tuple[TplArg, ...] | str:
-    """The declared arguments, in order, or why they could not be read."""
+def read_args(sources: CannSources, variant: KernelVariant, op_dir: Path, entry: Path,
+              header: Path) -> tuple[TplArg, ...] | str:
+    """The declared arguments, in order, or why they could not be read (the entry is preprocessed first: the
+    header may use macros only the entry's other includes define)."""
     call = _call_text(header.read_text(errors="replace"))
     if call is None:
         return f"{header.name}: no {_DECL_CALL}(...)"
-    probe = "\n".join([f'#include "{header}"',
+    probe = "\n".join([f'#include "{entry}"', f'#include "{header}"',
                        f"#undef {_DECL_CALL}", f"#define {_DECL_CALL}(name, ...) {_MARK} __VA_ARGS__",
                        *(f"#undef {d.split('(')[0]}\n#define {d}" for d in _KINDS),
                        "opgen_ui ASCENDC_TPL_UI_RANGE ASCENDC_TPL_UI_LIST ASCENDC_TPL_UI_MIX", call, ""])
