@@ -4,7 +4,7 @@ the outputs compared with the golden within the spec's tolerances. Shared by the
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,6 +91,7 @@ class ShapeRun:
     unmodelled: tuple[str, ...] = ()  # what the model aborted on (the launch proves nothing)
     asserts: int = 0  # asc-devkit CPU-debug assertions passed over (the NPU build has none)
     assert_text: str = ""  # the first one's message
+    excused: int = 0  # elements reading a non-finite input that were not held to the golden (`nonfinite_excused`)
     inputs: tuple[npt.NDArray[Any], ...] = ()  # what the launch was given
     outputs: tuple[npt.NDArray[Any], ...] = ()  # what the kernel wrote (empty when it did not finish)
     cost: LaunchCost | None = None
@@ -99,10 +100,11 @@ class ShapeRun:
 def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, golden: GoldenVariant,
                shapes: Shapes, guard: int, launch: Launch, rng: np.random.Generator,
                attrs: Mapping[str, AttrValue], *, saturating: bool = False,
-               given: Sequence[npt.NDArray[Any]] | None = None) -> ShapeRun:
+               given: Sequence[npt.NDArray[Any]] | None = None, nonfinite_excused: bool = False) -> ShapeRun:
     """One launch; `attrs`: the values the tiling data carries to the kernel (and the emulator computes with);
     `saturating`: half/bfloat16 results may also equal the golden saturated (`SATURATING_ARCHES`); `given`: the
-    inputs of another launch to repeat (else drawn from `rng`)."""
+    inputs of another launch to repeat (else drawn from `rng`); `nonfinite_excused`: an element reading an inf or
+    NaN input may differ (counted in `excused`: a spec lists upstream's other behaviour there)."""
     shape = shapes.output
     inputs = list(given) if given is not None else _inputs(spec, plan, combo, shapes, rng)
     files = {f"in_{t.name}.bin": a.tobytes() for t, a in zip(plan.inputs, inputs, strict=True)}
@@ -137,13 +139,19 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
                     for t in plan.outputs)
     expected = emulate(plan, golden, combo, inputs, attrs)
     max_abs = max_rel = 0.0
+    excused = 0
     for tensor, have, want in zip(plan.outputs, got, expected, strict=True):
         tol = spec.golden.tolerances.get(tensor.dtypes[combo.index].name) or spec.golden.tolerances[combo.key.name]
-        passed, diff = within_tolerance(have, want, tol.rtol, tol.atol, input_nan=_input_nan(inputs, plan, shape))
+        passed, diff = within_tolerance(have, want, tol.rtol, tol.atol,
+                                        input_nan=_input_reads(inputs, plan, shape, np.isnan))
         if saturating and _is_narrow(want):
             saturated, _ = within_tolerance(have, _saturated_golden(want), tol.rtol, tol.atol)
             diff = np.where(saturated & ~passed, 0.0, diff)
             passed = passed | saturated
+        if nonfinite_excused:
+            other = ~passed & _input_reads(inputs, plan, shape, lambda a: ~np.isfinite(a))
+            excused += int(other.sum())
+            diff, passed = np.where(other, 0.0, diff), passed | other
         finite = np.isfinite(diff)
         reference = np.abs(np.asarray(want, dtype=np.float64).ravel())
         max_abs = max(max_abs, float(diff[finite].max(initial=0.0)))
@@ -156,7 +164,7 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
                             f"first [{k}]: {have.ravel()[k]!r} vs {want.ravel()[k]!r} (rtol {tol.rtol}, "
                             f"atol {tol.atol})")
     return ShapeRun(shapes, launch.cores, max_abs, max_rel, tuple(problems), (), asserts,
-                    errors[0].rsplit("] ", 1)[-1] if errors else "", tuple(inputs), got, cost)
+                    errors[0].rsplit("] ", 1)[-1] if errors else "", excused, tuple(inputs), got, cost)
 
 
 def cost_figures(runs: Sequence[ShapeRun]) -> dict[str, float | int | str]:
@@ -216,13 +224,14 @@ def _inputs(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, shapes: Sha
     return arrays
 
 
-def _input_nan(inputs: Sequence[npt.NDArray[Any]], plan: RenderPlan, shape: Shape) -> npt.NDArray[np.bool_]:
-    """Which output elements read a NaN input (through broadcast); a packed mask holds no NaN."""
-    nan = np.zeros(shape, dtype=np.bool_)
+def _input_reads(inputs: Sequence[npt.NDArray[Any]], plan: RenderPlan, shape: Shape,
+                 test: Callable[[npt.NDArray[np.float64]], npt.NDArray[np.bool_]]) -> npt.NDArray[np.bool_]:
+    """Which output elements read an input value passing `test` (through broadcast); a packed mask holds none."""
+    found = np.zeros(shape, dtype=np.bool_)
     for array, tensor in zip(inputs, plan.inputs, strict=True):
         if not tensor.is_mask:
-            nan |= np.broadcast_to(np.isnan(array.astype(np.float64)), shape)
-    return nan.ravel()
+            found |= np.broadcast_to(test(array.astype(np.float64)), shape)
+    return found.ravel()
 
 
 def _overrun(line: str, where: str) -> str:

@@ -42,6 +42,8 @@ from .tpl_launch import (
 )
 
 LEVEL = "upstream"
+# the upstream_differences fact of a kernel that computes other values than upstream's where an input is inf or NaN
+NONFINITE_FACT = "kernel.nonfinite"
 _TEMPLATE_ENTRY = re.compile(r"template\s*<[^>]*>\s*__global__\s+__aicore__\s+void\s+(?P<name>\w+)\s*\(")
 
 
@@ -74,8 +76,10 @@ def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sourc
         reason = (f"reaches what the CPU model does not model on arch {variant.arch.npu_arch}: "
                   f"{', '.join(build.missing)}") if build.missing else f"does not build in the harness: {build.problem}"
         return skipped(label, f"not run: {where} {reason[:400]}")
+    listed = next((d for d in spec.upstream_differences if d.fact == NONFINITE_FACT), None)
     runs = [run_shape(build.executable, spec, plan, variant.combination, golden(attrs), shape, run_ub, launch,
-                      np.random.default_rng(0), attrs, saturating=saturating, given=mine.inputs)
+                      np.random.default_rng(0), attrs, saturating=saturating, given=mine.inputs,
+                      nonfinite_excused=listed is not None)
             for (shape, attrs), launch, mine in zip(wanted, host.launches, generated, strict=True)]
     unmodelled = sorted({u for r in runs for u in r.unmodelled})
     if unmodelled:
@@ -93,9 +97,15 @@ def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sourc
         return bad(label, f"{where} differs from the spec's reference on the CPU model, on the generated kernel's "
                           f"inputs: a model or upstream bug (or a reference upstream does not follow), not the "
                           f"generated kernel's: " + "; ".join(problems)[:600], **figures)
+    excused = sum(r.excused for r in runs)
+    if listed is not None and not excused:
+        return bad(label, f"the spec lists {NONFINITE_FACT!r}, but {where} equals the reference at every element "
+                          "reading an inf or NaN input: remove the listing", **figures)
     ratios = ", ".join(f"{key.removesuffix('_ratio').replace('_', ' ')} x{value}" for key, value in figures.items()
                        if key.endswith("_ratio"))
-    return ok(label, f"{where} matches the golden on the same inputs; the generated kernel is "
+    differs = (f" (but at {excused} element(s) reading an inf or NaN input, where the spec lists "
+               f"{NONFINITE_FACT!r}: {listed.reason})") if listed is not None else ""
+    return ok(label, f"{where} matches the golden on the same inputs{differs}; the generated kernel is "
                      f"{figures['generated_vs_upstream_max_abs']:.3g} (max abs), "
                      f"{figures['generated_vs_upstream_max_ulp']} ulp from it" +
               (f"; its cost over upstream's: {ratios}" if ratios else ""), **figures)
