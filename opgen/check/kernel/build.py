@@ -143,10 +143,10 @@ def kernel_sources(op_dir: Path) -> list[Path]:
     return sorted(p for p in (op_dir / "op_kernel").rglob("*.cpp") if p.is_file())
 
 
-def wrapper_source(plan: RenderPlan, tu: Path, variant: KernelVariant) -> str:
+def wrapper_source(plan: RenderPlan, tu: Path, variant: KernelVariant, default_struct: str | None = None) -> str:
     """The unit g++ compiles for one variant: the kernel included the way the op compiler wraps it."""
     uses = "\n".join(f"    reinterpret_cast<void*>({expr})," for expr in variant.instantiations)
-    default_struct = "EleBaseTilingDataV2" if variant.family.is_dag else f"{plan.op_type}TilingData"
+    default_struct = default_struct or ("EleBaseTilingDataV2" if variant.family.is_dag else f"{plan.op_type}TilingData")
     return f"""// opgen kernel check: {variant.label}, {tu.name}
 #include "kernel_operator.h"
 #undef __global__

@@ -83,7 +83,7 @@ def launches(plan: RenderPlan, variant: KernelVariant) -> tuple[DagLaunch, ...]:
     return tuple(found)
 
 
-def launcher_source(plan: RenderPlan, variant: KernelVariant, *, described: bool = True) -> str:
+def launcher_source(plan: RenderPlan, variant: KernelVariant) -> str:
     """`opgen_launch` dispatching on the tiling key to the kernel instantiation it selects (every schMode of every
     path: the host tiling picks the schMode), and `opgen_describe`
     printing each path's DAG facts (`dag KEY BUFFERS MAX_BYTES MIN_BYTES`).
@@ -96,9 +96,8 @@ def launcher_source(plan: RenderPlan, variant: KernelVariant, *, described: bool
         for mode in plan.sch_modes:
             entry = launch_call(f"{plan.name}<TPL_SCH_MODE_{mode}, {launch.branch.tpl_args}>", args, mode)
             cases.append(f"    case {launch.key_at(plan, mode)}ULL: {entry} return;")
-        if described:
-            facts.append(f'    std::printf("dag {launch.key} %lld %lld %lld\\n", (long long){dag}::BufferNum, '
-                         f"(long long){dag}::MaxDtypeBytes, (long long){dag}::MinDtypeBytes);")
+        facts.append(f'    std::printf("dag {launch.key} %lld %lld %lld\\n", (long long){dag}::BufferNum, '
+                     f"(long long){dag}::MaxDtypeBytes, (long long){dag}::MinDtypeBytes);")
     return "\n".join([*dispatch_lines(cases), 'extern "C" void opgen_describe()', "{", *facts, "}"])
 
 

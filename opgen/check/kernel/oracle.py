@@ -36,7 +36,9 @@ from .tpl_launch import (
     declaration,
     dtype_types,
     kernel_tiling_structs,
+    plain_launcher,
     read_args,
+    registered_tiling_struct,
     tpl_launcher,
     type_parameters,
 )
@@ -45,6 +47,7 @@ LEVEL = "upstream"
 # the upstream_differences fact of a kernel that computes other values than upstream's where an input is inf or NaN
 NONFINITE_FACT = "kernel.nonfinite"
 _TEMPLATE_ENTRY = re.compile(r"template\s*<[^>]*>\s*__global__\s+__aicore__\s+void\s+(?P<name>\w+)\s*\(")
+_PLAIN_ENTRY = re.compile(r"extern\s+\"C\"\s+__global__\s+__aicore__\s+void\s+(?P<name>\w+)\s*\(")
 
 
 def upstream_dir(sources: CannSources, plan: RenderPlan) -> Path | None:
@@ -67,11 +70,12 @@ def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sourc
     host = host_launches(upstream, spec, plan, variant, soc, cores, tiling_ub, sources, wanted, harness)
     if host.problem or host.refused:
         return skipped(label, f"not run: {where}: {host.problem or host.refused}")
-    launcher = _template_launcher(upstream, plan, variant, sources, [launch.key for launch in host.launches])
+    launcher = _upstream_launcher(upstream, plan, variant, sources, [launch.key for launch in host.launches])
     if isinstance(launcher, str):
         return skipped(label, f"not run: {where}: {launcher}")
     build = build_kernel(sources, variant, upstream, plan,
-                         upstream=UpstreamEntry(launcher, kernel_tiling_structs(upstream)))
+                         upstream=UpstreamEntry(launcher, kernel_tiling_structs(upstream),
+                                                registered_tiling_struct(upstream, plan.op_type)))
     if build.executable is None:
         reason = (f"reaches what the CPU model does not model on arch {variant.arch.npu_arch}: "
                   f"{', '.join(build.missing)}") if build.missing else f"does not build in the harness: {build.problem}"
@@ -111,14 +115,18 @@ def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sourc
               (f"; its cost over upstream's: {ratios}" if ratios else ""), **figures)
 
 
-def _template_launcher(upstream: Path, plan: RenderPlan, variant: KernelVariant, sources: CannSources,
-                       keys: Sequence[int]) -> TplLauncher | str | None:
-    """The launcher of an entry that is a template over upstream's own TPL arguments (None: a plain function), or
-    why it cannot be made."""
+def _upstream_launcher(upstream: Path, plan: RenderPlan, variant: KernelVariant, sources: CannSources,
+                       keys: Sequence[int]) -> TplLauncher | str:
+    """The launcher of upstream's entry: a plain call, or for a template over upstream's own TPL arguments the
+    instantiations the keys decode to; or why it cannot be made."""
     entry = upstream / variant.family.kernel_entry
-    template = _TEMPLATE_ENTRY.search(entry.read_text(errors="replace")) if entry.is_file() else None
+    if not entry.is_file():
+        return f"no {variant.family.kernel_entry}"
+    text = entry.read_text(errors="replace")
+    template = _TEMPLATE_ENTRY.search(text)
     if template is None:
-        return None
+        plain = _PLAIN_ENTRY.search(text)
+        return plain_launcher(plain.group("name") if plain else plan.name, entry_arg_count(plan))
     header = declaration(upstream / "op_kernel", entry)
     if header is None:
         return "its entry is a template, and no one header under op_kernel declares its ASCENDC_TPL_ARGS_DECL"

@@ -28,7 +28,7 @@ from ..confined import ConfinedCompile, compile_confined
 from .build import KernelVariant, compile_command, wrapper_source
 from .dag_run import launcher_source
 from .intrinsics import HEADER, intrinsic_dir, learn
-from .tpl_launch import UpstreamEntry
+from .tpl_launch import UpstreamEntry, plain_launcher
 
 OPTIMIZE = "-O1"
 TIMEOUT = 600
@@ -108,18 +108,17 @@ def run_wrapper(plan: RenderPlan, variant: KernelVariant, entry: Path, *, upstre
     kernel (the oracle), whose DAGs and TPL arguments the plan does not name, whose tiling struct its host may
     declare, and which may use bisheng's builtin `float32_t` (the CPU-debug stubs typedef it on arches 3003/3113
     only)."""
-    if upstream is not None and upstream.launcher is not None:
+    if upstream is not None:
         variant = dataclasses.replace(variant, instantiations=upstream.launcher.instantiations)
         source = upstream.launcher.source
     elif variant.family.is_dag:
-        source = launcher_source(plan, variant, described=upstream is None)
+        source = launcher_source(plan, variant)
     else:
-        call = ", ".join(f"args[{k}]" for k in range(entry_arg_count(plan)))
-        source = f'extern "C" void opgen_launch(uint8_t* const* args) {{ {plan.name}({call}); }}'
+        source = plain_launcher(plan.name, entry_arg_count(plan)).source
     register = REGISTER_MODEL.get(variant.arch.npu_arch)
     return "\n".join([
         *(["typedef float float32_t;", upstream.tiling_structs] if upstream is not None else []),
-        wrapper_source(plan, entry, variant),
+        wrapper_source(plan, entry, variant, upstream.tiling_default if upstream is not None else None),
         source,
         '#include "intrinsics.h"',
         *([f'#include "{register}.h"'] if register else []),

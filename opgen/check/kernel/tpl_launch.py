@@ -147,11 +147,13 @@ def tpl_launcher(entry: str, arg_count: int, args: Sequence[TplArg], keys: Itera
 
 @dataclass(frozen=True)
 class UpstreamEntry:
-    """How ops-nn's own kernel builds in the harness: its launcher (None: a plain entry, called as the generated one
-    is) and the kernel-side structs of the tiling data its host declares (`kernel_tiling_structs`)."""
+    """How ops-nn's own kernel builds in the harness: its launcher, the kernel-side structs of the tiling data its
+    host declares (`kernel_tiling_structs`) and the one its host registers for the op, which `GET_TILING_DATA`
+    fills (`registered_tiling_struct`)."""
 
-    launcher: TplLauncher | None
+    launcher: TplLauncher
     tiling_structs: str
+    tiling_default: str | None
 
 
 def kernel_tiling_structs(op_dir: Path) -> str:
@@ -171,6 +173,15 @@ def kernel_tiling_structs(op_dir: Path) -> str:
     return "\n".join(["#include <cstdint>", *structs]) if structs else ""
 
 
+def registered_tiling_struct(op_dir: Path, op_type: str) -> str | None:
+    """The tiling struct op_host registers for the op (`REGISTER_TILING_DATA_CLASS(OpType, Struct)`), if any."""
+    pattern = re.compile(rf"REGISTER_TILING_DATA_CLASS\(\s*{op_type}\s*,\s*(\w+)\s*\)")
+    for header in sorted((op_dir / "op_host").rglob("*.h")):
+        if found := pattern.search(header.read_text(errors="replace")):
+            return found.group(1)
+    return None
+
+
 def launch_call(instance: str, call: str, sch_mode: int | None) -> str:
     """One launch of an entry instantiation. schMode 202 (`BroadcastOneDimAdvanceSch`) builds no TPipe: it addresses
     UB from 0 itself. An API popping a temporary from the TPipe stack there (`Erf`) reads a pipe the NPU does not
@@ -180,6 +191,12 @@ def launch_call(instance: str, call: str, sch_mode: int | None) -> str:
     if sch_mode == SCH_MODE_ONE_DIM_ADVANCE:
         return f"{{ AscendC::TPipe opgen_absent_pipe; {instance}({call}); }}"
     return f"{instance}({call});"
+
+
+def plain_launcher(entry: str, arg_count: int) -> TplLauncher:
+    """`opgen_launch` calling a plain (`extern "C"`) entry, which branches on the tiling key itself."""
+    call = ", ".join(f"args[{k}]" for k in range(arg_count))
+    return TplLauncher(f'extern "C" void opgen_launch(uint8_t* const* args) {{ {entry}({call}); }}', (f"&{entry}",))
 
 
 def dispatch_lines(cases: Sequence[str]) -> list[str]:
