@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
+from conftest import spec_copy
 
 from opgen.cann_sources import resolve_sources
 from opgen.check.items import CheckItem
@@ -18,10 +20,19 @@ from opgen.check.trust import Trust
 from .test_kernel_run_dag import RELU_DAG, SELECT, SELECT_SWAPPED
 from .trees import RELU, copy_sample, cut_plan, edit, loaded
 
+GELU_V2 = "activation/gelu_grad_v2"
+NONFINITE_LISTING = "  - fact: kernel.nonfinite\n    reason: a test listing (op_kernel/arch35/relu_grad_v2_dag.h:1)\n"
+# upstream entries of each form the launcher takes
+UPSTREAM_FORMS = (
+    (GELU_V2, "ascend950"),  # a template over BRC_TEMP_SCH_MODE_KEY_DECL and an attr; schMode 202 builds no TPipe
+    ("activation/hard_swish_grad_v2", "ascend910b"),  # extern "C", the tiling struct declared by its host
+    ("activation/logsigmoid_grad", "ascend950"),  # a template named log_sigmoid_grad, the BRC macro from the entry
+)
 
-def _rows(op_dir: Path, cann_src: Path) -> dict[str, CheckItem]:
+
+def _rows(op_dir: Path, cann_src: Path, soc: str = "ascend950") -> dict[str, CheckItem]:
     spec, plan = loaded(op_dir)
-    cut = cut_plan(plan, "ascend950", ("float32",))
+    cut = cut_plan(plan, soc, ("float32",))
     rows = kernel_run_rows(op_dir, spec.spec, cut, resolve_sources(cann_src), Trust(True))
     return {r.item: r for r in rows}
 
@@ -34,6 +45,36 @@ def test_upstream_relu_grad_v2_runs_on_the_same_inputs_and_the_generated_kernel_
     assert upstream.figures["tiling"] == "upstream's host code"
     assert upstream.figures["generated_vs_upstream_max_ulp"] == 0
     assert upstream.figures["upstream_max_abs"] == 0.0
+
+
+@pytest.mark.parametrize(("rel_dir", "soc"), UPSTREAM_FORMS)
+def test_upstream_entries_of_every_form_run_within_the_reference(tmp_path: Path, cann_src: Path, rel_dir: str,
+                                                                soc: str) -> None:
+    rows = _rows(copy_sample(tmp_path, rel_dir), cann_src, soc)
+    upstream = rows[f"{soc} float32 upstream"]
+    assert upstream.status == "pass", upstream.reason
+    assert str(upstream.figures["tiling"]).startswith("upstream's host code")
+    assert float(upstream.figures["generated_vs_upstream_max_abs"]) <= 1e-4
+    assert rows[f"{soc} float32 run"].status == "pass"
+
+
+def test_upstream_nan_at_infinite_inputs_fails_unless_the_spec_lists_it(tmp_path: Path, cann_src: Path) -> None:
+    op_dir = copy_sample(tmp_path, GELU_V2)
+    spec = spec_copy(op_dir)
+    text = spec.read_text(encoding="utf-8")
+    start = text.index("  - fact: kernel.nonfinite\n")
+    spec.write_text(text[:start] + text[text.index("  - fact:", start + 1):], encoding="utf-8")
+    upstream = _rows(op_dir, cann_src)["ascend950 float32 upstream"]
+    assert upstream.status == "fail"
+    assert "a model or upstream bug" in upstream.reason and "nan" in upstream.reason
+
+
+def test_a_nonfinite_listing_with_nothing_to_excuse_fails(tmp_path: Path, cann_src: Path) -> None:
+    op_dir = copy_sample(tmp_path, RELU)
+    edit(spec_copy(op_dir), "upstream_differences:\n", "upstream_differences:\n" + NONFINITE_LISTING)
+    upstream = _rows(op_dir, cann_src)["ascend950 float32/uint1 upstream"]
+    assert upstream.status == "fail"
+    assert "remove the listing" in upstream.reason
 
 
 def test_a_generated_fault_shows_as_distance_from_upstream(tmp_path: Path, cann_src: Path) -> None:

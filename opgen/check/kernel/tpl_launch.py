@@ -36,7 +36,8 @@ _KINDS = ("ASCENDC_TPL_UINT_DECL(x, bw, ...) [UINT x bw __VA_ARGS__]",
 _ARG = re.compile(r"\[\s*(UINT|DTYPE|FORMAT|BOOL)\s+(\w+)\s+\(?\s*(\d+)\s*\)?\s*([^\]]*)\]")
 _UI = re.compile(r"opgen_ui\s+(\d+)\s+(\d+)\s+(\d+)")  # ASCENDC_TPL_UI_RANGE, _LIST, _MIX
 _TILING_DEF = re.compile(r"BEGIN_TILING_DATA_DEF\((\w+)\)(.*?)END_TILING_DATA_DEF", re.S)
-_TILING_FIELD = re.compile(r"TILING_DATA_FIELD_DEF(?:_ARR)?\(\s*(\w+)\s*,\s*(?:(\d+)\s*,\s*)?(\w+)\s*\)")
+_TILING_FIELD = re.compile(r"TILING_DATA_FIELD_DEF(?:_ARR)?\(\s*(\w+)\s*,\s*(?:(\w+)\s*,\s*)?(\w+)\s*\)")
+_CONSTANT = re.compile(r"(?:constexpr\s+[\w:]+\s+|#define\s+)(\w+)\s*=?\s*(\d+)\b")
 TIMEOUT = 120.0
 C_TYPES = "inc/external/graph/c_types.h"  # metadef: the dtype numbers a DATATYPE argument holds
 
@@ -164,10 +165,12 @@ def kernel_tiling_structs(op_dir: Path) -> str:
                        if p.suffix in (".h", ".cpp"))
     structs = []
     for header in sorted((op_dir / "op_host").rglob("*.h")):
-        for name, body in _TILING_DEF.findall(header.read_text(errors="replace")):
+        text = header.read_text(errors="replace")
+        constants = dict(_CONSTANT.findall(text))  # array sizes named by the header's constants
+        for name, body in _TILING_DEF.findall(text):
             if not re.search(rf"\b{name}\b", kernel) or re.search(rf"\bstruct\s+{name}\b", kernel):
                 continue
-            fields = [f"    {kind} {field}{f'[{count}]' if count else ''};"
+            fields = [f"    {kind} {field}{f'[{constants.get(count, count)}]' if count else ''};"
                       for kind, count, field in _TILING_FIELD.findall(body)]
             structs.append("\n".join([f"struct {name} {{", *fields, "};"]))
     return "\n".join(["#include <cstdint>", *structs]) if structs else ""
