@@ -15,7 +15,6 @@ from opgen.check.kernel.tpl_launch import (
     registered_tiling_struct,
     template_arguments,
     tpl_launcher,
-    type_parameters,
 )
 
 BRC_MODES = (1, 2, 101, 102, 103, 104, 109, 201, 202, 301, 302, 303, 304, 305, 999)
@@ -43,9 +42,7 @@ def test_ranges_and_mixes_expand_as_parse_tpl_uint_value_does() -> None:
 
 def test_the_launcher_instantiates_only_the_decoded_keys_and_types_a_typename_parameter() -> None:
     args = (TplArg("D_T_X", "DTYPE", 8, ()), TplArg("BUFFER_MODE", "UINT", 8, (0, 1)))
-    entry = "template <typename D_T_X, int BUFFER_MODE>\n__global__ __aicore__ void op(GM_ADDR a)\n{}"
-    launcher = tpl_launcher("op", 3, args, [0 | 1 << 8, 0 | 1 << 8, 1], type_parameters(entry, "op"),
-                            {0: "float", 1: "half"})
+    launcher = tpl_launcher("op", 3, args, [0 | 1 << 8, 0 | 1 << 8, 1], (True, False), {0: "float", 1: "half"})
     assert launcher.instantiations == ("&op<half, 0ULL>", "&op<float, 1ULL>")  # by key
     assert "case 256ULL: op<float, 1ULL>(args[0], args[1], args[2]); return;" in launcher.source
     assert "case 1ULL: op<half, 0ULL>(args[0], args[1], args[2]); return;" in launcher.source
@@ -68,7 +65,7 @@ def test_a_host_tiling_def_becomes_the_plain_struct_the_kernel_reads(tmp_path: P
     assert kernel_tiling_structs(tmp_path) == (
         "#include <cstdint>\nstruct XTilingData {\n    int64_t total;\n    uint32_t parts[4];\n"
         "    int64_t dims[8];\n};")
-    assert registered_tiling_struct(tmp_path, "X") == "XTilingData"
+    assert registered_tiling_struct(tmp_path, "X", tmp_path / "op_kernel/x.cpp") == "XTilingData"
     (tmp_path / "op_kernel/x.h").write_text("struct XTilingData { int64_t total; };\n")
     assert kernel_tiling_structs(tmp_path) == ""  # the kernel defines its own
 

@@ -10,7 +10,6 @@ refuses the shape) is SKIPPED saying so.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,19 +34,17 @@ from .tpl_launch import (
     UpstreamEntry,
     declaration,
     dtype_types,
+    entry_form,
     kernel_tiling_structs,
     plain_launcher,
     read_args,
     registered_tiling_struct,
     tpl_launcher,
-    type_parameters,
 )
 
 LEVEL = "upstream"
 # the upstream_differences fact of a kernel that computes other values than upstream's where an input is inf or NaN
 NONFINITE_FACT = "kernel.nonfinite"
-_TEMPLATE_ENTRY = re.compile(r"template\s*<[^>]*>\s*__global__\s+__aicore__\s+void\s+(?P<name>\w+)\s*\(")
-_PLAIN_ENTRY = re.compile(r"extern\s+\"C\"\s+__global__\s+__aicore__\s+void\s+(?P<name>\w+)\s*\(")
 
 
 def upstream_dir(sources: CannSources, plan: RenderPlan) -> Path | None:
@@ -75,7 +72,8 @@ def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sourc
         return skipped(label, f"not run: {where}: {launcher}")
     build = build_kernel(sources, variant, upstream, plan,
                          upstream=UpstreamEntry(launcher, kernel_tiling_structs(upstream),
-                                                registered_tiling_struct(upstream, plan.op_type)))
+                                                registered_tiling_struct(upstream, plan.op_type,
+                                                                         upstream / variant.family.kernel_entry)))
     if build.executable is None:
         reason = (f"reaches what the CPU model does not model on arch {variant.arch.npu_arch}: "
                   f"{', '.join(build.missing)}") if build.missing else f"does not build in the harness: {build.problem}"
@@ -122,20 +120,18 @@ def _upstream_launcher(upstream: Path, plan: RenderPlan, variant: KernelVariant,
     entry = upstream / variant.family.kernel_entry
     if not entry.is_file():
         return f"no {variant.family.kernel_entry}"
-    text = entry.read_text(errors="replace")
-    template = _TEMPLATE_ENTRY.search(text)
-    if template is None:
-        plain = _PLAIN_ENTRY.search(text)
-        return plain_launcher(plain.group("name") if plain else plan.name, entry_arg_count(plan))
+    form = entry_form(sources, variant, upstream, entry)
+    if isinstance(form, str):
+        return form
+    if not form.template:
+        return plain_launcher(form.name, entry_arg_count(plan))
     header = declaration(upstream / "op_kernel", entry)
     if header is None:
         return "its entry is a template, and no one header under op_kernel declares its ASCENDC_TPL_ARGS_DECL"
     args = read_args(sources, variant, upstream, entry, header)
     if isinstance(args, str):
         return args
-    name = template.group("name")
-    return tpl_launcher(name, entry_arg_count(plan), args, keys,
-                        type_parameters(entry.read_text(errors="replace"), name), dtype_types(sources))
+    return tpl_launcher(form.name, entry_arg_count(plan), args, keys, form.type_params, dtype_types(sources))
 
 
 def _cost_ratios(mine: Sequence[ShapeRun], theirs: Sequence[ShapeRun]) -> dict[str, float | int | str]:

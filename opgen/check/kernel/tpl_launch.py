@@ -34,6 +34,7 @@ _KINDS = ("ASCENDC_TPL_UINT_DECL(x, bw, ...) [UINT x bw __VA_ARGS__]",
           "ASCENDC_TPL_FORMAT_DECL(x, ...) [FORMAT x ASCENDC_TPL_8_BW __VA_ARGS__]",
           "ASCENDC_TPL_BOOL_DECL(x, ...) [BOOL x ASCENDC_TPL_1_BW __VA_ARGS__]")
 _ARG = re.compile(r"\[\s*(UINT|DTYPE|FORMAT|BOOL)\s+(\w+)\s+\(?\s*(\d+)\s*\)?\s*([^\]]*)\]")
+_ENTRY = re.compile(r"(?:template\s*<(?P<params>[^>]*)>\s*)?__global__\s+__aicore__\s+void\s+(?P<name>\w+)\s*\(")
 _UI = re.compile(r"opgen_ui\s+(\d+)\s+(\d+)\s+(\d+)")  # ASCENDC_TPL_UI_RANGE, _LIST, _MIX
 _TILING_DEF = re.compile(r"BEGIN_TILING_DATA_DEF\((\w+)\)(.*?)END_TILING_DATA_DEF", re.S)
 _TILING_FIELD = re.compile(r"TILING_DATA_FIELD_DEF(?:_ARR)?\(\s*(\w+)\s*,\s*(?:(\w+)\s*,\s*)?(\w+)\s*\)")
@@ -70,12 +71,7 @@ def read_args(sources: CannSources, variant: KernelVariant, op_dir: Path, entry:
                        f"#undef {_DECL_CALL}", f"#define {_DECL_CALL}(name, ...) {_MARK} __VA_ARGS__",
                        *(f"#undef {d.split('(')[0]}\n#define {d}" for d in _KINDS),
                        "opgen_ui ASCENDC_TPL_UI_RANGE ASCENDC_TPL_UI_LIST ASCENDC_TPL_UI_MIX", call, ""])
-    with tempfile.TemporaryDirectory(prefix="opgen-tpl-") as scratch:
-        unit = Path(scratch) / "probe.cpp"
-        unit.write_text(probe)
-        command = compile_command("g++", unit, variant, sources, op_dir, intrinsic_dir(sources, variant.arch),
-                                  ("-E", "-P"))
-        done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=TIMEOUT, check=False)
+    done = _preprocessed(sources, variant, op_dir, probe)
     if done.returncode != 0:
         return f"{header.name}: the preprocessor failed: {done.stderr.strip()[:300]}"
     text = done.stdout[done.stdout.rfind("opgen_ui"):]
@@ -90,6 +86,41 @@ def read_args(sources: CannSources, variant: KernelVariant, op_dir: Path, entry:
         values = _uint_values(numbers, ui_range, ui_list, ui_mix) if kind == "UINT" else ()
         read.append(TplArg(name, kind, int(bits), values))
     return tuple(read)
+
+
+@dataclass(frozen=True)
+class EntryForm:
+    """The kernel entry the compile takes (after `#ifdef __CCE_KT_TEST__` and the like): its name, and for a template
+    which of its parameters are types."""
+
+    name: str
+    template: bool
+    type_params: tuple[bool, ...]
+
+
+def entry_form(sources: CannSources, variant: KernelVariant, op_dir: Path, entry: Path) -> EntryForm | str:
+    """The entry's form as the kernel build sees it: directives run (macros unexpanded), the last entry defined."""
+    done = _preprocessed(sources, variant, op_dir, f'#include "{entry}"\n', "-fdirectives-only")
+    if done.returncode != 0:
+        return f"{entry.name}: the preprocessor failed: {done.stderr.strip()[:300]}"
+    found = list(_ENTRY.finditer(done.stdout))
+    if not found:
+        return f"{entry.name}: no __global__ __aicore__ entry"
+    last = found[-1]
+    params = last.group("params")
+    return EntryForm(last.group("name"), params is not None,
+                     tuple(p.split()[0] in ("typename", "class") for p in params.split(",")) if params else ())
+
+
+def _preprocessed(sources: CannSources, variant: KernelVariant, op_dir: Path, unit_text: str,
+                  *mode: str) -> subprocess.CompletedProcess[str]:
+    """g++ -E of a unit with the kernel build's defines and include dirs."""
+    with tempfile.TemporaryDirectory(prefix="opgen-tpl-") as scratch:
+        unit = Path(scratch) / "probe.cpp"
+        unit.write_text(unit_text)
+        command = compile_command("g++", unit, variant, sources, op_dir, intrinsic_dir(sources, variant.arch),
+                                  ("-E", "-P", *mode))
+        return subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=TIMEOUT, check=False)
 
 
 def template_arguments(args: Sequence[TplArg], key: int) -> tuple[int, ...] | None:
@@ -113,12 +144,6 @@ class TplLauncher:
 
     source: str
     instantiations: tuple[str, ...]
-
-
-def type_parameters(entry_text: str, entry: str) -> tuple[bool, ...]:
-    """Which of the entry's template parameters are types (a DATATYPE argument given as `typename D_T_X`)."""
-    found = re.search(rf"template\s*<([^>]*)>\s*__global__[^(]*\b{entry}\s*\(", entry_text)
-    return tuple(p.split()[0] in ("typename", "class") for p in found.group(1).split(",")) if found else ()
 
 
 def dtype_types(sources: CannSources) -> dict[int, str]:
@@ -176,8 +201,11 @@ def kernel_tiling_structs(op_dir: Path) -> str:
     return "\n".join(["#include <cstdint>", *structs]) if structs else ""
 
 
-def registered_tiling_struct(op_dir: Path, op_type: str) -> str | None:
-    """The tiling struct op_host registers for the op (`REGISTER_TILING_DATA_CLASS(OpType, Struct)`), if any."""
+def registered_tiling_struct(op_dir: Path, op_type: str, entry: Path) -> str | None:
+    """The tiling struct `GET_TILING_DATA` fills: the entry's `REGISTER_TILING_DEFAULT(Struct)`, else the one op_host
+    registers for the op (`REGISTER_TILING_DATA_CLASS(OpType, Struct)`), if any."""
+    if found := re.search(r"REGISTER_TILING_DEFAULT\(\s*([\w:]+)\s*\)", entry.read_text(errors="replace")):
+        return found.group(1)
     pattern = re.compile(rf"REGISTER_TILING_DATA_CLASS\(\s*{op_type}\s*,\s*(\w+)\s*\)")
     for header in sorted((op_dir / "op_host").rglob("*.h")):
         if found := pattern.search(header.read_text(errors="replace")):

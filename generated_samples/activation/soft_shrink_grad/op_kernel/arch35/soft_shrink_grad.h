@@ -123,9 +123,10 @@ private:
             LocalTensor<uint8_t> mask0 = maskBuf0.Get<uint8_t>();
             uint32_t cmpCount = (count + 255) / 256 * 256;        // Compare works on whole 256-byte blocks
             Abs(tmp0, inputXValue, count);                        // mag = abs(input_x)
-            Compares(mask0, tmp0, lambd_, CMPMODE::GT, cmpCount); // live = gt(mag, lambd)
-            Select(outputYValue, mask0, inputGradValue, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE,
-                   count); // output_y = select(live, input_grad, 0.0)
+            Compares(mask0, tmp0, lambd_, CMPMODE::LE, cmpCount); // dead = le(mag, lambd)
+            Duplicate(tmp0, 0.0f, count);                         // zero = fill(0.0)
+            Select(outputYValue, mask0, tmp0, inputGradValue, SELMODE::VSEL_TENSOR_TENSOR_MODE,
+                   count); // output_y = select(dead, zero, input_grad)
             StoreFloat<TYPE_OUTPUT_Y>(outputYLocal, outputYValue, count);
         }
         outQueueOutputY.EnQue<TYPE_OUTPUT_Y>(outputYLocal);

@@ -14,8 +14,9 @@ __golden__ = {"kernel": {"soft_shrink_grad": "soft_shrink_grad_golden"}}
 def _default(input_grad, input_x, cdt, shape, lambd):
     """Kernel math of Ascend950."""
     mag = np.abs(input_x)
-    live = np.greater(mag, cdt(lambd))
-    output_y = np.where(live, input_grad, cdt(0.0))
+    dead = np.less_equal(mag, cdt(lambd))
+    zero = np.full(shape, cdt(0.0))
+    output_y = np.where(dead, zero, input_grad)
     return (output_y,)
 
 
