@@ -29,7 +29,8 @@ LISTED: dict[str, tuple[str, ...]] = {
         'registrations.IMPL_OP_OPTILING', 'file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',
     ),
     "gelu_grad": (
-        'proto', 'aclnn.aclnnGeluBackward.names', 'docs.docs/aclnnGeluBackward.md.products', 'file.examples/*',
+        'kernel.nonfinite', 'kernel.ascend310b.float32', 'kernel.ascend310b.bfloat16', 'proto',
+        'aclnn.aclnnGeluBackward.names', 'docs.docs/aclnnGeluBackward.md.products', 'file.examples/*',
         'file.op_graph/*', 'file.op_host/config/*', 'file.tests/*',
     ),
     "gelu_grad_v2": (

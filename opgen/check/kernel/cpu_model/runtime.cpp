@@ -36,6 +36,7 @@ namespace AscendC {
 extern const int AIC_TYPE = AIC;
 extern const int AIV_TYPE = AIV;
 bool g_isAtomic = false;
+AtomicType g_atomicType = SUM;
 void* GmAlloc(size_t size)
 {
     return std::calloc(1, size);
@@ -44,6 +45,36 @@ void GmFree(void* ptr)
 {
     std::free(ptr);
 }
+// the lock tikicpulib's DataCopy takes around an atomic UB->GM copy (its cores are processes sharing GM); the
+// model runs the cores one after another in one process, so it is never contended
+ProcessLock* ProcessLock::processLock = nullptr;
+ProcessLock::ProcessLock()
+{
+    pthread_rwlock_init(&lock, nullptr);
+}
+ProcessLock::~ProcessLock()
+{
+    pthread_rwlock_destroy(&lock);
+}
+ProcessLock* ProcessLock::CreateLock()
+{
+    static ProcessLock only;
+    return &only;
+}
+int ProcessLock::Read()
+{
+    return pthread_rwlock_rdlock(&lock);
+}
+int ProcessLock::Write()
+{
+    return pthread_rwlock_wrlock(&lock);
+}
+int ProcessLock::Unlock()
+{
+    return pthread_rwlock_unlock(&lock);
+}
+void ProcessLock::UnInit() {}
+void ProcessLock::FreeLock() {}
 #if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3510)
 // CPU debug's tracker of get_buf / rls_buf pairs (kernel_event.h): its bodies are closed; the model accepts every
 // pairing, as the NPU build (which has no tracker) does
@@ -145,6 +176,31 @@ bfloat16::Bf16T& bfloat16::Bf16T::operator=(const float& fVal)
     val = FloatToBf16(fVal);
     return *this;
 }
+// bfloat16 arithmetic on the scalar unit: in float, rounded to bfloat16 once (as the class's float conversions do)
+bfloat16::Bf16T bfloat16::Bf16T::operator+(const Bf16T fp) const
+{
+    return Bf16T(ToFloat() + fp.ToFloat());
+}
+bfloat16::Bf16T bfloat16::Bf16T::operator+=(const Bf16T fp)
+{
+    *this = *this + fp;
+    return *this;
+}
+bfloat16::Bf16T bfloat16::Bf16T::operator-() const
+{
+    Bf16T negated(*this);
+    negated.val ^= 0x8000U;
+    return negated;
+}
+bfloat16::Bf16T bfloat16::Bf16T::operator-(const Bf16T fp) const
+{
+    return Bf16T(ToFloat() - fp.ToFloat());
+}
+bfloat16::Bf16T bfloat16::Bf16T::operator-=(const Bf16T fp)
+{
+    *this = *this - fp;
+    return *this;
+}
 
 extern "C" void opgen_launch(uint8_t* const* args); // written per op by the run wrapper
 extern "C" void opgen_describe() __attribute__((weak)); // written by DAG run wrappers only
@@ -183,18 +239,20 @@ void ReportChanges(const Region& r, size_t guard, size_t dataBytes)
 {
     size_t changed = 0;
     long long first = 0;
+    long long last = 0;
     for (size_t i = 0; i < r.memory.size(); ++i) {
         bool inData = i >= guard && i < guard + dataBytes;
         uint8_t guardByte = r.output ? OUTPUT_GUARD_BYTE : INPUT_GUARD_BYTE;
         uint8_t want = inData ? (r.output ? r.memory[i] : r.expected[i - guard]) : guardByte;
         if (r.memory[i] != want) {
+            last = static_cast<long long>(i) - static_cast<long long>(guard);
             if (changed++ == 0) {
-                first = static_cast<long long>(i) - static_cast<long long>(guard);
+                first = last;
             }
         }
     }
     if (changed != 0) {
-        std::printf("overrun %s %zu %lld %zu\n", r.name.c_str(), changed, first, dataBytes);
+        std::printf("overrun %s %zu %lld %lld %zu\n", r.name.c_str(), changed, first, last, dataBytes);
     }
 }
 } // namespace
