@@ -5,7 +5,8 @@ OPGEN_CANN_SRC=/tmp/cann_src python bench/kernel_run.py [--keep-framework] [--op
 
 Cold runs with a fresh XDG cache dir: intrinsic declarations, kernel executables, the op_host UT framework (which
 the host tiling links; --keep-framework copies the built one in, the cost a user sees once it exists), host tilings.
-Warm is the same call again. Goal: warm at most 3 minutes per op on 2 cores. Prints one table; --out also writes it.
+Warm is the same call again. Goal: warm at most 3 minutes per op on 2 cores. Prints one table, then every row that
+did not pass with its reason (the SKIPPED set tests/check/test_kernel_matrix.py holds); --out also writes both.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ def main() -> None:
         sys.exit("set OPGEN_CANN_SRC (README 'Getting the CANN sources')")
     wanted = [o for o in args.ops.split(",") if o]
     user_cache = cache_root()
+    other: list[str] = []
     lines = [f"{'op':<22}{'rows':>6}{'pass':>6}{'fail':>6}{'skip':>6}{'cold s':>9}{'warm s':>9}{'warm/cold':>11}"]
     print(lines[0], flush=True)
     with tempfile.TemporaryDirectory(prefix="opgen-bench-") as scratch:
@@ -67,10 +69,13 @@ def main() -> None:
                 rows = kernel_run_rows(op_dir, spec, plan, sources, Trust(True))
                 times.append(time.perf_counter() - start)
                 counts = Counter(r.status for r in rows)
+            other += [f"{name} | {r.item} | {r.status} | {r.reason}" for r in rows if r.status != "pass"]
             line = (f"{name:<22}{sum(counts.values()):>6}{counts['pass']:>6}{counts['fail']:>6}{counts['skip']:>6}"
                     f"{times[0]:>9.1f}{times[1]:>9.1f}{times[1] / times[0]:>11.3f}")
             lines.append(line)
             print(line, flush=True)
+    lines += ["", "rows that did not pass:", *other]
+    print("\n".join(lines[-len(other) - 2:]), flush=True)
     if args.out:
         args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
 

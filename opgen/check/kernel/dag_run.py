@@ -7,7 +7,6 @@ tiling UT checks it), the UB split from the DAG's live-buffer count and widest d
 time (`OpDag::BufferNum`, `MaxDtypeBytes`, `MinDtypeBytes`). The run wrapper compiles those facts into the executable
 (`opgen_describe`, printed by `--describe`), so the UB split uses the very DAG the kernel runs. The run takes its tiling
 from the host code (`host_tiling`); this formula picks the run's shapes, and tiles a SoC the host code cannot run on.
-`BroadcastSch` kernels are not launched yet.
 """
 
 from __future__ import annotations
