@@ -52,9 +52,10 @@ def check(
         typer.Option("--skip-tier", metavar="NAME", help="Leave this tier out (repeatable); it is SKIPPED."),
     ] = None,
 ) -> None:
-    """Check an op tree: the tiers structure, syntax, consistency and numerics offline; headers, kernel, ut and
-    upstream (the registrations and exports of ops-nn's own op at the same path) given the CANN sources
-    (--cann-src); tree code (golden, kernel runs, UTs) only with --allow-exec.
+    """Check an op tree: the tiers structure, syntax, consistency and numerics offline; headers, kernel, ut,
+    ops-nn-ut (the op_host UTs run by ops-nn's own build.sh -u) and upstream (the registrations and exports of
+    ops-nn's own op at the same path) given the CANN sources (--cann-src); tree code (golden, kernel runs, UTs)
+    only with --allow-exec.
 
     --tier / --skip-tier choose the tiers (e.g. --skip-tier kernel --skip-tier ut in an edit loop); a tier left
     out is reported SKIPPED. Every preprocess and compile of tree files is bounded by OPGEN_COMPILE_TIMEOUT

@@ -26,7 +26,7 @@ from .tree_links import links_leaving
 from .trust import Trust
 
 NO_EXEC = Trust()
-TIERS = ("structure", "syntax", "consistency", "numerics", "headers", "kernel", "ut", "upstream")
+TIERS = ("structure", "syntax", "consistency", "numerics", "headers", "kernel", "ut", "ops-nn-ut", "upstream")
 
 
 @dataclass(frozen=True)
@@ -123,6 +123,7 @@ def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *
         "headers": lambda: _headers(op_dir, include_dirs, sources),
         "kernel": lambda: _kernel(op_dir, loaded, plan, sources, trust, seed),
         "ut": lambda: _ut(op_dir, plan, sources, trust),
+        "ops-nn-ut": lambda: _ops_nn_ut(op_dir, plan, sources, trust),
         "upstream": lambda: _upstream(op_dir, loaded, plan, sources),
     }
     chosen = [t for t in TIERS if t in tiers]
@@ -141,7 +142,7 @@ def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *
 # the modules each tier's function below imports
 TIER_MODULES = {"structure": (".structure",), "syntax": (".syntax_tier",), "consistency": (".consistency",),
                 "headers": (".headers",), "kernel": (".kernel.run", ".kernel.tier"), "ut": (".ut_tier",),
-                "upstream": (".upstream_tier",)}
+                "ops-nn-ut": (".ops_nn_ut",), "upstream": (".upstream_tier",)}
 
 
 def _refused_links(leaving: list[str], chosen: list[str]) -> tuple[TierResult, ...]:
@@ -199,6 +200,12 @@ def _ut(op_dir: Path, plan: RenderPlan, sources: CannSources | None, trust: Trus
     from .ut_tier import ut_tier
 
     return ut_tier(op_dir, plan, sources, trust)
+
+
+def _ops_nn_ut(op_dir: Path, plan: RenderPlan, sources: CannSources | None, trust: Trust) -> list[CheckItem]:
+    from .ops_nn_ut import ops_nn_ut_tier
+
+    return ops_nn_ut_tier(op_dir, plan, sources, trust)
 
 
 def _upstream(op_dir: Path, loaded: LoadedSpec, plan: RenderPlan, sources: CannSources | None) -> list[CheckItem]:

@@ -1,0 +1,72 @@
+"""The ops-nn-ut tier: the tree's op_host UTs built and run by ops-nn's own `build.sh -u --ophost --ops=<op>
+--soc=<soc>`, one build per registered SoC, on a scratch copy of the sources' ops-nn with the op placed where it
+belongs (validate's placement), against the toolkit-shaped prefix opgen builds from the sources
+(`opgen/cann_prefix`). Upstream's own UTs of an op at the same path, run the same way, are the sanity row: they
+pass, or the prefix is what differs from a toolkit. build.sh configures the tree's CMake and runs its UT binaries,
+so the tier needs --allow-exec."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from ..cann_prefix.build import Prefix, build_prefix
+from ..cann_prefix.layout import cache_root, missing_sources
+from ..cann_prefix.ut_run import UtRun, run_ophost_ut
+from ..cann_sources import CannSources, enable_hint
+from ..errors import OpgenError
+from ..plan import RenderPlan
+from .items import CheckItem, bad, ok, skipped
+from .ophost_build import executor_socs
+from .ophost_ut_framework import TILING_EXECUTOR
+from .trust import Trust
+
+TIER = "ops-nn-ut"
+
+
+def ops_nn_ut_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, trust: Trust) -> list[CheckItem]:
+    if sources is None:
+        return [skipped("build.sh -u", enable_hint(TIER))]
+    if sources.kind == "toolkit":
+        return [skipped("build.sh -u", "with a toolkit, `opgen validate --ops-nn PATH` runs ops-nn's build.sh; this "
+                                       "tier builds its prefix from the open sources (--cann-src)")]
+    if not trust.allow_exec:
+        return [skipped("build.sh -u", trust.refusal("ops-nn's build.sh (it configures the tree's CMake and runs "
+                                                     "its UT binaries)"))]
+    if missing := missing_sources(sources.root):
+        return [skipped("build.sh -u", "missing CANN sources: " + "; ".join(missing))]
+    try:
+        prefix = build_prefix(sources, cache_root())
+    except (OpgenError, OSError, subprocess.SubprocessError) as error:
+        return [bad("toolkit-shaped prefix", f"did not build: {error}")]
+    how = f"built in {prefix.seconds:.0f}s" if prefix.seconds else "cached"
+    items = [ok("toolkit-shaped prefix", f"{how} at {prefix.root}", seconds=round(prefix.seconds, 1))]
+    known = executor_socs(sources.repo("ops-nn") / "tests/ut/common" / TILING_EXECUTOR)
+    runnable = [soc.name for soc in plan.socs if soc.name in known]
+    items += [skipped(f"op_host UTs ({soc.name})", f"ops-nn's {TILING_EXECUTOR} knows no {soc.name}: build.sh -u "
+                                                   "has no platform for it")
+              for soc in plan.socs if soc.name not in known]
+    items += [_row(f"op_host UTs ({soc})", _run(prefix, sources, plan, soc, op_dir), "the tree's") for soc in runnable]
+    if (sources.repo("ops-nn") / plan.rel_dir / "tests/ut/op_host").is_dir():
+        items += [_row(f"upstream op_host UTs ({soc})", _run(prefix, sources, plan, soc, None), "upstream's")
+                  for soc in runnable]
+    return items
+
+
+def _run(prefix: Prefix, sources: CannSources, plan: RenderPlan, soc: str, op_dir: Path | None) -> UtRun:
+    return run_ophost_ut(prefix, sources, op=plan.name, soc=soc, op_dir=op_dir,
+                         experimental=plan.rel_dir.startswith("experimental/"))
+
+
+def _row(label: str, run: UtRun, whose: str) -> CheckItem:
+    figures: dict[str, float | int | str] = {"tests": run.ran, "passed": run.passed, "failed": len(run.failed),
+                                             "seconds": round(run.seconds, 1)}
+    if run.ok:
+        return ok(label, f"{run.passed}/{run.ran} of {whose} op_host UTs passed under build.sh -u --soc={run.soc}",
+                  **figures)
+    if run.returncode == 0 and run.ran == 0:
+        return skipped(label, f"build.sh -u --soc={run.soc} built and ran none of {whose} op_host UTs")
+    failed = f"{len(run.failed)} failed ({', '.join(run.failed[:8])})" if run.failed else "none ran to the end"
+    blame = "" if whose == "the tree's" else ": upstream's own UTs, so the prefix is what differs from a toolkit"
+    return bad(label, f"{run.passed}/{run.ran} passed, {failed}; build.sh exit {run.returncode}{blame}; log "
+                      f"{run.log}", **figures)
