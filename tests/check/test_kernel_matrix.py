@@ -26,6 +26,7 @@ EXPECTED_SKIPPED = {
        for dtype in ("float16", "bfloat16", "float32", "int8", "uint8", "int32")},
     ("gelu_grad", "ascend310b float32 upstream"): "(kernel.ascend310b.float32) as no oracle",
     ("gelu_grad", "ascend310b bfloat16 upstream"): "(kernel.ascend310b.bfloat16) as no oracle",
+    ("gelu_grad_v2", "ascend950 bfloat16 upstream"): "(kernel.ascend950.bfloat16) as no oracle",
 }
 
 matrix = pytest.mark.skipif(not os.environ.get("OPGEN_KERNEL_MATRIX"),
