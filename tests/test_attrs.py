@@ -56,7 +56,7 @@ def test_classic_kernel_copies_the_attr_into_a_member_and_compares_with_it(run, 
     op = _rendered(run, tmp_path, HARD_SHRINK)
     header = (op / "op_kernel/arch35/hard_shrink_grad.h").read_text()
     assert "lambd_ = tilingData.lambd;" in header
-    assert re.search(r"Compares\(\w+, \w+, lambd_, CMPMODE::GT, cmpCount\);", header)
+    assert re.search(r"Compares\(\w+, \w+, lambd_, CMPMODE::LE, cmpCount\);", header)
     assert "0.5f, CMPMODE" not in header
     data = (op / "op_kernel/arch35/hard_shrink_grad_tiling_data.h").read_text()
     assert re.search(r"float lambd; +// attr lambd", data)  # clang-formatted
@@ -83,7 +83,7 @@ def test_proto_and_def_defaults_may_differ(run, tmp_path: Path) -> None:
 
 
 def test_a_recipe_that_ignores_the_attr_fails_only_at_the_checked_setting(tmp_path: Path) -> None:
-    spec = _spec(tmp_path, HARD_SHRINK, "live = gt(mag, lambd)", "live = gt(mag, 0.5)")
+    spec = _spec(tmp_path, HARD_SHRINK, "dead = le(mag, lambd)", "dead = le(mag, 0.5)")
     results = check_numerics(spec, build_plan(spec, "hard_shrink_grad.yaml"))
     failing = {r.sample for r in results if r.failures}
     assert failing and all("lambd=" in s for s in failing), failing
