@@ -124,45 +124,6 @@ auto ScalarValue(const S& scalar)
     }
 }
 
-#define OPGEN_REG_BINARY(name, expr)                                                                            \
-    template <typename... Args>                                                                                 \
-    int64_t name(Args&&... args)                                                                                \
-    {                                                                                                           \
-        auto run = [](auto& dst, auto& a, auto& b, auto mask, const auto&... mode) {                            \
-            static_assert(sizeof...(mode) <= 1, #name ": unexpected arguments");                               \
-            Elementwise(dst, static_cast<uint16_t>(mask), [&](uint64_t e) {                                     \
-                auto x = Value(a, e);                                                                           \
-                auto y = Value(b, e);                                                                           \
-                return expr;                                                                                    \
-            }, mode...);                                                                                        \
-        };                                                                                                      \
-        if constexpr (std::is_invocable_v<decltype(run), Args&...>) {                                           \
-            run(args...);                                                                                       \
-        } else {                                                                                                \
-            Unmodelled(#name " with these operand types");                                                      \
-        }                                                                                                       \
-        return 0;                                                                                               \
-    }
-#define OPGEN_REG_SCALAR(name, expr)                                                                            \
-    template <typename... Args>                                                                                 \
-    int64_t name(Args&&... args)                                                                                \
-    {                                                                                                           \
-        auto run = [](auto& dst, auto& a, const auto& scalar, auto mask, const auto&... mode) {                 \
-            static_assert(sizeof...(mode) <= 1, #name ": unexpected arguments");                               \
-            using T = Elem<std::remove_reference_t<decltype(a)>>;                                               \
-            auto y = ScalarValue<T>(static_cast<T>(scalar));                                                    \
-            Elementwise(dst, static_cast<uint16_t>(mask), [&](uint64_t e) {                                     \
-                auto x = Value(a, e);                                                                           \
-                return expr;                                                                                    \
-            }, mode...);                                                                                        \
-        };                                                                                                      \
-        if constexpr (std::is_invocable_v<decltype(run), Args&...>) {                                           \
-            run(args...);                                                                                       \
-        } else {                                                                                                \
-            Unmodelled(#name " with these operand types");                                                      \
-        }                                                                                                       \
-        return 0;                                                                                               \
-    }
 #define OPGEN_REG_UNARY(name, expr)                                                                             \
     template <typename... Args>                                                                                 \
     int64_t name(Args&&... args)                                                                                \
@@ -195,8 +156,9 @@ auto Operand(B& b, uint64_t e)
         return ScalarValue<T>(static_cast<T>(b));
     }
 }
-// d: the destination's own element (read before it is written), x: the first source's, y: the second operand's
-#define OPGEN_REG_FUSED(name, expr)                                                                             \
+// x: the first source's element, y: the second operand's (a register's element or a scalar as the element type),
+// d(): the destination's own element, read before it is written (the fused multiply-adds)
+#define OPGEN_REG_ARITH(name, expr)                                                                             \
     template <typename... Args>                                                                                 \
     int64_t name(Args&&... args)                                                                                \
     {                                                                                                           \
@@ -204,7 +166,7 @@ auto Operand(B& b, uint64_t e)
             static_assert(sizeof...(mode) <= 1, #name ": unexpected arguments");                               \
             using T = Elem<std::remove_reference_t<decltype(dst)>>;                                             \
             Elementwise(dst, static_cast<uint16_t>(mask), [&](uint64_t e) {                                     \
-                auto d = Value(dst, e);                                                                         \
+                [[maybe_unused]] auto d = [&] { return Value(dst, e); };                                        \
                 auto x = Value(a, e);                                                                           \
                 auto y = Operand<T>(b, e);                                                                      \
                 return expr;                                                                                    \
@@ -250,21 +212,21 @@ X Divide(X x, X y)
     return x / y;
 }
 
-OPGEN_REG_BINARY(vadd, x + y)
-OPGEN_REG_BINARY(vsub, x - y)
-OPGEN_REG_BINARY(vmul, x * y)
-OPGEN_REG_BINARY(vdiv, Divide(x, y))
-OPGEN_REG_BINARY(vmax, Max(x, y))
-OPGEN_REG_BINARY(vmin, Min(x, y))
-OPGEN_REG_SCALAR(vadds, x + y)
-OPGEN_REG_SCALAR(vmuls, x * y)
-OPGEN_REG_SCALAR(vmaxs, Max(x, y))
-OPGEN_REG_SCALAR(vmins, Min(x, y))
+OPGEN_REG_ARITH(vadd, x + y)
+OPGEN_REG_ARITH(vsub, x - y)
+OPGEN_REG_ARITH(vmul, x * y)
+OPGEN_REG_ARITH(vdiv, Divide(x, y))
+OPGEN_REG_ARITH(vmax, Max(x, y))
+OPGEN_REG_ARITH(vmin, Min(x, y))
+OPGEN_REG_ARITH(vadds, x + y)
+OPGEN_REG_ARITH(vmuls, x * y)
+OPGEN_REG_ARITH(vmaxs, Max(x, y))
+OPGEN_REG_ARITH(vmins, Min(x, y))
 // fused multiply-adds, one rounding to the element type (the product of two float/half values is exact in double)
 // asc_madd.md (reg): dst = dst * src0 + src1
-OPGEN_REG_FUSED(vmadd, static_cast<double>(d) * static_cast<double>(x) + static_cast<double>(y))
+OPGEN_REG_ARITH(vmadd, static_cast<double>(d()) * static_cast<double>(x) + static_cast<double>(y))
 // asc_axpy.md (reg): dst = src * value + dst
-OPGEN_REG_FUSED(vaxpy, static_cast<double>(x) * static_cast<double>(y) + static_cast<double>(d))
+OPGEN_REG_ARITH(vaxpy, static_cast<double>(x) * static_cast<double>(y) + static_cast<double>(d()))
 OPGEN_REG_UNARY(vabs, x < 0 ? -x : x)
 OPGEN_REG_UNARY(vneg, -x)
 OPGEN_REG_UNARY(vrelu, Max(x, decltype(x){0}))
