@@ -124,6 +124,18 @@ auto ScalarValue(const S& scalar)
     }
 }
 
+// runs an instruction's body when its operands fit it, else aborts naming the instruction
+template <typename Run, typename... Args>
+int64_t Dispatch(const char* unmodelled, Run run, Args&... args)
+{
+    if constexpr (std::is_invocable_v<Run, Args&...>) {
+        run(args...);
+    } else {
+        Unmodelled(unmodelled);
+    }
+    return 0;
+}
+
 #define OPGEN_REG_UNARY(name, expr)                                                                             \
     template <typename... Args>                                                                                 \
     int64_t name(Args&&... args)                                                                                \
@@ -135,12 +147,7 @@ auto ScalarValue(const S& scalar)
                 return expr;                                                                                    \
             }, mode...);                                                                                        \
         };                                                                                                      \
-        if constexpr (std::is_invocable_v<decltype(run), Args&...>) {                                           \
-            run(args...);                                                                                       \
-        } else {                                                                                                \
-            Unmodelled(#name " with these operand types");                                                      \
-        }                                                                                                       \
-        return 0;                                                                                               \
+        return Dispatch(#name " with these operand types", run, args...);                                      \
     }
 // a register operand's element, or a scalar operand as the register's element type
 template <typename R, typename = void>
@@ -172,12 +179,7 @@ auto Operand(B& b, uint64_t e)
                 return expr;                                                                                    \
             }, mode...);                                                                                        \
         };                                                                                                      \
-        if constexpr (std::is_invocable_v<decltype(run), Args&...>) {                                           \
-            run(args...);                                                                                       \
-        } else {                                                                                                \
-            Unmodelled(#name " with these operand types");                                                      \
-        }                                                                                                       \
-        return 0;                                                                                               \
+        return Dispatch(#name " with these operand types", run, args...);                                      \
     }
 
 // NaN in either operand gives NaN for max/min (IEEE maximum/minimum)
@@ -272,12 +274,7 @@ void Bitwise(D& dst, uint16_t mask, Fn fn, const Mode&... mode)
             Bitwise(dst, static_cast<uint16_t>(mask), [&](uint64_t e) { return RawValue(a, e) op RawValue(b, e); }, \
                     mode...);                                                                                   \
         };                                                                                                      \
-        if constexpr (std::is_invocable_v<decltype(run), Args&...>) {                                           \
-            run(args...);                                                                                       \
-        } else {                                                                                                \
-            Unmodelled(#name " with these operand types");                                                      \
-        }                                                                                                       \
-        return 0;                                                                                               \
+        return Dispatch(#name " with these operand types", run, args...);                                      \
     }
 OPGEN_REG_BITWISE(vand, &)
 OPGEN_REG_BITWISE(vor, |)
@@ -316,12 +313,7 @@ void CompareInto(D& dst, Src& src, uint16_t mask, Cmp op, Rhs rhs)
         auto run = [](auto& dst, auto& src0, auto& src1, auto mask) {                                           \
             CompareInto(dst, src0, static_cast<uint16_t>(mask), op, [&](uint64_t e) { return Value(src1, e); }); \
         };                                                                                                      \
-        if constexpr (std::is_invocable_v<decltype(run), Args&...>) {                                           \
-            run(args...);                                                                                       \
-        } else {                                                                                                \
-            Unmodelled(#name " with these operand types");                                                      \
-        }                                                                                                       \
-        return 0;                                                                                               \
+        return Dispatch(#name " with these operand types", run, args...);                                      \
     }
 #define OPGEN_REG_CMPS(name, op)                                                                                \
     template <typename... Args>                                                                                 \
@@ -332,12 +324,7 @@ void CompareInto(D& dst, Src& src, uint16_t mask, Cmp op, Rhs rhs)
             auto y = ScalarValue<T>(static_cast<T>(value));                                                     \
             CompareInto(dst, src, static_cast<uint16_t>(mask), op, [&](uint64_t) { return y; });                \
         };                                                                                                      \
-        if constexpr (std::is_invocable_v<decltype(run), Args&...>) {                                           \
-            run(args...);                                                                                       \
-        } else {                                                                                                \
-            Unmodelled(#name " with these operand types");                                                      \
-        }                                                                                                       \
-        return 0;                                                                                               \
+        return Dispatch(#name " with these operand types", run, args...);                                      \
     }
 OPGEN_REG_CMP(vcmp_eq, Cmp::EQ)
 OPGEN_REG_CMP(vcmp_ne, Cmp::NE)
