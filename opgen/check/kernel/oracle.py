@@ -72,8 +72,8 @@ def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sourc
                               f"({unusable.fact}) as no oracle: {unusable.reason}")
     harness = TilingHarness.of_tests(upstream, OPS_NN_UT_DIRS.get(soc.name, ""))
     if harness is None:
-        return skipped(label, f"not run: {where}: no tiling UT of its own under tests/ut/op_host names the compile "
-                              "info its tiling takes")
+        return skipped(label, f"not run: {where}: neither a tiling UT of its own under tests/ut/op_host nor a "
+                              "TilingParse<...> under op_host names the compile info its tiling takes")
     host = host_launches(upstream, spec, plan, variant, soc, cores, tiling_ub, sources, wanted, harness)
     if host.problem or host.refused:
         return skipped(label, f"not run: {where}: {host.problem or host.refused}")
