@@ -12,7 +12,6 @@ read through the preprocessor with the kernel build's own include dirs, so macro
 from __future__ import annotations
 
 import re
-import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from pathlib import Path
 from ...cann_sources import CannSources
 from ...plan.broadcast import SCH_MODE_ONE_DIM_ADVANCE
 from ...spec.dtypes import DTYPES
+from ..bounded import BoundedRun, compile_memory, compile_timeout, run_bounded
 from .build import KernelVariant, compile_command
 from .intrinsics import intrinsic_dir
 
@@ -39,7 +39,6 @@ _UI = re.compile(r"opgen_ui\s+(\d+)\s+(\d+)\s+(\d+)")  # ASCENDC_TPL_UI_RANGE, _
 _TILING_DEF = re.compile(r"BEGIN_TILING_DATA_DEF\((\w+)\)(.*?)END_TILING_DATA_DEF", re.S)
 _TILING_FIELD = re.compile(r"TILING_DATA_FIELD_DEF(?:_ARR)?\(\s*(\w+)\s*,\s*(?:(\w+)\s*,\s*)?(\w+)\s*\)")
 _CONSTANT = re.compile(r"(?:constexpr\s+[\w:]+\s+|#define\s+)(\w+)\s*=?\s*(\d+)\b")
-TIMEOUT = 120.0
 C_TYPES = "inc/external/graph/c_types.h"  # metadef: the dtype numbers a DATATYPE argument holds
 
 
@@ -113,14 +112,14 @@ def entry_form(sources: CannSources, variant: KernelVariant, op_dir: Path, entry
 
 
 def _preprocessed(sources: CannSources, variant: KernelVariant, op_dir: Path, unit_text: str,
-                  *mode: str) -> subprocess.CompletedProcess[str]:
-    """g++ -E of a unit with the kernel build's defines and include dirs."""
+                  *mode: str) -> BoundedRun:
+    """g++ -E of a unit with the kernel build's defines and include dirs, bounded as every preprocess is."""
     with tempfile.TemporaryDirectory(prefix="opgen-tpl-") as scratch:
         unit = Path(scratch) / "probe.cpp"
         unit.write_text(unit_text)
         command = compile_command("g++", unit, variant, sources, op_dir, intrinsic_dir(sources, variant.arch),
                                   ("-E", "-P", *mode))
-        return subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=TIMEOUT, check=False)
+        return run_bounded(command, timeout=compile_timeout(), memory=compile_memory())
 
 
 def template_arguments(args: Sequence[TplArg], key: int) -> tuple[int, ...] | None:
