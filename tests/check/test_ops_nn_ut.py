@@ -42,3 +42,16 @@ def test_a_tiling_ut_expecting_the_wrong_key_fails_naming_the_test(tmp_path: Pat
     row = by_item(_rows(op_dir, cann_src), "op_host UTs (ascend950)")
     assert row.status == "fail" and row.figures["failed"] == 1
     assert "ReluGradV2" in row.reason and "1 failed" in row.reason
+
+
+def test_a_tiling_suite_of_one_soc_in_a_file_every_soc_builds_fails_naming_its_tests(tmp_path: Path,
+                                                                                      cann_src: Path) -> None:
+    """GeluGrad's 910B suite moved to tests/ut/op_host/, which build.sh -u globs for every --soc: the 310B build
+    runs it against the 310B platform, where the tiling takes another key."""
+    op_dir = copy_sample(tmp_path, GELU)
+    suite = op_dir / "tests/ut/op_host/arch22/test_gelu_grad_tiling.cpp"
+    suite.rename(op_dir / "tests/ut/op_host/test_gelu_grad_tiling.cpp")
+    rows = _rows(op_dir, cann_src)
+    assert by_item(rows, "op_host UTs (ascend910b)").status == "pass"
+    mixed = by_item(rows, "op_host UTs (ascend310b)")
+    assert mixed.status == "fail" and "GeluGradTilingAscend910b." in mixed.reason
