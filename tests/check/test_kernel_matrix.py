@@ -27,6 +27,10 @@ EXPECTED_SKIPPED = {
     ("gelu_grad", "ascend310b float32 upstream"): "(kernel.ascend310b.float32) as no oracle",
     ("gelu_grad", "ascend310b bfloat16 upstream"): "(kernel.ascend310b.bfloat16) as no oracle",
     ("gelu_grad_v2", "ascend950 bfloat16 upstream"): "(kernel.ascend950.bfloat16) as no oracle",
+    # upstream's 16-bit DAG makes a constexpr half constant (atvoss MAKE_CONST); asc-tools' CPU-debug half and
+    # bfloat16 have no constexpr constructor
+    **{("leaky_relu_grad", f"ascend950 {dtype} upstream"): "call to non-'constexpr' function"
+       for dtype in ("float16", "bfloat16")},
 }
 
 matrix = pytest.mark.skipif(not os.environ.get("OPGEN_KERNEL_MATRIX"),
