@@ -189,11 +189,16 @@ def test_tiling_suites_sit_where_ops_nns_per_soc_ut_build_runs_them_alone() -> N
 
 def test_a_float32_combination_takes_no_ub_for_cast_buffers_it_never_uses() -> None:
     """A classic float32-recipe kernel reads float32 tensors in place: their cast buffers are made only for
-    other dtypes, so float32's tile counts them out (GeluGrad: 320 bits an element, as float16; it was 416)."""
+    other dtypes, so float32's tile counts them out; and each tiling key makes only the tmpBufs its Compute() uses
+    (GeluGrad 910b: 224 bits an element in float32 and float16 alike; it was 320, and 416 before that)."""
     op = SAMPLES / "experimental/activation/gelu_grad"
     tiling = (op / "op_host/gelu_grad_tiling.cpp").read_text(encoding="utf-8")
-    assert "{ge::DT_FLOAT, 320}," in tiling and "{ge::DT_FLOAT16, 320}," in tiling
+    assert "{GELU_GRAD_TILING_KEY_ASCEND910B, ge::DT_FLOAT, 224, 0}," in tiling
+    assert "{GELU_GRAD_TILING_KEY_ASCEND910B, ge::DT_FLOAT16, 224, 0}," in tiling
+    assert "{GELU_GRAD_TILING_KEY_ASCEND310B, ge::DT_FLOAT, 256, 0}," in tiling
     kernel = (op / "op_kernel/gelu_grad.h").read_text(encoding="utf-8")
     assert "if constexpr (!std::is_same_v<TYPE_DY, float>) { // a float32 tensor is read in place\n" \
            "            pipe.InitBuffer(castBufDy, tileDataNum * sizeof(float));" in kernel
-    assert "        pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));" in kernel  # scratch stays unconditional
+    assert "        pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));" in kernel  # both keys use it
+    assert "if constexpr (TILING_KEY == GELU_GRAD_TILING_KEY_ASCEND310B) { // only this tiling key's Compute() " \
+           "uses it\n            pipe.InitBuffer(tmpBuf1, tileDataNum * sizeof(float));" in kernel

@@ -54,12 +54,14 @@ def test_classic_calls_adv_api_with_a_shared_temp_buffer_counted_in_ub() -> None
     assert plan.classic.shared_tmp_factor == 3  # Erf needs 3 float-sized temps per element, Tanh 1
     assert plan.classic.adv_api_headers == ("lib/math/kernel_operator_tanh_intf.h",
                                             "lib/math/kernel_operator_erf_intf.h")
-    scratch = (3 + 2 + 3) * 32  # cast buffers dy x z, two temps (Erf may not write over t), the shared temp at 3
-    in_place = scratch - 3 * 32  # float32 reads dy, x and z in place: no cast buffers
-    assert [c.bits for c in plan.classic_dtype_cases] == [2 * 96 + in_place, 2 * 48 + scratch, 2 * 48 + scratch]
+    shared, casts = 3 * 32, 3 * 32  # the shared temp at 3; cast buffers dy x z (float32 reads them in place)
+    # no tmpBuf: t lives in z's view (free until z is made), e in x's (free once tanh read x: Erf may not write
+    # over t)
+    assert {(c.dtype.name, c.bits) for c in plan.classic_dtype_cases} == {
+        ("float32", 2 * 96 + shared), ("float16", 2 * 48 + casts + shared), ("bfloat16", 2 * 48 + casts + shared)}
     kernel = plan.classic.variants[0].lines
-    assert "Tanh(tmp0, xValue, sharedTmp, count); // t = tanh(x)" in kernel
-    assert "Erf(tmp1, tmp0, sharedTmp, count); // e = erf(t)" in kernel
+    assert "Tanh(zValue, xValue, sharedTmp, count); // t = tanh(x)" in kernel
+    assert "Erf(xValue, zValue, sharedTmp, count); // e = erf(t)" in kernel
 
 
 def test_classic_comparisons_fill_bit_masks_that_select_reads() -> None:
@@ -69,10 +71,12 @@ def test_classic_comparisons_fill_bit_masks_that_select_reads() -> None:
     lines = plan.classic.variants[0].lines
     assert "Compares(mask0, xValue, 0.5f, CMPMODE::GT, cmpCount); // m = gt(x, 0.5)" in lines
     assert "Compare(mask1, xValue, dyValue, CMPMODE::LE, cmpCount); // n = le(x, dy)" in lines
-    assert ("Select(tmp0, mask0, dyValue, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count); "
+    # a lives in z's view until z, made in place from it
+    assert ("Select(zValue, mask0, dyValue, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count); "
             "// a = select(m, dy, 0.0)") in lines
-    assert ("Select(zValue, mask1, tmp0, xValue, SELMODE::VSEL_TENSOR_TENSOR_MODE, count); "
+    assert ("Select(zValue, mask1, zValue, xValue, SELMODE::VSEL_TENSOR_TENSOR_MODE, count); "
             "// z = select(n, a, x)") in lines
+    assert plan.classic.temp_buffers == ()
     assert [r.reason for r in check_numerics(spec, plan) if not r.passed] == []
 
 

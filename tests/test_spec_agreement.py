@@ -72,7 +72,8 @@ def test_classic_tiling_table_and_kernel_keys_follow_the_spec() -> None:
     spec = load_spec(GELU).spec
     op_dir = SAMPLES / GELU_DIR
     tiling = (op_dir / "op_host/gelu_grad_tiling.cpp").read_text()
-    assert re.findall(r"\{ge::(DT_\w+), \d+\}", tiling) == ["DT_FLOAT", "DT_FLOAT16", "DT_BF16"]
+    rows = re.findall(r"\{GELU_GRAD_TILING_KEY_(\w+), ge::(DT_\w+), \d+, \d+\}", tiling)
+    assert rows == [(p.soc.upper(), d) for p in spec.platforms for d in ("DT_FLOAT", "DT_FLOAT16", "DT_BF16")]
     kernel = (op_dir / "op_kernel/gelu_grad.cpp").read_text()
     assert [int(k) for k in re.findall(r"TILING_KEY_IS\((\d+)\)", kernel)] == [p.tiling_key for p in spec.platforms]
 

@@ -14,7 +14,7 @@ from conftest import GELU, GELU_DIR, RELU, RELU_DIR, SAMPLES
 
 from opgen.plan.st_cases import read_st_value
 from opgen.spec.load import load_spec
-from opgen.spec.socs import SOCS
+from opgen.spec.socs import SOCS, TILING_SOC_ALIASES
 
 SPECS = [(RELU, RELU_DIR), (GELU, GELU_DIR)]
 NUMPY = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
@@ -32,8 +32,11 @@ def _tile_bound(rel: str, soc: str, dtype: str) -> int:
     tiling = next((SAMPLES / rel / "op_host").glob("*_tiling.cpp"), None)
     if tiling is not None:  # the classic tiling sizes the tile from the UB its basic API scratch leaves
         ge = {"float32": "DT_FLOAT", "float16": "DT_FLOAT16", "bfloat16": "DT_BF16"}[dtype]
-        bits = int(re.search(rf"\{{ge::{ge}, (\d+)\}}", tiling.read_text()).group(1))  # type: ignore[union-attr]
-        return (SOCS[soc].ub_bytes - SOCS[soc].ub_scratch_bytes) * 8 // bits // 256 * 256
+        key = TILING_SOC_ALIASES.get(soc, soc).upper()
+        row = re.search(rf"\{{\w+_TILING_KEY_{key}, ge::{ge}, (\d+), (\d+)\}}", tiling.read_text())
+        assert row is not None, f"no tiling row for {soc} {dtype}"
+        bits, scratch = int(row.group(1)), int(row.group(2))
+        return (SOCS[soc].ub_bytes - scratch) * 8 // bits // 256 * 256
     row = next(r for r in _rows(rel) if read_st_value(r["output_dtypes"]) == (dtype,))
     names = read_st_value(row["input_dtypes"]) + read_st_value(row["output_dtypes"])
     bits = sum(1 if n == "uint1" else np.dtype(NUMPY.get(n, n)).itemsize * 8 for n in names)

@@ -115,7 +115,7 @@ def binary_json_items(op_dir: Path, files: OpFiles, info: DefInfo, attrs: list[D
 # `outputDtype == ge::DT_X [&& present | && choice == TPL_..]) { dType = TPL_X;`
 _ARCH35_DISPATCH = re.compile(
     r"==\s*ge::(DT_\w+)\s*(?:&&\s*!?\s*\w+\s*(?:==\s*\w+\s*)?)?\)\s*\{\s*dType\s*=\s*(\w+)\s*;")
-_CLASSIC_CASES = re.compile(r"DTYPE_CASES\s*\[\s*\]\s*=\s*\{(.*?)\}\s*;", re.S)
+_CLASSIC_CASES = re.compile(r"TILE_BUDGETS\s*\[\s*\]\s*=\s*\{(.*?)\}\s*;", re.S)
 
 
 def tiling_dispatch(op_dir: Path, files: OpFiles) -> tuple[Source | None, list[tuple[str, str, int]]]:
@@ -133,7 +133,7 @@ def tiling_dispatch(op_dir: Path, files: OpFiles) -> tuple[Source | None, list[t
     if not table:
         return src, []
     return src, [(ge_name(m.group(1)), "", src.line(table.start(1) + m.start()))
-                 for m in re.finditer(r"\{\s*ge::(DT_\w+)\s*,", table.group(1))]
+                 for m in re.finditer(r"\{\s*\w+\s*,\s*ge::(DT_\w+)\s*,", table.group(1))]
 
 
 def tiling_dispatch_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
@@ -142,7 +142,7 @@ def tiling_dispatch_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckIt
     src, found = tiling_dispatch(op_dir, files)
     if src is None:
         return skipped(label, "tiling source missing (see structure)")
-    shape = "`== ge::DT_X) { dType = TPL_X;` chain" if files.is_dag else "DTYPE_CASES table"
+    shape = "`== ge::DT_X) { dType = TPL_X;` chain" if files.is_dag else "TILE_BUDGETS table"
     if not found:
         return verdict(label, [f"{src.rel}: no {shape} found"])
     keys = list(dict.fromkeys(t for t in info.outputs[0].dtypes or ()))

@@ -12,9 +12,9 @@ from ..spec.recipe import Step
 from .aclnn import AclnnParts, AclnnPlan, aclnn_parts, aclnn_plan
 from .attrs import AttrPlan, KernelScalars, attr_plans, kernel_scalars, proto_attr_plans
 from .broadcast import BroadcastPlan, broadcast_plan
-from .budget import ClassicDtypeCase, classic_dtype_cases, recipe_reads
+from .budget import recipe_reads
 from .choice import ChoicePlan, choice_plan
-from .classic import TILE_ALIGN, ClassicKernel, classic_kernel
+from .classic import TILE_ALIGN, ClassicDtypeCase, ClassicKernel, classic_dtype_cases, classic_kernel
 from .cmake import CmakePlan, cmake_plan
 from .dag import DagKernel
 from .dag_paths import DagBranch, NamedDag, dag_branches, present_dags
@@ -290,12 +290,12 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     classic = classic_kernel(tensors, float_compute, [
         (p.tiling_key or 0, p.soc, lower(spec.compute.variants[p.compute_variant], "classic"))
         for p in classic_platforms
-    ]) if classic_platforms else None
+    ], f"{name.upper()}_TILING_KEY_") if classic_platforms else None
     classic_cases = classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num) if classic else ()
     absent_input = next((by_name[n] for n in absent_inputs(spec, inputs)), None)
     families = kernel_families(spec, socs, lambda dag_family, members, entry, kernel_dir: (
         kernel_ut_plan(spec, dag_family, (entry, kernel_dir), plan_rel_dir, tensors, combos, members, scalars, choice),
-        ophost_ut_plan(spec, dag_family, tensors, combos, members, tuple(c.bits for c in classic_cases),
+        ophost_ut_plan(spec, dag_family, tensors, combos, members, classic_cases,
                        source_input, brc, absent_input, attrs, scalars, choice),
     ))
     cmake = cmake_plan(name, families)
@@ -342,7 +342,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn, l0=l0,
         aclnn_parts=aclnn_parts(aclnn, l0 is not None, api_dir),
         disable_in_opp=spec.disable_in_opp, aclnn_type=spec.aclnn_type, golden=golden,
-        st_csv=st_csv(spec, tensors, combos, {c.dtype.name: c.bits for c in classic_cases}, brc),
+        st_csv=st_csv(spec, tensors, combos, classic_cases, brc),
         example=example_plan(spec, by_name, combos), op_api_dir=api_dir, description=SpecText(spec.docs.description),
         formula=SpecText(spec.docs.formula),
         products=tuple((SpecText(p.name), SUPPORT_MARKS[p.supported]) for p in spec.docs.products),

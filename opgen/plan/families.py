@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..spec.models import OpSpec
-from .classic import scratch_bytes
 from .family_paths import family_op_file, family_paths
 from .kernel_ut import KernelUtPlan
 from .ophost_tests import OPS_NN_UT_DIRS, OphostUtPlan, hosted_socs
@@ -54,7 +53,6 @@ class KernelFamily:
     op_file: str  # the def's ExtendCfgInfo("opFile.value") for its SoCs; empty: the default <op>.cpp
     tiling_source: str  # op-dir relative path of the host tiling
     tiling_ut: str  # op-dir relative path of the host tiling's UT
-    ub_scratch_bytes: int  # UB its tiling leaves to asc-devkit's basic API temporaries (ub_scratch_bytes below)
     kernel_ut_file: str  # op-dir relative path of the kernel UT
     namespace: str
     st_arch: str
@@ -97,18 +95,10 @@ def kernel_families(spec: OpSpec, socs: tuple[SocPlan, ...], tests: UtBuilder) -
                                    f"../../../{paths['kernel_dir']}")
         families.append(KernelFamily(
             name=name, blueprint=shape.blueprint, dialect=shape.dialect, socs=members, **paths,
-            ub_scratch_bytes=ub_scratch_bytes(spec, name),
             namespace=shape.namespace_pattern.format(op=spec.op_type),
             st_arch=arches[0] if arches else shape.default_st_arch, kernel_ut=kernel_ut, ophost_ut=ophost_ut,
         ))
     return tuple(families)
-
-
-def ub_scratch_bytes(spec: OpSpec, kernel: str) -> int:
-    """The UB a family's tiling leaves to the basic API's scratch (atvoss sizes an arch35 DAG's buffers itself)."""
-    if SHAPES[kernel].dialect != "classic":
-        return 0
-    return scratch_bytes(p.soc for p in spec.platforms if p.kernel == kernel)
 
 
 def dialect_of(kernel: str) -> str:

@@ -17,7 +17,7 @@ from .attr_cases import with_attrs
 from .attrs import AttrPlan, KernelScalars
 from .broadcast import DEFAULT_TILING_WORKSPACE_SIZE, BroadcastPlan, broadcast_infershape_shapes, broadcast_tiling_cases
 from .choice import ChoicePlan
-from .classic import classic_tiling, scratch_bytes
+from .classic import ClassicDtypeCase, classic_case, classic_tiling
 from .optional import ABSENT_TPL_OFFSET
 from .optional_ut import absent_infershape_cases, absent_tiling_cases
 from .platforms import SocPlan
@@ -122,7 +122,7 @@ class OphostUtPlan:
 
 def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
                    combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
-                   classic_bits: tuple[int, ...], source_input: int, brc: BroadcastPlan | None,
+                   classic_cases: tuple[ClassicDtypeCase, ...], source_input: int, brc: BroadcastPlan | None,
                    absent: TensorPlan | None, attrs: tuple[AttrPlan, ...], scalars: KernelScalars,
                    choice: ChoicePlan | None = None) -> OphostUtPlan:
     """`absent`: the optional input whose absent path gets cases of its own; `choice`: the string attr choosing
@@ -143,7 +143,7 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
                 sch_bits = max(1, max(spec.tiling.sch_modes).bit_length())
                 cases += absent_tiling_cases(cases, inputs, absent, outputs, ABSENT_TPL_OFFSET << sch_bits)
         else:
-            cases = _classic_cases(spec, soc, inputs, outputs, soc.combinations, platform, classic_bits)
+            cases = _classic_cases(spec, soc, inputs, outputs, soc.combinations, platform, classic_cases)
         sch_bits = max(1, max(brc.sch_modes if brc else spec.tiling.sch_modes).bit_length())
         cases = with_attrs(cases + _failing_cases(spec, inputs, outputs, combos), spec, attrs, scalars, dag, choice,
                            sch_bits + TPL_DTYPE_BITS)
@@ -197,18 +197,18 @@ def _infershape_cases(spec: OpSpec, inputs: list[TensorPlan], outputs: list[Tens
 
 def _classic_cases(spec: OpSpec, soc: SocPlan, inputs: list[TensorPlan], outputs: list[TensorPlan],
                    combos: tuple[DtypeCombination, ...], platform: UtPlatform,
-                   classic_bits: tuple[int, ...]) -> list[TilingCase]:
-    """The classic tiling: an aligned share per core, a UB tile from the per-dtype bits per element."""
+                   classic_cases: tuple[ClassicDtypeCase, ...]) -> list[TilingCase]:
+    """The classic tiling: an aligned share per core, a UB tile from the key's per-dtype bits per element."""
     ub = platform.ub_size - (LOCAL_RESERVED_UB if soc.name == "ascend910b" else 0)
-    kernel = next(p.kernel for p in spec.platforms if p.soc == soc.name)
-    scratch = scratch_bytes(p.soc for p in spec.platforms if p.kernel == kernel)  # its family's, as the tiling's
     lib = (LIB_WORKSPACE_BY_ARCH.get(platform.npu_arch, LIB_WORKSPACE_DEFAULT) if platform.npu_arch
            else LIB_WORKSPACE_NO_ARCH)
     cases = []
     for combo in combos:
+        row = classic_case(classic_cases, soc.name, combo.key.name)
+        assert row is not None, f"no classic tiling row for {soc.name} {combo.key.name}"
         for label, shape in _tiling_shapes(spec, platform):
             total = prod(shape)
-            tiling = classic_tiling(total, classic_bits[combo.index], platform.core_num, ub, scratch)
+            tiling = classic_tiling(total, row.bits, platform.core_num, ub, row.ub_scratch_bytes)
             cases.append(TilingCase(
                 f"tiling_{combo.label}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
                 "GRAPH_SUCCESS", soc.selected_key or 0, tiling.used_cores, "".join(f"{w} " for w in tiling.fields), (),

@@ -25,8 +25,7 @@ from ..spec.models import OpSpec
 from ..spec.socs import SOCS
 from .attrs import AttrValue, attr_settings
 from .broadcast import BroadcastPlan, broadcast_st_shapes
-from .classic import classic_tiling
-from .families import ub_scratch_bytes
+from .classic import ClassicDtypeCase, classic_case, classic_tiling
 from .soc_columns import combination_series, supported
 from .tensors import DtypeCombination, TensorPlan
 
@@ -56,17 +55,17 @@ class StRow:
 
 
 def st_csv(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCombination, ...],
-           bits_per_element: dict[str, int], brc: BroadcastPlan | None = None) -> str:
+           classic_cases: tuple[ClassicDtypeCase, ...], brc: BroadcastPlan | None = None) -> str:
     """The whole CSV text; values are Python literals as the test kit reads them (nan and inf by name).
 
-    `bits_per_element`: UB bits one element takes per output dtype in the classic tiling (empty: arch35).
+    `classic_cases`: the classic tiling's rows, what one element takes in UB per SoC and output dtype (empty: arch35).
     """
     inputs = [t for t in tensors if t.role == "input"]
     outputs = [t for t in tensors if t.role == "output"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(ST_COLUMNS)
-    for row in st_rows(spec, tensors, combos, bits_per_element, brc):
+    for row in st_rows(spec, tensors, combos, classic_cases, brc):
         k = row.combo.index
         tolerance = spec.golden.tolerances[row.combo.key.name]
         given = row.input_shapes or tuple(row.shape for _ in inputs)
@@ -90,7 +89,7 @@ def _present(row: StRow, inputs: list[TensorPlan], cells: list[Any]) -> tuple[An
 
 
 def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCombination, ...],
-            bits_per_element: dict[str, int], brc: BroadcastPlan | None = None) -> list[StRow]:
+            classic_cases: tuple[ClassicDtypeCase, ...], brc: BroadcastPlan | None = None) -> list[StRow]:
     inputs = [t for t in tensors if t.role == "input"]
     rule = spec.constraints.last_dim_multiple_of
     multiple = rule.multiple if rule else 1
@@ -128,8 +127,7 @@ def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCo
     for platform in spec.platforms:
         soc = SOCS[platform.soc]
         combo = supported(platform, combos)[0]
-        tile = _tile_elements(soc.ub_bytes - ub_scratch_bytes(spec, platform.kernel), tensors, combo,
-                              bits_per_element.get(combo.key.name))
+        tile = _tile_elements(soc.ub_bytes, tensors, combo, classic_case(classic_cases, soc.name, combo.key.name))
         elements = soc.vector_cores * TILES_PER_CORE * tile
         columns = _fit((SPAN_COLUMNS,), multiple)[0]
         shape = (-(-elements // columns) + 1, columns)
@@ -164,13 +162,12 @@ def _edge_sets(dtype: str, value_range: tuple[float, float]) -> list[tuple[str, 
 
 
 def _tile_elements(ub_bytes: int, tensors: tuple[TensorPlan, ...], combo: DtypeCombination,
-                   bits: int | None) -> int:
-    """Elements of one UB tile (ub_bytes: free of the basic API scratch): the classic tiling's own formula, or
-    (arch35) at most UB over one buffer per tensor the kernel moves, an upper bound, so the row has at least
-    TILES_PER_CORE tiles per core."""
-    if bits is None:
+                   case: ClassicDtypeCase | None) -> int:
+    """Elements of one UB tile: the classic tiling's own formula for its row, or (arch35) at most UB over one
+    buffer per tensor the kernel moves, an upper bound, so the row has at least TILES_PER_CORE tiles per core."""
+    if case is None:
         return ub_bytes * 8 // sum(t.dtypes[combo.index].size_bits for t in tensors if t.read_by_kernel)
-    return classic_tiling(1, bits, 1, ub_bytes, 0).tile_data_num
+    return classic_tiling(1, case.bits, 1, ub_bytes, case.ub_scratch_bytes).tile_data_num
 
 
 def _fit(shape: Sequence[int], multiple: int) -> tuple[int, ...]:

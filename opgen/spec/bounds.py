@@ -103,14 +103,13 @@ def ub_issues(spec: OpSpec) -> list[SpecIssue]:
     """A tile of TILE_ALIGN elements must fit each SoC's UB: else tiling fails on every shape at run time."""
     from ..plan.budget import platform_element_bits
     from ..plan.classic import TILE_ALIGN
-    from ..plan.families import ub_scratch_bytes
 
     issues = []
     reported: set[int] = set()
     for i, case in platform_element_bits(spec):
         soc = SOCS[spec.platforms[i].soc]
         need = case.bits * TILE_ALIGN // 8
-        free = soc.ub_bytes - ub_scratch_bytes(spec, spec.platforms[i].kernel)
+        free = soc.ub_bytes - case.ub_scratch_bytes
         if need > free and i not in reported:
             reported.add(i)
             issues.append(SpecIssue(("platforms", i, "compute_variant"), f"the recipe does not fit {soc.name}'s UB "

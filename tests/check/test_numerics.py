@@ -48,8 +48,8 @@ GUARDED_GELU = {
         "t0 = muls(x2, -0.0713548162726002527220)", "t1 = adds(t0, -1.595769121605730711759)",
         "t2 = mul(t1, xc)", "px = exp(t2)", "r0 = muls(x2, 0.2140644488178007)",
         "r1 = adds(r0, 1.595769121605730711759)", "res = mul(r1, xc)", "d = adds(px, 1.0)", "one = fill(1.0)",
-        "inv = div(one, d)", "a0 = muls(inv, -1.0)", "a = adds(a0, 1.0)", "b = mul(a, res)",
-        "c = mul(b, inv)", "s = add(c, inv)", "z = mul(s, dy)",
+        "inv = div(one, d)", "na = adds(inv, -1.0)", "nb = mul(na, res)", "nc = mul(nb, inv)",
+        "s = sub(inv, nc)", "z = mul(s, dy)",
     ),
     "ascend310b": (
         "xl = maxs(x, -10000.0)", "xc = mins(xl, 10000.0)", "x2 = mul(xc, xc)",

@@ -29,8 +29,7 @@ from ...cann_sources import CannSources, enable_hint
 from ...plan import RenderPlan
 from ...plan.attr_cases import classic_tiling_bytes
 from ...plan.attrs import AttrValue, attr_settings
-from ...plan.classic import classic_tiling
-from ...plan.families import ub_scratch_bytes
+from ...plan.classic import classic_case, classic_tiling
 from ...plan.golden import GoldenVariant
 from ...plan.ophost_tests import UT_PLATFORMS
 from ...plan.platforms import SocPlan
@@ -126,19 +125,19 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
     if facts is None:
         return [skipped(label, f"not run: no platform config {soc.short_version}1.ini in the runtime repo")]
     golden = _golden(plan, soc)
-    case = next((c for c in plan.classic_dtype_cases if c.dtype == combo.key), None)
+    case = classic_case(plan.classic_dtype_cases, soc.name, combo.key.name)
     if golden is None or case is None:
         return [bad(label, f"the plan has no golden variant or tiling case for {soc.name} {combo.key.name}")]
     build = build_kernel(sources, variant, op_dir, plan)
     if build.executable is None:
         return [_unbuilt(label, variant, build)]
     rng = np.random.default_rng(seed)
-    scratch = ub_scratch_bytes(spec, next(p.kernel for p in spec.platforms if p.soc == soc.name))
-    tile = classic_tiling(1, case.bits, facts.vector_cores, facts.ub_bytes, scratch).tile_data_num
+    tile = classic_tiling(1, case.bits, facts.vector_cores, facts.ub_bytes, case.ub_scratch_bytes).tile_data_num
     defaults, *others = attr_settings(spec)
 
     def planned(shapes: Shapes, attrs: Mapping[str, AttrValue]) -> Launch:
-        tiling = classic_tiling(int(np.prod(shapes.output)), case.bits, facts.vector_cores, facts.ub_bytes, scratch)
+        tiling = classic_tiling(int(np.prod(shapes.output)), case.bits, facts.vector_cores, facts.ub_bytes,
+                                case.ub_scratch_bytes)
         return Launch(tiling.used_cores, soc.tiling_key or 0, classic_tiling_bytes(tiling.fields, plan.scalars, attrs))
 
     count = len(plan.inputs)

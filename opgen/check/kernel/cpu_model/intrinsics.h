@@ -179,6 +179,7 @@ namespace opgen_model {
         OPGEN_DISPATCH(name);                                                                                     \
     }
 OPGEN_BINARY(vadd, x + y)
+OPGEN_BINARY(vsub, x - y)
 OPGEN_BINARY(vmul, x * y)
 OPGEN_BINARY(vdiv, x / y)
 

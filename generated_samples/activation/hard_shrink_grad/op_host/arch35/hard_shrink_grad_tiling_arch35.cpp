@@ -20,20 +20,20 @@ namespace optiling {
 struct HardShrinkGradCompileInfo {};
 
 constexpr uint64_t BUFFER_NUM = 2;
-constexpr uint64_t CALC_BUFFER_NUM = 4;  // float scratch buffers of Compute()
-constexpr uint64_t TILE_ALIGN = 256;     // elements; keeps every copy 32-byte aligned
-constexpr uint64_t UB_SCRATCH_BYTES = 0; // left to the basic API's temporaries (TMP_UB_OFFSET)
+constexpr uint64_t TILE_ALIGN = 256; // elements; keeps every copy 32-byte aligned
 constexpr uint64_t WORKSPACE_BYTES = 0;
 
-struct DtypeCase {
-    ge::DataType dtype;      // the output dtype of one supported combination
-    uint64_t bitsPerElement; // UB bits one element takes: queues * BUFFER_NUM + scratch buffers
+struct TileBudget {
+    uint64_t tilingKey;
+    ge::DataType dtype;      // the output dtype
+    uint64_t bitsPerElement; // UB bits one element takes: queues * BUFFER_NUM + the buffers of the key's Compute()
+    uint64_t ubScratchBytes; // UB kept for the basic API's temporaries (TMP_UB_OFFSET) when Compute() selects
 };
 
-static const DtypeCase DTYPE_CASES[] = {
-    {ge::DT_FLOAT16, 225},
-    {ge::DT_FLOAT, 225},
-    {ge::DT_BF16, 225},
+static const TileBudget TILE_BUDGETS[] = {
+    {HARD_SHRINK_GRAD_TILING_KEY_ASCEND950, ge::DT_FLOAT16, 193, 0},
+    {HARD_SHRINK_GRAD_TILING_KEY_ASCEND950, ge::DT_FLOAT, 193, 0},
+    {HARD_SHRINK_GRAD_TILING_KEY_ASCEND950, ge::DT_BF16, 193, 0},
 };
 
 class HardShrinkGradTiling {
@@ -116,23 +116,22 @@ ge::graphStatus HardShrinkGradTiling::RunTiling()
                 return ge::GRAPH_FAILED);
     OP_CHECK_IF(CheckShapes() != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "check shapes failed"),
                 return ge::GRAPH_FAILED);
-    uint64_t bitsPerElement = 0;
-    for (const DtypeCase& dtypeCase : DTYPE_CASES) {
-        if (dtypeCase.dtype == outputDtype) {
-            bitsPerElement = dtypeCase.bitsPerElement;
-        }
-    }
-    OP_CHECK_IF(
-        bitsPerElement == 0,
-        OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "backprops",
-                                  ge::TypeUtils::DataTypeToSerialString(outputDtype), "DT_FLOAT16, DT_FLOAT, DT_BF16"),
-        return ge::GRAPH_FAILED);
-
     fe::PlatFormInfos* platformInfo = tilingContext->GetPlatformInfo();
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, platformInfo);
     auto ascendcPlatform = platform_ascendc::PlatformAscendC(platformInfo);
     OP_CHECK_IF(SelectTilingKey(ascendcPlatform.GetSocVersion()) != ge::GRAPH_SUCCESS,
                 OP_LOGE(tilingContext, "select tiling key failed"), return ge::GRAPH_FAILED);
+    const TileBudget* budget = nullptr;
+    for (const TileBudget& row : TILE_BUDGETS) {
+        if (row.tilingKey == tilingKey && row.dtype == outputDtype) {
+            budget = &row;
+        }
+    }
+    OP_CHECK_IF(
+        budget == nullptr,
+        OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "backprops",
+                                  ge::TypeUtils::DataTypeToSerialString(outputDtype), "DT_FLOAT16, DT_FLOAT, DT_BF16"),
+        return ge::GRAPH_FAILED);
     uint64_t ubSize = 0;
     ascendcPlatform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
     uint64_t coreNum = ascendcPlatform.GetCoreNumAiv();
@@ -142,9 +141,9 @@ ge::graphStatus HardShrinkGradTiling::RunTiling()
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, keyOutputShape);
     uint64_t totalNum = keyOutputShape->GetStorageShape().GetShapeSize();
     OP_CHECK_IF(totalNum == 0, OP_LOGE(tilingContext, "empty output, nothing to tile"), return ge::GRAPH_FAILED);
-    OP_CHECK_IF(ubSize <= UB_SCRATCH_BYTES, OP_LOGE(tilingContext, "UB too small for one tile"),
+    OP_CHECK_IF(ubSize <= budget->ubScratchBytes, OP_LOGE(tilingContext, "UB too small for one tile"),
                 return ge::GRAPH_FAILED);
-    uint64_t tileDataNum = ((ubSize - UB_SCRATCH_BYTES) * 8 / bitsPerElement) / TILE_ALIGN * TILE_ALIGN;
+    uint64_t tileDataNum = ((ubSize - budget->ubScratchBytes) * 8 / budget->bitsPerElement) / TILE_ALIGN * TILE_ALIGN;
     OP_CHECK_IF(tileDataNum == 0, OP_LOGE(tilingContext, "UB too small for one tile"), return ge::GRAPH_FAILED);
     uint64_t perCore = (totalNum + coreNum - 1) / coreNum;
     uint64_t blockFormer = (perCore + TILE_ALIGN - 1) / TILE_ALIGN * TILE_ALIGN;

@@ -80,7 +80,6 @@ public:
         if constexpr (!std::is_same_v<TYPE_BACKPROPS, float>) { // a float32 tensor is read in place
             pipe.InitBuffer(castBufBackprops, tileDataNum * sizeof(float));
         }
-        pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));
         pipe.InitBuffer(maskBuf0, tileDataNum / 8);
     }
 
@@ -119,13 +118,12 @@ private:
             LocalTensor<float> gradientsValue = AsFloat<TYPE_GRADIENTS>(gradientsLocal, castBufGradients, count);
             LocalTensor<float> featuresValue = AsFloat<TYPE_FEATURES>(featuresLocal, castBufFeatures, count);
             LocalTensor<float> backpropsValue = FloatView<TYPE_BACKPROPS>(backpropsLocal, castBufBackprops);
-            LocalTensor<float> tmp0 = tmpBuf0.Get<float>();
             LocalTensor<uint8_t> mask0 = maskBuf0.Get<uint8_t>();
-            uint32_t cmpCount = (count + 255) / 256 * 256;        // Compare works on whole 256-byte blocks
-            Abs(tmp0, featuresValue, count);                      // mag = abs(features)
-            Compares(mask0, tmp0, lambd_, CMPMODE::LE, cmpCount); // dead = le(mag, lambd)
-            Duplicate(tmp0, 0.0f, count);                         // zero = fill(0.0)
-            Select(backpropsValue, mask0, tmp0, gradientsValue, SELMODE::VSEL_TENSOR_TENSOR_MODE,
+            uint32_t cmpCount = (count + 255) / 256 * 256;                  // Compare works on whole 256-byte blocks
+            Abs(backpropsValue, featuresValue, count);                      // mag = abs(features)
+            Compares(mask0, backpropsValue, lambd_, CMPMODE::LE, cmpCount); // dead = le(mag, lambd)
+            Duplicate(featuresValue, 0.0f, count);                          // zero = fill(0.0)
+            Select(backpropsValue, mask0, featuresValue, gradientsValue, SELMODE::VSEL_TENSOR_TENSOR_MODE,
                    count); // backprops = select(dead, zero, gradients)
             StoreFloat<TYPE_BACKPROPS>(backpropsLocal, backpropsValue, count);
         }
@@ -150,7 +148,6 @@ private:
     TBuf<QuePosition::VECCALC> castBufGradients;
     TBuf<QuePosition::VECCALC> castBufFeatures;
     TBuf<QuePosition::VECCALC> castBufBackprops;
-    TBuf<QuePosition::VECCALC> tmpBuf0;
     TBuf<QuePosition::VECCALC> maskBuf0;
     GlobalTensor<TYPE_GRADIENTS> gradientsGm;
     GlobalTensor<TYPE_FEATURES> featuresGm;

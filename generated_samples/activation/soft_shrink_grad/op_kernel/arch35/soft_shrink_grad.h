@@ -80,7 +80,6 @@ public:
         if constexpr (!std::is_same_v<TYPE_OUTPUT_Y, float>) { // a float32 tensor is read in place
             pipe.InitBuffer(castBufOutputY, tileDataNum * sizeof(float));
         }
-        pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));
         pipe.InitBuffer(maskBuf0, tileDataNum / 8);
     }
 
@@ -119,13 +118,12 @@ private:
             LocalTensor<float> inputGradValue = AsFloat<TYPE_INPUT_GRAD>(inputGradLocal, castBufInputGrad, count);
             LocalTensor<float> inputXValue = AsFloat<TYPE_INPUT_X>(inputXLocal, castBufInputX, count);
             LocalTensor<float> outputYValue = FloatView<TYPE_OUTPUT_Y>(outputYLocal, castBufOutputY);
-            LocalTensor<float> tmp0 = tmpBuf0.Get<float>();
             LocalTensor<uint8_t> mask0 = maskBuf0.Get<uint8_t>();
-            uint32_t cmpCount = (count + 255) / 256 * 256;        // Compare works on whole 256-byte blocks
-            Abs(tmp0, inputXValue, count);                        // mag = abs(input_x)
-            Compares(mask0, tmp0, lambd_, CMPMODE::LE, cmpCount); // dead = le(mag, lambd)
-            Duplicate(tmp0, 0.0f, count);                         // zero = fill(0.0)
-            Select(outputYValue, mask0, tmp0, inputGradValue, SELMODE::VSEL_TENSOR_TENSOR_MODE,
+            uint32_t cmpCount = (count + 255) / 256 * 256;                // Compare works on whole 256-byte blocks
+            Abs(outputYValue, inputXValue, count);                        // mag = abs(input_x)
+            Compares(mask0, outputYValue, lambd_, CMPMODE::LE, cmpCount); // dead = le(mag, lambd)
+            Duplicate(inputXValue, 0.0f, count);                          // zero = fill(0.0)
+            Select(outputYValue, mask0, inputXValue, inputGradValue, SELMODE::VSEL_TENSOR_TENSOR_MODE,
                    count); // output_y = select(dead, zero, input_grad)
             StoreFloat<TYPE_OUTPUT_Y>(outputYLocal, outputYValue, count);
         }
@@ -150,7 +148,6 @@ private:
     TBuf<QuePosition::VECCALC> castBufInputGrad;
     TBuf<QuePosition::VECCALC> castBufInputX;
     TBuf<QuePosition::VECCALC> castBufOutputY;
-    TBuf<QuePosition::VECCALC> tmpBuf0;
     TBuf<QuePosition::VECCALC> maskBuf0;
     GlobalTensor<TYPE_INPUT_GRAD> inputGradGm;
     GlobalTensor<TYPE_INPUT_X> inputXGm;

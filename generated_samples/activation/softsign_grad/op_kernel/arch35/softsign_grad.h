@@ -79,7 +79,6 @@ public:
         if constexpr (!std::is_same_v<TYPE_OUTPUT, float>) { // a float32 tensor is read in place
             pipe.InitBuffer(castBufOutput, tileDataNum * sizeof(float));
         }
-        pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));
     }
 
     __aicore__ inline void Process()
@@ -117,12 +116,11 @@ private:
             LocalTensor<float> gradientsValue = AsFloat<TYPE_GRADIENTS>(gradientsLocal, castBufGradients, count);
             LocalTensor<float> featuresValue = AsFloat<TYPE_FEATURES>(featuresLocal, castBufFeatures, count);
             LocalTensor<float> outputValue = FloatView<TYPE_OUTPUT>(outputLocal, castBufOutput);
-            LocalTensor<float> tmp0 = tmpBuf0.Get<float>();
-            Abs(tmp0, featuresValue, count);               // mag = abs(features)
-            Adds(tmp0, tmp0, 1.0f, count);                 // d = adds(mag, 1.0)
-            Mul(tmp0, tmp0, tmp0, count);                  // d2 = mul(d, d)
-            Reciprocal(tmp0, tmp0, count);                 // r = reciprocal(d2)
-            Mul(outputValue, gradientsValue, tmp0, count); // output = mul(gradients, r)
+            Abs(outputValue, featuresValue, count);                 // mag = abs(features)
+            Adds(featuresValue, outputValue, 1.0f, count);          // d = adds(mag, 1.0)
+            Mul(outputValue, featuresValue, featuresValue, count);  // d2 = mul(d, d)
+            Reciprocal(featuresValue, outputValue, count);          // r = reciprocal(d2)
+            Mul(outputValue, gradientsValue, featuresValue, count); // output = mul(gradients, r)
             StoreFloat<TYPE_OUTPUT>(outputLocal, outputValue, count);
         }
         outQueueOutput.EnQue<TYPE_OUTPUT>(outputLocal);
@@ -146,7 +144,6 @@ private:
     TBuf<QuePosition::VECCALC> castBufGradients;
     TBuf<QuePosition::VECCALC> castBufFeatures;
     TBuf<QuePosition::VECCALC> castBufOutput;
-    TBuf<QuePosition::VECCALC> tmpBuf0;
     GlobalTensor<TYPE_GRADIENTS> gradientsGm;
     GlobalTensor<TYPE_FEATURES> featuresGm;
     GlobalTensor<TYPE_OUTPUT> outputGm;

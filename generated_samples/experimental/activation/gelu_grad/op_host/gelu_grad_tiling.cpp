@@ -20,20 +20,23 @@ namespace optiling {
 struct GeluGradCompileInfo {};
 
 constexpr uint64_t BUFFER_NUM = 2;
-constexpr uint64_t CALC_BUFFER_NUM = 7;     // float scratch buffers of Compute()
-constexpr uint64_t TILE_ALIGN = 256;        // elements; keeps every copy 32-byte aligned
-constexpr uint64_t UB_SCRATCH_BYTES = 8192; // left to the basic API's temporaries (TMP_UB_OFFSET)
+constexpr uint64_t TILE_ALIGN = 256; // elements; keeps every copy 32-byte aligned
 constexpr uint64_t WORKSPACE_BYTES = 0;
 
-struct DtypeCase {
-    ge::DataType dtype;      // the output dtype of one supported combination
-    uint64_t bitsPerElement; // UB bits one element takes: queues * BUFFER_NUM + scratch buffers
+struct TileBudget {
+    uint64_t tilingKey;
+    ge::DataType dtype;      // the output dtype
+    uint64_t bitsPerElement; // UB bits one element takes: queues * BUFFER_NUM + the buffers of the key's Compute()
+    uint64_t ubScratchBytes; // UB kept for the basic API's temporaries (TMP_UB_OFFSET) when Compute() selects
 };
 
-static const DtypeCase DTYPE_CASES[] = {
-    {ge::DT_FLOAT, 320},
-    {ge::DT_FLOAT16, 320},
-    {ge::DT_BF16, 320},
+static const TileBudget TILE_BUDGETS[] = {
+    {GELU_GRAD_TILING_KEY_ASCEND910B, ge::DT_FLOAT, 224, 0},
+    {GELU_GRAD_TILING_KEY_ASCEND910B, ge::DT_FLOAT16, 224, 0},
+    {GELU_GRAD_TILING_KEY_ASCEND910B, ge::DT_BF16, 224, 0},
+    {GELU_GRAD_TILING_KEY_ASCEND310B, ge::DT_FLOAT, 256, 0},
+    {GELU_GRAD_TILING_KEY_ASCEND310B, ge::DT_FLOAT16, 256, 0},
+    {GELU_GRAD_TILING_KEY_ASCEND310B, ge::DT_BF16, 256, 0},
 };
 
 class GeluGradTiling {
@@ -120,23 +123,22 @@ ge::graphStatus GeluGradTiling::RunTiling()
                 return ge::GRAPH_FAILED);
     OP_CHECK_IF(CheckShapes() != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "check shapes failed"),
                 return ge::GRAPH_FAILED);
-    uint64_t bitsPerElement = 0;
-    for (const DtypeCase& dtypeCase : DTYPE_CASES) {
-        if (dtypeCase.dtype == outputDtype) {
-            bitsPerElement = dtypeCase.bitsPerElement;
-        }
-    }
-    OP_CHECK_IF(
-        bitsPerElement == 0,
-        OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "z", ge::TypeUtils::DataTypeToSerialString(outputDtype),
-                                  "DT_FLOAT, DT_FLOAT16, DT_BF16"),
-        return ge::GRAPH_FAILED);
-
     fe::PlatFormInfos* platformInfo = tilingContext->GetPlatformInfo();
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, platformInfo);
     auto ascendcPlatform = platform_ascendc::PlatformAscendC(platformInfo);
     OP_CHECK_IF(SelectTilingKey(ascendcPlatform.GetSocVersion()) != ge::GRAPH_SUCCESS,
                 OP_LOGE(tilingContext, "select tiling key failed"), return ge::GRAPH_FAILED);
+    const TileBudget* budget = nullptr;
+    for (const TileBudget& row : TILE_BUDGETS) {
+        if (row.tilingKey == tilingKey && row.dtype == outputDtype) {
+            budget = &row;
+        }
+    }
+    OP_CHECK_IF(
+        budget == nullptr,
+        OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "z", ge::TypeUtils::DataTypeToSerialString(outputDtype),
+                                  "DT_FLOAT, DT_FLOAT16, DT_BF16"),
+        return ge::GRAPH_FAILED);
     uint64_t ubSize = 0;
     ascendcPlatform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
     uint64_t coreNum = ascendcPlatform.GetCoreNumAiv();
@@ -146,9 +148,9 @@ ge::graphStatus GeluGradTiling::RunTiling()
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, keyOutputShape);
     uint64_t totalNum = keyOutputShape->GetStorageShape().GetShapeSize();
     OP_CHECK_IF(totalNum == 0, OP_LOGE(tilingContext, "empty output, nothing to tile"), return ge::GRAPH_FAILED);
-    OP_CHECK_IF(ubSize <= UB_SCRATCH_BYTES, OP_LOGE(tilingContext, "UB too small for one tile"),
+    OP_CHECK_IF(ubSize <= budget->ubScratchBytes, OP_LOGE(tilingContext, "UB too small for one tile"),
                 return ge::GRAPH_FAILED);
-    uint64_t tileDataNum = ((ubSize - UB_SCRATCH_BYTES) * 8 / bitsPerElement) / TILE_ALIGN * TILE_ALIGN;
+    uint64_t tileDataNum = ((ubSize - budget->ubScratchBytes) * 8 / budget->bitsPerElement) / TILE_ALIGN * TILE_ALIGN;
     OP_CHECK_IF(tileDataNum == 0, OP_LOGE(tilingContext, "UB too small for one tile"), return ge::GRAPH_FAILED);
     uint64_t perCore = (totalNum + coreNum - 1) / coreNum;
     uint64_t blockFormer = (perCore + TILE_ALIGN - 1) / TILE_ALIGN * TILE_ALIGN;

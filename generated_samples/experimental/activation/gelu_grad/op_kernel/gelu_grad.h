@@ -79,9 +79,9 @@ public:
             pipe.InitBuffer(castBufZ, tileDataNum * sizeof(float));
         }
         pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));
-        pipe.InitBuffer(tmpBuf1, tileDataNum * sizeof(float));
-        pipe.InitBuffer(tmpBuf2, tileDataNum * sizeof(float));
-        pipe.InitBuffer(tmpBuf3, tileDataNum * sizeof(float));
+        if constexpr (TILING_KEY == GELU_GRAD_TILING_KEY_ASCEND310B) { // only this tiling key's Compute() uses it
+            pipe.InitBuffer(tmpBuf1, tileDataNum * sizeof(float));
+        }
     }
 
     __aicore__ inline void Process()
@@ -120,27 +120,24 @@ private:
             LocalTensor<float> xValue = AsFloat<TYPE_X>(xLocal, castBufX, count);
             LocalTensor<float> zValue = FloatView<TYPE_Z>(zLocal, castBufZ);
             LocalTensor<float> tmp0 = tmpBuf0.Get<float>();
-            LocalTensor<float> tmp1 = tmpBuf1.Get<float>();
-            LocalTensor<float> tmp2 = tmpBuf2.Get<float>();
-            Maxs(tmp0, xValue, -10000.0f, count);           // xl = maxs(x, -10000.0)
-            Mins(tmp0, tmp0, 10000.0f, count);              // xc = mins(xl, 10000.0)
-            Mul(tmp1, tmp0, tmp0, count);                   // x2 = mul(xc, xc)
-            Muls(tmp2, tmp1, -0.07135481627260025f, count); // t0 = muls(x2, -0.07135481627260025)
-            Adds(tmp2, tmp2, -1.5957691216057308f, count);  // t1 = adds(t0, -1.5957691216057308)
-            Mul(tmp2, tmp2, tmp0, count);                   // t2 = mul(t1, xc)
-            Exp(tmp2, tmp2, count);                         // px = exp(t2)
-            Muls(tmp1, tmp1, 0.2140644488178007f, count);   // r0 = muls(x2, 0.2140644488178007)
-            Adds(tmp1, tmp1, 1.5957691216057308f, count);   // r1 = adds(r0, 1.5957691216057308)
-            Mul(tmp0, tmp1, tmp0, count);                   // res = mul(r1, xc)
-            Adds(tmp1, tmp2, 1.0f, count);                  // d = adds(px, 1.0)
-            Duplicate(tmp2, 1.0f, count);                   // one = fill(1.0)
-            Div(tmp1, tmp2, tmp1, count);                   // inv = div(one, d)
-            Muls(tmp2, tmp1, -1.0f, count);                 // a0 = muls(inv, -1.0)
-            Adds(tmp2, tmp2, 1.0f, count);                  // a = adds(a0, 1.0)
-            Mul(tmp0, tmp2, tmp0, count);                   // b = mul(a, res)
-            Mul(tmp0, tmp0, tmp1, count);                   // c = mul(b, inv)
-            Add(tmp0, tmp0, tmp1, count);                   // s = add(c, inv)
-            Mul(zValue, tmp0, dyValue, count);              // z = mul(s, dy)
+            Maxs(zValue, xValue, -10000.0f, count);           // xl = maxs(x, -10000.0)
+            Mins(xValue, zValue, 10000.0f, count);            // xc = mins(xl, 10000.0)
+            Mul(zValue, xValue, xValue, count);               // x2 = mul(xc, xc)
+            Muls(tmp0, zValue, -0.07135481627260025f, count); // t0 = muls(x2, -0.07135481627260025)
+            Adds(tmp0, tmp0, -1.5957691216057308f, count);    // t1 = adds(t0, -1.5957691216057308)
+            Mul(tmp0, tmp0, xValue, count);                   // t2 = mul(t1, xc)
+            Exp(tmp0, tmp0, count);                           // px = exp(t2)
+            Muls(zValue, zValue, 0.2140644488178007f, count); // r0 = muls(x2, 0.2140644488178007)
+            Adds(zValue, zValue, 1.5957691216057308f, count); // r1 = adds(r0, 1.5957691216057308)
+            Mul(zValue, zValue, xValue, count);               // res = mul(r1, xc)
+            Adds(xValue, tmp0, 1.0f, count);                  // d = adds(px, 1.0)
+            Duplicate(tmp0, 1.0f, count);                     // one = fill(1.0)
+            Div(xValue, tmp0, xValue, count);                 // inv = div(one, d)
+            Adds(tmp0, xValue, -1.0f, count);                 // na = adds(inv, -1.0)
+            Mul(zValue, tmp0, zValue, count);                 // nb = mul(na, res)
+            Mul(zValue, zValue, xValue, count);               // nc = mul(nb, inv)
+            Sub(xValue, xValue, zValue, count);               // s = sub(inv, nc)
+            Mul(zValue, xValue, dyValue, count);              // z = mul(s, dy)
             StoreFloat<TYPE_Z>(zLocal, zValue, count);
         } else if constexpr (TILING_KEY == GELU_GRAD_TILING_KEY_ASCEND310B) {
             LocalTensor<float> dyValue = AsFloat<TYPE_DY>(dyLocal, castBufDy, count);
@@ -148,26 +145,24 @@ private:
             LocalTensor<float> zValue = FloatView<TYPE_Z>(zLocal, castBufZ);
             LocalTensor<float> tmp0 = tmpBuf0.Get<float>();
             LocalTensor<float> tmp1 = tmpBuf1.Get<float>();
-            LocalTensor<float> tmp2 = tmpBuf2.Get<float>();
-            LocalTensor<float> tmp3 = tmpBuf3.Get<float>();
-            Maxs(tmp0, xValue, -10000.0f, count);           // xl = maxs(x, -10000.0)
-            Mins(tmp0, tmp0, 10000.0f, count);              // xc = mins(xl, 10000.0)
-            Mul(tmp1, tmp0, tmp0, count);                   // x2 = mul(xc, xc)
-            Muls(tmp2, tmp1, -0.07135481627260025f, count); // t0 = muls(x2, -0.07135481627260025)
-            Adds(tmp2, tmp2, -1.5957691216057308f, count);  // t1 = adds(t0, -1.5957691216057308)
-            Mul(tmp2, tmp2, tmp0, count);                   // t2 = mul(t1, xc)
-            Exp(tmp2, tmp2, count);                         // px = exp(t2)
-            Adds(tmp2, tmp2, 1.0f, count);                  // d = adds(px, 1.0)
-            Duplicate(tmp3, 1.0f, count);                   // one = fill(1.0)
-            Div(tmp2, tmp3, tmp2, count);                   // g1 = div(one, d)
-            Adds(tmp3, tmp2, -1.0f, count);                 // h0 = adds(g1, -1.0)
-            Mul(tmp0, tmp3, tmp0, count);                   // h1 = mul(h0, xc)
-            Muls(tmp1, tmp1, -0.21406444881780073f, count); // f0 = muls(x2, -0.21406444881780073)
-            Adds(tmp1, tmp1, -1.5957691216057308f, count);  // g2 = adds(f0, -1.5957691216057308)
-            Mul(tmp0, tmp0, tmp1, count);                   // h2 = mul(h1, g2)
-            Adds(tmp0, tmp0, 1.0f, count);                  // h3 = adds(h2, 1.0)
-            Mul(tmp0, tmp0, tmp2, count);                   // h4 = mul(h3, g1)
-            Mul(zValue, tmp0, dyValue, count);              // z = mul(h4, dy)
+            Maxs(zValue, xValue, -10000.0f, count);             // xl = maxs(x, -10000.0)
+            Mins(xValue, zValue, 10000.0f, count);              // xc = mins(xl, 10000.0)
+            Mul(zValue, xValue, xValue, count);                 // x2 = mul(xc, xc)
+            Muls(tmp0, zValue, -0.07135481627260025f, count);   // t0 = muls(x2, -0.07135481627260025)
+            Adds(tmp0, tmp0, -1.5957691216057308f, count);      // t1 = adds(t0, -1.5957691216057308)
+            Mul(tmp0, tmp0, xValue, count);                     // t2 = mul(t1, xc)
+            Exp(tmp0, tmp0, count);                             // px = exp(t2)
+            Adds(tmp0, tmp0, 1.0f, count);                      // d = adds(px, 1.0)
+            Duplicate(tmp1, 1.0f, count);                       // one = fill(1.0)
+            Div(tmp0, tmp1, tmp0, count);                       // g1 = div(one, d)
+            Adds(tmp1, tmp0, -1.0f, count);                     // h0 = adds(g1, -1.0)
+            Mul(xValue, tmp1, xValue, count);                   // h1 = mul(h0, xc)
+            Muls(zValue, zValue, -0.21406444881780073f, count); // f0 = muls(x2, -0.21406444881780073)
+            Adds(zValue, zValue, -1.5957691216057308f, count);  // g2 = adds(f0, -1.5957691216057308)
+            Mul(xValue, xValue, zValue, count);                 // h2 = mul(h1, g2)
+            Adds(zValue, xValue, 1.0f, count);                  // h3 = adds(h2, 1.0)
+            Mul(xValue, zValue, tmp0, count);                   // h4 = mul(h3, g1)
+            Mul(zValue, xValue, dyValue, count);                // z = mul(h4, dy)
             StoreFloat<TYPE_Z>(zLocal, zValue, count);
         }
         outQueueZ.EnQue<TYPE_Z>(zLocal);
@@ -193,8 +188,6 @@ private:
     TBuf<QuePosition::VECCALC> castBufZ;
     TBuf<QuePosition::VECCALC> tmpBuf0;
     TBuf<QuePosition::VECCALC> tmpBuf1;
-    TBuf<QuePosition::VECCALC> tmpBuf2;
-    TBuf<QuePosition::VECCALC> tmpBuf3;
     GlobalTensor<TYPE_DY> dyGm;
     GlobalTensor<TYPE_X> xGm;
     GlobalTensor<TYPE_Z> zGm;

@@ -79,7 +79,6 @@ public:
         if constexpr (!std::is_same_v<TYPE_OUT, float>) { // a float32 tensor is read in place
             pipe.InitBuffer(castBufOut, tileDataNum * sizeof(float));
         }
-        pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));
         pipe.InitBuffer(maskBuf0, tileDataNum / 8);
     }
 
@@ -118,46 +117,49 @@ private:
             LocalTensor<float> gradOutputValue = AsFloat<TYPE_GRAD_OUTPUT>(gradOutputLocal, castBufGradOutput, count);
             LocalTensor<float> selfValue = AsFloat<TYPE_SELF>(selfLocal, castBufSelf, count);
             LocalTensor<float> outValue = FloatView<TYPE_OUT>(outLocal, castBufOut);
-            LocalTensor<float> tmp0 = tmpBuf0.Get<float>();
             LocalTensor<uint8_t> mask0 = maskBuf0.Get<uint8_t>();
             uint32_t cmpCount = (count + 255) / 256 * 256;            // Compare works on whole 256-byte blocks
-            Muls(tmp0, selfValue, 0.33333334f, count);                // t0 = muls(self, 0.33333334)
-            Adds(tmp0, tmp0, 0.5f, count);                            // t = adds(t0, 0.5)
+            Muls(outValue, selfValue, 0.33333334f, count);            // t0 = muls(self, 0.33333334)
+            Adds(outValue, outValue, 0.5f, count);                    // t = adds(t0, 0.5)
             Compares(mask0, selfValue, -3.0f, CMPMODE::GT, cmpCount); // above = gt(self, -3.0)
-            Select(tmp0, mask0, tmp0, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count); // t1 = select(above, t, 0.0)
-            Compares(mask0, selfValue, 3.0f, CMPMODE::LT, cmpCount);                  // below = lt(self, 3.0)
-            Select(tmp0, mask0, tmp0, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count); // t2 = select(below, t1, 1.0)
-            Mul(outValue, gradOutputValue, tmp0, count);                              // out = mul(gradOutput, t2)
+            Select(outValue, mask0, outValue, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE,
+                   count);                                           // t1 = select(above, t, 0.0)
+            Compares(mask0, selfValue, 3.0f, CMPMODE::LT, cmpCount); // below = lt(self, 3.0)
+            Select(selfValue, mask0, outValue, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE,
+                   count);                                    // t2 = select(below, t1, 1.0)
+            Mul(outValue, gradOutputValue, selfValue, count); // out = mul(gradOutput, t2)
             StoreFloat<TYPE_OUT>(outLocal, outValue, count);
         } else if constexpr (TILING_KEY == HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910_93) {
             LocalTensor<float> gradOutputValue = AsFloat<TYPE_GRAD_OUTPUT>(gradOutputLocal, castBufGradOutput, count);
             LocalTensor<float> selfValue = AsFloat<TYPE_SELF>(selfLocal, castBufSelf, count);
             LocalTensor<float> outValue = FloatView<TYPE_OUT>(outLocal, castBufOut);
-            LocalTensor<float> tmp0 = tmpBuf0.Get<float>();
             LocalTensor<uint8_t> mask0 = maskBuf0.Get<uint8_t>();
             uint32_t cmpCount = (count + 255) / 256 * 256;            // Compare works on whole 256-byte blocks
-            Muls(tmp0, selfValue, 0.33333334f, count);                // t0 = muls(self, 0.33333334)
-            Adds(tmp0, tmp0, 0.5f, count);                            // t = adds(t0, 0.5)
+            Muls(outValue, selfValue, 0.33333334f, count);            // t0 = muls(self, 0.33333334)
+            Adds(outValue, outValue, 0.5f, count);                    // t = adds(t0, 0.5)
             Compares(mask0, selfValue, -3.0f, CMPMODE::GT, cmpCount); // above = gt(self, -3.0)
-            Select(tmp0, mask0, tmp0, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count); // t1 = select(above, t, 0.0)
-            Compares(mask0, selfValue, 3.0f, CMPMODE::LT, cmpCount);                  // below = lt(self, 3.0)
-            Select(tmp0, mask0, tmp0, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count); // t2 = select(below, t1, 1.0)
-            Mul(outValue, gradOutputValue, tmp0, count);                              // out = mul(gradOutput, t2)
+            Select(outValue, mask0, outValue, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE,
+                   count);                                           // t1 = select(above, t, 0.0)
+            Compares(mask0, selfValue, 3.0f, CMPMODE::LT, cmpCount); // below = lt(self, 3.0)
+            Select(selfValue, mask0, outValue, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE,
+                   count);                                    // t2 = select(below, t1, 1.0)
+            Mul(outValue, gradOutputValue, selfValue, count); // out = mul(gradOutput, t2)
             StoreFloat<TYPE_OUT>(outLocal, outValue, count);
         } else if constexpr (TILING_KEY == HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND950) {
             LocalTensor<float> gradOutputValue = AsFloat<TYPE_GRAD_OUTPUT>(gradOutputLocal, castBufGradOutput, count);
             LocalTensor<float> selfValue = AsFloat<TYPE_SELF>(selfLocal, castBufSelf, count);
             LocalTensor<float> outValue = FloatView<TYPE_OUT>(outLocal, castBufOut);
-            LocalTensor<float> tmp0 = tmpBuf0.Get<float>();
             LocalTensor<uint8_t> mask0 = maskBuf0.Get<uint8_t>();
             uint32_t cmpCount = (count + 255) / 256 * 256;            // Compare works on whole 256-byte blocks
-            Muls(tmp0, selfValue, 0.33333334f, count);                // t0 = muls(self, 0.33333334)
-            Adds(tmp0, tmp0, 0.5f, count);                            // t = adds(t0, 0.5)
+            Muls(outValue, selfValue, 0.33333334f, count);            // t0 = muls(self, 0.33333334)
+            Adds(outValue, outValue, 0.5f, count);                    // t = adds(t0, 0.5)
             Compares(mask0, selfValue, -3.0f, CMPMODE::GT, cmpCount); // above = gt(self, -3.0)
-            Select(tmp0, mask0, tmp0, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count); // t1 = select(above, t, 0.0)
-            Compares(mask0, selfValue, 3.0f, CMPMODE::LT, cmpCount);                  // below = lt(self, 3.0)
-            Select(tmp0, mask0, tmp0, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count); // t2 = select(below, t1, 1.0)
-            Mul(outValue, gradOutputValue, tmp0, count);                              // out = mul(gradOutput, t2)
+            Select(outValue, mask0, outValue, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE,
+                   count);                                           // t1 = select(above, t, 0.0)
+            Compares(mask0, selfValue, 3.0f, CMPMODE::LT, cmpCount); // below = lt(self, 3.0)
+            Select(selfValue, mask0, outValue, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE,
+                   count);                                    // t2 = select(below, t1, 1.0)
+            Mul(outValue, gradOutputValue, selfValue, count); // out = mul(gradOutput, t2)
             StoreFloat<TYPE_OUT>(outLocal, outValue, count);
         }
         outQueueOut.EnQue<TYPE_OUT>(outLocal);
@@ -181,7 +183,6 @@ private:
     TBuf<QuePosition::VECCALC> castBufGradOutput;
     TBuf<QuePosition::VECCALC> castBufSelf;
     TBuf<QuePosition::VECCALC> castBufOut;
-    TBuf<QuePosition::VECCALC> tmpBuf0;
     TBuf<QuePosition::VECCALC> maskBuf0;
     GlobalTensor<TYPE_GRAD_OUTPUT> gradOutputGm;
     GlobalTensor<TYPE_SELF> selfGm;

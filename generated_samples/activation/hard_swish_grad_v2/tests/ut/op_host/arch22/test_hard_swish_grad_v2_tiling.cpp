@@ -33,7 +33,7 @@ TEST_F(HardSwishGradV2TilingAscend910b, tiling_bfloat16_test_shape)
                                                   {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 6656 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 7680 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -51,7 +51,7 @@ TEST_F(HardSwishGradV2TilingAscend910b, tiling_bfloat16_all_cores)
                                                   {{{768, 1024}, {768, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 6656 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 7680 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 48U);
@@ -69,7 +69,7 @@ TEST_F(HardSwishGradV2TilingAscend910b, tiling_float16_test_shape)
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 6656 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 7680 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -87,7 +87,7 @@ TEST_F(HardSwishGradV2TilingAscend910b, tiling_float16_all_cores)
                                                   {{{768, 1024}, {768, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 6656 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 7680 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 48U);
@@ -105,7 +105,7 @@ TEST_F(HardSwishGradV2TilingAscend910b, tiling_float32_test_shape)
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 6656 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 7680 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -123,7 +123,7 @@ TEST_F(HardSwishGradV2TilingAscend910b, tiling_float32_all_cores)
                                                   {{{768, 1024}, {768, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 6656 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 7680 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 48U);
@@ -207,7 +207,7 @@ TEST_F(HardSwishGradV2TilingAscend91093, tiling_bfloat16_test_shape)
                                                   {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 6656 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 7680 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -225,7 +225,7 @@ TEST_F(HardSwishGradV2TilingAscend91093, tiling_bfloat16_all_cores)
                                                   {{{768, 1024}, {768, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 6656 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 7680 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 48U);
@@ -243,7 +243,7 @@ TEST_F(HardSwishGradV2TilingAscend91093, tiling_float16_test_shape)
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 6656 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 7680 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -261,7 +261,7 @@ TEST_F(HardSwishGradV2TilingAscend91093, tiling_float16_all_cores)
                                                   {{{768, 1024}, {768, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 6656 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 7680 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 48U);
@@ -279,7 +279,7 @@ TEST_F(HardSwishGradV2TilingAscend91093, tiling_float32_test_shape)
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 6656 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 7680 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -297,7 +297,7 @@ TEST_F(HardSwishGradV2TilingAscend91093, tiling_float32_all_cores)
                                                   {{{768, 1024}, {768, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 6656 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 7680 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 48U);

@@ -33,7 +33,7 @@ TEST_F(SoftsignGradTilingAscend950, tiling_float16_test_shape)
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 8704 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 10240 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -51,7 +51,7 @@ TEST_F(SoftsignGradTilingAscend950, tiling_float16_all_cores)
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 8704 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 10240 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 64U);
@@ -69,7 +69,7 @@ TEST_F(SoftsignGradTilingAscend950, tiling_float32_test_shape)
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 8704 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 10240 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -87,7 +87,7 @@ TEST_F(SoftsignGradTilingAscend950, tiling_float32_all_cores)
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 8704 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 10240 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 64U);
@@ -105,7 +105,7 @@ TEST_F(SoftsignGradTilingAscend950, tiling_bfloat16_test_shape)
                                                   {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 8704 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 10240 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -123,7 +123,7 @@ TEST_F(SoftsignGradTilingAscend950, tiling_bfloat16_all_cores)
                                                   {{{1024, 1024}, {1024, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 8704 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 10240 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 64U);

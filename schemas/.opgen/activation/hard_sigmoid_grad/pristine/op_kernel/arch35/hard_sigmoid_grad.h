@@ -80,8 +80,6 @@ public:
         if constexpr (!std::is_same_v<TYPE_Y, float>) { // a float32 tensor is read in place
             pipe.InitBuffer(castBufY, tileDataNum * sizeof(float));
         }
-        pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));
-        pipe.InitBuffer(tmpBuf1, tileDataNum * sizeof(float));
         pipe.InitBuffer(maskBuf0, tileDataNum / 8);
     }
 
@@ -120,17 +118,17 @@ private:
             LocalTensor<float> gradsValue = AsFloat<TYPE_GRADS>(gradsLocal, castBufGrads, count);
             LocalTensor<float> inputXValue = AsFloat<TYPE_INPUT_X>(inputXLocal, castBufInputX, count);
             LocalTensor<float> yValue = FloatView<TYPE_Y>(yLocal, castBufY);
-            LocalTensor<float> tmp0 = tmpBuf0.Get<float>();
-            LocalTensor<float> tmp1 = tmpBuf1.Get<float>();
             LocalTensor<uint8_t> mask0 = maskBuf0.Get<uint8_t>();
-            uint32_t cmpCount = (count + 255) / 256 * 256;      // Compare works on whole 256-byte blocks
-            Muls(tmp0, inputXValue, alpha_, count);             // t0 = muls(input_x, alpha)
-            Adds(tmp0, tmp0, beta_, count);                     // t = adds(t0, beta)
-            Muls(tmp1, gradsValue, alpha_, count);              // g = muls(grads, alpha)
-            Compares(mask0, tmp0, 0.0f, CMPMODE::GT, cmpCount); // above = gt(t, 0.0)
-            Select(tmp1, mask0, tmp1, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);   // g0 = select(above, g, 0.0)
-            Compares(mask0, tmp0, 1.0f, CMPMODE::LT, cmpCount);                         // below = lt(t, 1.0)
-            Select(yValue, mask0, tmp1, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count); // y = select(below, g0, 0.0)
+            uint32_t cmpCount = (count + 255) / 256 * 256;             // Compare works on whole 256-byte blocks
+            Muls(yValue, inputXValue, alpha_, count);                  // t0 = muls(input_x, alpha)
+            Adds(inputXValue, yValue, beta_, count);                   // t = adds(t0, beta)
+            Muls(yValue, gradsValue, alpha_, count);                   // g = muls(grads, alpha)
+            Compares(mask0, inputXValue, 0.0f, CMPMODE::GT, cmpCount); // above = gt(t, 0.0)
+            Select(gradsValue, mask0, yValue, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE,
+                   count);                                             // g0 = select(above, g, 0.0)
+            Compares(mask0, inputXValue, 1.0f, CMPMODE::LT, cmpCount); // below = lt(t, 1.0)
+            Select(yValue, mask0, gradsValue, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE,
+                   count); // y = select(below, g0, 0.0)
             StoreFloat<TYPE_Y>(yLocal, yValue, count);
         }
         outQueueY.EnQue<TYPE_Y>(yLocal);
@@ -154,8 +152,6 @@ private:
     TBuf<QuePosition::VECCALC> castBufGrads;
     TBuf<QuePosition::VECCALC> castBufInputX;
     TBuf<QuePosition::VECCALC> castBufY;
-    TBuf<QuePosition::VECCALC> tmpBuf0;
-    TBuf<QuePosition::VECCALC> tmpBuf1;
     TBuf<QuePosition::VECCALC> maskBuf0;
     GlobalTensor<TYPE_GRADS> gradsGm;
     GlobalTensor<TYPE_INPUT_X> inputXGm;

@@ -34,7 +34,7 @@ TEST_F(GeluGradTilingAscend910b, tiling_float32_test_shape)
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 4608 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 6912 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -53,7 +53,7 @@ TEST_F(GeluGradTilingAscend910b, tiling_float32_all_cores)
                                                   {{{768, 1024}, {768, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 4608 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 6912 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 48U);
@@ -72,7 +72,7 @@ TEST_F(GeluGradTilingAscend910b, tiling_float16_test_shape)
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 4608 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 6912 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -91,7 +91,7 @@ TEST_F(GeluGradTilingAscend910b, tiling_float16_all_cores)
                                                   {{{768, 1024}, {768, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 4608 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 6912 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 48U);
@@ -110,7 +110,7 @@ TEST_F(GeluGradTilingAscend910b, tiling_bfloat16_test_shape)
                                                   {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 4608 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "1024 256 256 6912 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -129,7 +129,7 @@ TEST_F(GeluGradTilingAscend910b, tiling_bfloat16_all_cores)
                                                   {{{768, 1024}, {768, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 4608 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "786432 16384 16384 6912 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 48U);

@@ -35,7 +35,7 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_float32_test_shape)
                                               {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(0.16666666666666666f)},
                                                {"beta", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}},
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 7424 4539628425432443563 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 9984 4539628425432443563 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -55,7 +55,7 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_float32_all_cores)
                                               {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(0.16666666666666666f)},
                                                {"beta", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}},
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 7424 4539628425432443563 ",
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 9984 4539628425432443563 ",
                     {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
@@ -76,7 +76,7 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_float16_test_shape)
                                               {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(0.16666666666666666f)},
                                                {"beta", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}},
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 7424 4539628425432443563 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 9984 4539628425432443563 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -96,7 +96,7 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_float16_all_cores)
                                               {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(0.16666666666666666f)},
                                                {"beta", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}},
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 7424 4539628425432443563 ",
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 9984 4539628425432443563 ",
                     {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
@@ -117,7 +117,7 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_bfloat16_test_shape)
                                               {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(0.16666666666666666f)},
                                                {"beta", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}},
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 7424 4539628425432443563 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 9984 4539628425432443563 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -137,7 +137,7 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_bfloat16_all_cores)
                                               {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(0.16666666666666666f)},
                                                {"beta", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}},
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 7424 4539628425432443563 ",
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 9984 4539628425432443563 ",
                     {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
@@ -218,7 +218,7 @@ TEST_F(HardSigmoidGradTilingAscend950, tiling_float32_test_shape_attrs_0)
                                               {{"alpha", Ops::NN::AnyValue::CreateFrom<float>(0.3333333333333333f)},
                                                {"beta", Ops::NN::AnyValue::CreateFrom<float>(1.25f)}},
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 7424 4584664421714537131 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 9984 4584664421714537131 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
