@@ -134,3 +134,32 @@ def test_a_mask_cannot_enter_arithmetic(run, tmp_path: Path) -> None:
                           lambda t: t.replace("- s = sigmoid(x)", "- m = gt(x, 0.0)\n      - s = sigmoid(m)"))
     result = run("gen", spec_path, "-o", tmp_path / "out")
     assert result.code == 2 and "mask 'm' can only be the first argument of select" in result.err
+
+
+def test_a_fill_only_binary_ops_read_is_one_block_filled_once_in_init() -> None:
+    """`one` only divides: a repeat's bytes filled in Init, read at repeat stride 0, no tile buffer and no Duplicate a
+    tile. A fill Select reads, or one both operands of a step would be, stays a Duplicate into a tile."""
+    spec, plan = _spec(GELU, ["one = fill(1.0)", "d = adds(x, 2.0)", "q = div(one, d)", "zero = fill(0.0)",
+                              "m = gt(x, 0.0)", "s = select(m, q, zero)", "z = mul(s, dy)"],
+                       "dy * where(x > 0, 1 / (x + 2), 0)")
+    assert plan.classic is not None
+    assert [(c.member, c.value) for c in plan.classic.constants] == [("constBuf0", "1.0f")]
+    assert plan.classic.block_apis == ("Div",)
+    lines = plan.classic.variants[0].lines
+    assert "// one = fill(1.0): const0, filled once in Init" in lines
+    assert any(line.startswith("DivWithBlock<true>(") and line.endswith("// q = div(one, d)") for line in lines)
+    assert any(line.startswith("Duplicate(") and line.endswith("// zero = fill(0.0)") for line in lines)
+    assert [r.reason for r in check_numerics(spec, plan) if not r.passed] == []
+    both = _spec(GELU, ["a = fill(1.0)", "b = fill(2.0)", "c = add(a, b)", "z = mul(c, dy)"], "dy * 3")[1]
+    assert both.classic is not None and both.classic.constants == ()
+
+
+def test_the_constant_block_stays_a_tile_on_3510() -> None:
+    """3510 runs the high-dim form through VF calls and 8 KiB of UB: there the fill stays a Duplicate a tile."""
+    plan = build_plan(load_spec(SCHEMAS / "softsign_grad.yaml").spec, "softsign_grad.yaml")
+    assert plan.classic is not None and {v.soc for v in plan.classic.variants} == {"ascend950"}
+    _, changed = _spec(SCHEMAS / "softsign_grad.yaml", ["one = fill(1.0)", "d = adds(features, 1.0)",
+                                                           "q = div(one, d)", "z = mul(q, gradients)"],
+                          "gradients / (features + 1)")
+    assert changed.classic is not None and changed.classic.constants == ()
+    assert any(line.startswith("Duplicate(") for line in changed.classic.variants[0].lines)

@@ -23,7 +23,7 @@ _DIRECTIVE = re.compile(r"^\s*#\s*(include|define|ifndef|endif|ifdef|if|else)\b[
 _FREE_ID = re.compile(r"(?<![\w.>:])(?<!->)(?<!::)([A-Za-z_]\w*)")  # not a member, not qualified
 _ANY_ID = re.compile(r"(?<!\w)([A-Za-z_]\w*)")
 # identifiers made from the op name, test dtypes, SoCs or indexes (gelu_grad_test, tiling_float32, tmp0, ...)
-_GENERATED = re.compile(r"^(l2_|tiling_|infershape_|tmp\d|tmpBuf\d|config[A-Z]|__)")
+_GENERATED = re.compile(r"^(l2_|tiling_|infershape_|tmp\d|tmpBuf\d|const\d|constBuf\d|config[A-Z]|__)")
 
 
 def _cpp_identifiers(root: Path, free: bool = True) -> set[str]:

@@ -14,7 +14,8 @@ from .attrs import AttrPlan, KernelScalars, attr_plans, kernel_scalars, proto_at
 from .broadcast import BroadcastPlan, broadcast_plan
 from .budget import recipe_reads
 from .choice import ChoicePlan, choice_plan
-from .classic import TILE_ALIGN, ClassicDtypeCase, ClassicKernel, classic_dtype_cases, classic_kernel
+from .classic import ClassicKernel, classic_kernel
+from .classic_tiling import TILE_ALIGN, ClassicDtypeCase, classic_dtype_cases
 from .cmake import CmakePlan, cmake_plan
 from .dag import DagKernel
 from .dag_paths import DagBranch, NamedDag, dag_branches, present_dags

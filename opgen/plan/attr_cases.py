@@ -13,7 +13,7 @@ import numpy as np
 from ..spec.models import OpSpec
 from .attrs import AttrPlan, AttrValue, KernelScalars, attr_settings, c_literal
 from .choice import ChoicePlan
-from .classic import TILING_FIELDS
+from .classic_tiling import TILING_FIELDS
 
 if TYPE_CHECKING:
     from .ophost_tests import TilingCase

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from ..spec.choice import platform_variants
 from ..spec.models import OpSpec
-from .classic import ClassicDtypeCase, classic_dtype_cases, classic_kernel
+from .classic import classic_kernel
+from .classic_tiling import ClassicDtypeCase, classic_dtype_cases
 from .families import dialect_of
 from .lowering import lower
 from .tensors import combinations, tensor_plans

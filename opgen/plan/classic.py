@@ -9,57 +9,31 @@ alike). Each tiling key allocates only the buffers its own Compute() uses; the t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..spec.dtypes import Dtype
 from ..spec.recipe import OPS, Arg, AttrRef, Step
-from ..spec.socs import SOCS, TILING_SOC_ALIASES
+from ..spec.socs import SOCS
 from .ops import COMPARE_MODES, SPELLINGS
 from .reserved import lower_camel
-from .tensors import DtypeCombination, TensorPlan
+from .tensors import TensorPlan
 
 COUNT = "count"
 CMP_COUNT = "cmpCount"  # Compare works on whole 256-byte blocks: count rounded up within the tile
 SHARED_TMP = "sharedTmpBuf"
 
 
-TILE_ALIGN = 256  # elements; the classic tiling's smallest tile (keeps every copy 32-byte aligned)
-TILING_FIELDS = ("totalNum", "blockFormer", "blockTail", "tileDataNum")  # the tiling data struct's uint64 fields
-
-
-@dataclass(frozen=True)
-class ClassicTiling:
-    """What the classic tiling function computes for one shape: the tiling data fields, in struct order, and the
-    cores it launches."""
-
-    total_num: int
-    block_former: int
-    block_tail: int
-    tile_data_num: int
-    used_cores: int
-
-    @property
-    def fields(self) -> tuple[int, ...]:
-        """The values of TILING_FIELDS."""
-        return (self.total_num, self.block_former, self.block_tail, self.tile_data_num)
-
-
-def classic_tiling(total: int, bits_per_element: int, core_count: int, ub_bytes: int, scratch_bytes: int
-                   ) -> ClassicTiling:
-    """The core split and UB tile of the rendered op_host tiling (blueprints/classic/op_host/*_tiling.cpp), from
-    the UB the platform reports (GetCoreMemSize) and the UB its row keeps for the basic API scratch."""
-    tile = (max(ub_bytes - scratch_bytes, 0) * 8 // bits_per_element) // TILE_ALIGN * TILE_ALIGN
-    per_core = -(-total // core_count)
-    former = -(-per_core // TILE_ALIGN) * TILE_ALIGN
-    used = -(-total // former)
-    return ClassicTiling(total, former, total - (used - 1) * former, tile, used)
-
-
 # ops whose classic API writes asc-devkit's UB scratch (TMP_UB_OFFSET..TOTAL_UB_SIZE) on 2201 and 2002:
 # Select (impl/basic_api/dav_c220 and dav_m200 kernel_operator_vec_cmpsel_impl.h: VselImpl,
 # VselIntrinsicsImplPre) and Sign, which selects (impl/adv_api/detail/math/sign/sign_common_impl.h)
 UB_SCRATCH_OPS = frozenset({"select", "sign"})
+# a fill only these ops read (as one operand) is one repeat's bytes filled once in Init, read by every repeat
+# (repeat stride 0) through the high-dim form of the call: one instruction on 2201 and 2002, a loop of block-strided
+# loads (vsldb) as long as the count form's on 3002; not on 3510, which emulates that form with VF calls and 8 KiB
+# of UB (asc-devkit docs: Divs, "tensor高维切分计算占用8KB")
+BLOCK_OPS = frozenset(op for op, sig in OPS.items() if sig.args == ("tensor", "tensor") and not sig.gives_mask)
+BLOCK_ARCHES = frozenset({2002, 2201, 3002})
+REPEAT_BYTES = 256  # one vector repeat: eight 32-byte blocks
 
 
 @dataclass(frozen=True)
@@ -72,6 +46,12 @@ class ClassicVariant:
     mask_count: int  # maskBuf members its Compute() uses
     shared_tmp_factor: int  # value-sized elements per element of the adv_api temp buffer it needs (0: none)
     uses_ub_scratch: bool  # it calls an API writing asc-devkit's UB scratch (UB_SCRATCH_OPS)
+    constants: tuple[str, ...]  # the BlockConstant members its Compute() reads
+
+    @property
+    def fixed_bytes(self) -> int:
+        """UB its buffers take whatever the tile: its constant blocks."""
+        return REPEAT_BYTES * len(self.constants)
 
 
 @dataclass(frozen=True)
@@ -83,6 +63,15 @@ class CalcBuffer:
 
 
 @dataclass(frozen=True)
+class BlockConstant:
+    """A recipe constant kept in one repeat's bytes of UB, filled once in Init (BLOCK_OPS)."""
+
+    member: str  # TBuf<VECCALC> member
+    local: str  # its LocalTensor in Compute()
+    value: str  # the C++ scalar Duplicate fills it with
+
+
+@dataclass(frozen=True)
 class ClassicKernel:
     value_type: str  # C++ element type of the compute values
     key_macro: str  # the tiling key macros' prefix (<GUARD>_TILING_KEY_)
@@ -90,6 +79,8 @@ class ClassicKernel:
     cast_tensors: tuple[TensorPlan, ...]  # their tensors: a float32 one is read in place, its buffer never made
     variants: tuple[ClassicVariant, ...]
     adv_api_headers: tuple[str, ...]  # lib/... headers of the adv_api calls used
+    constants: tuple[BlockConstant, ...]
+    block_apis: tuple[str, ...]  # the calls reading a constant block: a <Api>WithBlock helper each
 
     @property
     def temp_buffers(self) -> tuple[str, ...]:
@@ -115,21 +106,26 @@ class ClassicKernel:
         size = f"tileDataNum * sizeof({self.value_type})"
         casts = tuple(CalcBuffer(b, size, f"!std::is_same_v<{t.type_param}, float>", "a float32 tensor is read in "
                                  "place") for b, t in zip(self.cast_buffers, self.cast_tensors, strict=True))
-        temps = tuple(self._keyed(b, size, lambda v: v.temp_count, k) for k, b in enumerate(self.temp_buffers))
-        masks = tuple(self._keyed(b, "tileDataNum / 8", lambda v: v.mask_count, k)
+        temps = tuple(self._keyed(b, size, [v for v in self.variants if v.temp_count > k])
+                      for k, b in enumerate(self.temp_buffers))
+        masks = tuple(self._keyed(b, "tileDataNum / 8", [v for v in self.variants if v.mask_count > k])
                       for k, b in enumerate(self.mask_buffers))
-        shared = (self._keyed(SHARED_TMP, f"{self.shared_tmp_factor} * {size}", lambda v: v.shared_tmp_factor, 0),
-                  ) if self.shared_tmp_factor else ()
+        shared = (self._keyed(SHARED_TMP, f"{self.shared_tmp_factor} * {size}",
+                              [v for v in self.variants if v.shared_tmp_factor]),) if self.shared_tmp_factor else ()
         return casts + temps + masks + shared
 
-    def _keyed(self, member: str, size: str, count: Callable[[ClassicVariant], int], index: int) -> CalcBuffer:
-        """The `index`th buffer of a kind, made only under the tiling keys whose Compute() uses more than `index`
-        of them (`count`)."""
-        keys = [v for v in self.variants if count(v) > index]
-        if len(keys) == len(self.variants):
+    @property
+    def constant_fills(self) -> tuple[tuple[CalcBuffer, BlockConstant], ...]:
+        """Each constant's buffer, made and filled in Init under the tiling keys that read it."""
+        return tuple((self._keyed(c.member, "REPEAT_BYTES", [v for v in self.variants if c.member in v.constants]), c)
+                     for c in self.constants)
+
+    def _keyed(self, member: str, size: str, users: list[ClassicVariant]) -> CalcBuffer:
+        """A buffer made only under the tiling keys whose Compute() uses it."""
+        if len(users) == len(self.variants):
             return CalcBuffer(member, size)
-        guard = " || ".join(f"TILING_KEY == {self.key_macro}{v.soc_enum}" for v in keys)
-        return CalcBuffer(member, size, guard, "only this tiling key's Compute() uses it" if len(keys) == 1
+        guard = " || ".join(f"TILING_KEY == {self.key_macro}{v.soc_enum}" for v in users)
+        return CalcBuffer(member, size, guard, "only this tiling key's Compute() uses it" if len(users) == 1
                           else "only these tiling keys' Compute() use it")
 
 
@@ -146,11 +142,20 @@ def classic_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool,
     cast_tensors = [t for t in tensors if float_compute and t.read_by_kernel and not t.is_mask]
     ops = {s.op for _, _, steps in variants for s in steps}
     bodies = []
+    constants: dict[str, BlockConstant] = {}
+    block_apis: set[str] = set()
     for key, soc, steps in variants:
-        lines, temps, masks = _body(tensors, steps, value_type, float_compute)
+        blocks: dict[str, BlockConstant] = {}
+        for step in _block_fills(steps, {t.name for t in outputs}) if SOCS[soc].npu_arch in BLOCK_ARCHES else ():
+            value = _arg(step.args[0], {}, value_type, float_compute)
+            k = len(constants)
+            blocks[step.out] = constants.setdefault(value, BlockConstant(f"constBuf{k}", f"const{k}", value))
+        block_apis.update(SPELLINGS[s.op].ascendc for s in steps if blocks.keys() & set(s.tensor_args))
+        lines, temps, masks = _body(tensors, steps, value_type, float_compute, blocks)
         factor = max((SPELLINGS[s.op].tmp_factor[0 if float_compute else 1] for s in steps), default=0)
         bodies.append(ClassicVariant(key, soc, soc.upper(), tuple(lines), temps, masks, factor,
-                                     any(s.op in UB_SCRATCH_OPS for s in steps)))
+                                     any(s.op in UB_SCRATCH_OPS for s in steps),
+                                     tuple(dict.fromkeys(c.member for c in blocks.values()))))
     return ClassicKernel(
         value_type=value_type,
         key_macro=key_macro,
@@ -158,49 +163,24 @@ def classic_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool,
         cast_tensors=tuple(cast_tensors),
         variants=tuple(bodies),
         adv_api_headers=tuple(h for op, h in _ADV_API_HEADERS.items() if op in ops),
+        constants=tuple(constants.values()),
+        block_apis=tuple(sorted(block_apis)),
     )
 
 
-@dataclass(frozen=True)
-class ClassicDtypeCase:
-    """One row of the classic tiling's table: what an element costs under one tiling key and output dtype."""
-
-    soc: str  # the SoC whose tiling key it is
-    tiling_key_macro: str  # that key's macro
-    dtype: Dtype  # the output dtype (several combinations sharing it: the costliest)
-    bits: int  # UB bits one element takes: queued tensors x buffer_num + the key's own buffers
-    ub_scratch_bytes: int  # UB kept for asc-devkit's basic API scratch: the SoC's, when the key's Compute() needs it
-
-
-def classic_dtype_cases(
-    tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCombination, ...], kernel: ClassicKernel, buffer_num: int,
-) -> tuple[ClassicDtypeCase, ...]:
-    moved = [i for i, t in enumerate(tensors) if t.read_by_kernel]
-    cases: dict[tuple[str, str], ClassicDtypeCase] = {}
-    for variant in kernel.variants:
-        scratch = SOCS[variant.soc].ub_scratch_bytes if variant.uses_ub_scratch else 0
-        for combo in combos:
-            value_bits = 32 if kernel.value_type == "float" else combo.key.size_bits
-            queued = sum(combo.dtypes[i].size_bits for i in moved)
-            in_place = {t.name for t, d in zip(tensors, combo.dtypes, strict=True) if d.name == "float32"}
-            bits = buffer_num * queued + kernel.scratch_bits(variant, value_bits, in_place)
-            row = (variant.soc, combo.key.name)
-            if row not in cases or cases[row].bits < bits:
-                cases[row] = ClassicDtypeCase(variant.soc, kernel.key_macro + variant.soc_enum, combo.key, bits,
-                                              scratch)
-    return tuple(cases.values())
+def _block_fills(steps: tuple[Step, ...], outputs: set[str]) -> list[Step]:
+    """The fills whose every reader is a BLOCK_OPS call taking it as one operand and a computed value as the
+    other (the helper reads one block)."""
+    fills = {s.out for s in steps if s.op == "fill" and s.out not in outputs}
+    readers = [s for s in steps if fills & set(s.tensor_args)]
+    unfit = {a for s in readers for a in s.tensor_args
+             if s.op not in BLOCK_OPS or set(s.tensor_args) <= fills or s.tensor_args.count(a) > 1}
+    return [s for s in steps if s.out in fills - unfit]
 
 
-def classic_case(cases: tuple[ClassicDtypeCase, ...], soc: str, dtype: str) -> ClassicDtypeCase | None:
-    """The row the tiling picks on `soc` for output dtype `dtype` (an aliased SoC takes its tiling SoC's key)."""
-    tiling_soc = TILING_SOC_ALIASES.get(soc, soc)
-    return next((c for c in cases if c.soc in (soc, tiling_soc) and c.dtype.name == dtype), None)
-
-
-def _body(
-    tensors: tuple[TensorPlan, ...], steps: tuple[Step, ...], value_type: str, float_compute: bool
-) -> tuple[list[str], int, int]:
-    names: dict[str, str] = {}
+def _body(tensors: tuple[TensorPlan, ...], steps: tuple[Step, ...], value_type: str, float_compute: bool,
+          blocks: Mapping[str, BlockConstant]) -> tuple[list[str], int, int]:
+    names: dict[str, str] = {value: c.local for value, c in blocks.items()}
     lines: list[str] = []
     read = {a for s in steps for a in s.tensor_args}
     views: list[View] = []
@@ -222,8 +202,11 @@ def _body(
             else:
                 names[t.name] = f"{t.camel}Local"
     outputs = {t.name for t in tensors if t.role == "output"}
-    temps, used = _assign(steps, outputs, views)
-    masks, used_masks = _assign(steps, outputs, (), mask=True)
+    computed = tuple(s for s in steps if s.out not in blocks)
+    temps, used = _assign(computed, outputs, views)
+    masks, used_masks = _assign(computed, outputs, (), mask=True)
+    lines.extend(f"LocalTensor<{value_type}> {c.local} = {c.member}.Get<{value_type}>();"
+                 for c in dict.fromkeys(blocks.values()))
     lines.extend(f"LocalTensor<{value_type}> tmp{k} = tmpBuf{k}.Get<{value_type}>();" for k in range(used))
     lines.extend(f"LocalTensor<uint8_t> mask{k} = maskBuf{k}.Get<uint8_t>();" for k in range(used_masks))
     if any(SPELLINGS[s.op].tmp_factor[0] for s in steps):
@@ -234,7 +217,10 @@ def _body(
     names.update({value: slot if isinstance(slot, str) else f"tmp{slot}" for value, slot in temps.items()})
     names.update({value: f"mask{k}" for value, k in masks.items()})
     for step in steps:
-        lines.append(f"{_call(step, names, value_type, float_compute)} // {step}")
+        if step.out in blocks:
+            lines.append(f"// {step}: {blocks[step.out].local}, filled once in Init")
+        else:
+            lines.append(f"{_call(step, names, value_type, float_compute, blocks)} // {step}")
     if float_compute:
         lines.extend(f"StoreFloat<{t.type_param}>({t.camel}Local, {t.camel}Value, {COUNT});"
                      for t in tensors if t.role == "output")
@@ -303,10 +289,14 @@ def _arg(arg: Arg, names: dict[str, str], value_type: str, float_compute: bool) 
     return names[arg] if isinstance(arg, str) else _scalar(arg, value_type, float_compute)
 
 
-def _call(step: Step, names: dict[str, str], value_type: str, float_compute: bool) -> str:
+def _call(step: Step, names: dict[str, str], value_type: str, float_compute: bool,
+          blocks: Mapping[str, BlockConstant]) -> str:
     api = SPELLINGS[step.op].ascendc
     dst = names[step.out]
     args = [_arg(a, names, value_type, float_compute) for a in step.args]
+    if blocks.keys() & set(step.tensor_args):
+        first = "true" if step.args[0] in blocks else "false"
+        return f"{api}WithBlock<{first}>({', '.join([dst, *args, COUNT])});"
     if step.op == "select":
         mask, src, other = args
         mode = "VSEL_TENSOR_TENSOR_MODE" if isinstance(step.args[2], str) else "VSEL_TENSOR_SCALAR_MODE"

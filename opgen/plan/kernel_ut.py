@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from ..spec.models import OpSpec
 from .attrs import KernelScalars
 from .choice import ChoicePlan
-from .classic import TILING_FIELDS
+from .classic_tiling import TILING_FIELDS
 from .platforms import SocPlan
 from .tensors import DtypeCombination, TensorPlan
 

@@ -17,7 +17,7 @@ from .attr_cases import with_attrs
 from .attrs import AttrPlan, KernelScalars
 from .broadcast import DEFAULT_TILING_WORKSPACE_SIZE, BroadcastPlan, broadcast_infershape_shapes, broadcast_tiling_cases
 from .choice import ChoicePlan
-from .classic import ClassicDtypeCase, classic_case, classic_tiling
+from .classic_tiling import ClassicDtypeCase, classic_case, classic_tiling
 from .optional import ABSENT_TPL_OFFSET
 from .optional_ut import absent_infershape_cases, absent_tiling_cases
 from .platforms import SocPlan
@@ -208,7 +208,7 @@ def _classic_cases(spec: OpSpec, soc: SocPlan, inputs: list[TensorPlan], outputs
         assert row is not None, f"no classic tiling row for {soc.name} {combo.key.name}"
         for label, shape in _tiling_shapes(spec, platform):
             total = prod(shape)
-            tiling = classic_tiling(total, row.bits, platform.core_num, ub, row.ub_scratch_bytes)
+            tiling = classic_tiling(total, row.bits, platform.core_num, ub, row.ub_fixed_bytes)
             cases.append(TilingCase(
                 f"tiling_{combo.label}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
                 "GRAPH_SUCCESS", soc.selected_key or 0, tiling.used_cores, "".join(f"{w} " for w in tiling.fields), (),

@@ -28,19 +28,20 @@ CPP_NAMES = frozenset((
     "aclCreateTensor", "aclDataType", "aclDestroyTensor", "aclFinalize", "aclFormat", "aclInit", "aclnnStatus",
     "aclOpExecutor", "aclRet", "aclrtCreateStream", "aclrtDestroyStream", "aclrtFree", "aclrtMalloc", "aclrtMemcpy",
     "aclrtResetDevice", "aclrtSetDevice", "aclrtStream", "aclrtSynchronizeStream", "aclTensor", "ascendcPlatform",
-    "bfloat16_t", "bitsPerElement", "blockFormer", "blockIdx", "blockTail", "broadcastShape", "buf", "compileInfo",
-    "cond", "context", "coreDataNum", "coreNum", "count", "cout", "dataType", "deviceAddr", "deviceId", "dimNum",
-    "dims", "dimsArray", "dimSize", "dst", "dType", "dtype", "dtypeCase", "elements", "elewiseBaseTiling", "endl",
-    "executor", "expectOutputShape", "fe", "ge", "gert", "globalOptions", "graph", "graphId", "graphOutputs", "half",
-    "hostData", "i", "infershapeContextPara", "inputs", "inputShape", "inputTensors", "int32_t", "int64_t", "int8_t",
-    "kernel", "kernel_ut", "keyOutput", "keyOutputShape", "l0op", "l0Result", "l0ResultCast", "lastDimShape", "main",
-    "maybe_unused", "message", "name", "node", "offset", "op", "opExecutor", "ops", "optiling", "outputDtype", "path",
-    "perCore", "pipe", "platform_ascendc", "platformInfo", "printf", "progress", "promoteType", "results", "ret",
-    "return_expr", "sch", "schMode", "session", "sessionOptions", "shape", "size", "size_t", "socVersion", "src", "std",
-    "stream", "strides", "string", "tensor", "testing", "tileDataNum", "tileNum", "tiling", "tilingContext",
-    "tilingContextPara", "tilingData", "tilingInfo", "tilingKey", "tilingStatus", "totalNum", "ubAlign", "ubSize",
-    "uint1_t", "uint32_t", "uint64_t", "uint8_t", "uniqueExecutor", "usedCores", "ut", "viewCopyResult", "workspace",
-    "workspaceAddr", "workspaces", "workspaceSize"
+    "bfloat16_t", "bitsPerElement", "blockFormer", "blockIdx", "blockTail", "broadcastShape", "budget", "budgetRow",
+    "buf", "compileInfo", "cond", "context", "coreDataNum", "coreNum", "count", "cout", "dataType", "deviceAddr",
+    "deviceId", "dimNum", "dims", "dimsArray", "dimSize", "dst", "dtype", "dType", "elements", "elewiseBaseTiling",
+    "endl", "executor", "expectOutputShape", "fe", "firstRepeat", "ge", "gert", "globalOptions", "graph", "graphId",
+    "graphOutputs", "half", "hostData", "i", "infershapeContextPara", "inputs", "inputShape", "inputTensors",
+    "int32_t", "int64_t", "int8_t", "kernel", "kernel_ut", "keyOutput", "keyOutputShape", "l0op", "l0Result",
+    "l0ResultCast", "lastDimShape", "main", "maybe_unused", "message", "name", "node", "offset", "op", "opExecutor",
+    "ops", "optiling", "outputDtype", "path", "perCore", "perRepeat", "pipe", "platform_ascendc", "platformInfo",
+    "printf", "progress", "promoteType", "repeatNum", "repeatParams", "repeatsLeft", "repeatTotal", "results", "ret",
+    "return_expr", "sch", "schMode", "session", "sessionOptions", "shape", "size", "size_t", "socVersion", "src",
+    "src0", "src1", "std", "stream", "strides", "string", "tensor", "testing", "tileDataNum", "tileNum", "tiling",
+    "tilingContext", "tilingContextPara", "tilingData", "tilingInfo", "tilingKey", "tilingStatus", "totalNum",
+    "ubAlign", "ubFixedBytes", "ubSize", "uint1_t", "uint32_t", "uint64_t", "uint8_t", "uniqueExecutor", "usedCores",
+    "ut", "viewCopyResult", "workspace", "workspaceAddr", "workspaces", "workspaceSize"
 ))
 # Python names of tests/assets/golden.py and gen_data.py (module names, functions, locals)
 PY_NAMES = frozenset((

@@ -25,7 +25,7 @@ from ..spec.models import OpSpec
 from ..spec.socs import SOCS
 from .attrs import AttrValue, attr_settings
 from .broadcast import BroadcastPlan, broadcast_st_shapes
-from .classic import ClassicDtypeCase, classic_case, classic_tiling
+from .classic_tiling import ClassicDtypeCase, classic_case, classic_tiling
 from .soc_columns import combination_series, supported
 from .tensors import DtypeCombination, TensorPlan
 
@@ -167,7 +167,7 @@ def _tile_elements(ub_bytes: int, tensors: tuple[TensorPlan, ...], combo: DtypeC
     buffer per tensor the kernel moves, an upper bound, so the row has at least TILES_PER_CORE tiles per core."""
     if case is None:
         return ub_bytes * 8 // sum(t.dtypes[combo.index].size_bits for t in tensors if t.read_by_kernel)
-    return classic_tiling(1, case.bits, 1, ub_bytes, case.ub_scratch_bytes).tile_data_num
+    return classic_tiling(1, case.bits, 1, ub_bytes, case.ub_fixed_bytes).tile_data_num
 
 
 def _fit(shape: Sequence[int], multiple: int) -> tuple[int, ...]:

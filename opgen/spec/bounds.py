@@ -102,14 +102,14 @@ def _test_data(spec: OpSpec) -> list[SpecIssue]:
 def ub_issues(spec: OpSpec) -> list[SpecIssue]:
     """A tile of TILE_ALIGN elements must fit each SoC's UB: else tiling fails on every shape at run time."""
     from ..plan.budget import platform_element_bits
-    from ..plan.classic import TILE_ALIGN
+    from ..plan.classic_tiling import TILE_ALIGN
 
     issues = []
     reported: set[int] = set()
     for i, case in platform_element_bits(spec):
         soc = SOCS[spec.platforms[i].soc]
         need = case.bits * TILE_ALIGN // 8
-        free = soc.ub_bytes - case.ub_scratch_bytes
+        free = soc.ub_bytes - case.ub_fixed_bytes
         if need > free and i not in reported:
             reported.add(i)
             issues.append(SpecIssue(("platforms", i, "compute_variant"), f"the recipe does not fit {soc.name}'s UB "

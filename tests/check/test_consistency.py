@@ -71,7 +71,7 @@ EDITS = [
      ":14 (gelu_grad_float16_001): (float16, float32, float16 -> float16) is not a def combination"),
     (GELU, "op_kernel/gelu_grad.cpp", "GM_ADDR dy, GM_ADDR x,", "GM_ADDR x, GM_ADDR dy,",
      "kernel entry arguments == def order", "gelu_grad(x, dy, y, z, workspace, tiling), expected (dy, x, y, z"),
-    (GELU, "op_host/gelu_grad_tiling.cpp", "{ge::DT_BF16, ", "{ge::DT_INT8, ", "tiling dtype dispatch == def",
+    (GELU, "op_host/gelu_grad_tiling.cpp", " ge::DT_BF16, ", " ge::DT_INT8, ", "tiling dtype dispatch == def",
      "does not dispatch bfloat16"),
     (RELU, "op_host/arch35/relu_grad_v2_tiling_arch35.cpp", "dType = TPL_INT8;", "dType = TPL_INT16;",
      "TPL dType macros == tiling", "sets dType = TPL_INT16 (for int8), not declared"),

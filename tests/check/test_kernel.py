@@ -115,11 +115,11 @@ def test_relu_sample_compiles_for_both_socs_and_six_dtypes(cann_src: Path, tmp_p
 
 # fault: (text, replacement, what the reason names, dtype combination compiled, tiers that also see it)
 FAULTS = {
-    "api typo": ("Exp(tmp2, tmp2, count);", "Expo(tmp2, tmp2, count);", "'Expo'", 0, ()),
-    "scalar where a tensor is needed": ("Add(tmp0, tmp0, tmp1, count);", "Add(tmp0, tmp0, 1.0f, count);",
-                                        "no matching function for call to 'Add", 0, ()),
-    "constant of another type": ("Maxs(tmp0, xValue, -10000.0f, count);",
-                                 "Maxs(tmp0, xValue, (half)-10000.0f, count);", "Maxs", 0, ()),
+    "api typo": ("Exp(tmp0, tmp0, count);", "Expo(tmp0, tmp0, count);", "'Expo'", 0, ()),
+    "scalar where a tensor is needed": ("Sub(xValue, xValue, zValue, count);", "Sub(xValue, xValue, 1.0f, count);",
+                                        "no matching function for call to 'Sub", 0, ()),
+    "constant of another type": ("Maxs(zValue, xValue, -10000.0f, count);",
+                                 "Maxs(zValue, xValue, (half)-10000.0f, count);", "Maxs", 0, ()),
     "wrong dtype in a Cast": ("Cast(dst, src, RoundMode::CAST_RINT, count);",
                               "Cast(dst, src.template ReinterpretCast<int64_t>(), RoundMode::CAST_RINT, count);",
                               "CastIntrinsicsImpl(half*&, long int*&", 1, ()),
@@ -147,8 +147,8 @@ def test_each_kernel_fault_fails_the_kernel_tier_at_the_kernel_line(cann_src: Pa
 
 def test_exp_on_an_int32_tensor_fails_for_2201_by_the_typed_declarations(cann_src: Path, tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, GELU)
-    edit(op_dir / "op_kernel/gelu_grad.h", "Exp(tmp2, tmp2, count);",
-         "Exp(tmp2.ReinterpretCast<int32_t>(), tmp2.ReinterpretCast<int32_t>(), count);")
+    edit(op_dir / "op_kernel/gelu_grad.h", "Exp(tmp0, tmp0, count);",
+         "Exp(tmp0.ReinterpretCast<int32_t>(), tmp0.ReinterpretCast<int32_t>(), count);")
     [item] = kernel_tier(op_dir, _one_variant(loaded(op_dir)[1], "ascend910b"), resolve_sources(cann_src))
     assert item.status == "fail" and item.reason.startswith("op_kernel/gelu_grad.h:") and "vexp" in item.reason
 

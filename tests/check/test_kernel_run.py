@@ -57,8 +57,7 @@ FAULTS = {
     "wrong GM offset in CopyOut": ("DataCopyPad(zGm[progress * tileDataNum], zLocal, zParams);",
                                    "DataCopyPad(zGm[progress * tileDataNum + 8], zLocal, zParams);",
                                    "past the end of z"),
-    "changed constant in Compute()": ("Adds(tmp1, tmp2, 1.0f, count);                  // d = adds(px, 1.0)",
-                                      "Adds(tmp1, tmp2, 1.5f, count);                  // d = adds(px, 1.0)",
+    "changed constant in Compute()": ("Adds(xValue, tmp0, 1.0f, count);", "Adds(xValue, tmp0, 1.5f, count);",
                                       "z differs from the golden"),
     "count rounded up": ("uint32_t count = static_cast<uint32_t>(i + 1 == tileNum ? coreDataNum - i * tileDataNum "
                          ": tileDataNum);",
@@ -90,11 +89,11 @@ def test_each_kernel_fault_fails_the_run_rows_and_no_other_tier(fault: str, tmp_
 def test_an_intrinsic_the_model_lacks_skips_the_run_rows_naming_it(tmp_path: Path, cann_src: Path) -> None:
     """A kernel the model cannot run proves nothing either way: SKIPPED, naming the instruction, not FAIL."""
     op_dir = copy_sample(tmp_path, GELU)
-    edit(op_dir / HEADER, "Add(tmp0, tmp0, tmp1, count);", "Sub(tmp0, tmp0, tmp1, count);")
+    edit(op_dir / HEADER, "Sub(xValue, xValue, zValue, count);", "Max(xValue, xValue, zValue, count);")
     rows = _rows(op_dir, cann_src, True)
     for label in ROWS_910B:
         status, reason = rows[label]
-        assert status == "skip" and "does not model on arch 2201: vsub" in reason, reason
+        assert status == "skip" and "does not model on arch 2201: vmax" in reason, reason
 
 
 SWISH_SIGMOID_EXPANDED = """      - sx = muls(x, scale)

@@ -21,7 +21,7 @@ DTYPES = ("float32", "float16", "bfloat16")
 ROWS_310B = [f"ascend310b {d} run" for d in DTYPES]
 ROWS_910B = [f"ascend910b {d} run" for d in DTYPES]
 # a constant of the 310B compute branch only (the 910B branch has no `h3` line): the kernel still compiles
-H3 = "Adds(tmp0, tmp0, 1.0f, count);                  // h3 = adds(h2, 1.0)"
+H3 = "Adds(zValue, xValue, 1.0f, count);                  // h3 = adds(h2, 1.0)"
 
 
 def _items(op_dir: Path, cann_src: Path) -> dict[str, CheckItem]:
@@ -56,7 +56,7 @@ def test_a_wrong_constant_in_the_310b_branch_fails_the_310b_rows_only(tmp_path: 
 def test_swapped_divide_operands_in_the_310b_branch_fail(tmp_path: Path, cann_src: Path) -> None:
     """Operand order reaches the model: Div(one, d) turned into Div(d, one) computes d, not 1/d."""
     op_dir = copy_sample(tmp_path, GELU)
-    edit(op_dir / HEADER, "Div(tmp2, tmp3, tmp2, count);", "Div(tmp2, tmp2, tmp3, count);")
+    edit(op_dir / HEADER, "Div(tmp0, tmp1, tmp0, count);", "Div(tmp0, tmp0, tmp1, count);")
     items = _items(op_dir, cann_src)
     for label in ROWS_310B:
         assert items[label].status == "fail" and "z differs from the golden" in items[label].reason, \
@@ -78,8 +78,7 @@ def test_the_model_saturates_half_results_as_the_310b_does(tmp_path: Path, cann_
 def test_an_instruction_the_3002_model_lacks_skips_naming_it(tmp_path: Path, cann_src: Path) -> None:
     """Sub on the 310B branch reaches vsub, which the model does not define: SKIPPED naming it, not FAIL."""
     op_dir = copy_sample(tmp_path, GELU)
-    edit(op_dir / HEADER, "Mul(tmp0, tmp0, tmp1, count);                   // h2 = mul(h1, g2)",
-         "Sub(tmp0, tmp0, tmp1, count);                   // h2 = mul(h1, g2)")
+    edit(op_dir / HEADER, "Mul(xValue, xValue, zValue, count);", "Sub(xValue, xValue, zValue, count);")
     items = _items(op_dir, cann_src)
     for label in ROWS_310B:
         assert items[label].status == "skip", items[label].reason

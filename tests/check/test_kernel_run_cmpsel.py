@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import SCHEMAS, copy_spec
 
 from opgen.cann_sources import resolve_sources
 from opgen.check.kernel.run import kernel_run_rows
@@ -39,7 +40,7 @@ def test_a_tiling_that_fills_the_scratch_fails(tmp_path: Path, cann_src: Path) -
     """The fault the scratch reserve prevents: a host tiling without it gives tiles reaching TMP_UB_OFFSET, which
     Select overwrites (the run takes its tiling from the host code)."""
     op_dir = copy_sample(tmp_path, HSG)
-    edit(op_dir / "op_host/arch22/hard_swish_grad_v2_tiling.cpp", "UB_SCRATCH_BYTES = 8192;", "UB_SCRATCH_BYTES = 0;")
+    edit(op_dir / "op_host/arch22/hard_swish_grad_v2_tiling.cpp", ", 193, 8192},", ", 193, 0},", -1)
     rows = _rows(op_dir, cann_src)
     assert any(rows[label][0] == "fail" for label in ROWS_910B), rows
 
@@ -52,8 +53,8 @@ FAULTS = {
         "Compares(mask0, selfValue, 3.0f, CMPMODE::LT, cmpCount);",
         "Compares(mask0, selfValue, 3.0f, CMPMODE::GE, cmpCount);"),
     "select in the wrong mode": (
-        "Select(tmp0, mask0, tmp0, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);",
-        "Select(tmp0, mask0, tmp0, 0.0f, SELMODE::VSEL_CMPMASK_SPR, count);"),
+        "Select(outValue, mask0, outValue, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE,",
+        "Select(outValue, mask0, outValue, 0.0f, SELMODE::VSEL_CMPMASK_SPR,"),
     "compare count not rounded up to whole repeats": (
         "uint32_t cmpCount = (count + 255) / 256 * 256;", "uint32_t cmpCount = count / 64 * 64;"),
 }
@@ -84,25 +85,24 @@ def test_a_compare_in_a_mode_the_model_lacks_skips_naming_it(tmp_path: Path, can
         assert status == "skip" and "a compare into UB (vcmpv/vcmpvs) in counter mode" in reason, (label, reason)
 
 
-TENSOR_FORMS = (
-    "Duplicate(outValue, -3.0f, cmpCount);\n"
-    "            Compare(mask0, selfValue, outValue, CMPMODE::GT, cmpCount);\n"
-    "            Duplicate(outValue, 0.0f, count);\n"
-    "            Select(tmp0, mask0, tmp0, outValue, SELMODE::VSEL_TENSOR_TENSOR_MODE, count);")
+TENSOR_FORMS = ("      - low = fill(-3.0)\n      - above = gt(self, low)\n      - zero = fill(0.0)\n"
+                "      - t1 = select(above, t, zero)\n")
 
 
-def test_the_tensor_forms_of_compare_and_select_match_too(tmp_path: Path, cann_src: Path) -> None:
+def test_the_tensor_forms_of_compare_and_select_match_too(tmp_path: Path, cann_src: Path, run) -> None:  # type: ignore[no-untyped-def]
     """The same math through Compare (tensor with tensor, vcmpv) and Select's tensor/tensor mode (mode 2: the
-    mask's address in CMPMASK), the threshold and the zero duplicated into the output's float view first."""
-    op_dir = copy_sample(tmp_path, HSG)
-    edit(op_dir / HEADER, "Compares(mask0, selfValue, -3.0f, CMPMODE::GT, cmpCount); // above = gt(self, -3.0)\n"
-                          "            Select(tmp0, mask0, tmp0, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);",
-         TENSOR_FORMS, -1)
+    mask's address in CMPMASK): the spec compares with a filled threshold and selects a filled zero."""
+    spec = copy_spec(SCHEMAS / "hard_swish_grad_v2.yaml", tmp_path, lambda t: t.replace(
+        "      - above = gt(self, -3.0)\n      - t1 = select(above, t, 0.0)\n", TENSOR_FORMS))
+    assert run("gen", spec, "-o", tmp_path / "out").code == 0
+    op_dir = tmp_path / "out" / HSG
+    kernel = (op_dir / HEADER).read_text(encoding="utf-8")
+    assert "CMPMODE::GT, cmpCount); // above = gt(self, low)" in kernel and "VSEL_TENSOR_TENSOR_MODE" in kernel
     rows = _rows(op_dir, cann_src)
     for label in ROWS_910B:
         status, reason = rows[label]
         assert status == "pass", (label, reason)
-    edit(op_dir / HEADER, "CMPMODE::GT, cmpCount);\n            Duplicate", "CMPMODE::LE, cmpCount);\n"
-                          "            Duplicate", -1)
+    edit(op_dir / HEADER, "CMPMODE::GT, cmpCount); // above = gt(self, low)",
+         "CMPMODE::LE, cmpCount); // above = gt(self, low)", -1)
     rows = _rows(op_dir, cann_src)
     assert all(rows[label][0] == "fail" for label in ROWS_910B), rows

@@ -80,8 +80,8 @@ def test_a_call_to_an_undeclared_helper_fails_the_ut_at_its_line(tmp_path: Path,
 
 @pytest.mark.parametrize(("old", "new"), [
     ("TILE_ALIGN = 256;", "TILE_ALIGN = 512;"),
-    # a tiling taking back the basic API's scratch: its tiles reach TMP_UB_OFFSET, which Select overwrites
-    ("UB_SCRATCH_BYTES = 8192;", "UB_SCRATCH_BYTES = 0;"),
+    # a tiling row keeping UB the plan gives to tiles (the tile shrinks)
+    ("ge::DT_FLOAT, 224, 256},", "ge::DT_FLOAT, 224, 8448},"),
 ])
 def test_a_tiling_field_change_fails_the_tiling_ut_that_expects_the_plans_values(old: str, new: str, tmp_path: Path,
                                                                                  cann_src: Path) -> None:
@@ -91,7 +91,7 @@ def test_a_tiling_field_change_fails_the_tiling_ut_that_expects_the_plans_values
     run = by_item(items, "op_host UTs run (ascend910b)")
     assert run.status == "fail" and run.figures["failed"] > 0
     assert "tests/ut/op_host/arch22/test_gelu_grad_tiling.cpp:" in run.reason
-    # which dtype's cases fail first depends on the edit (the scratch reserve moves float16's tile first)
+    # which dtype's cases fail first depends on the edit (the float32 row moves float32's tile only)
     assert re.search(r"GeluGradTilingAscend910b\.tiling_float(16|32)_test_shape", run.reason)
 
 

@@ -66,7 +66,7 @@ def test_1_new_dtype_reaches_every_file_and_edits_survive(tree: Tree, spec: Spec
     for soc in ("ascend910b", "ascend310b"):
         assert '"dtype": "bfloat16"' in (op / f"op_host/config/{soc}/gelu_grad_binary.json").read_text()
     tiling = (op / "op_host/gelu_grad_tiling.cpp").read_text()
-    assert "{ge::DT_BF16, 320}," in tiling and "TILE_ALIGN = 512;" in tiling
+    assert "{GELU_GRAD_TILING_KEY_ASCEND910B, ge::DT_BF16, 224, 256}," in tiling and "TILE_ALIGN = 512;" in tiling
     assert "gelu_grad_bfloat16_000" in (op / "tests/st/arch22/ttk_kernel_gelu_grad_st.csv").read_text()
     assert re.search(r"merge\s+op_host/gelu_grad_tiling.cpp", result.output)
     assert_edits_kept(root, GELU_EDITS)

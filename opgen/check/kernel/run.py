@@ -29,7 +29,7 @@ from ...cann_sources import CannSources, enable_hint
 from ...plan import RenderPlan
 from ...plan.attr_cases import classic_tiling_bytes
 from ...plan.attrs import AttrValue, attr_settings
-from ...plan.classic import classic_case, classic_tiling
+from ...plan.classic_tiling import classic_case, classic_tiling
 from ...plan.golden import GoldenVariant
 from ...plan.ophost_tests import UT_PLATFORMS
 from ...plan.platforms import SocPlan
@@ -132,12 +132,12 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
     if build.executable is None:
         return [_unbuilt(label, variant, build)]
     rng = np.random.default_rng(seed)
-    tile = classic_tiling(1, case.bits, facts.vector_cores, facts.ub_bytes, case.ub_scratch_bytes).tile_data_num
+    tile = classic_tiling(1, case.bits, facts.vector_cores, facts.ub_bytes, case.ub_fixed_bytes).tile_data_num
     defaults, *others = attr_settings(spec)
 
     def planned(shapes: Shapes, attrs: Mapping[str, AttrValue]) -> Launch:
         tiling = classic_tiling(int(np.prod(shapes.output)), case.bits, facts.vector_cores, facts.ub_bytes,
-                                case.ub_scratch_bytes)
+                                case.ub_fixed_bytes)
         return Launch(tiling.used_cores, soc.tiling_key or 0, classic_tiling_bytes(tiling.fields, plan.scalars, attrs))
 
     count = len(plan.inputs)

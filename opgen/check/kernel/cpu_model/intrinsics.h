@@ -39,7 +39,9 @@ struct VectorState {
     bool counterMode = false;
     uint64_t maskHigh = ~0ULL;
     uint64_t maskLow = ~0ULL;
+    uint64_t ctrl = 0x1000000000000008ULL; // asc-devkit ResetCtrlSprImpl's default CTRL; bit 56 is counterMode
 };
+constexpr uint64_t CTRL_COUNTER_BIT = 56;
 inline VectorState& State()
 {
     static VectorState state;
@@ -305,6 +307,24 @@ OPGEN_INTRINSIC(set_vector_mask)
     OPGEN_DISPATCH(set_vector_mask);
 }
 
+// CTRL: the other bits are kept and read back (3510's saturation modes read theirs, regs3510_math.h)
+OPGEN_INTRINSIC(get_ctrl)
+{
+    ((void)args, ...);
+    const opgen_cpu::VectorState& s = opgen_cpu::State();
+    uint64_t ctrl = s.ctrl & ~(1ULL << opgen_cpu::CTRL_COUNTER_BIT);
+    return static_cast<OPGEN_INTRINSIC_RET>(ctrl | (static_cast<uint64_t>(s.counterMode) << opgen_cpu::CTRL_COUNTER_BIT));
+}
+OPGEN_INTRINSIC(set_ctrl)
+{
+    auto run = [](auto value) {
+        opgen_cpu::VectorState& s = opgen_cpu::State();
+        s.ctrl = static_cast<uint64_t>(value);
+        s.counterMode = ((s.ctrl >> opgen_cpu::CTRL_COUNTER_BIT) & 1ULL) != 0;
+    };
+    OPGEN_DISPATCH(set_ctrl);
+}
+
 // ---- scalar bit helpers the buffer bookkeeping uses
 OPGEN_INTRINSIC(sff0)
 {
@@ -351,6 +371,7 @@ OPGEN_INTRINSIC(get_block_idx)
 OPGEN_NO_OP(set_flag)
 OPGEN_NO_OP(wait_flag)
 OPGEN_NO_OP(pipe_barrier)
+OPGEN_NO_OP(mem_bar) // ordering of UB stores and loads: one core runs them in program order
 OPGEN_NO_OP(set_atomic_none)
 OPGEN_NO_OP(set_padding)
 OPGEN_NO_OP(set_l1_3d_size)

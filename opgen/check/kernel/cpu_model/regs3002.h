@@ -344,6 +344,56 @@ int64_t vsts(R& reg, T* base, O offset, D dist, P predicate)
 }
 OPGEN_REG_OTHER_FORMS(vsts)
 
+// ---- vsldb(reg, base, config, predicate) / vsstb(reg, base, config, predicate): eight 32-byte blocks, block k at
+// base + k * (config >> 16) blocks (the LoadAlign / StoreAlign pages' DATA_BLOCK_COPY; dav_m300's level-0 calls
+// pass their repeat's block stride so). A block with an active lane loads whole, one without loads zeros; a store
+// writes the active lanes only
+inline uint64_t BlockStride(uint64_t config)
+{
+    return (config >> 16) & 0xFFFFULL;
+}
+template <typename R, typename T, typename C, typename P, typename = std::enable_if_t<opgen_cpu3002::IS_REGISTER<R>>>
+int64_t vsldb(R& reg, T* base, C config, P predicate)
+{
+    using namespace opgen_cpu3002;
+    const Predicate& p = PredicateAt(predicate);
+    const auto* src = reinterpret_cast<const uint8_t*>(base);
+    uint8_t* out = Bytes(reg);
+    for (uint64_t k = 0; k < VL / opgen_cpu::BLOCK_BYTES; ++k) {
+        bool active = false;
+        for (uint64_t b = 0; b < opgen_cpu::BLOCK_BYTES; ++b) {
+            active = active || p[k * opgen_cpu::BLOCK_BYTES + b];
+        }
+        uint8_t* block = out + k * opgen_cpu::BLOCK_BYTES;
+        if (active) {
+            std::memcpy(block, src + k * BlockStride(static_cast<uint64_t>(config)) * opgen_cpu::BLOCK_BYTES,
+                        opgen_cpu::BLOCK_BYTES);
+        } else {
+            std::memset(block, 0, opgen_cpu::BLOCK_BYTES);
+        }
+    }
+    return 0;
+}
+OPGEN_REG_OTHER_FORMS(vsldb)
+template <typename R, typename T, typename C, typename P, typename = std::enable_if_t<opgen_cpu3002::IS_REGISTER<R>>>
+int64_t vsstb(R& reg, T* base, C config, P predicate)
+{
+    using namespace opgen_cpu3002;
+    const Predicate& p = PredicateAt(predicate);
+    auto* dst = reinterpret_cast<uint8_t*>(base);
+    const uint8_t* in = Bytes(reg);
+    for (uint64_t k = 0; k < VL / opgen_cpu::BLOCK_BYTES; ++k) {
+        uint8_t* block = dst + k * BlockStride(static_cast<uint64_t>(config)) * opgen_cpu::BLOCK_BYTES;
+        for (uint64_t e = 0; e < opgen_cpu::BLOCK_BYTES; e += sizeof(T)) {
+            if (p[k * opgen_cpu::BLOCK_BYTES + e]) {
+                std::memcpy(block + e, in + k * opgen_cpu::BLOCK_BYTES + e, sizeof(T));
+            }
+        }
+    }
+    return 0;
+}
+OPGEN_REG_OTHER_FORMS(vsstb)
+
 // ---- arithmetic on registers, MODE_ZEROING; lanes computed in double and stored with the element type's rounding
 #define OPGEN_REG_BINARY(name, expr)                                                          \
     template <typename R, typename P, typename M, typename = std::enable_if_t<opgen_cpu3002::IS_REGISTER<R>>> \

@@ -28,7 +28,7 @@ constexpr uint64_t CTRL_FLOAT_NO_SAT_BIT = 48;
 constexpr uint64_t CTRL_INT_TRUNCATE_BIT = 59;
 inline bool CtrlBit(uint64_t bit)
 {
-    return ((Moves().ctrl >> bit) & 1ULL) != 0;
+    return ((opgen_cpu::State().ctrl >> bit) & 1ULL) != 0;
 }
 template <typename T>
 constexpr bool IS_NARROW_FLOAT = opgen_cpu::IS_HALF<T> || opgen_cpu::IS_BF16<T>;

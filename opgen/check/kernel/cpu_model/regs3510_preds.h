@@ -333,7 +333,6 @@ int64_t vbr(Args&&... args)
 struct MoveState {
     uint64_t loopOutToUb = (1ULL << 21) | 1ULL;
     uint64_t loopUbToOut = (1ULL << 21) | 1ULL;
-    uint64_t ctrl = 0x1000000000000008ULL; // asc-devkit ResetCtrlSprImpl's default CTRL
     uint64_t atomic = 0b00100100;          // the store-atomic config InitSplitArchSpr sets: plain stores
 };
 constexpr uint64_t PLAIN_STORES = 0b00100100;
@@ -407,25 +406,8 @@ int64_t set_loop_size_ubtoout(Args&&... args)
     return 0;
 }
 
-// ---- core state: CTRL (bit 56 is the counter-mask mode intrinsics.h's set_mask_count keeps), pipe buffer
-// handshakes and the UB bound tag as no-ops (one core, program order), the rest named when reached
-constexpr uint64_t CTRL_COUNTER_BIT = 56;
-template <typename... Args>
-int64_t get_ctrl(Args&&...)
-{
-    uint64_t ctrl = Moves().ctrl & ~(1ULL << CTRL_COUNTER_BIT);
-    return static_cast<int64_t>(ctrl | (static_cast<uint64_t>(opgen_cpu::State().counterMode) << CTRL_COUNTER_BIT));
-}
-template <typename... Args>
-int64_t set_ctrl(Args&&... args)
-{
-    auto run = [](auto value) {
-        Moves().ctrl = static_cast<uint64_t>(value);
-        opgen_cpu::State().counterMode = ((Moves().ctrl >> CTRL_COUNTER_BIT) & 1ULL) != 0;
-    };
-    run(args...);
-    return 0;
-}
+// ---- core state: pipe buffer handshakes and the UB bound tag as no-ops (one core, program order), the rest
+// named when reached (CTRL is intrinsics.h's)
 template <typename... Args>
 int64_t set_ub_addr_upper_bound(Args&&... args)
 {

@@ -27,7 +27,7 @@ struct TileBudget {
     uint64_t tilingKey;
     ge::DataType dtype;      // the output dtype
     uint64_t bitsPerElement; // UB bits one element takes: queues * BUFFER_NUM + the buffers of the key's Compute()
-    uint64_t ubScratchBytes; // UB kept for the basic API's temporaries (TMP_UB_OFFSET) when Compute() selects
+    uint64_t ubFixedBytes;   // UB no tile takes: the basic API's TMP_UB_OFFSET scratch, the constant blocks
 };
 
 static const TileBudget TILE_BUDGETS[] = {
@@ -135,9 +135,9 @@ ge::graphStatus HardSwishGradV2Tiling::RunTiling()
     OP_CHECK_IF(SelectTilingKey(ascendcPlatform.GetSocVersion()) != ge::GRAPH_SUCCESS,
                 OP_LOGE(tilingContext, "select tiling key failed"), return ge::GRAPH_FAILED);
     const TileBudget* budget = nullptr;
-    for (const TileBudget& row : TILE_BUDGETS) {
-        if (row.tilingKey == tilingKey && row.dtype == outputDtype) {
-            budget = &row;
+    for (const TileBudget& budgetRow : TILE_BUDGETS) {
+        if (budgetRow.tilingKey == tilingKey && budgetRow.dtype == outputDtype) {
+            budget = &budgetRow;
         }
     }
     OP_CHECK_IF(
@@ -154,9 +154,9 @@ ge::graphStatus HardSwishGradV2Tiling::RunTiling()
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, keyOutputShape);
     uint64_t totalNum = keyOutputShape->GetStorageShape().GetShapeSize();
     OP_CHECK_IF(totalNum == 0, OP_LOGE(tilingContext, "empty output, nothing to tile"), return ge::GRAPH_FAILED);
-    OP_CHECK_IF(ubSize <= budget->ubScratchBytes, OP_LOGE(tilingContext, "UB too small for one tile"),
+    OP_CHECK_IF(ubSize <= budget->ubFixedBytes, OP_LOGE(tilingContext, "UB too small for one tile"),
                 return ge::GRAPH_FAILED);
-    uint64_t tileDataNum = ((ubSize - budget->ubScratchBytes) * 8 / budget->bitsPerElement) / TILE_ALIGN * TILE_ALIGN;
+    uint64_t tileDataNum = ((ubSize - budget->ubFixedBytes) * 8 / budget->bitsPerElement) / TILE_ALIGN * TILE_ALIGN;
     OP_CHECK_IF(tileDataNum == 0, OP_LOGE(tilingContext, "UB too small for one tile"), return ge::GRAPH_FAILED);
     uint64_t perCore = (totalNum + coreNum - 1) / coreNum;
     uint64_t blockFormer = (perCore + TILE_ALIGN - 1) / TILE_ALIGN * TILE_ALIGN;

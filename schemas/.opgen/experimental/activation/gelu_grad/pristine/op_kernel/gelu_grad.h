@@ -19,6 +19,27 @@ namespace NsGeluGrad {
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;
+constexpr uint32_t REPEAT_BYTES = 256; // one vector repeat: eight 32-byte blocks
+constexpr uint32_t MAX_REPEATS = 255;  // repeats one instruction takes
+
+// Div with one operand a constant in one repeat's bytes (filled once in Init): its repeat stride is 0, so
+// every repeat reads the same block. It runs whole repeats: the lanes past count stay inside the tile's buffers
+// and are never copied out.
+template <bool BLOCK_FIRST, typename T>
+__aicore__ inline void DivWithBlock(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                                    uint32_t count)
+{
+    constexpr uint32_t perRepeat = REPEAT_BYTES / sizeof(T);
+    const BinaryRepeatParams repeatParams(1, 1, 1, 8, BLOCK_FIRST ? 0 : 8, BLOCK_FIRST ? 8 : 0);
+    uint32_t repeatTotal = (count + perRepeat - 1) / perRepeat;
+    for (uint32_t firstRepeat = 0; firstRepeat < repeatTotal; firstRepeat += MAX_REPEATS) {
+        uint32_t offset = firstRepeat * perRepeat;
+        uint32_t repeatsLeft = repeatTotal - firstRepeat;
+        uint8_t repeatNum = static_cast<uint8_t>(repeatsLeft < MAX_REPEATS ? repeatsLeft : MAX_REPEATS);
+        Div(dst[offset], BLOCK_FIRST ? src0 : src0[offset], BLOCK_FIRST ? src1[offset] : src1, perRepeat, repeatNum,
+            repeatParams);
+    }
+}
 
 // Inputs are computed in float: cast (exact) unless they already are float.
 template <typename T>
@@ -82,6 +103,8 @@ public:
         if constexpr (TILING_KEY == GELU_GRAD_TILING_KEY_ASCEND310B) { // only this tiling key's Compute() uses it
             pipe.InitBuffer(tmpBuf1, tileDataNum * sizeof(float));
         }
+        pipe.InitBuffer(constBuf0, REPEAT_BYTES);
+        Duplicate(constBuf0.Get<float>(), 1.0f, static_cast<int32_t>(REPEAT_BYTES / sizeof(float)));
     }
 
     __aicore__ inline void Process()
@@ -119,6 +142,7 @@ private:
             LocalTensor<float> dyValue = AsFloat<TYPE_DY>(dyLocal, castBufDy, count);
             LocalTensor<float> xValue = AsFloat<TYPE_X>(xLocal, castBufX, count);
             LocalTensor<float> zValue = FloatView<TYPE_Z>(zLocal, castBufZ);
+            LocalTensor<float> const0 = constBuf0.Get<float>();
             LocalTensor<float> tmp0 = tmpBuf0.Get<float>();
             Maxs(zValue, xValue, -10000.0f, count);           // xl = maxs(x, -10000.0)
             Mins(xValue, zValue, 10000.0f, count);            // xc = mins(xl, 10000.0)
@@ -131,30 +155,31 @@ private:
             Adds(zValue, zValue, 1.5957691216057308f, count); // r1 = adds(r0, 1.5957691216057308)
             Mul(zValue, zValue, xValue, count);               // res = mul(r1, xc)
             Adds(xValue, tmp0, 1.0f, count);                  // d = adds(px, 1.0)
-            Duplicate(tmp0, 1.0f, count);                     // one = fill(1.0)
-            Div(xValue, tmp0, xValue, count);                 // inv = div(one, d)
-            Adds(tmp0, xValue, -1.0f, count);                 // na = adds(inv, -1.0)
-            Mul(zValue, tmp0, zValue, count);                 // nb = mul(na, res)
-            Mul(zValue, zValue, xValue, count);               // nc = mul(nb, inv)
-            Sub(xValue, xValue, zValue, count);               // s = sub(inv, nc)
-            Mul(zValue, xValue, dyValue, count);              // z = mul(s, dy)
+            // one = fill(1.0): const0, filled once in Init
+            DivWithBlock<true>(xValue, const0, xValue, count); // inv = div(one, d)
+            Adds(tmp0, xValue, -1.0f, count);                  // na = adds(inv, -1.0)
+            Mul(zValue, tmp0, zValue, count);                  // nb = mul(na, res)
+            Mul(zValue, zValue, xValue, count);                // nc = mul(nb, inv)
+            Sub(xValue, xValue, zValue, count);                // s = sub(inv, nc)
+            Mul(zValue, xValue, dyValue, count);               // z = mul(s, dy)
             StoreFloat<TYPE_Z>(zLocal, zValue, count);
         } else if constexpr (TILING_KEY == GELU_GRAD_TILING_KEY_ASCEND310B) {
             LocalTensor<float> dyValue = AsFloat<TYPE_DY>(dyLocal, castBufDy, count);
             LocalTensor<float> xValue = AsFloat<TYPE_X>(xLocal, castBufX, count);
             LocalTensor<float> zValue = FloatView<TYPE_Z>(zLocal, castBufZ);
+            LocalTensor<float> const0 = constBuf0.Get<float>();
             LocalTensor<float> tmp0 = tmpBuf0.Get<float>();
             LocalTensor<float> tmp1 = tmpBuf1.Get<float>();
-            Maxs(zValue, xValue, -10000.0f, count);             // xl = maxs(x, -10000.0)
-            Mins(xValue, zValue, 10000.0f, count);              // xc = mins(xl, 10000.0)
-            Mul(zValue, xValue, xValue, count);                 // x2 = mul(xc, xc)
-            Muls(tmp0, zValue, -0.07135481627260025f, count);   // t0 = muls(x2, -0.07135481627260025)
-            Adds(tmp0, tmp0, -1.5957691216057308f, count);      // t1 = adds(t0, -1.5957691216057308)
-            Mul(tmp0, tmp0, xValue, count);                     // t2 = mul(t1, xc)
-            Exp(tmp0, tmp0, count);                             // px = exp(t2)
-            Adds(tmp0, tmp0, 1.0f, count);                      // d = adds(px, 1.0)
-            Duplicate(tmp1, 1.0f, count);                       // one = fill(1.0)
-            Div(tmp0, tmp1, tmp0, count);                       // g1 = div(one, d)
+            Maxs(zValue, xValue, -10000.0f, count);           // xl = maxs(x, -10000.0)
+            Mins(xValue, zValue, 10000.0f, count);            // xc = mins(xl, 10000.0)
+            Mul(zValue, xValue, xValue, count);               // x2 = mul(xc, xc)
+            Muls(tmp0, zValue, -0.07135481627260025f, count); // t0 = muls(x2, -0.07135481627260025)
+            Adds(tmp0, tmp0, -1.5957691216057308f, count);    // t1 = adds(t0, -1.5957691216057308)
+            Mul(tmp0, tmp0, xValue, count);                   // t2 = mul(t1, xc)
+            Exp(tmp0, tmp0, count);                           // px = exp(t2)
+            Adds(tmp0, tmp0, 1.0f, count);                    // d = adds(px, 1.0)
+            // one = fill(1.0): const0, filled once in Init
+            DivWithBlock<true>(tmp0, const0, tmp0, count);      // g1 = div(one, d)
             Adds(tmp1, tmp0, -1.0f, count);                     // h0 = adds(g1, -1.0)
             Mul(xValue, tmp1, xValue, count);                   // h1 = mul(h0, xc)
             Muls(zValue, zValue, -0.21406444881780073f, count); // f0 = muls(x2, -0.21406444881780073)
@@ -188,6 +213,7 @@ private:
     TBuf<QuePosition::VECCALC> castBufZ;
     TBuf<QuePosition::VECCALC> tmpBuf0;
     TBuf<QuePosition::VECCALC> tmpBuf1;
+    TBuf<QuePosition::VECCALC> constBuf0;
     GlobalTensor<TYPE_DY> dyGm;
     GlobalTensor<TYPE_X> xGm;
     GlobalTensor<TYPE_Z> zGm;
