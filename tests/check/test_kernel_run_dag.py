@@ -111,3 +111,18 @@ def test_mish_grad_add_turned_into_sub_fails_the_run(faulty: bool, tmp_path: Pat
         assert row.status == "fail" and "x_grad differs from the golden" in row.reason, row.reason
     else:
         assert row.status == "pass", row.reason
+
+
+def test_the_absent_path_runs_with_a_null_address_and_only_its_launches_see_its_fault(tmp_path: Path,
+                                                                                      cann_src: Path) -> None:
+    """MishGrad without tanhx: the host tiling leaves it out (instance count 0), the kernel gets a null address and
+    takes the path computing tanh(softplus(x)) itself. A fault on that path alone fails those launches only."""
+    op_dir = copy_sample(tmp_path, MISH)
+    [row] = _run(op_dir, cann_src, ("float32",)).values()
+    assert row.status == "pass", row.reason
+    assert row.figures["shapes"].endswith(";3x1001 without tanhx;890x1001 without tanhx"), row.figures["shapes"]
+    edit(op_dir / MISH_DAG, "OpCalcSpAbs = Bind<Vec::Abs<float>", "OpCalcSpAbs = Bind<Vec::Relu<float>")
+    [row] = _run(op_dir, cann_src, ("float32",)).values()
+    assert row.status == "fail", row.reason
+    failing = [line for line in row.reason.split("; ") if "differs from the golden" in line]
+    assert failing and all(" without tanhx on " in line for line in failing), row.reason

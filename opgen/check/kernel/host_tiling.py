@@ -26,6 +26,7 @@ from ...plan import RenderPlan
 from ...plan.attr_cases import ANY_VALUE_TYPES
 from ...plan.attrs import AttrValue, c_literal, shown_attrs
 from ...plan.families import KernelFamily
+from ...plan.optional_ut import instance_args
 from ...plan.platforms import SocPlan
 from ...spec.models import OpSpec
 from ..ophost_build import OphostBuild, executor_socs
@@ -231,17 +232,24 @@ def driver_source(op_dir: Path, plan: RenderPlan, harness: TilingHarness, reques
 
 
 def _case(plan: RenderPlan, compile_info: str, request: TilingRequest, cores: int, ub_bytes: int) -> str:
+    """One TilingContextPara; an absent optional input is left out of the list, its IR instance count 0 (as the
+    generated UT's cases without it)."""
     values = dict(request.attrs)
     ins = iter(request.shapes.inputs)
     shapes = [next(ins) if t.role == "input" else request.shapes.output for t in plan.tensors]
+    absent = request.shapes.absent
 
     def tensors(role: str) -> str:
         return ", ".join(f"{{{{{{{_dims(s)}}}, {{{_dims(s)}}}}}, ge::{t.dtypes[request.combination].ge}, "
-                         "ge::FORMAT_ND}" for t, s in zip(plan.tensors, shapes, strict=True) if t.role == role)
+                         "ge::FORMAT_ND}" for t, s in zip(plan.tensors, shapes, strict=True)
+                         if t.role == role and t.name != absent)
 
     attrs = ", ".join(f'{{"{a.name}", Ops::NN::AnyValue::CreateFrom<{ANY_VALUE_TYPES[a.kind]}>'
                       f"({c_literal(a.kind, values[a.name])})}}" for a in plan.attrs)
-    listed = f"{{{attrs}}}, " if plan.attrs else ""
+    listed = f"{{{attrs}}}, " if plan.attrs or absent else ""
+    if absent:
+        listed += instance_args(list(plan.inputs), next(t for t in plan.inputs if t.name == absent),
+                                list(plan.outputs)) + ", "
     return (f"    {{\n        {compile_info} compileInfo;\n"
             f'        gert::TilingContextPara para("{plan.op_type}", {{{tensors("input")}}}, {{{tensors("output")}}}, '
             f"{listed}&compileInfo, {cores}, {ub_bytes});\n        OpgenEmit(para);\n    }}")

@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import ml_dtypes
 import numpy as np
@@ -20,6 +20,7 @@ from ...plan.tensors import DtypeCombination
 from ...spec.models import OpSpec
 from ..emulator import emulate, numpy_dtype
 from ..numerics import within_tolerance
+from ..numerics_optional import absent_marked
 from ..numerics_samples import edge_values
 from ..trust import run_tree_code
 
@@ -55,6 +56,7 @@ class Shapes:
     """A launch's input shapes, in def order; every output has their broadcast shape."""
 
     inputs: tuple[Shape, ...]
+    absent: str = ""  # an optional input the launch leaves out (a null GM address: its path must not read it)
 
     @staticmethod
     def same(shape: Shape, count: int) -> Shapes:
@@ -68,7 +70,14 @@ class Shapes:
     def label(self) -> str:
         """`3x1001`, or each input's shape where they differ (`1x1001,3x1001`)."""
         shown = {"x".join(map(str, s)) for s in self.inputs}
-        return shown.pop() if len(shown) == 1 else ",".join("x".join(map(str, s)) for s in self.inputs)
+        label = shown.pop() if len(shown) == 1 else ",".join("x".join(map(str, s)) for s in self.inputs)
+        return f"{label} without {self.absent}" if self.absent else label
+
+
+class GoldenPick(Protocol):
+    """The golden variant a launch runs: by its attr values, and `absent` the optional input it leaves out."""
+
+    def __call__(self, attrs: Mapping[str, AttrValue], absent: str = "") -> GoldenVariant: ...
 
 
 @dataclass(frozen=True)
@@ -112,7 +121,8 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
     writes past an output's end inside the padding GE allocates are counted (`padded`), not problems."""
     shape = shapes.output
     inputs = list(given) if given is not None else _inputs(spec, plan, combo, shapes, rng)
-    files = {f"in_{t.name}.bin": a.tobytes() for t, a in zip(plan.inputs, inputs, strict=True)}
+    files = {f"in_{t.name}.bin": a.tobytes() for t, a in zip(plan.inputs, inputs, strict=True)
+             if t.name != shapes.absent}
     files["tiling.bin"] = launch.tiling
     shown = shown_attrs(spec, attrs)
     where = f"{shapes.label} on {launch.cores} core(s)" + (f" with {shown}" if shown else "")
@@ -121,7 +131,8 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
         lines = [f"cores {launch.cores}", f"tiling_key {launch.key}", "tiling tiling.bin",
                  f"guard {guard}",
                  f"workspace {plan.workspace_bytes if launch.workspace is None else launch.workspace}"]
-        lines += [f"input {t.name} in_{t.name}.bin" for t in plan.inputs]
+        lines += [f"absent {t.name}" if t.name == shapes.absent else f"input {t.name} in_{t.name}.bin"
+                  for t in plan.inputs]
         lines += [f"output {t.name} {int(np.prod(shape)) * numpy_dtype(t.dtypes[combo.index].name).itemsize} "
                   f"{outs[t.name]}" for t in plan.outputs]
         files["manifest.txt"] = ("\n".join(lines) + "\n").encode()
@@ -144,20 +155,26 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
         cost = launch_cost(done.stdout)
         got = tuple(np.fromfile(outs[t.name], dtype=numpy_dtype(t.dtypes[combo.index].name)).reshape(shape)
                     for t in plan.outputs)
-    expected = emulate(plan, golden, combo, inputs, attrs)
+    emulated, compared = inputs, inputs
+    if shapes.absent:  # the emulator reads NaN there (a path reading it would show it); no element reads it
+        emulated = absent_marked(plan, combo, [None if t.name == shapes.absent else a
+                                               for t, a in zip(plan.inputs, inputs, strict=True)])
+        compared = [np.zeros_like(a) if t.name == shapes.absent else a
+                    for t, a in zip(plan.inputs, inputs, strict=True)]
+    expected = emulate(plan, golden, combo, emulated, attrs)
     max_abs = max_rel = 0.0
     excused = 0
     for tensor, have, want in zip(plan.outputs, got, expected, strict=True):
         tol = spec.golden.tolerances.get(tensor.dtypes[combo.index].name) or spec.golden.tolerances[combo.key.name]
         passed, diff = within_tolerance(have, want, tol.rtol, tol.atol,
-                                        input_nan=_input_reads(inputs, plan, shape, np.isnan))
+                                        input_nan=_input_reads(compared, plan, shape, np.isnan))
         if saturating and _is_narrow(want):
             saturated, _ = within_tolerance(have, _saturated_golden(want), tol.rtol, tol.atol)
             diff = np.where(saturated & ~passed, 0.0, diff)
             passed = passed | saturated
         if nonfinite_excused:  # an inf or NaN read, or made where the golden is finite (an overflow upstream)
             made = ~np.isfinite(have.astype(np.float64).ravel()) & np.isfinite(want.astype(np.float64).ravel())
-            other = ~passed & (_input_reads(inputs, plan, shape, lambda a: ~np.isfinite(a)) | made)
+            other = ~passed & (_input_reads(compared, plan, shape, lambda a: ~np.isfinite(a)) | made)
             excused += int(other.sum())
             diff, passed = np.where(other, 0.0, diff), passed | other
         finite = np.isfinite(diff)

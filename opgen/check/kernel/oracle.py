@@ -10,7 +10,7 @@ refuses the shape) is SKIPPED saying so.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
@@ -20,15 +20,13 @@ import numpy.typing as npt
 
 from ...cann_sources import CannSources
 from ...plan import RenderPlan
-from ...plan.attrs import AttrValue
-from ...plan.golden import GoldenVariant
 from ...plan.ophost_tests import OPS_NN_UT_DIRS
 from ...plan.platforms import SocPlan
 from ...spec.models import OpSpec
 from ..items import CheckItem, bad, ok, skipped
 from .build import KernelVariant
 from .host_tiling import TilingHarness, Wanted, host_launches
-from .launch import ShapeRun, cost_figures, run_shape
+from .launch import GoldenPick, ShapeRun, cost_figures, run_shape
 from .run_build import build_kernel, entry_arg_count
 from .tpl_launch import (
     TplLauncher,
@@ -60,7 +58,7 @@ def upstream_dir(sources: CannSources, plan: RenderPlan) -> Path | None:
 
 def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc: SocPlan,
                variant: KernelVariant, platform: tuple[int, int, int], wanted: Sequence[Wanted],
-               generated: Sequence[ShapeRun], golden: Callable[[Mapping[str, AttrValue]], GoldenVariant],
+               generated: Sequence[ShapeRun], golden: GoldenPick,
                saturating: bool) -> CheckItem:
     """`platform`: cores, the UB the host tiling sees, the UB the run guards with."""
     cores, tiling_ub, run_ub = platform
@@ -89,8 +87,8 @@ def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sourc
                   f"{', '.join(build.missing)}") if build.missing else f"does not build in the harness: {build.problem}"
         return skipped(label, f"not run: {where} {reason[:400]}")
     listed = next((d for d in spec.upstream_differences if d.fact == NONFINITE_FACT), None)
-    runs = [run_shape(build.executable, spec, plan, variant.combination, golden(attrs), shape, run_ub, launch,
-                      np.random.default_rng(0), attrs, saturating=saturating, given=mine.inputs,
+    runs = [run_shape(build.executable, spec, plan, variant.combination, golden(attrs, shape.absent), shape, run_ub,
+                      launch, np.random.default_rng(0), attrs, saturating=saturating, given=mine.inputs,
                       nonfinite_excused=listed is not None, padding_tolerated=True)
             for (shape, attrs), launch, mine in zip(wanted, host.launches, generated, strict=True)]
     unmodelled = sorted({u for r in runs for u in r.unmodelled})

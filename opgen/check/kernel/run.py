@@ -40,7 +40,7 @@ from ..trust import Trust, run_tree_code
 from .build import KernelVariant, kernel_variants
 from .dag_run import DESCRIBE, elewise_tiling, launches, parse_facts, sch_mode, tiling_bytes
 from .host_tiling import Wanted, host_launches
-from .launch import SATURATED, SATURATING_ARCHES, Launch, ShapeRun, Shapes, cost_figures, run_shape
+from .launch import SATURATED, SATURATING_ARCHES, GoldenPick, Launch, ShapeRun, Shapes, cost_figures, run_shape
 from .oracle import LEVEL as ORACLE_LEVEL
 from .oracle import oracle_row, upstream_dir
 from .run_build import KernelBuild, build_kernel
@@ -148,8 +148,8 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
         return [dataclasses.replace(tiled, item=label)]
     given, tiling_source = tiled
     saturating = variant.arch.npu_arch in SATURATING_ARCHES
-    runs = [run_shape(build.executable, spec, plan, combo, golden(attrs), shapes, facts.ub_bytes, launch, rng, attrs,
-                      saturating=saturating) for (shapes, attrs), launch in zip(wanted, given, strict=True)]
+    runs = [run_shape(build.executable, spec, plan, combo, golden(attrs, shapes.absent), shapes, facts.ub_bytes, launch,
+                      rng, attrs, saturating=saturating) for (shapes, attrs), launch in zip(wanted, given, strict=True)]
     return [_summary(label, plan, variant, runs, f"{tiling_source}; cores and UB from {facts.source}"),
             *_oracle(label, spec, plan, sources, soc, variant, facts, wanted, runs, golden)]
 
@@ -157,8 +157,10 @@ def _row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc
 def _dag_row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc: SocPlan,
              variant: KernelVariant, label: str, seed: int) -> list[CheckItem]:
     """A DAG kernel: each launch on the path its dtype and attrs select. ElementwiseSch: one element, a tail, several
-    tiles on every core; BroadcastSch: the broadcast patterns (`broadcast_shapes`)."""
-    paths = [p for p in launches(plan, variant) if not p.without_input]
+    tiles on every core, and the tail and the tiles again without an optional input that may be absent (a null
+    address, its own path); BroadcastSch: the broadcast patterns (`broadcast_shapes`)."""
+    every = launches(plan, variant)
+    paths = [p for p in every if not p.without_input]
     facts = soc_facts(sources, soc)
     golden = _golden(plan, soc)
     if facts is None or golden is None:
@@ -168,7 +170,7 @@ def _dag_row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources,
         return [_unbuilt(label, variant, build)]
     described = run_tree_code([str(build.executable), DESCRIBE], timeout=60.0, files={})
     dags = parse_facts(described.stdout)
-    if any(p.key not in dags for p in paths):
+    if any(p.key not in dags for p in every):
         return [bad(label, f"the built kernel did not describe its DAG: {described.stderr.strip()[-200:]}")]
     rng = np.random.default_rng(seed)
     defaults, *others = attr_settings(spec)
@@ -180,7 +182,7 @@ def _dag_row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources,
         planned = None
     else:
         def planned(shapes: Shapes, attrs: Mapping[str, AttrValue]) -> Launch:
-            path = next(p for p in paths if p.takes(plan, attrs))
+            path = next(p for p in every if p.takes(plan, attrs) and p.without_input == bool(shapes.absent))
             fields = elewise_tiling(int(np.prod(shapes.output)), facts.vector_cores, facts.ub_bytes, dags[path.key],
                                     sch_mode(plan))
             return Launch(fields["blockNum"], path.key, tiling_bytes(fields, plan.scalars, attrs))
@@ -190,13 +192,15 @@ def _dag_row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources,
         rows = -(-int(facts.vector_cores * ub_former * TILES_PER_CORE) // tail[1])
         wanted = [(Shapes.same(s, count), defaults) for s in ((plan.last_dim_multiple,), tail, (rows, tail[1]))]
         wanted += [(Shapes.same(tail, count), a) for a in others]
+        if plan.absent is not None and any(p.without_input for p in every):
+            wanted += [(Shapes((s,) * count, plan.absent.tensor.name), defaults) for s in (tail, (rows, tail[1]))]
     tiled = _tiled(op_dir, spec, plan, variant, soc, facts, sources, wanted, planned)
     if isinstance(tiled, CheckItem):
         return [dataclasses.replace(tiled, item=label)]
     given, tiling_source = tiled
     saturating = variant.arch.npu_arch in SATURATING_ARCHES
-    runs = [run_shape(build.executable, spec, plan, variant.combination, golden(attrs), shapes, facts.ub_bytes,
-                      launch, rng, attrs, saturating=saturating)
+    runs = [run_shape(build.executable, spec, plan, variant.combination, golden(attrs, shapes.absent), shapes,
+                      facts.ub_bytes, launch, rng, attrs, saturating=saturating)
             for (shapes, attrs), launch in zip(wanted, given, strict=True)]
     return [_summary(label, plan, variant, runs, f"{tiling_source}; cores and UB from {facts.source}"),
             *_oracle(label, spec, plan, sources, soc, variant, facts, wanted, runs, golden)]
@@ -236,7 +240,7 @@ def _tiled(op_dir: Path, spec: OpSpec, plan: RenderPlan, variant: KernelVariant,
 
 def _oracle(label: str, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc: SocPlan, variant: KernelVariant,
             facts: SocFacts, wanted: Sequence[Wanted], runs: Sequence[ShapeRun],
-            golden: Callable[[Mapping[str, AttrValue]], GoldenVariant]) -> list[CheckItem]:
+            golden: GoldenPick) -> list[CheckItem]:
     """Upstream's kernel on the same inputs, where ops-nn has the op and every generated launch finished."""
     upstream = upstream_dir(sources, plan)
     if upstream is None or not all(r.outputs for r in runs):
@@ -246,15 +250,16 @@ def _oracle(label: str, spec: OpSpec, plan: RenderPlan, sources: CannSources, so
                        platform, wanted, runs, golden, variant.arch.npu_arch in SATURATING_ARCHES)]
 
 
-def _golden(plan: RenderPlan, soc: SocPlan) -> Callable[[Mapping[str, AttrValue]], GoldenVariant] | None:
+def _golden(plan: RenderPlan, soc: SocPlan) -> GoldenPick | None:
     """The golden variant a launch on the SoC runs at given attr values: the SoC's, or the one of the value the
-    attr choosing the math takes (as the numerics tier picks it)."""
-    mine = [v for v in plan.golden.variants if not v.socs or soc.short_version in v.socs]
-    if not mine:
+    attr choosing the math takes (as the numerics tier picks it); without an optional input, its absent form."""
+    if not any(not v.socs or soc.short_version in v.socs for v in plan.golden.variants):
         return None
     choice = plan.choice
 
-    def pick(attrs: Mapping[str, AttrValue]) -> GoldenVariant:
+    def pick(attrs: Mapping[str, AttrValue], absent: str = "") -> GoldenVariant:
+        mine = [v for v in (plan.golden.absent_variants if absent else plan.golden.variants)
+                if not v.socs or soc.short_version in v.socs]
         return next((v for v in mine if choice is None or v.value is None or v.value == attrs[choice.attr.name]),
                     mine[0])
 

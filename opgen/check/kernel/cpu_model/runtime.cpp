@@ -5,7 +5,8 @@
 // Usage: runtime MANIFEST, or runtime --describe (what the run wrapper's opgen_describe prints: an arch35 DAG's
 // compile-time buffer facts the host tiling divides the UB by). The manifest has one line per fact, in kernel-argument order for tensors:
 //   cores N | tiling_key K | tiling FILE | guard BYTES | workspace BYTES
-//   input NAME FILE | output NAME BYTES FILE   (the output is written to FILE after the run)
+//   input NAME FILE | absent NAME | output NAME BYTES FILE   (absent: a null GM address, as GE passes for an optional
+//   input the graph leaves out; the output is written to FILE after the run)
 #include <csignal>
 #include <cstdarg>
 #include <cstdint>
@@ -223,6 +224,7 @@ constexpr uint8_t UNWRITTEN_BYTE = 0xFF; // an output element the kernel never w
 struct Region {
     std::string name;
     bool output = false;
+    bool absent = false; // an optional input left out: a null address, no memory
     std::vector<uint8_t> expected; // inputs: their bytes; outputs: empty
     std::string outPath;
     std::vector<uint8_t> memory; // guard + data + guard
@@ -291,6 +293,11 @@ int main(int argc, char** argv)
             fields >> guard;
         } else if (key == "workspace") {
             fields >> workspaceBytes;
+        } else if (key == "absent") {
+            Region r;
+            fields >> r.name;
+            r.absent = true;
+            regions.push_back(std::move(r));
         } else if (key == "input" || key == "output") {
             Region r;
             r.output = key == "output";
@@ -316,7 +323,7 @@ int main(int argc, char** argv)
     std::vector<uint8_t> workspace(guard * 2 + workspaceBytes, INPUT_GUARD_BYTE);
     std::vector<uint8_t*> args;
     for (Region& r : regions) {
-        args.push_back(r.memory.data() + guard);
+        args.push_back(r.absent ? nullptr : r.memory.data() + guard);
     }
     args.push_back(workspace.data() + guard);
     args.push_back(tiling.data());
@@ -327,6 +334,9 @@ int main(int argc, char** argv)
         opgen_launch(args.data());
     }
     for (Region& r : regions) {
+        if (r.absent) {
+            continue;
+        }
         size_t dataBytes = r.memory.size() - guard * 2;
         ReportChanges(r, guard, dataBytes);
         if (r.output) {
