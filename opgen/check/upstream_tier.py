@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..cann_sources import CannSources, enable_hint
 from ..plan import RenderPlan
-from ..spec.models import OpSpec, UpstreamDifference
+from ..spec.models import KERNEL_FACT_PREFIX, OpSpec, UpstreamDifference
 from ..upstream import OpFacts, parse_op_dir
 from ..upstream.compare import Difference, compare_facts
 from .items import CheckItem, bad, ok, skipped
@@ -38,7 +38,6 @@ def upstream_tier(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSou
                            f"ops-nn {plan.rel_dir}")
 
 
-RUN_FACTS = "kernel."  # listings of what upstream's kernel computes: the kernel run's oracle row judges them
 
 
 def difference_rows(mine: OpFacts, theirs: OpFacts, listed: Sequence[UpstreamDifference],
@@ -55,7 +54,7 @@ def difference_rows(mine: OpFacts, theirs: OpFacts, listed: Sequence[UpstreamDif
             continue
         used.update(matches)
         excused += 1
-    stale = [i for i, entry in enumerate(listed) if i not in used and not entry.fact.startswith(RUN_FACTS)]
+    stale = [i for i, entry in enumerate(listed) if i not in used and not entry.fact.startswith(KERNEL_FACT_PREFIX)]
     rows += [bad(f"upstream_differences[{i}]", f"lists {listed[i].fact!r}, which does not differ from {upstream}: "
                  "remove it") for i in stale]
     if not rows:

@@ -406,6 +406,11 @@ def _listable(value: str) -> str:
     return value
 
 
+# upstream_differences facts about what upstream's kernel computes (`kernel.nonfinite`, `kernel.<soc>.<dtype>`): the
+# kernel run's oracle row judges them, not the upstream tier
+KERNEL_FACT_PREFIX = "kernel."
+
+
 class UpstreamDifference(Model):
     """A fact of the generated tree that differs from ops-nn's own op on purpose (`opgen check`'s upstream tier)."""
 

@@ -22,7 +22,7 @@ from ...cann_sources import CannSources
 from ...plan import RenderPlan
 from ...plan.ophost_tests import OPS_NN_UT_DIRS
 from ...plan.platforms import SocPlan
-from ...spec.models import OpSpec
+from ...spec.models import KERNEL_FACT_PREFIX, OpSpec
 from ..items import CheckItem, bad, ok, skipped
 from .build import KernelVariant
 from .host_tiling import TilingHarness, Wanted, host_launches
@@ -44,10 +44,7 @@ from .tpl_launch import (
 LEVEL = "upstream"
 # the upstream_differences fact of a kernel that computes other values than upstream's where an input is inf or NaN
 # or upstream's arithmetic overflows to one
-NONFINITE_FACT = "kernel.nonfinite"
-# the upstream_differences fact prefix of a SoC and dtype whose upstream kernel is no oracle (`kernel.<soc>.<dtype>`,
-# `*` matching any run: a cited defect)
-SOC_FACT = "kernel."
+NONFINITE_FACT = f"{KERNEL_FACT_PREFIX}nonfinite"
 
 
 def upstream_dir(sources: CannSources, plan: RenderPlan) -> Path | None:
@@ -63,7 +60,7 @@ def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sourc
     """`platform`: cores, the UB the host tiling sees, the UB the run guards with."""
     cores, tiling_ub, run_ub = platform
     where = f"upstream's {variant.family.kernel_entry} ({plan.rel_dir})"
-    cut = f"{SOC_FACT}{soc.name}.{variant.dtype_label}"
+    cut = f"{KERNEL_FACT_PREFIX}{soc.name}.{variant.dtype_label}"  # a SoC and dtype whose upstream is no oracle
     unusable = next((d for d in spec.upstream_differences if fnmatchcase(cut, d.fact)), None)
     if unusable is not None:
         return skipped(label, f"not compared: the spec lists {where} on {soc.name} {variant.dtype_label} "
