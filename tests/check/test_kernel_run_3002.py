@@ -54,9 +54,11 @@ def test_a_wrong_constant_in_the_310b_branch_fails_the_310b_rows_only(tmp_path: 
 
 
 def test_swapped_divide_operands_in_the_310b_branch_fail(tmp_path: Path, cann_src: Path) -> None:
-    """Operand order reaches the model: Div(one, d) turned into Div(d, one) computes d, not 1/d."""
+    """Operand order reaches the model: Div(one, d) turned into Div(d, one) computes d, not 1/d (the constant
+    block on the other side, read through vsldb at repeat stride 0)."""
     op_dir = copy_sample(tmp_path, GELU)
-    edit(op_dir / HEADER, "Div(tmp0, tmp1, tmp0, count);", "Div(tmp0, tmp0, tmp1, count);")
+    edit(op_dir / HEADER, "DivWithBlock<true>(tmp0, const0, tmp0, count);",
+         "DivWithBlock<false>(tmp0, tmp0, const0, count);")
     items = _items(op_dir, cann_src)
     for label in ROWS_310B:
         assert items[label].status == "fail" and "z differs from the golden" in items[label].reason, \
