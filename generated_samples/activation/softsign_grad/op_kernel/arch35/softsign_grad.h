@@ -116,11 +116,10 @@ private:
             LocalTensor<float> gradientsValue = AsFloat<TYPE_GRADIENTS>(gradientsLocal, castBufGradients, count);
             LocalTensor<float> featuresValue = AsFloat<TYPE_FEATURES>(featuresLocal, castBufFeatures, count);
             LocalTensor<float> outputValue = FloatView<TYPE_OUTPUT>(outputLocal, castBufOutput);
-            Abs(outputValue, featuresValue, count);                 // mag = abs(features)
-            Adds(featuresValue, outputValue, 1.0f, count);          // d = adds(mag, 1.0)
-            Mul(outputValue, featuresValue, featuresValue, count);  // d2 = mul(d, d)
-            Reciprocal(featuresValue, outputValue, count);          // r = reciprocal(d2)
-            Mul(outputValue, gradientsValue, featuresValue, count); // output = mul(gradients, r)
+            Abs(outputValue, featuresValue, count);                // mag = abs(features)
+            Adds(featuresValue, outputValue, 1.0f, count);         // d = adds(mag, 1.0)
+            Mul(outputValue, featuresValue, featuresValue, count); // d2 = mul(d, d)
+            Div(outputValue, gradientsValue, outputValue, count);  // output = div(gradients, d2)
             StoreFloat<TYPE_OUTPUT>(outputLocal, outputValue, count);
         }
         outQueueOutput.EnQue<TYPE_OUTPUT>(outputLocal);

@@ -16,8 +16,7 @@ def _default(gradients, features, cdt, shape):
     mag = np.abs(features)
     d = np.add(mag, cdt(1.0))
     d2 = np.multiply(d, d)
-    r = np.reciprocal(d2)
-    output = np.multiply(gradients, r)
+    output = np.divide(gradients, d2)
     return (output,)
 
 
