@@ -49,9 +49,9 @@ class ClassicVariant:
     constants: tuple[str, ...]  # the BlockConstant members its Compute() reads
 
     @property
-    def fixed_bytes(self) -> int:
-        """UB its buffers take whatever the tile: its constant blocks."""
-        return REPEAT_BYTES * len(self.constants)
+    def ub_fixed_bytes(self) -> int:
+        """UB no tile takes under this key: its constant blocks, and its SoC's basic API scratch if it selects."""
+        return REPEAT_BYTES * len(self.constants) + (SOCS[self.soc].ub_scratch_bytes if self.uses_ub_scratch else 0)
 
 
 @dataclass(frozen=True)

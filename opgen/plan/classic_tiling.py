@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..spec.dtypes import Dtype
-from ..spec.socs import SOCS, TILING_SOC_ALIASES
+from ..spec.socs import TILING_SOC_ALIASES
 from .classic import ClassicKernel
 from .tensors import DtypeCombination, TensorPlan
 
@@ -61,7 +61,6 @@ def classic_dtype_cases(
     moved = [i for i, t in enumerate(tensors) if t.read_by_kernel]
     cases: dict[tuple[str, str], ClassicDtypeCase] = {}
     for variant in kernel.variants:
-        fixed = variant.fixed_bytes + (SOCS[variant.soc].ub_scratch_bytes if variant.uses_ub_scratch else 0)
         for combo in combos:
             value_bits = 32 if kernel.value_type == "float" else combo.key.size_bits
             queued = sum(combo.dtypes[i].size_bits for i in moved)
@@ -70,7 +69,7 @@ def classic_dtype_cases(
             row = (variant.soc, combo.key.name)
             if row not in cases or cases[row].bits < bits:
                 cases[row] = ClassicDtypeCase(variant.soc, kernel.key_macro + variant.soc_enum, combo.key, bits,
-                                              fixed)
+                                              variant.ub_fixed_bytes)
     return tuple(cases.values())
 
 
