@@ -4,7 +4,9 @@ BUILT stamp is written last, so an interrupted build is resumed, never taken for
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +34,17 @@ class Prefix:
     @property
     def lib_dir(self) -> Path:
         return self.ascend_home / "x86_64-linux" / "lib64"
+
+    def build_sh_env(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
+        """What build.sh needs set instead of a sourced set_env.sh (LC_ALL=C: its log is read in English)."""
+        base = os.environ if base is None else base
+        libs = os.pathsep.join(filter(None, (str(self.ascend_home / "lib64"), base.get("LD_LIBRARY_PATH"))))
+        return {"ASCEND_HOME_PATH": str(self.ascend_home), "LD_LIBRARY_PATH": libs, "LC_ALL": "C"}
+
+    @property
+    def build_sh_flags(self) -> tuple[str, ...]:
+        """build.sh's own flag for the third_party dir, so cann-cmake, json, gtest and protobuf are not fetched."""
+        return (f"--cann_3rd_lib_path={self.third_party}",)
 
 
 def build_prefix(sources: CannSources, cache_dir: Path, jobs: int = 2) -> Prefix:

@@ -81,10 +81,8 @@ def _freshen(ops_nn: Path, op: str) -> None:
 def _run(prefix: Prefix, ops_nn: Path, op: str, soc: str, experimental: bool, jobs: int, log: Path) -> UtRun:
     _freshen(ops_nn, op)
     argv = ["nice", "-n", "10", "bash", "build.sh", "-u", "--ophost", f"--ops={op}", f"--soc={soc}",
-            *(["--experimental"] if experimental else []), f"-j{jobs}", f"--cann_3rd_lib_path={prefix.third_party}"]
-    lib64 = prefix.ascend_home / "lib64"
-    env = {**os.environ, "ASCEND_HOME_PATH": str(prefix.ascend_home), "LC_ALL": "C",
-           "LD_LIBRARY_PATH": os.pathsep.join(filter(None, (str(lib64), os.environ.get("LD_LIBRARY_PATH"))))}
+            *(["--experimental"] if experimental else []), f"-j{jobs}", *prefix.build_sh_flags]
+    env = {**os.environ, **prefix.build_sh_env()}
     start = time.perf_counter()
     with log.open("w", encoding="utf-8") as out:
         out.write("$ " + " ".join(argv) + "\n")

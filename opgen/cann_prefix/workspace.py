@@ -1,24 +1,52 @@
-"""The scratch workspace build.sh runs in: a git copy of ops-nn (build.sh runs `git submodule init`), with
-opbase at `ops-nn/../../ops-base` and ops-tensor at `ops-nn/../ops-tensor`, where ops-nn's cmake looks
-before it would clone them. Users' own checkouts are never touched."""
+"""Where build.sh runs against the prefix: ops-nn's cmake takes opbase from `ops-nn/../../ops-base` and
+ops-tensor from `ops-nn/../ops-tensor` before it would clone them (cmake/third_party/opbase.cmake,
+ops-tensor.cmake), so both must stand there. `make_workspace` lays out a scratch git copy of the sources'
+ops-nn with them; `lent_neighbours` puts them beside a user's own checkout for one run and takes them away."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
+def neighbours(ops_nn: Path) -> dict[str, Path]:
+    """Source folder name -> where ops-nn's cmake looks for it."""
+    return {"opbase": ops_nn.parent.parent / "ops-base", "ops-tensor": ops_nn.parent / "ops-tensor"}
+
+
 def make_workspace(cann_src: Path, root: Path) -> Path:
-    """Lay out `root/ws/ops-nn` (a fresh one-commit git repo) and its neighbours; returns the ops-nn dir."""
+    """Lay out `root/ws/ops-nn` (a fresh one-commit git repo, as build.sh runs `git submodule init`) and its
+    neighbours; returns the ops-nn dir. What is there is kept."""
     ops_nn = root / "ws" / "ops-nn"
-    if not (root / "ops-base").exists():
-        shutil.copytree(cann_src / "opbase", root / "ops-base", symlinks=True)
-    if not (root / "ws" / "ops-tensor").exists():
-        shutil.copytree(cann_src / "ops-tensor", root / "ws" / "ops-tensor", symlinks=True)
+    for name, place in neighbours(ops_nn).items():
+        if not place.exists():
+            shutil.copytree(cann_src / name, place, symlinks=True)
     if not ops_nn.exists():
         shutil.copytree(cann_src / "ops-nn", ops_nn, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         git = ["git", "-C", str(ops_nn), "-c", "user.email=opgen@localhost", "-c", "user.name=opgen"]
         for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "opgen scratch copy"]):
             subprocess.run(git + args, check=True, capture_output=True)
     return ops_nn
+
+
+def missing_neighbours(ops_nn: Path) -> list[Path]:
+    return [place for place in neighbours(ops_nn).values() if not place.exists()]
+
+
+@contextmanager
+def lent_neighbours(cann_src: Path, ops_nn: Path) -> Iterator[list[Path]]:
+    """Copies of opbase and ops-tensor where the checkout's cmake looks, for the run only; the user's own
+    copies, when there, are used and left alone. Yields the places lent."""
+    lent: list[Path] = []
+    try:
+        for name, place in neighbours(ops_nn).items():
+            if not place.exists():
+                lent.append(place)
+                shutil.copytree(cann_src / name, place, symlinks=True)
+        yield lent
+    finally:
+        for place in lent:
+            shutil.rmtree(place, ignore_errors=True)

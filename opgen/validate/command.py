@@ -22,8 +22,10 @@ class StageName(str, Enum):
 def validate(
     op_dir: Annotated[Path, typer.Argument(help="The op dir `opgen gen` wrote.", show_default=False)],
     ops_nn: Annotated[
-        Path, typer.Option("--ops-nn", help="Root of an ops-nn checkout to build in.", show_default=False)
-    ],
+        Path | None,
+        typer.Option("--ops-nn", help="Root of an ops-nn checkout to build in; with --cann-src and no toolkit, "
+                     "default: a scratch copy of the sources' ops-nn.", show_default=False),
+    ] = None,
     soc: Annotated[str | None, typer.Option("--soc", help="SoC to build for; default: the op's first SoC.")] = None,
     stage: Annotated[
         list[StageName] | None,
@@ -39,7 +41,8 @@ def validate(
     cann_src: Annotated[
         Path | None,
         typer.Option("--cann-src", metavar="DIR", help="Open CANN sources for the check stage's source tiers "
-                     "(default: $OPGEN_CANN_SRC).", show_default=False),
+                     "(default: $OPGEN_CANN_SRC); with no toolkit, the UT stage's op_host UTs also build against a "
+                     "toolkit-shaped prefix made from them.", show_default=False),
     ] = None,
     allow_exec: Annotated[
         bool, typer.Option("--allow-exec", help="Let the check stage run code from the op dir (see opgen check).")
@@ -49,7 +52,8 @@ def validate(
         int | None, typer.Option("-j", "--jobs", min=1, help="Build threads; default: all CPUs.", show_default=False)
     ] = None,
 ) -> None:
-    """Build and test a generated op with ops-nn's own build.sh (needs the CANN toolkit)."""
+    """Build and test a generated op with ops-nn's own build.sh (with a CANN toolkit, or its op_host UTs from
+    the open sources with --cann-src)."""
     from rich.text import Text
 
     from ..console import console as make_console

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import shlex
+import subprocess
 import time
-from dataclasses import dataclass, field
+from contextlib import ExitStack
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -14,16 +17,18 @@ from .checkout import Checkout, open_checkout
 from .errors_map import FirstError, PathMapper, first_error
 from .opinfo import OpInfo, read_op_info
 from .placement import Placement, placed, plan_placement
+from .sources_build import SourcesBuild, runnable, sources_build
 from .stages import Stage, Step, ordered, plan_steps
 from .toolkit import Toolkit, detect
 
-Status = Literal["passed", "failed", "not run"]
+Status = Literal["passed", "failed", "skipped", "not run"]
+SETTLED = ("passed", "skipped")  # any step in another state makes validate exit 1
 
 
 @dataclass(frozen=True)
 class Options:
     op_dir: Path
-    ops_nn: Path
+    ops_nn: Path | None  # None: a scratch copy of the --cann-src ops-nn
     soc: str | None
     stages: list[Stage] | None
     keep: bool
@@ -41,15 +46,18 @@ class Prepared:
     checkout: Checkout
     soc: str
     steps: tuple[Step, ...]
-    toolkit: Toolkit | None  # None when only `check` runs: no build, no toolkit needed
+    build: Toolkit | SourcesBuild | None  # None when only `check` runs: no build, no toolkit needed
     placement: Placement | None
     check_options: tuple[str, ...] = ()  # the CANN sources and trust `opgen check` gets
 
     def command(self, step: Step) -> str:
         if step.stage is Stage.CHECK:
             return shlex.join(runner.check_argv(self.op_dir, self.check_options))
-        assert self.toolkit is not None
-        return self.toolkit.display(step.build_args)
+        if step.stage is Stage.PREFIX:
+            assert isinstance(self.build, SourcesBuild)
+            return f"build the toolkit-shaped prefix from {self.build.sources.root} at {self.build.prefix.root}"
+        assert self.build is not None
+        return self.build.display(step.build_args)
 
 
 @dataclass
@@ -70,7 +78,7 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        return 0 if all(r.status == "passed" for r in self.results) else 1
+        return 0 if all(r.status in SETTLED for r in self.results) else 1
 
     @property
     def placement(self) -> Placement | None:
@@ -89,7 +97,14 @@ def prepare(opts: Options) -> Prepared:
     """Every check that needs no build: op, checkout, category, SoC, stages, toolkit, clobbering."""
     op_dir = opts.op_dir.resolve()
     op = read_op_info(op_dir)
-    checkout = open_checkout(opts.ops_nn)
+    from_sources = _from_sources(opts)
+    if opts.ops_nn is not None:
+        checkout = open_checkout(opts.ops_nn)
+    elif from_sources is not None:
+        checkout = open_checkout(from_sources.scratch_checkout())
+    else:
+        raise OpgenError("pass --ops-nn PATH (the root of an ops-nn checkout to build in), or, with no toolkit, "
+                         "--cann-src DIR to build in a scratch copy of the open sources' ops-nn")
     if op.category not in checkout.categories:
         raise OpgenError(
             f"category {op.category!r} is not one ops-nn builds (OP_CATEGORY_LIST in cmake/variables.cmake: "
@@ -99,9 +114,31 @@ def prepare(opts: Options) -> Prepared:
     soc = _pick_soc(op, opts.soc, op_dir)
     steps = plan_steps(op, op_dir, soc, ordered(opts.stages), opts.jobs)
     builds = any(s.stage is not Stage.CHECK for s in steps)
-    toolkit = detect(opts.cann, steps) if builds else None
-    placement = plan_placement(checkout, op.rel_dir, op_dir, opts.force) if builds else None
-    return Prepared(op, op_dir, checkout, soc, steps, toolkit, placement, check_options(opts))
+    build = (from_sources or detect(opts.cann, steps)) if builds else None
+    if isinstance(build, SourcesBuild):
+        steps = _against_prefix(build, steps)
+    scratch = opts.ops_nn is None  # the scratch copy is opgen's: upstream's op of that name is swapped out
+    placement = plan_placement(checkout, op.rel_dir, op_dir, opts.force or scratch) if builds else None
+    return Prepared(op, op_dir, checkout, soc, steps, build, placement, check_options(opts))
+
+
+def _from_sources(opts: Options) -> SourcesBuild | None:
+    """build.sh runs against the open sources' prefix when --cann-src is given and no toolkit is: a toolkit,
+    when there, is the real thing and wins."""
+    if opts.cann_src is None or opts.cann is not None or os.environ.get("ASCEND_HOME_PATH"):
+        return None
+    return sources_build(opts.cann_src)
+
+
+def _against_prefix(build: SourcesBuild, steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    """The prefix step before the first build, and each step the prefix cannot serve marked with why."""
+    if not runnable(build, steps):
+        why = "; ".join(sorted({reason for s in steps if (reason := build.unserved(s))}))
+        raise OpgenError(f"with no toolkit, --cann-src runs only the op_host UTs (--stage ut), and nothing asked "
+                         f"for can run: {why}")
+    checks = tuple(s for s in steps if s.stage is Stage.CHECK)
+    builds = tuple(replace(s, unserved=build.unserved(s)) for s in steps if s.stage is not Stage.CHECK)
+    return (*checks, Step(Stage.PREFIX, "prefix", ()), *builds)
 
 
 def check_options(opts: Options) -> tuple[str, ...]:
@@ -124,12 +161,16 @@ def execute(prep: Prepared, keep: bool, ui: Progress) -> Report:
     """Run the steps in order, stopping at the first failure; the checkout is restored whatever happens."""
     report = Report(prep, prep.checkout.log_path(prep.op.name))
     report.results = [StepResult(step, prep.command(step)) for step in prep.steps]
-    checks = [r for r in report.results if r.step.stage is Stage.CHECK]
-    builds = [r for r in report.results if r.step.stage is not Stage.CHECK]
+    before = [r for r in report.results if r.step.stage in (Stage.CHECK, Stage.PREFIX)]
+    builds = [r for r in report.results if r not in before]
     with runner.Log(report.log) as log:
-        if not _run_all(prep, checks, log, ui) or prep.placement is None:
+        if not _run_all(prep, before, log, ui) or prep.placement is None:
             return report
-        with placed(prep.placement, keep):
+        with ExitStack() as around:
+            if isinstance(prep.build, SourcesBuild):
+                for place in around.enter_context(prep.build.around_builds(prep.checkout.root)):
+                    log.write(f"===== opgen validate: lent {place} for the build (removed after)")
+            around.enter_context(placed(prep.placement, keep))
             _run_all(prep, builds, log, ui)
     return report
 
@@ -140,6 +181,10 @@ def _run_all(prep: Prepared, results: list[StepResult], log: runner.Log, ui: Pro
 
 def _run_one(prep: Prepared, result: StepResult, log: runner.Log, ui: Progress) -> bool:
     step = result.step
+    if step.unserved:
+        result.status = "skipped"
+        ui.finish(result)
+        return True
     log.write(f"===== opgen validate: {step.label}: {result.command}")
     first_line = log.lines + 1
     output: list[str] = []
@@ -153,9 +198,12 @@ def _run_one(prep: Prepared, result: StepResult, log: runner.Log, ui: Progress) 
     try:  # finish() also on Ctrl-C, so the live display is taken down; the status stays "not run"
         if step.stage is Stage.CHECK:
             code = runner.run_opgen_check(prep.op_dir, prep.check_options, log, on_line)
+        elif step.stage is Stage.PREFIX:
+            assert isinstance(prep.build, SourcesBuild)
+            code = _build_prefix(prep.build, log, on_line)
         else:
-            assert prep.toolkit is not None
-            code = runner.run_logged(prep.toolkit.command(step.build_args), prep.checkout.root, log, on_line)
+            assert prep.build is not None
+            code = runner.run_logged(prep.build.command(step.build_args), prep.checkout.root, log, on_line)
         result.exit_code = code
         result.status = "passed" if code == 0 else "failed"
         if code != 0:
@@ -165,3 +213,20 @@ def _run_one(prep: Prepared, result: StepResult, log: runner.Log, ui: Progress) 
         result.seconds = time.monotonic() - started
         ui.finish(result)
     return result.status == "passed"
+
+
+def _build_prefix(build: SourcesBuild, log: runner.Log, on_line: runner.OnLine) -> int:
+    """The prefix step's exit code: 0 built or cached, 1 with the reason in the log (a piece this machine
+    cannot get is named with how to get it)."""
+    try:
+        prefix = build.build()
+    except (OpgenError, OSError, subprocess.SubprocessError) as error:
+        message = f"the toolkit-shaped prefix did not build: {error}"
+        code = 1
+    else:
+        how = f"built in {prefix.seconds:.0f}s" if prefix.seconds else "cached"
+        message = f"toolkit-shaped prefix {how} at {prefix.root}"
+        code = 0
+    log.write(message)
+    on_line(message)
+    return code

@@ -9,9 +9,11 @@ from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElaps
 from rich.table import Column
 from rich.text import Text
 
+from ..cann_prefix.workspace import missing_neighbours
 from .errors_map import FirstError, clean
 from .pipeline import Prepared, Report, StepResult
 from .placement import Placement
+from .sources_build import SourcesBuild
 
 LABEL_WIDTH = 12
 
@@ -76,6 +78,9 @@ class ConsoleProgress:
         if result.status == "not run":
             self.console.print(Text.assemble(("STOP ", "bold yellow"), label, f"interrupted after {took}"))
             return
+        if result.status == "skipped":
+            self.console.print(Text.assemble(("SKIP ", "bold yellow"), label, result.step.unserved or ""))
+            return
         self.console.print(Text.assemble(("FAIL ", "bold red"), label, f"exit {result.exit_code} after {took}"))
         if result.error is not None:
             self.console.print(Text.assemble("  error: ", (error_location(result.error), "red")))
@@ -99,9 +104,16 @@ def print_preamble(console: Console, prep: Prepared) -> None:
                 style="yellow",
             )
         )
-    if prep.toolkit is not None:
-        sourced = f" (from {prep.toolkit.set_env})" if prep.toolkit.set_env else ""
-        console.print(Text(f"toolkit: ASCEND_HOME_PATH={prep.toolkit.home}{sourced}"))
+    if isinstance(prep.build, SourcesBuild):
+        console.print(Text(f"toolkit: none; build.sh runs against the prefix built from {prep.build.sources.root}: "
+                           f"ASCEND_HOME_PATH={prep.build.home}"))
+        lent = [] if prep.checkout.root.is_relative_to(prep.build.scratch) else missing_neighbours(prep.checkout.root)
+        if lent:
+            console.print(Text(f"lent for the build, removed after: {', '.join(map(str, lent))} (ops-nn's cmake "
+                               "takes opbase and ops-tensor from there)"))
+    elif prep.build is not None:
+        sourced = f" (from {prep.build.set_env})" if prep.build.set_env else ""
+        console.print(Text(f"toolkit: ASCEND_HOME_PATH={prep.build.home}{sourced}"))
     console.print(Text(f"log: {prep.checkout.log_path(op.name)}"))
 
 
@@ -112,8 +124,10 @@ def print_summary(console: Console, report: Report) -> None:
     if report.placement is not None:
         console.print(Text(f"checkout: {report.placement.describe()}"))
     if report.exit_code == 0:
-        labels = ", ".join(r.step.label for r in report.results)
-        console.print(Text(f"validate passed: {labels}", style="bold green"))
+        labels = ", ".join(r.step.label for r in report.results if r.status == "passed")
+        skipped = [r.step.label for r in report.results if r.status == "skipped"]
+        console.print(Text(f"validate passed: {labels}" + (f" (skipped: {', '.join(skipped)})" if skipped else ""),
+                           style="bold green"))
     else:
         failed = next(r.step.label for r in report.results if r.status == "failed")
         console.print(Text(f"validate failed at {failed}; full log: {report.log}", style="bold red"))
@@ -136,7 +150,8 @@ def to_json(report: Report) -> dict[str, Any]:
         "ops_nn": str(prep.checkout.root),
         "placed_at": str(prep.placement.target) if prep.placement else None,
         "soc": prep.soc,
-        "ascend_home_path": str(prep.toolkit.home) if prep.toolkit else None,
+        "ascend_home_path": str(prep.build.home) if prep.build else None,
+        "toolkit": None if prep.build is None else "prefix" if isinstance(prep.build, SourcesBuild) else "installed",
         "log": str(report.log),
         "steps": [_step_json(r) for r in report.results],
         "checkout": _checkout_json(report.placement),
@@ -161,6 +176,7 @@ def _step_json(result: StepResult) -> dict[str, Any]:
         "label": result.step.label,
         "command": result.command,
         "status": result.status,
+        "reason": result.step.unserved,
         "exit_code": result.exit_code,
         "seconds": None if result.seconds is None else round(result.seconds, 1),
         "error": None

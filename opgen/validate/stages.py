@@ -26,6 +26,7 @@ from .opinfo import OpInfo
 
 class Stage(str, Enum):
     CHECK = "check"
+    PREFIX = "prefix"  # never asked for: validate adds it when build.sh runs against the open sources' prefix
     PKG = "pkg"
     UT = "ut"
     EXAMPLE = "example"
@@ -46,7 +47,8 @@ class Step:
 
     stage: Stage
     label: str
-    build_args: tuple[str, ...]  # build.sh arguments; empty for the check stage
+    build_args: tuple[str, ...]  # build.sh arguments; empty for the check and prefix steps
+    unserved: str | None = None  # why this machine cannot run it (SKIPPED with this reason)
 
 
 def ordered(requested: list[Stage] | None) -> tuple[Stage, ...]:

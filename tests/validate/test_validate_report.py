@@ -58,6 +58,7 @@ def test_json_report_of_a_passing_run(machine: Machine) -> None:
         "placed_at": str(placed),
         "soc": "ascend950",
         "ascend_home_path": str(machine.cann),
+        "toolkit": "installed",
         "log": str(machine.ops_nn / "build" / "opgen_validate_gelu_grad.log"),
         "steps": [
             {
@@ -65,6 +66,7 @@ def test_json_report_of_a_passing_run(machine: Machine) -> None:
                 "label": "check",
                 "command": report["steps"][0]["command"],
                 "status": "passed",
+                "reason": None,
                 "exit_code": 0,
                 "error": None,
             },
@@ -73,6 +75,7 @@ def test_json_report_of_a_passing_run(machine: Machine) -> None:
                 "label": "pkg",
                 "command": "bash build.sh --pkg --soc=ascend950 --ops=gelu_grad -j4",
                 "status": "passed",
+                "reason": None,
                 "exit_code": 0,
                 "error": None,
             },

@@ -1,0 +1,89 @@
+"""Validate's build stages with no toolkit: ops-nn's own build.sh run against the toolkit-shaped prefix opgen
+builds from the open sources (`--cann-src`, opgen/cann_prefix). The prefix holds what `build.sh -u --ophost`
+needs; a step it cannot serve is SKIPPED naming what is missing, never run half-equipped."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..cann_prefix import layout, workspace
+from ..cann_prefix.build import PREFIX_LAYOUT, Prefix, build_prefix
+from ..cann_sources import CannSources, resolve_sources
+from ..locks import held_lock
+from .stages import Stage, Step
+
+NEEDS_TOOLKIT = "needs a CANN toolkit (--cann)"
+# build.sh selector -> what the prefix lacks for it
+UNSERVED = {
+    "--pkg": f"the package build compiles kernels with the toolkit's bisheng and packs them: {NEEDS_TOOLKIT}",
+    "--opapi": f"op_api UTs link nnopbase, which the prefix does not build yet: {NEEDS_TOOLKIT}",
+    "--opkernel": f"kernel UTs link tikicpulib, for which the prefix has no stand-in yet: {NEEDS_TOOLKIT}",
+    "--opgraph": f"op_graph UTs were never built against the prefix: {NEEDS_TOOLKIT}",
+    "--run_example": f"the example runs the installed op package on an NPU: {NEEDS_TOOLKIT} and a device",
+}
+
+
+@dataclass(frozen=True)
+class SourcesBuild:
+    """build.sh's environment from the prefix of these sources (built by `build`, on the first build step)."""
+
+    sources: CannSources
+    prefix: Prefix
+
+    @property
+    def home(self) -> Path:
+        return self.prefix.ascend_home
+
+    @property
+    def scratch(self) -> Path:
+        """validate's own scratch copy of ops-nn, apart from the ops-nn-ut tier's (the check stage may run it)."""
+        return self.prefix.root / "validate"
+
+    def unserved(self, step: Step) -> str | None:
+        """Why this step cannot run against the prefix; None when it can."""
+        return next((why for flag, why in UNSERVED.items() if flag in step.build_args), None)
+
+    def build(self) -> Prefix:
+        return build_prefix(self.sources, layout.cache_root())
+
+    def command(self, build_args: tuple[str, ...]) -> list[str]:
+        env = [f"{key}={value}" for key, value in self.prefix.build_sh_env().items()]
+        return ["env", *env, "bash", "build.sh", *build_args, *self.prefix.build_sh_flags]
+
+    def display(self, build_args: tuple[str, ...]) -> str:
+        """The command as a user would type it (the library path left out: it only adds the prefix's lib64)."""
+        return shlex.join([f"ASCEND_HOME_PATH={self.home}", "bash", "build.sh", *build_args,
+                           *self.prefix.build_sh_flags])
+
+    def scratch_checkout(self) -> Path:
+        """A scratch git copy of the sources' ops-nn with its neighbours, made once and reused."""
+        with held_lock(self.scratch.with_suffix(".lock")):
+            return workspace.make_workspace(self.sources.root, self.scratch)
+
+    @contextmanager
+    def around_builds(self, ops_nn: Path) -> Iterator[list[Path]]:
+        """The scratch copy locked, or opbase and ops-tensor lent beside a user's checkout; yields what was lent."""
+        with ExitStack() as stack:
+            if ops_nn.is_relative_to(self.scratch):
+                stack.enter_context(held_lock(self.scratch.with_suffix(".lock")))
+                yield []
+            else:
+                yield stack.enter_context(workspace.lent_neighbours(self.sources.root, ops_nn))
+
+
+def sources_build(cann_src: Path) -> SourcesBuild:
+    """OpgenError (exit 2) naming every missing source repo with how to get it, before anything is written."""
+    sources = resolve_sources(cann_src=cann_src)
+    assert sources is not None
+    layout.check_sources(sources.root)
+    root = layout.prefix_dir(layout.cache_root(), sources.root, PREFIX_LAYOUT)
+    return SourcesBuild(sources, Prefix(root, 0.0))
+
+
+def runnable(build: SourcesBuild, steps: tuple[Step, ...]) -> bool:
+    """Whether any build step can run against the prefix (a run of nothing but SKIPs proves nothing)."""
+    return any(build.unserved(s) is None for s in steps if s.stage is not Stage.CHECK)
