@@ -19,7 +19,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .errors import OpgenError
 from .spec.dtypes import PROTO_DTYPES
-from .spec.models import DefCall, SocName
+from .spec.models import DefCall, SocName, camel_to_snake
 from .upstream import OpFacts, parse_op_dir
 from .upstream.models import AclnnParam, AICoreConfig, DefTensor, ProtoAttr, ProtoTensor, ProtoType
 
@@ -96,10 +96,13 @@ def spec_data(facts: OpFacts, op_dir: Path) -> CommentedMap:
     choice = next((a for a in attrs if a["type"] == "string"), None)
     data["compute"] = _placeholder_recipe(definition.tensors, list(choice["values"]) if choice else ["default"])
     api = _aclnn_api(facts)
+    l0_stems = [m.group(1) for f in facts.files if (m := re.fullmatch(r"(?:op_host/)?op_api/(?!aclnn_)(\w+)\.cpp", f))]
     if api:
         data["aclnn"] = api
-    elif any(re.fullmatch(r"(op_host/)?op_api/(?!aclnn_)\w+\.cpp", f) for f in facts.files):
+    elif l0_stems:
         data["l0_op"] = True  # an l0 op for an aclnn API declared elsewhere
+    if len(l0_stems) == 1 and l0_stems[0] != op_dir.name:
+        data["l0_file"] = l0_stems[0]
     inputs = [t.name for t in definition.tensors if t.direction == "Input"]
     reference = CommentedMap([("forward", None), ("wrt", inputs[-1]), ("grad", inputs[0])])
     reference.yaml_add_eol_comment(f"{PLACEHOLDER}: the forward function; opgen check fails until you do", "forward")
@@ -279,6 +282,9 @@ def _aclnn_api(facts: OpFacts) -> CommentedMap | None:
     required = [t.name for t in op_ins if t.param_type != "OPTIONAL"]
     taken = required + [t.name for t in op_ins if t.param_type == "OPTIONAL"]
     api = CommentedMap(api=first.name.removeprefix("aclnn").removesuffix("GetWorkspaceSize"))
+    stem = next(Path(h.file).stem for h in facts.aclnn if first in h.functions)
+    if stem != f"aclnn_{camel_to_snake(api['api'])}":
+        api["file"] = stem
     api["inputs"] = [_param(p.name, taken[k] if k < len(taken) else taken[-1], k >= len(taken))
                      for k, p in enumerate(ins)]
     scalars = _scalars([p for p in params if p not in tensors], [a.name for a in definition.attrs])

@@ -99,8 +99,8 @@ def test_the_def_default_the_wrapper_uses_is_the_defs(tree: Path) -> None:
 def test_l0_takes_every_attr_in_def_order_and_launches_with_op_attr(tree: Path) -> None:
     params = ("HardSigmoidGrad(const aclTensor* grads, const aclTensor* input_x, float alpha, float beta, "
               "int64_t steps, bool conj, aclOpExecutor* executor)")
-    assert params in _read(tree, "op_api/hard_sigmoid_grad.h")
-    l0 = _read(tree, "op_api/hard_sigmoid_grad.cpp")
+    assert params in _read(tree, "op_api/hardsigmoid_grad.h")
+    l0 = _read(tree, "op_api/hardsigmoid_grad.cpp")
     assert params in l0
     assert "L0_DFX(HardSigmoidGrad, grads, input_x, alpha, beta, steps, conj);" in l0
     assert "OP_OUTPUT(y), OP_ATTR(alpha, beta, steps, conj));" in l0
@@ -171,7 +171,7 @@ def test_the_check_agrees_with_the_tree(tree: Path) -> None:
 @pytest.mark.parametrize(("rel", "ut"), [
     ("tests/ut/op_api/test_aclnn_hardsigmoid_backward.cpp", True),
     ("op_api/aclnn_hardsigmoid_backward.cpp", False),
-    ("op_api/hard_sigmoid_grad.cpp", False),
+    ("op_api/hardsigmoid_grad.cpp", False),
 ])
 def test_every_parameter_type_compiles(cann_src: Path, tree: Path, rel: str, ut: bool) -> None:
     """The UT (ScalarDesc, by-value double and bool, nullptr), the wrapper and the l0 op, with -fsyntax-only

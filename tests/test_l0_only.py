@@ -35,10 +35,10 @@ def test_an_l0_only_op_with_attrs_passes_them_in_def_order(run: Callable[..., Re
                      lambda text: text[:text.index("\naclnn:")] + "\nl0_op: true\n" + text[text.index("\ngolden:"):])
     assert run("gen", spec, "-o", tmp_path / "out").code == 0
     op_dir = tmp_path / "out/activation/hard_sigmoid_grad"
-    l0 = (op_dir / "op_api/hard_sigmoid_grad.cpp").read_text(encoding="utf-8")
+    l0 = (op_dir / "op_api/hardsigmoid_grad.cpp").read_text(encoding="utf-8")
     assert "float alpha, float beta," in l0 and "OP_ATTR(alpha, beta)" in l0
     assert run("check", op_dir, "--tier", "consistency").code == 0
-    (op_dir / "op_api/hard_sigmoid_grad.cpp").write_text(l0.replace("OP_ATTR(alpha, beta)", "OP_ATTR(beta, alpha)"),
+    (op_dir / "op_api/hardsigmoid_grad.cpp").write_text(l0.replace("OP_ATTR(alpha, beta)", "OP_ATTR(beta, alpha)"),
                                                          encoding="utf-8")
     swapped = run("check", op_dir, "--tier", "consistency", "--json")
     assert swapped.code == 1 and "OP_ATTR(beta, alpha), the def's attrs in order are (alpha, beta)" in swapped.out

@@ -58,3 +58,10 @@ def test_an_input_with_no_dtypes_is_one_problem_not_a_crash(run, tmp_path: Path)
 def test_no_tensor_with_dtypes_is_a_problem_per_tensor_not_a_crash(run, tmp_path: Path) -> None:
     lines = _gen(run, tmp_path, lambda t: t.replace("dtypes: [float32, float16, bfloat16]", "dtypes: []"))
     assert any("outputs[0].dtypes: lists no dtype" in line for line in lines)
+
+
+def test_a_wrapper_file_outside_ops_nn_globs_is_refused(run, tmp_path: Path) -> None:
+    lines = _gen(run, tmp_path, lambda t: t.replace("  api: GeluBackward\n", "  api: GeluBackward\n  file: gelu_bwd\n"))
+    assert len(lines) == 1
+    assert re.search(r"\.yaml:\d+: aclnn\.file: 'gelu_bwd' must start with aclnn_: ops-nn installs "
+                     r"op_api/aclnn_\*\.h", lines[0]), lines

@@ -50,7 +50,7 @@ def test_samples_carry_upstreams_forms() -> None:
     assert "OP_CHECK_DTYPE_NOT_SAME(gradOutput, gradInput" not in elu
     gelu = _text("activation/gelu_grad_v2/op_api/aclnn_gelu_backward_v2.cpp")
     assert "op::PromoteType(gradOutput->GetDataType(), self->GetDataType())" in gelu
-    wrapper = _text("activation/logsigmoid_grad/op_api/aclnn_log_sigmoid_backward.cpp")
+    wrapper = _text("activation/logsigmoid_grad/op_api/aclnn_logsigmoid_backward.cpp")
     assert "OP_CHECK_NULL(buffer, return false);" in wrapper and "bufferContiguous" not in wrapper
 
 

@@ -70,7 +70,7 @@ def _scalar_names(signature: tuple[list[tuple[str, str]], int] | None) -> list[s
 def op_attr_item(op_dir: Path, plan: RenderPlan, def_src: Source) -> CheckItem:
     """Every def attr, in def order, is an OP_ATTR argument: an l0 parameter of the attr's C++ type."""
     label = "l0 OP_ATTR == def attrs"
-    rel = f"{plan.aclnn_parts.sources}/{plan.name}.cpp"
+    rel = f"{plan.aclnn_parts.sources}/{plan.aclnn_parts.l0_cpp}"
     src = read_source(op_dir, rel)
     if src is None:
         return skipped(label, f"{rel} missing (see structure)")
@@ -164,7 +164,7 @@ def wrapper_attrs_item(op_dir: Path, plan: RenderPlan, def_src: Source) -> Check
     label = "aclnn wrapper -> l0 attrs == docs, def defaults"
     assert plan.aclnn is not None
     sources, function = plan.aclnn_parts.sources, plan.aclnn.function
-    rels = (f"{sources}/{plan.aclnn.file_stem}.cpp", f"{sources}/{plan.name}.cpp",
+    rels = (f"{sources}/{plan.aclnn.file_stem}.cpp", f"{sources}/{plan.aclnn_parts.l0_cpp}",
             f"{plan.aclnn_parts.docs}/{function}.md")
     wrapper, l0 = read_source(op_dir, rels[0]), read_source(op_dir, rels[1])
     docs = op_dir / rels[2]

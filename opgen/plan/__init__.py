@@ -302,7 +302,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     cmake = cmake_plan(name, families)
     api_dir = cmake.op_api_dir
     aclnn = aclnn_plan(spec, by_name, combos, socs, api_dir, attrs) if spec.aclnn else None
-    l0 = l0_plan(attrs, combos) if spec.aclnn or spec.l0_op else None
+    l0 = l0_plan(spec.l0_file or name, attrs, combos) if spec.aclnn or spec.l0_op else None
     kernel_tensors = [t for t in tensors if t.read_by_kernel]
     same_shape = tuple(by_name[n] for n in spec.constraints.same_shape) or (
         tuple(kernel_tensors) if len(kernel_tensors) > 1 and brc is None else ())
@@ -341,7 +341,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         same_dtype=same_dtype(tuple(by_name[n] for n in spec.constraints.same_dtype)),
         last_dim_checked=(by_name[rule.tensor],) if rule else (), last_dim_multiple=rule.multiple if rule else 1,
         dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn, l0=l0,
-        aclnn_parts=aclnn_parts(aclnn, l0 is not None, api_dir),
+        aclnn_parts=aclnn_parts(aclnn, l0, api_dir),
         disable_in_opp=spec.disable_in_opp, aclnn_type=spec.aclnn_type, golden=golden,
         st_csv=st_csv(spec, tensors, combos, classic_cases, brc),
         example=example_plan(spec, by_name, combos), op_api_dir=api_dir, description=SpecText(spec.docs.description),

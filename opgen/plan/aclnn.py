@@ -12,6 +12,7 @@ from .aclnn_mixed import l0_output_dtype, mixed_dtype_checks, mixed_output
 from .aclnn_order import in_api_order
 from .aclnn_ut import AclnnUtCase, aclnn_ut_cases, ut_params
 from .attrs import AttrPlan
+from .l0 import L0Plan
 from .platforms import SocPlan
 from .soc_columns import SocDtypeList, soc_dtype_lists
 from .tensors import DtypeCombination, TensorPlan
@@ -46,18 +47,21 @@ class AclnnParts:
 
     op_api: str  # the UT's op_api folder (tests/ut/<op_api>)
     sources: str  # where the wrapper and l0 op go (CmakePlan.op_api_dir)
+    l0_h: str  # <l0 file stem>.h
+    l0_cpp: str
     docs: str
     example: str  # examples/test_aclnn_<api>.cpp
     wrapper_h: str  # aclnn_<api>.h
     wrapper_cpp: str
 
 
-def aclnn_parts(aclnn: AclnnPlan | None, l0: bool, sources: str) -> AclnnParts:
-    """`l0`: the op ships an l0 op, with its own aclnn API or without (spec l0_op)."""
+def aclnn_parts(aclnn: AclnnPlan | None, l0: L0Plan | None, sources: str) -> AclnnParts:
+    """`l0`: the op's l0 op, with its own aclnn API or without (spec l0_op); None: it ships none."""
+    l0_files = (f"{l0.file_stem}.h", f"{l0.file_stem}.cpp") if l0 else ("", "")
     if aclnn is None:
-        return AclnnParts("", sources if l0 else "", "", "", "", "")
+        return AclnnParts("", sources if l0 else "", *l0_files, "", "", "", "")
     stem = aclnn.file_stem
-    return AclnnParts("op_api", sources, "docs", f"test_{stem}.cpp", f"{stem}.h", f"{stem}.cpp")
+    return AclnnParts("op_api", sources, *l0_files, "docs", f"test_{stem}.cpp", f"{stem}.h", f"{stem}.cpp")
 
 
 @dataclass(frozen=True)
@@ -278,7 +282,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         includes.append("opdev/platform.h")
     l0_args = tuple(feeds[t.name] for t in spec.inputs)
     return AclnnPlan(
-        api=a.api, function=f"aclnn{a.api}", file_stem=f"aclnn_{camel_to_snake(a.api)}", inputs=inputs,
+        api=a.api, function=f"aclnn{a.api}", file_stem=a.file or f"aclnn_{camel_to_snake(a.api)}", inputs=inputs,
         outputs=outputs,
         max_rank=rank, includes=tuple(includes), null_checks=(
             *(f"OP_CHECK_NULL({p.name}, {ret});" for p in inputs), *scalars.null_checks,

@@ -1,4 +1,5 @@
-"""The l0 op (`l0op::<Op>` in op_api/<op>.h, .cpp): the piece that puts the AICore kernel on the launcher list.
+"""The l0 op (`l0op::<Op>` in op_api/<op>.h, .cpp, or the spec's l0_file): the piece that puts the AICore kernel on
+the launcher list.
 An op with an aclnn API calls it from its wrapper; an l0-only op (spec `l0_op`, upstream activation/relu_grad)
 ships it for an aclnn API declared in another op's dir."""
 
@@ -14,6 +15,7 @@ L0_TYPES = {"float": "float", "int": "int64_t", "bool": "bool", "string": "const
 
 @dataclass(frozen=True)
 class L0Plan:
+    file_stem: str  # op_api/<file_stem>.h, .cpp
     support_dtypes: tuple[str, ...]  # op::DataType enumerators the kernel takes
     attr_params: tuple[str, ...]  # the attr parameters after the tensors, in def attr order
     attr_names: tuple[str, ...]  # their names: L0_DFX and OP_ATTR arguments
@@ -33,7 +35,7 @@ class L0Plan:
         return f", OP_ATTR({', '.join(self.attr_names)})" if self.attr_names else ""
 
 
-def l0_plan(attrs: tuple[AttrPlan, ...], combos: tuple[DtypeCombination, ...]) -> L0Plan:
-    return L0Plan(support_dtypes=tuple(dict.fromkeys(f"op::DataType::{c.key.ge}" for c in combos)),
+def l0_plan(file_stem: str, attrs: tuple[AttrPlan, ...], combos: tuple[DtypeCombination, ...]) -> L0Plan:
+    return L0Plan(file_stem=file_stem, support_dtypes=tuple(dict.fromkeys(f"op::DataType::{c.key.ge}" for c in combos)),
                   attr_params=tuple(f"{L0_TYPES[a.kind]} {a.field}" for a in attrs),
                   attr_names=tuple(a.field for a in attrs))

@@ -98,6 +98,16 @@ def _step(value: object, info: ValidationInfo) -> Step:
 
 
 SnakeName = Annotated[str, AfterValidator(_snake)]
+
+
+def _wrapper_stem(value: str) -> str:
+    if not value.startswith("aclnn_"):
+        raise ValueError(f"{value!r} must start with aclnn_: ops-nn installs op_api/aclnn_*.h as the API's headers "
+                         "and builds tests/ut/op_api/test_aclnn_*.cpp (cmake/func.cmake, cmake/ut.cmake)")
+    return value
+
+
+WrapperStem = Annotated[str, AfterValidator(_snake), AfterValidator(_wrapper_stem)]
 IrName = Annotated[str, AfterValidator(_tensor_name)]
 CamelName = Annotated[str, AfterValidator(_camel)]
 Identifier = Annotated[str, AfterValidator(_ident)]
@@ -303,6 +313,9 @@ class AclnnScalar(Model):
 
 class AclnnSpec(Model):
     api: CamelName = Field(description="aclnn<Api>: the two-phase API name without the aclnn prefix")
+    file: WrapperStem | None = Field(
+        None, description="the wrapper's file stem (op_api/<file>.h, .cpp; its UT test_<file>.cpp; its example); "
+        "default aclnn_<api in snake_case>; upstream names some otherwise (aclnn_logsigmoid_backward)")
     inputs: tuple[AclnnParam, ...]
     scalars: tuple[AclnnScalar, ...] = Field(
         (), description="attr parameters, after the inputs and before the outputs as upstream; an attr no scalar "
@@ -431,6 +444,9 @@ class OpSpec(Model):
                                  "built-in, so its tiling stays out of the opp package (as ops-nn's relu_grad_v2)")
     l0_op: bool = Field(False, description="write the l0 op (op_api/<op>.h, .cpp) without an aclnn API of this "
                         "op's own, for an API declared elsewhere (upstream activation/relu_grad); aclnn implies it")
+    l0_file: SnakeName | None = Field(
+        None, description="the l0 op's file stem (op_api/<l0_file>.h, .cpp); default: the op's name; upstream names "
+        "some otherwise (hardshrink_grad)")
     aclnn_type: Literal["aclnn_exclude", "aclnn", "aclnn_inner", "no_need_aclnn"] = Field(
         "aclnn_exclude", description="CMake ACLNNTYPE: aclnn_exclude (no API generated from the def: the op's own "
         "op_api, or none), aclnn / aclnn_inner (ops-nn's build generates one from the def), no_need_aclnn")

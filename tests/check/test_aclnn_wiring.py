@@ -17,7 +17,7 @@ WRAPPER_ROW = "aclnn wrapper -> l0 attrs == docs, def defaults"
 RULES_ROW = "aclnn scalar rules == docs"
 SIGMOID = "activation/hard_sigmoid_grad"  # two float attrs, neither an API parameter
 SWISH = "activation/swish_grad"  # attr scale set by the optional aclScalar betaOptional
-L0_SIGMOID = "op_api/hard_sigmoid_grad.cpp"
+L0_SIGMOID = "op_api/hardsigmoid_grad.cpp"
 WITH_ACLNN = sorted(str(p.parent.relative_to(SAMPLES)) for p in SAMPLES.glob("**/docs"))
 
 

@@ -1,7 +1,7 @@
 """`opgen import` of each sample op: the imported spec equals the hand-written one on the registered facts
-(names, dtype columns per SoC, the def's tensor calls, attrs, SoCs, aclnn API), but where the hand-written spec
-differs from upstream on purpose (listed below with the reason). Reads ops-nn when OPGEN_CANN_SRC is set, else
-the generated trees, which the same parser reads."""
+(names, dtype columns per SoC, the def's tensor calls, attrs, SoCs, aclnn API, l0 and wrapper file stems), but
+where the hand-written spec differs from upstream on purpose (listed below with the reason). Reads ops-nn when
+OPGEN_CANN_SRC is set, else the generated trees, which the same parser reads."""
 
 from __future__ import annotations
 
@@ -60,6 +60,7 @@ def registered(data: dict[str, Any]) -> dict[str, Any]:
                       for t in [*data["inputs"], *data["outputs"]]],
         "socs": sorted(p["soc"] for p in data["platforms"]),
         "aclnn": (data.get("aclnn") or {}).get("api"),
+        "file_stems": (data.get("l0_file"), (data.get("aclnn") or {}).get("file")),
     }
 
 

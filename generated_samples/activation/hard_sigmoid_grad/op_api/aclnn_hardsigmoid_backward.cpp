@@ -9,7 +9,7 @@
  * \brief aclnn wrapper of HardSigmoidGrad: checks, Contiguous, cast/broadcast, l0 op, ViewCopy
  */
 #include "aclnn_hardsigmoid_backward.h"
-#include "hard_sigmoid_grad.h"
+#include "hardsigmoid_grad.h"
 #include "aclnn_kernels/contiguous.h"
 #include "aclnn_kernels/common/op_error_check.h"
 #include "log/log.h"

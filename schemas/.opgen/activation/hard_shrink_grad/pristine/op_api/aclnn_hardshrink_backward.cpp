@@ -9,7 +9,7 @@
  * \brief aclnn wrapper of HardShrinkGrad: checks, Contiguous, cast/broadcast, l0 op, ViewCopy
  */
 #include "aclnn_hardshrink_backward.h"
-#include "hard_shrink_grad.h"
+#include "hardshrink_grad.h"
 #include "aclnn_kernels/contiguous.h"
 #include "aclnn_kernels/common/op_error_check.h"
 #include "log/log.h"

@@ -5,7 +5,7 @@
  */
 
 /*!
- * \file hard_shrink_grad.h
+ * \file hardshrink_grad.h
  * \brief l0 op HardShrinkGrad: puts the AICore kernel on the launcher list
  */
 #ifndef OP_API_INC_LEVEL0_HARD_SHRINK_GRAD_H_

@@ -15,14 +15,14 @@
 using namespace op;
 using namespace std;
 
-class l2_log_sigmoid_backward_test : public testing::Test {
+class l2_logsigmoid_backward_test : public testing::Test {
 protected:
     static void SetUpTestCase() { cout << "aclnnLogSigmoidBackward Test SetUp" << endl; }
     static void TearDownTestCase() { cout << "aclnnLogSigmoidBackward Test TearDown" << endl; }
 };
 
 // every tensor float32: accepted
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_001_normal_float32)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_001_normal_float32)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -36,7 +36,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_001_normal_float32)
 }
 
 // every tensor float16: accepted
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_002_normal_float16)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_002_normal_float16)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -50,7 +50,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_002_normal_float16)
 }
 
 // every tensor bfloat16: accepted
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_003_normal_bfloat16)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_003_normal_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -64,7 +64,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_003_normal_bfloat16)
 }
 
 // float32 on ascend950: accepted
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_004_ascend950_normal_float32)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_004_ascend950_normal_float32)
 {
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -79,7 +79,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_004_ascend950_normal_f
 }
 
 // float16 on ascend950: accepted
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_005_ascend950_normal_float16)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_005_ascend950_normal_float16)
 {
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -94,7 +94,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_005_ascend950_normal_f
 }
 
 // bfloat16 on ascend950: accepted
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_006_ascend950_normal_bfloat16)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_006_ascend950_normal_bfloat16)
 {
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -109,7 +109,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_006_ascend950_normal_b
 }
 
 // gradOutput is a null pointer
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_007_null_gradOutput)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_007_null_gradOutput)
 {
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto bufferDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
@@ -123,7 +123,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_007_null_gradOutput)
 }
 
 // self is a null pointer
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_008_null_self)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_008_null_self)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto bufferDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
@@ -137,7 +137,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_008_null_self)
 }
 
 // buffer is a null pointer
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_009_null_buffer)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_009_null_buffer)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -151,7 +151,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_009_null_buffer)
 }
 
 // gradInput is a null pointer
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_010_null_gradInput)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_010_null_gradInput)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -165,7 +165,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_010_null_gradInput)
 }
 
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_011_empty)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_011_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -180,7 +180,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_011_empty)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_012_dtype_float64_rejected)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_012_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
@@ -194,7 +194,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_012_dtype_float64_reje
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_013_dtype_complex64_rejected)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_013_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
@@ -208,7 +208,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_013_dtype_complex64_re
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_014_dtype_complex128_rejected)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_014_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
@@ -222,7 +222,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_014_dtype_complex128_r
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_015_dtype_undefined_rejected)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_015_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
@@ -236,7 +236,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_015_dtype_undefined_re
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_016_dtype_int32_rejected)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_016_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -250,7 +250,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_016_dtype_int32_reject
 }
 
 // self float16, the others float32: dtypes must agree
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_017_self_dtype_differs)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_017_self_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -264,7 +264,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_017_self_dtype_differs
 }
 
 // gradInput float16, the others float32: dtypes must agree
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_018_gradInput_dtype_differs)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_018_gradInput_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -278,7 +278,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_018_gradInput_dtype_di
 }
 
 // self has another shape: shapes must be equal
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_019_self_shape_differs)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_019_self_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1025}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -292,7 +292,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_019_self_shape_differs
 }
 
 // gradInput has another shape: shapes must be equal
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_020_gradInput_shape_differs)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_020_gradInput_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -306,7 +306,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_020_gradInput_shape_di
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_021_rank_8)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_021_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -320,7 +320,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_021_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_022_rank_9_rejected)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_022_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -334,7 +334,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_022_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_023_scalar)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_023_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -348,7 +348,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_023_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_024_not_contiguous_float32)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_024_not_contiguous_float32)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -362,7 +362,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_024_not_contiguous_flo
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_025_not_contiguous_float16)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_025_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -376,7 +376,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_025_not_contiguous_flo
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_026_format_nchw)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_026_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
@@ -390,7 +390,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_026_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_027_format_nhwc)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_027_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
@@ -404,7 +404,7 @@ TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_027_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_log_sigmoid_backward_test, log_sigmoid_backward_028_format_mixed)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_028_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);

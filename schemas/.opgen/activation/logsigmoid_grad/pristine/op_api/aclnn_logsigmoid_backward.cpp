@@ -5,10 +5,10 @@
  */
 
 /*!
- * \file aclnn_log_sigmoid_backward.cpp
+ * \file aclnn_logsigmoid_backward.cpp
  * \brief aclnn wrapper of LogSigmoidGrad: checks, Contiguous, cast/broadcast, l0 op, ViewCopy
  */
-#include "aclnn_log_sigmoid_backward.h"
+#include "aclnn_logsigmoid_backward.h"
 #include "logsigmoid_grad.h"
 #include "aclnn_kernels/contiguous.h"
 #include "aclnn_kernels/common/op_error_check.h"

@@ -5,14 +5,14 @@
  */
 
 /*!
- * \file test_aclnn_log_sigmoid_backward.cpp
+ * \file test_aclnn_logsigmoid_backward.cpp
  * \brief calls aclnnLogSigmoidBackward on float32 data in the two-phase way and prints the result
  */
 #include <cstdint>
 #include <cstdio>
 #include <vector>
 #include "acl/acl.h"
-#include "aclnnop/aclnn_log_sigmoid_backward.h"
+#include "aclnnop/aclnn_logsigmoid_backward.h"
 
 #define CHECK_RET(cond, return_expr) \
     do {                             \

@@ -5,11 +5,11 @@
  */
 
 /*!
- * \file aclnn_log_sigmoid_backward.h
+ * \file aclnn_logsigmoid_backward.h
  * \brief the two-phase aclnn API of LogSigmoidGrad
  */
-#ifndef OP_API_INC_ACLNN_LOG_SIGMOID_BACKWARD_H_
-#define OP_API_INC_ACLNN_LOG_SIGMOID_BACKWARD_H_
+#ifndef OP_API_INC_ACLNN_LOGSIGMOID_BACKWARD_H_
+#define OP_API_INC_ACLNN_LOGSIGMOID_BACKWARD_H_
 
 #include "aclnn/aclnn_base.h"
 #include "aclnn_util.h"
@@ -42,4 +42,4 @@ ACLNN_API aclnnStatus aclnnLogSigmoidBackward(void* workspace, uint64_t workspac
 }
 #endif
 
-#endif // OP_API_INC_ACLNN_LOG_SIGMOID_BACKWARD_H_
+#endif // OP_API_INC_ACLNN_LOGSIGMOID_BACKWARD_H_

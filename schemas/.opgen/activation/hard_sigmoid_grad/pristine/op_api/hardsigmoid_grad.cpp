@@ -5,10 +5,10 @@
  */
 
 /*!
- * \file hard_sigmoid_grad.cpp
+ * \file hardsigmoid_grad.cpp
  * \brief l0 op HardSigmoidGrad
  */
-#include "hard_sigmoid_grad.h"
+#include "hardsigmoid_grad.h"
 #include "opdev/data_type_utils.h"
 #include "opdev/make_op_executor.h"
 #include "opdev/op_def.h"

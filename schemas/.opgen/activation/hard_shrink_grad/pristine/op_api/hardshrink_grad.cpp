@@ -5,10 +5,10 @@
  */
 
 /*!
- * \file hard_shrink_grad.cpp
+ * \file hardshrink_grad.cpp
  * \brief l0 op HardShrinkGrad
  */
-#include "hard_shrink_grad.h"
+#include "hardshrink_grad.h"
 #include "opdev/data_type_utils.h"
 #include "opdev/make_op_executor.h"
 #include "opdev/op_def.h"

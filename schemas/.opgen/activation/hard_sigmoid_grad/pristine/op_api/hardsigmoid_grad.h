@@ -5,7 +5,7 @@
  */
 
 /*!
- * \file hard_sigmoid_grad.h
+ * \file hardsigmoid_grad.h
  * \brief l0 op HardSigmoidGrad: puts the AICore kernel on the launcher list
  */
 #ifndef OP_API_INC_LEVEL0_HARD_SIGMOID_GRAD_H_
