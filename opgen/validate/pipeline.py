@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
+from ..cann_prefix.ut_run import gtest_counts
 from ..errors import OpgenError
 from . import runner
 from .checkout import Checkout, open_checkout
@@ -68,6 +69,7 @@ class StepResult:
     seconds: float | None = None
     exit_code: int | None = None
     error: FirstError | None = None
+    tests: tuple[int, int, tuple[str, ...]] | None = None  # a UT step's gtest counts: ran, passed, failing names
 
 
 @dataclass
@@ -205,7 +207,10 @@ def _run_one(prep: Prepared, result: StepResult, log: runner.Log, ui: Progress) 
             assert prep.build is not None
             code = runner.run_logged(prep.build.command(step.build_args), prep.checkout.root, log, on_line)
         result.exit_code = code
-        result.status = "passed" if code == 0 else "failed"
+        if step.stage is Stage.UT:
+            result.tests = gtest_counts("\n".join(output))
+        ran_none = result.tests is not None and result.tests[0] == 0
+        result.status = "passed" if code == 0 and not ran_none else "failed"
         if code != 0:
             mapper = PathMapper(prep.checkout.root, prep.checkout.root / prep.op.rel_dir, prep.op_dir)
             result.error = first_error(output, first_line, mapper)

@@ -72,8 +72,9 @@ class ConsoleProgress:
             self._live = None
         label = result.step.label.ljust(LABEL_WIDTH)
         took = duration(result.seconds)
+        counted = f"{result.tests[1]}/{result.tests[0]} tests passed " if result.tests else ""
         if result.status == "passed":
-            self.console.print(Text.assemble(("PASS ", "bold green"), label, f"in {took}"))
+            self.console.print(Text.assemble(("PASS ", "bold green"), label, f"{counted}in {took}"))
             return
         if result.status == "not run":
             self.console.print(Text.assemble(("STOP ", "bold yellow"), label, f"interrupted after {took}"))
@@ -82,6 +83,10 @@ class ConsoleProgress:
             self.console.print(Text.assemble(("SKIP ", "bold yellow"), label, result.step.unserved or ""))
             return
         self.console.print(Text.assemble(("FAIL ", "bold red"), label, f"exit {result.exit_code} after {took}"))
+        if result.tests and result.tests[2]:
+            self.console.print(Text(f"  failed tests: {', '.join(result.tests[2])}"))
+        elif result.tests is not None and result.tests[0] == 0 and result.exit_code == 0:
+            self.console.print(Text("  build.sh exited 0 but ran no test: the op's UTs were not built"))
         if result.error is not None:
             self.console.print(Text.assemble("  error: ", (error_location(result.error), "red")))
             self.console.print(Text(f"  log line {result.error.log_line}: {result.error.text}"))
@@ -178,6 +183,8 @@ def _step_json(result: StepResult) -> dict[str, Any]:
         "status": result.status,
         "reason": result.step.unserved,
         "exit_code": result.exit_code,
+        "tests": None if result.tests is None else {"ran": result.tests[0], "passed": result.tests[1],
+                                                    "failed": list(result.tests[2])},
         "seconds": None if result.seconds is None else round(result.seconds, 1),
         "error": None
         if error is None

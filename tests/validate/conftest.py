@@ -20,7 +20,8 @@ from opgen.validate.command import validate
 CATEGORIES = ("matmul", "conv", "activation", "foreach", "hash", "vfusion", "index", "loss", "norm")
 
 # Records each call's argv (one line), the toolkit it saw and whether the probed file was in place;
-# prints timestamped lines as the real build.sh does; fails with a canned error when asked to.
+# prints timestamped lines as the real build.sh does, gtest's counts for a UT call (OPGEN_FAKE_GTEST, else 2 of 2
+# passed); fails with a canned error when asked to.
 FAKE_BUILD_SH = r"""#!/bin/bash
 echo "$*" >> "$OPGEN_FAKE_CALLS"
 echo "ASCEND_HOME_PATH=${ASCEND_HOME_PATH:-}" >> "$OPGEN_FAKE_SEEN"
@@ -28,6 +29,10 @@ if [[ -n "${OPGEN_FAKE_PROBE:-}" && -f "$OPGEN_FAKE_PROBE" ]]; then echo placed 
 stamp() { while IFS= read -r line; do echo "[2026-01-02 03:04:05] $line"; done; }
 {
   echo "CMAKE_ARGS: -DBUILD_PATH=$(pwd)/build"
+  if [[ " $* " == *" -u "* ]]; then
+    printf '%s\n' "${OPGEN_FAKE_GTEST-[==========] 2 tests from 1 test suite ran. (1 ms total)
+[  PASSED  ] 2 tests.}"
+  fi
   if [[ -n "${OPGEN_FAKE_FAIL:-}" && " $* " == *" ${OPGEN_FAKE_FAIL} "* ]]; then
     echo "make[2]: Entering directory '$(pwd)/build'"
     printf '%s\n' "${OPGEN_FAKE_ERROR//@ROOT@/$(pwd)}" >&2
@@ -186,6 +191,6 @@ def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, check_codes: list[i
     monkeypatch.delenv("ASCEND_CUSTOM_OPP_PATH", raising=False)
     monkeypatch.setenv("OPGEN_FAKE_CALLS", str(m.calls_file))
     monkeypatch.setenv("OPGEN_FAKE_SEEN", str(m.seen_file))
-    for var in ("OPGEN_FAKE_FAIL", "OPGEN_FAKE_ERROR", "OPGEN_FAKE_PROBE"):
+    for var in ("OPGEN_FAKE_FAIL", "OPGEN_FAKE_ERROR", "OPGEN_FAKE_PROBE", "OPGEN_FAKE_GTEST"):
         monkeypatch.delenv(var, raising=False)
     yield m

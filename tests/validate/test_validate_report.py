@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -68,6 +69,7 @@ def test_json_report_of_a_passing_run(machine: Machine) -> None:
                 "status": "passed",
                 "reason": None,
                 "exit_code": 0,
+                "tests": None,
                 "error": None,
             },
             {
@@ -77,6 +79,7 @@ def test_json_report_of_a_passing_run(machine: Machine) -> None:
                 "status": "passed",
                 "reason": None,
                 "exit_code": 0,
+                "tests": None,
                 "error": None,
             },
         ],
@@ -139,3 +142,38 @@ def test_missing_op_dir_is_bad_input(machine: Machine) -> None:
 
     assert result.exit_code == 2
     assert result.stderr == f"error: {machine.tmp / 'nope'}: op dir not found; pass the dir `opgen gen` wrote\n"
+
+
+def test_a_ut_step_reports_its_gtest_counts_and_failing_tests(machine: Machine,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    op = machine.make_op()
+    monkeypatch.setenv("OPGEN_FAKE_GTEST", "[==========] 3 tests from 1 test suite ran. (2 ms total)\n"
+                                           "[  PASSED  ] 2 tests.\n[  FAILED  ] GeluGradTiling.ascend910b_key")
+    monkeypatch.setenv("OPGEN_FAKE_FAIL", "--ophost")
+    monkeypatch.setenv("OPGEN_FAKE_ERROR", "")
+
+    result = machine.invoke(op, "--ops-nn", machine.ops_nn, "--stage", "ut", "--json")
+
+    assert result.exit_code == 1
+    assert "  failed tests: GeluGradTiling.ascend910b_key" in result.stderr
+    step = json.loads(result.stdout)["steps"][0]
+    assert step["tests"] == {"ran": 3, "passed": 2, "failed": ["GeluGradTiling.ascend910b_key"]}
+
+
+def test_a_ut_run_that_ran_no_test_fails(machine: Machine, monkeypatch: pytest.MonkeyPatch) -> None:
+    op = machine.make_op()
+    monkeypatch.setenv("OPGEN_FAKE_GTEST", "")  # build.sh exits 0, but the op's UTs were never built
+
+    result = machine.invoke(op, "--ops-nn", machine.ops_nn, "--stage", "ut")
+
+    assert result.exit_code == 1
+    assert "FAIL ut ophost   exit 0 after" in result.output
+    assert "build.sh exited 0 but ran no test: the op's UTs were not built" in result.output
+    assert "validate failed at ut ophost" in result.output
+
+
+def test_a_passing_ut_step_says_how_many_tests_passed(machine: Machine) -> None:
+    result = machine.invoke(machine.make_op(), "--ops-nn", machine.ops_nn, "--stage", "ut")
+
+    assert result.exit_code == 0, result.output
+    assert re.search(r"PASS ut ophost   2/2 tests passed in \d", result.output)
