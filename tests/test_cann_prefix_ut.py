@@ -84,3 +84,44 @@ def test_a_wrong_expected_tiling_key_fails_naming_the_test(prefix, tmp_path: Pat
     run = run_ophost_ut(built, sources, op="relu_grad_v2", soc="ascend950", op_dir=op_dir)
     print(f"faulty tiling key: {run.passed}/{run.ran} passed, failed {run.failed}, {run.seconds:.0f} s")
     assert not run.ok and len(run.failed) == 1 and run.failed[0].startswith("ReluGradV2")
+
+
+GELU_GRAD = ROOT / "generated_samples/experimental/activation/gelu_grad"
+
+
+def _validate(op_dir: Path, cann_src: Path) -> subprocess.CompletedProcess[str]:
+    """`opgen validate --cann-src` as a user runs it with no toolkit: the op_host UTs in a scratch copy."""
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "ASCEND_HOME_PATH"}
+    return subprocess.run([sys.executable, "-m", "opgen", "validate", str(op_dir), "--cann-src", str(cann_src),
+                           "--stage", "ut", "--soc", "ascend910b", "-j", "2"],
+                          capture_output=True, text=True, env=env, check=False)
+
+
+@needs_build
+def test_validate_without_a_toolkit_runs_the_op_host_uts(prefix, cann_src: Path) -> None:  # type: ignore[no-untyped-def]
+    done = _validate(GELU_GRAD, cann_src)
+    print(done.stdout)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "PASS ut ophost   16/16 tests passed" in done.stdout
+    assert "SKIP ut opapi    op_api UTs link nnopbase" in done.stdout
+
+
+@needs_build
+def test_validate_without_a_toolkit_fails_a_wrong_tile_budget(prefix, cann_src: Path,  # type: ignore[no-untyped-def]
+                                                              tmp_path: Path) -> None:
+    import shutil
+
+    op_dir = tmp_path / "experimental/activation/gelu_grad"
+    shutil.copytree(GELU_GRAD, op_dir)
+    tiling = op_dir / "op_host/gelu_grad_tiling.cpp"
+    text = tiling.read_text()
+    row = "{GELU_GRAD_TILING_KEY_ASCEND910B, ge::DT_FLOAT, 224, 256}"
+    assert row in text
+    tiling.write_text(text.replace(row, row.replace("224", "192")))  # float32 tiles sized for 6 buffers, not 7
+    done = _validate(op_dir, cann_src)
+    print(done.stdout)
+    assert done.returncode == 1
+    assert "failed tests: GeluGradTilingAscend910b.tiling_float32" in done.stdout
+    assert "validate failed at ut ophost" in done.stdout

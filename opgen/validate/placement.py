@@ -66,6 +66,7 @@ def placed(placement: Placement, keep: bool) -> Iterator[Placement]:
     try:
         if not placement.already_there:
             _place(placement)
+        _touch(placement.target)
         yield placement
     finally:
         placement.outcome = _finish(placement, keep)
@@ -79,7 +80,7 @@ def _place(p: Placement) -> None:
     if p.backup is not None:
         p.backup.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(p.target, p.backup)
-    shutil.copytree(p.source, p.target, ignore=shutil.ignore_patterns(*IGNORED))
+    shutil.copytree(p.source, p.target, ignore=shutil.ignore_patterns(*IGNORED), copy_function=shutil.copy)
 
 
 def _finish(p: Placement, keep: bool) -> Outcome:
@@ -91,11 +92,20 @@ def _finish(p: Placement, keep: bool) -> Outcome:
         shutil.rmtree(p.target)
     if p.backup is not None and p.backup.exists():
         shutil.move(p.backup, p.target)
+        _touch(p.target)
         _remove_empty(p.backup.parent)
         return "restored"
     for d in reversed(p.created_dirs):
         _remove_empty(d)
     return "removed"
+
+
+def _touch(root: Path) -> None:
+    """make rebuilds by mtime: every file of the op placed (or put back) is made newer than the objects of
+    whatever was built at that spot before, so no stale object is linked and the UT binaries run again."""
+    for path in root.rglob("*"):
+        if path.is_file():
+            path.touch()
 
 
 def _remove_empty(d: Path) -> None:

@@ -139,3 +139,29 @@ def test_ctrl_c_during_a_build_restores_the_checkout(machine: Machine, monkeypat
     assert result.exit_code != 0
     assert "STOP pkg         interrupted after" in result.output
     assert snapshot(machine.ops_nn, skip_build=True) == before
+
+
+def test_placed_and_restored_files_are_newer_than_what_was_built_there(machine: Machine) -> None:
+    """make rebuilds by mtime: an op copied in with its old mtimes would link the objects of whatever was built
+    at that spot before (and its UT binary would not run again); so would the op put back afterwards."""
+    import os
+
+    op = machine.make_op()
+    long_ago = 1_000_000_000
+    for path in op.rglob("*"):
+        os.utime(path, (long_ago, long_ago))
+
+    result = machine.invoke(op, "--ops-nn", machine.ops_nn, "--stage", "pkg", "--keep")
+    assert result.exit_code == 0, result.output
+    placed = [p.stat().st_mtime for p in (machine.ops_nn / TARGET).rglob("*") if p.is_file()]
+    assert placed and min(placed) > long_ago
+    shutil.rmtree(machine.ops_nn / TARGET)
+
+    other = put_other_op(machine)
+    for path in other.rglob("*"):
+        os.utime(path, (long_ago, long_ago))
+    result = machine.invoke(op, "--ops-nn", machine.ops_nn, "--stage", "pkg", "--force")
+    assert result.exit_code == 0, result.output
+    assert "put the previous op back" in result.output
+    restored = other / "op_host" / "gelu_grad_def.cpp"
+    assert restored.read_text() == "// someone else's gelu_grad\n" and restored.stat().st_mtime > long_ago
