@@ -14,8 +14,7 @@ from conftest import ROOT, copy_spec, snapshot
 
 from opgen.cann_sources import resolve_sources
 from opgen.check.consistency import consistency_tier
-from opgen.check.headers import compile_command
-from opgen.check.ut_tier import op_api_ut_dirs
+from opgen.check.headers import compile_command, op_api_ut_dirs
 from opgen.plan import build_plan
 from opgen.spec.load import load_spec
 

@@ -11,8 +11,7 @@ import pytest
 from conftest import GELU_DIR, SAMPLES
 
 from opgen.cann_sources import resolve_sources
-from opgen.check.headers import compile_command
-from opgen.check.ut_tier import op_api_ut_dirs
+from opgen.check.headers import compile_command, op_api_ut_dirs
 
 UT = "tests/ut/op_api/test_aclnn_gelu_backward.cpp"
 

@@ -1,5 +1,5 @@
-"""The toolkit libraries ops-nn's op_host UT links, made from the objects of opgen's op_host UT framework
-(`check.ophost_ut_framework`, built with ABI 0): one source list, two users.
+"""The toolkit libraries ops-nn's op_host UT links, made from the objects of `framework.py` (ABI 0): one
+source list, two users (these libraries and the kernel tier's host tiling driver).
 
 A toolkit ships each as a shared library; here they are one, libopgen_cann.so, made of the framework's
 whole archives and the ABI-0 protobuf (it links with --no-undefined), and each toolkit name links to it.
@@ -15,8 +15,8 @@ import subprocess
 from pathlib import Path
 
 from ..cann_sources import CannSources
-from ..check.ophost_ut_framework import build_framework
 from . import protobuf
+from .framework import build_framework
 
 # the framework's archives that stand for toolkit libraries, in link order (users before what they use)
 CORE_ARCHIVES = ("tiling_api", "graph", "protos", "metadef", "platform", "error_manager", "mmpa", "c_sec", "dlog")
@@ -29,7 +29,7 @@ LOG_NAMES = ("dlog", "ascendalog")  # answered by stub_libs' sink, libunified_dl
 
 def install_libraries(sources: CannSources, protobuf_entry: Path, lib_dir: Path, jobs: int = 2) -> Path:
     """Build (or reuse) the ABI-0 framework and lay its libraries out in `lib_dir`; returns the framework root."""
-    framework = build_framework(sources, jobs=jobs, abi=0)
+    framework = build_framework(sources, jobs=jobs)
     lib_dir.mkdir(parents=True, exist_ok=True)
     archives = [str(framework.root / "lib" / f"lib{name}.a") for name in CORE_ARCHIVES]
     subprocess.run(["g++", "-shared", f"-Wl,-soname,{SHARED}", "-o", str(lib_dir / SHARED),

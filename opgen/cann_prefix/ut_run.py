@@ -8,12 +8,13 @@ import os
 import re
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..cann_sources import CannSources
 from ..locks import held_lock
 from ..validate.checkout import open_checkout
+from ..validate.errors_map import PathMapper, first_error
 from ..validate.opinfo import read_op_info
 from ..validate.placement import placed, plan_placement
 from . import workspace
@@ -36,6 +37,7 @@ class UtRun:
     failed: tuple[str, ...]  # the failing tests' names, each once
     seconds: float
     log: Path
+    error: str = ""  # the log's first error, at the op's own file and line where it is in the op
 
     @property
     def ok(self) -> bool:
@@ -63,7 +65,16 @@ def run_ophost_ut(prefix: Prefix, sources: CannSources, *, op: str, soc: str, op
         info = read_op_info(op_dir)
         placement = plan_placement(open_checkout(ops_nn), info.rel_dir, op_dir, force=True)
         with placed(placement, keep=False):
-            return _run(prefix, ops_nn, info.name, soc, info.experimental, jobs, log)
+            run = _run(prefix, ops_nn, info.name, soc, info.experimental, jobs, log)
+    if run.ok:
+        return run
+    found = first_error(log.read_text(encoding="utf-8", errors="replace").splitlines(), 1,
+                        PathMapper(ops_nn, placement.target, op_dir))
+    if found is None:
+        return run
+    where = found.op_file.relative_to(op_dir).as_posix() if found.op_file else found.file
+    at = f"{where}:{found.line}: " if where and found.line else ""
+    return replace(run, error=f"{at}{found.message}")
 
 
 def _freshen(ops_nn: Path, op: str) -> None:

@@ -1,5 +1,7 @@
 """Headers tier: every host-side file (def, infershape, tiling, proto, op_api) compiles with
-`g++ -std=c++17 -fsyntax-only` against real CANN include dirs the user gives (listed in docs/check.md).
+`g++ -std=c++17 -fsyntax-only` against real CANN include dirs the user gives (listed in docs/check.md); with the
+open sources, the aclnn UTs (tests/ut/op_api) too, against ops-nn's op_api UT framework, until build.sh -u --opapi
+can link them (the ops-nn-ut tier runs the op_host UTs).
 
 The flags are ops-nn's own (cmake/func.cmake): `-Dgoogle=ascend_private -DLOG_CPP -DOP_SUBMOD_NAME="OPS_NN"`,
 and for infershape/proto/def and tiling objects `-DOPS_UTILS_LOG_SUB_MOD_NAME="OP_PROTO"|"OP_TILING"
@@ -141,12 +143,24 @@ def headers_tier(op_dir: Path, include_dirs: Sequence[Path], sources: CannSource
             return include_dirs
         return sources.host_include_dirs(op_api=role == "op_api")
 
+    units = [(rel, role, dirs(role)) for rel, role in files]
+    if sources is not None and sources.kind == "src" and not sources.missing("ut"):
+        units += [(f.relative_to(op_dir).as_posix(), "op_api", op_api_ut_dirs(sources))
+                  for f in sorted((op_dir / "tests/ut/op_api").glob("test_*.cpp"))]
+    roots = [sources.root] if sources is not None else []
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 2) as pool:
-        roots = [sources.root] if sources is not None else []
-        results = list(pool.map(lambda f: compile_one(exe, op_dir, f[0], f[1], dirs(f[1]), roots), files))
+        results = list(pool.map(lambda u: compile_one(exe, op_dir, u[0], u[1], u[2], roots), units))
     items = []
     for r in results:
-        label = f"{r.rel} ({r.role})"
+        label = f"{r.rel} ({'op_api UT' if r.rel.startswith('tests/') else r.role})"
         seconds = round(r.seconds, 2)
         items.append(ok(label, "compiles", seconds=seconds) if r.passed else bad(label, r.error, seconds=seconds))
     return items
+
+
+def op_api_ut_dirs(sources: CannSources) -> list[Path]:
+    """Include dirs of ops-nn's op_api UT target: its stub dir first (opdev/platform.h with SocVersionManager),
+    then the UT framework, googletest and the real op_api headers."""
+    common = sources.repo("ops-nn") / "tests/ut/op_api"
+    return [common / "stub", common / "op_api_ut_common/inc", common,
+            sources.repo("googletest") / "googletest/include", *sources.host_include_dirs(op_api=True)]

@@ -11,14 +11,14 @@ import subprocess
 from pathlib import Path
 
 from ..cann_prefix.build import Prefix, build_prefix
+from ..cann_prefix.framework import TILING_EXECUTOR
 from ..cann_prefix.layout import cache_root, missing_sources
 from ..cann_prefix.ut_run import UtRun, run_ophost_ut
 from ..cann_sources import CannSources, enable_hint
 from ..errors import OpgenError
 from ..plan import RenderPlan
 from .items import CheckItem, bad, ok, skipped
-from .ophost_build import executor_socs
-from .ophost_ut_framework import TILING_EXECUTOR
+from .kernel.host_build import executor_socs
 from .trust import Trust
 
 TIER = "ops-nn-ut"
@@ -70,5 +70,6 @@ def _row(label: str, run: UtRun, whose: str) -> CheckItem:
         return skipped(label, f"build.sh -u --soc={run.soc} built and ran none of {whose} op_host UTs")
     failed = f"{len(run.failed)} failed ({', '.join(run.failed[:8])})" if run.failed else "none ran to the end"
     blame = "" if whose == "the tree's" else ": upstream's own UTs, so the prefix is what differs from a toolkit"
-    return bad(label, f"{run.passed}/{run.ran} passed, {failed}; build.sh exit {run.returncode}{blame}; log "
+    first = f"; first error: {run.error}" if run.error else ""
+    return bad(label, f"{run.passed}/{run.ran} passed, {failed}; build.sh exit {run.returncode}{blame}{first}; log "
                       f"{run.log}", **figures)

@@ -26,7 +26,7 @@ from .tree_links import links_leaving
 from .trust import Trust
 
 NO_EXEC = Trust()
-TIERS = ("structure", "syntax", "consistency", "numerics", "headers", "kernel", "ut", "ops-nn-ut", "upstream")
+TIERS = ("structure", "syntax", "consistency", "numerics", "headers", "kernel", "ops-nn-ut", "upstream")
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,6 @@ def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *
         "numerics": lambda: collect_child(child) if child is not None else [],
         "headers": lambda: _headers(op_dir, include_dirs, sources),
         "kernel": lambda: _kernel(op_dir, loaded, plan, sources, trust, seed),
-        "ut": lambda: _ut(op_dir, plan, sources, trust),
         "ops-nn-ut": lambda: _ops_nn_ut(op_dir, plan, sources, trust),
         "upstream": lambda: _upstream(op_dir, loaded, plan, sources),
     }
@@ -141,7 +140,7 @@ def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *
 
 # the modules each tier's function below imports
 TIER_MODULES = {"structure": (".structure",), "syntax": (".syntax_tier",), "consistency": (".consistency",),
-                "headers": (".headers",), "kernel": (".kernel.run", ".kernel.tier"), "ut": (".ut_tier",),
+                "headers": (".headers",), "kernel": (".kernel.run", ".kernel.tier"),
                 "ops-nn-ut": (".ops_nn_ut",), "upstream": (".upstream_tier",)}
 
 
@@ -194,12 +193,6 @@ def _kernel(op_dir: Path, loaded: LoadedSpec, plan: RenderPlan, sources: CannSou
     from .kernel.tier import kernel_tier
 
     return [*kernel_tier(op_dir, plan, sources), *kernel_run_rows(op_dir, loaded.spec, plan, sources, trust, seed=seed)]
-
-
-def _ut(op_dir: Path, plan: RenderPlan, sources: CannSources | None, trust: Trust) -> list[CheckItem]:
-    from .ut_tier import ut_tier
-
-    return ut_tier(op_dir, plan, sources, trust)
 
 
 def _ops_nn_ut(op_dir: Path, plan: RenderPlan, sources: CannSources | None, trust: Trust) -> list[CheckItem]:

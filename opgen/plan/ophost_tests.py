@@ -104,7 +104,7 @@ class TilingCase:
 @dataclass(frozen=True)
 class TilingSuite:
     soc: str
-    suite: str  # gtest suite name; the ut tier runs a SoC's executable with only its own suite
+    suite: str  # gtest suite name; each SoC's build.sh -u runs its own suite's file
     core_num: int
     ub_size: int
     cases: tuple[TilingCase, ...]

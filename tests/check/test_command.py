@@ -48,7 +48,7 @@ def failing_items(tier: dict[str, object]) -> list[dict[str, object]]:
 
 
 ALL_PASS = {"structure": "pass", "syntax": "pass", "consistency": "pass", "numerics": "pass", "headers": "skip",
-            "kernel": "skip", "ut": "skip", "ops-nn-ut": "skip", "upstream": "skip"}
+            "kernel": "skip", "ops-nn-ut": "skip", "upstream": "skip"}
 
 
 @pytest.mark.parametrize("rel_dir", SAMPLE_DIRS)

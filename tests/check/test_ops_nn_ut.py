@@ -1,15 +1,23 @@
 """The ops-nn-ut tier: the tree's op_host UTs run by ops-nn's own `build.sh -u --ophost`, one build per SoC, against
 the prefix opgen builds from the sources (the first test here builds it: about 13 minutes cold on 2 cores, then
-cached), with upstream's own UTs of the op as the sanity rows."""
+cached), with upstream's own UTs of the op as the sanity rows; and the semantic faults of a tree's host code that its
+generated UTs catch under that build (a field, a key, an attr ignored or mapped the other way)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pytest
+
+from opgen.cann_prefix.build import build_prefix
+from opgen.cann_prefix.layout import cache_root
+from opgen.cann_prefix.ut_run import UtRun, run_ophost_ut
 from opgen.cann_sources import resolve_sources
 from opgen.check.items import CheckItem
 from opgen.check.ops_nn_ut import ops_nn_ut_tier
 from opgen.check.trust import Trust
+from opgen.plan.ophost_tests import UT_PLATFORMS
 
 from .trees import GELU, RELU, by_item, copy_sample, edit, loaded
 
@@ -55,3 +63,129 @@ def test_a_tiling_suite_of_one_soc_in_a_file_every_soc_builds_fails_naming_its_t
     assert by_item(rows, "op_host UTs (ascend910b)").status == "pass"
     mixed = by_item(rows, "op_host UTs (ascend310b)")
     assert mixed.status == "fail" and "GeluGradTilingAscend910b." in mixed.reason
+
+
+def _tree_run(op_dir: Path, cann_src: Path, soc: str) -> UtRun:
+    """The tree's op_host UTs alone under build.sh -u for one SoC (no upstream sanity run)."""
+    sources = resolve_sources(cann_src)
+    assert sources is not None
+    _, plan = loaded(op_dir)
+    return run_ophost_ut(build_prefix(sources, cache_root()), sources, op=plan.name, soc=soc, op_dir=op_dir)
+
+
+@pytest.mark.parametrize("rel_dir", [RELU, GELU])
+def test_each_socs_build_runs_its_infershape_and_tiling_cases(tmp_path: Path, rel_dir: str, cann_src: Path) -> None:
+    op_dir = copy_sample(tmp_path, rel_dir)
+    _, plan = loaded(op_dir)
+    rows = _rows(op_dir, cann_src)
+    # one build per registered SoC ops-nn's UT executor knows (not ascend350); a SoC without a tiling suite of its
+    # own runs the infershape UTs alone
+    for soc in (s.name for s in plan.socs if s.name in UT_PLATFORMS):
+        cases = sum(len(s.cases) for s in plan.ophost_ut.tiling_suites if s.soc == soc)
+        expected = len(plan.ophost_ut.infershape_cases) + cases
+        row = by_item(rows, f"op_host UTs ({soc})")
+        assert (row.status, row.figures["tests"], row.figures["passed"]) == ("pass", expected, expected), row
+
+
+def test_a_call_to_an_undeclared_helper_fails_at_the_uts_line(tmp_path: Path, cann_src: Path) -> None:
+    op_dir = copy_sample(tmp_path, GELU)
+    ut = op_dir / "tests/ut/op_host/test_gelu_grad_infershape.cpp"
+    lines = ut.read_text().splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if "ExecuteTestCase(" in text)
+    lines.insert(line - 1, "    MakeGeluGradShapes();")
+    ut.write_text("\n".join(lines) + "\n")
+    run = _tree_run(op_dir, cann_src, "ascend910b")
+    assert not run.ok and run.ran == 0
+    assert run.error.startswith(f"tests/ut/op_host/test_gelu_grad_infershape.cpp:{line}:"), run.error
+    assert "MakeGeluGradShapes" in run.error
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("TILE_ALIGN = 256;", "TILE_ALIGN = 512;"),
+    # a tiling row keeping UB the plan gives to tiles (the tile shrinks)
+    ("ge::DT_FLOAT, 224, 256},", "ge::DT_FLOAT, 224, 8448},"),
+])
+def test_a_tiling_field_change_fails_the_tiling_ut_that_expects_the_plans_values(old: str, new: str, tmp_path: Path,
+                                                                                 cann_src: Path) -> None:
+    op_dir = copy_sample(tmp_path, GELU)
+    edit(op_dir / "op_host/gelu_grad_tiling.cpp", old, new)
+    run = _tree_run(op_dir, cann_src, "ascend910b")
+    assert not run.ok and run.failed, run
+    # which dtype's cases fail depends on the edit (the float32 row moves float32's tile only)
+    assert any(re.fullmatch(r"GeluGradTilingAscend910b\.tiling_float(16|32)_test_shape", n) for n in run.failed)
+
+
+def test_a_tiling_key_change_fails_the_arch35_tiling_ut(tmp_path: Path, cann_src: Path) -> None:
+    op_dir = copy_sample(tmp_path, RELU)
+    edit(op_dir / "op_host/arch35/relu_grad_v2_tiling_arch35.cpp", "GET_TPL_TILING_KEY(tiling->scheMode, dType)",
+         "GET_TPL_TILING_KEY(0, dType)")
+    run = _tree_run(op_dir, cann_src, "ascend950")
+    _, plan = loaded(op_dir)
+    [suite] = plan.ophost_ut.tiling_suites
+    assert len(run.failed) == sum(1 for c in suite.cases if c.succeeds), run
+    assert all(n.startswith("ReluGradV2TilingAscend950.tiling_") for n in run.failed)
+
+
+@pytest.mark.parametrize(("rel_dir", "tiling", "old", "new", "case"), [
+    ("activation/hard_sigmoid_grad", "op_host/arch35/hard_sigmoid_grad_tiling_arch35.cpp",
+     "tiling->alpha = alphaAttr != nullptr ? *alphaAttr : 0.16666666666666666f;",
+     "tiling->alpha = 0.16666666666666666f;", "HardSigmoidGradTilingAscend950.tiling_float32_test_shape_attrs_0"),
+    ("activation/swish_grad", "op_host/arch35/swish_grad_tiling_arch35.cpp",
+     "tiling->scale = scaleAttr != nullptr ? *scaleAttr : 1.0f;", "tiling->scale = 1.0f;",
+     "SwishGradTilingAscend950.tiling_bfloat16_test_shape_attrs_0"),
+])
+def test_a_tiling_that_ignores_an_attr_fails_only_the_ut_case_at_the_checked_setting(
+        tmp_path: Path, cann_src: Path, rel_dir: str, tiling: str, old: str, new: str, case: str) -> None:
+    op_dir = copy_sample(tmp_path, rel_dir)
+    edit(op_dir / tiling, old, new)
+    assert _tree_run(op_dir, cann_src, "ascend950").failed == (case,)
+
+
+def test_a_tiling_mapping_a_value_to_another_values_macro_fails_that_values_uts(tmp_path: Path,
+                                                                                 cann_src: Path) -> None:
+    """GeluGradV2's approximate: "tanh" keyed as "none" passes every default case and fails each tanh case."""
+    op_dir = copy_sample(tmp_path, "activation/gelu_grad_v2")
+    edit(op_dir / "op_host/arch35/gelu_grad_v2_tiling_arch35.cpp", "    approximate = TPL_APPROXIMATE_TANH;",
+         "    approximate = TPL_APPROXIMATE_NONE;")
+    run = _tree_run(op_dir, cann_src, "ascend950")
+    _, plan = loaded(op_dir)
+    [suite] = plan.ophost_ut.tiling_suites
+    tanh = {f"GeluGradV2TilingAscend950.{c.name}" for c in suite.cases if c.name.endswith("_tanh")}
+    assert set(run.failed) == tanh and len(tanh) == 9
+
+
+def test_a_bool_choice_keyed_the_other_way_fails_every_tiling_case(tmp_path: Path, cann_src: Path) -> None:
+    """EluGradV2's is_result mapped to the other TPL value: each case expects its own value's key."""
+    op_dir = copy_sample(tmp_path, "activation/elu_grad_v2")
+    edit(op_dir / "op_host/arch35/elu_grad_v2_tiling_arch35.cpp",
+         "isResultValue ? TPL_IS_RESULT_TRUE : TPL_IS_RESULT_FALSE",
+         "isResultValue ? TPL_IS_RESULT_FALSE : TPL_IS_RESULT_TRUE")
+    run = _tree_run(op_dir, cann_src, "ascend950")
+    _, plan = loaded(op_dir)
+    [suite] = plan.ophost_ut.tiling_suites
+    assert len(run.failed) == sum(c.succeeds for c in suite.cases), run
+
+
+@pytest.mark.parametrize("condition", ["isResultValue && tiling->alpha < 0.0f", "false && tiling->alpha < 0.0f",
+                                       "isResultValue && tiling->alpha < -2.0f"])
+def test_a_tiling_that_takes_a_value_below_the_specs_min_fails_that_ut(tmp_path: Path, cann_src: Path,
+                                                                      condition: str) -> None:
+    """EluGradV2's tiling refuses a negative alpha from the result, as upstream's: a refusal dropped or loosened
+    fails exactly the UT at alpha -1 with is_result true; the refusal as generated passes every UT."""
+    op_dir = copy_sample(tmp_path, "activation/elu_grad_v2")
+    edit(op_dir / "op_host/arch35/elu_grad_v2_tiling_arch35.cpp", "isResultValue && tiling->alpha < 0.0f", condition)
+    run = _tree_run(op_dir, cann_src, "ascend950")
+    if condition == "isResultValue && tiling->alpha < 0.0f":
+        assert run.ok, run
+        return
+    assert run.failed == ("EluGradV2TilingAscend950.tiling_alpha_below_min",), run
+
+
+def test_a_tiling_reading_one_attr_for_another_with_the_same_default_fails(tmp_path: Path, cann_src: Path) -> None:
+    """EluGradV2's scale and input_scale both default to 1.0: the checked setting gives them distinct values
+    (2.25, 2.5), so a tiling that fills scale from input_scale's index fails those cases."""
+    op_dir = copy_sample(tmp_path, "activation/elu_grad_v2")
+    edit(op_dir / "op_host/arch35/elu_grad_v2_tiling_arch35.cpp", "? *scaleAttr : 1.0f;",
+         "? *attrs->GetAttrPointer<float>(2) : 1.0f;")
+    run = _tree_run(op_dir, cann_src, "ascend950")
+    assert any(n.startswith("EluGradV2TilingAscend950.tiling_bfloat16_test_shape_attrs_") for n in run.failed), run

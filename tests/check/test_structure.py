@@ -39,7 +39,7 @@ def test_renamed_kernel_entry_fails_structure_only(tmp_path: Path) -> None:
     assert "op_kernel/relu_grad_v2_apt.cpp:23" in item.reason
     assert "relu_grad_v3, expected relu_grad_v2" in item.reason
     assert statuses(report.tiers) == {"structure": "fail", "syntax": "pass", "consistency": "pass",
-                                      "numerics": "pass", "headers": "skip", "kernel": "skip", "ut": "skip",
+                                      "numerics": "pass", "headers": "skip", "kernel": "skip",
                                       "ops-nn-ut": "skip", "upstream": "skip"}
     assert report.exit_code == 1
 

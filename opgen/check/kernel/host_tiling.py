@@ -1,6 +1,6 @@
 """The host side of a kernel run: the op's generated tiling code, run for the run's own shapes, dtypes and attr values.
 
-The tree's op_host sources are compiled with ops-nn's op_host UT framework (the ut tier's build, `ophost_build`) next
+The tree's op_host sources are compiled against the prefix's ABI-0 op_host UT libraries (`host_build`) next
 to a driver of opgen's own that hands each case to ops-nn's tiling executor (`ExecuteTiling` of
 tests/ut/common/tiling_case_executor.cpp, the SoC baked in as `build.sh -u --soc` does) and prints what the host would
 hand the launch: the tiling key, the block dim, the workspace sizes and the tiling data bytes. The kernel run takes
@@ -15,11 +15,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...cann_prefix import layout, protobuf
+from ...cann_prefix.framework import TILING_EXECUTOR, build_framework
 from ...cann_sources import CannSources, cache_root
 from ...errors import OpgenError
 from ...plan import RenderPlan
@@ -29,10 +32,9 @@ from ...plan.families import KernelFamily
 from ...plan.optional_ut import instance_args
 from ...plan.platforms import SocPlan
 from ...spec.models import OpSpec
-from ..ophost_build import OphostBuild, executor_socs
-from ..ophost_ut_framework import TILING_EXECUTOR, build_framework
 from ..trust import run_tree_code
 from .build import KernelVariant
+from .host_build import OphostBuild, executor_socs
 from .launch import Launch, Shape, Shapes
 
 DRIVER = "opgen_host_tiling.cpp"
@@ -150,7 +152,8 @@ def host_tilings(op_dir: Path, plan: RenderPlan, harness: TilingHarness, soc: So
     driver = driver_source(op_dir, plan, harness, unique, cores, ub_bytes)
     try:
         framework = build_framework(sources)
-    except OpgenError as failure:
+        pb = protobuf.build_protobuf(layout.protobuf_dir(layout.cache_root()))
+    except (OpgenError, OSError, subprocess.SubprocessError) as failure:
         return HostTilings({}, f"the op_host UT framework did not build: {failure}")
     key = _cache_key(op_dir, driver, soc, str(framework.root), executor)
     cached = cache_root() / "kernel-host-tiling" / f"{key}.json"
@@ -160,13 +163,13 @@ def host_tilings(op_dir: Path, plan: RenderPlan, harness: TilingHarness, soc: So
         work = Path(scratch)
         (work / "driver").mkdir()
         (work / "driver" / DRIVER).write_text(driver, encoding="utf-8")
-        build = OphostBuild(op_dir, framework, executor, work, 2)
-        failed = [item for item in build.compile_all([soc.name], tests=False) if item.status == "fail"]
+        build = OphostBuild(op_dir, framework, executor, work, 2, protobuf.library(pb))
+        failed = [item for item in build.compile_all([soc.name]) if item.status == "fail"]
         error = build.compile_extra(DRIVER, work / "driver" / DRIVER)
         if failed or error is not None:
             return HostTilings({}, f"the host tiling did not compile: {failed[0].item}: {failed[0].reason}"
                                if failed else f"the host tiling driver did not compile: {error}")
-        exe, problem = build.link([*build.keys(soc.name, tests=False), DRIVER], "opgen_host_tiling")
+        exe, problem = build.link([*build.keys(soc.name), DRIVER], "opgen_host_tiling")
         if exe is None:
             return HostTilings({}, f"the host tiling did not link: {problem}")
         done = run_tree_code([str(exe)], timeout=RUN_TIMEOUT)

@@ -1,6 +1,6 @@
-"""One op's op_host build against ops-nn's UT framework: its host sources (def, infershape, tiling, each SoC's tiling
-dir) and UT sources compiled once, ops-nn's tiling executor once per SoC, linked per SoC. Shared by the ut tier
-(the op's own UTs) and the kernel tier's host tiling driver (the op's tiling run for a kernel launch)."""
+"""The kernel tier's host build: the op's host sources (def, infershape, tiling, the SoC's tiling dir) compiled as
+ops-nn's op_host UT compiles them, against the ABI-0 libraries the prefix is made of (`cann_prefix/framework.py`),
+with ops-nn's tiling executor built for the SoC, linked with the host tiling driver (`host_tiling.py`)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..spec.socs import SOCS
-from .bounded import compile_memory, compile_timeout, run_bounded
-from .confined import compile_confined
-from .headers import first_error
-from .items import CheckItem, bad, ok
-from .ophost_ut_framework import TILING_EXECUTOR, Framework
+from ...cann_prefix.framework import TILING_EXECUTOR, Framework
+from ...spec.socs import SOCS
+from ..bounded import compile_memory, compile_timeout, run_bounded
+from ..confined import compile_confined
+from ..headers import first_error
+from ..items import CheckItem, bad, ok
 
 TIMEOUT = 600.0
 _EXECUTOR_SOC = re.compile(r'\{"(ascend\w+|kirin\w+|mc\d+)",\s*"')
@@ -34,38 +34,34 @@ class Source:
 
 
 
-def ophost_sources(op_dir: Path, tiling_dir: str | None) -> tuple[list[Source], list[Source]]:
-    """(host sources, UT sources) ops-nn compiles into the op_host UT of a compute unit with `tiling_dir`."""
+def ophost_sources(op_dir: Path, tiling_dir: str | None) -> list[Source]:
+    """The host sources ops-nn compiles into the op_host UT of a compute unit with `tiling_dir`."""
     host_dirs = [op_dir / "op_host", *([op_dir / "op_host" / tiling_dir] if tiling_dir else [])]
-    ut_root = op_dir / "tests/ut/op_host"
-    ut_dirs = [ut_root, *([ut_root / tiling_dir] if tiling_dir else [])]
     host = []
     for folder in host_dirs:
         for path in sorted(folder.glob("*.cpp")):
             role = "OP_TILING" if "tiling" in path.name else "OP_PROTO"
             host.append(Source(path.relative_to(op_dir).as_posix(),
                                (f'-DOPS_UTILS_LOG_SUB_MOD_NAME="{role}"', "-DDISABLE_COMPILE_V1")))
-    tests = [Source(p.relative_to(op_dir).as_posix(), ("-fno-access-control",))
-             for folder in ut_dirs for pattern in ("test_*_tiling.cpp", "test_*_infershape.cpp")
-             for p in sorted(folder.glob(pattern))]
-    return host, tests
+    return host
 
 
 class OphostBuild:
-    """One op's op_host UT build: every source compiled once (host and UT objects do not depend on the SoC),
-    ops-nn's tiling executor once per SoC, then one executable per SoC."""
+    """One op's host build: every source compiled once (its objects do not depend on the SoC), ops-nn's tiling
+    executor once per SoC, then one executable per SoC."""
 
-    def __init__(self, op_dir: Path, framework: Framework, executor_source: Path, work: Path, jobs: int) -> None:
+    def __init__(self, op_dir: Path, framework: Framework, executor_source: Path, work: Path, jobs: int,
+                 protobuf_lib: Path) -> None:
         self.op_dir, self.framework, self.executor_source, self.work, self.jobs = (
             op_dir, framework, executor_source, work, jobs)
+        self.protobuf = protobuf_lib  # ABI 0, as every library linked
         own = [op_dir / "op_host", op_dir / "op_graph", op_dir, op_dir.parent]
         self.base = [*framework.flags, *(f"-I{d}" for d in (*own, *framework.include_dirs))]
         self.objects: dict[str, Path | None] = {}
 
-    def compile_all(self, socs: Sequence[str], *, tests: bool = True) -> list[CheckItem]:
-        """Every host source (and, with `tests`, UT source) of the SoCs, and the executor once per SoC."""
-        groups = [ophost_sources(self.op_dir, SOCS[soc].arch)[: 2 if tests else 1] for soc in socs]
-        sources = {s.rel: s for found in groups for group in found for s in group}
+    def compile_all(self, socs: Sequence[str]) -> list[CheckItem]:
+        """Every host source of the SoCs, and the executor once per SoC."""
+        sources = {s.rel: s for soc in socs for s in ophost_sources(self.op_dir, SOCS[soc].arch)}
         jobs: list[tuple[str, list[str]]] = [
             (rel, [*self.base, *s.flags, "-c", str(self.op_dir / rel)]) for rel, s in sources.items()]
         jobs += [(f"{TILING_EXECUTOR}@{soc}", [*self.base, f"-DBUILD_SOC_VERSION={soc}", "-fno-access-control",
@@ -79,8 +75,8 @@ class OphostBuild:
         return items
 
     def compile_extra(self, key: str, source: Path) -> str | None:
-        """A source of opgen's own next to the tree's (the host tiling driver), compiled as a UT is; it may include
-        the tree's headers and its own dir."""
+        """A source of opgen's own next to the tree's (the host tiling driver), compiled as ops-nn compiles a UT;
+        it may include the tree's headers and its own dir."""
         return self._compile(key, [*self.base, "-fno-access-control", f"-I{source.parent}", "-c", str(source)])
 
     def _compile(self, key: str, command: list[str]) -> str | None:
@@ -90,10 +86,9 @@ class OphostBuild:
         self.objects[key] = out if error is None else None
         return error
 
-    def keys(self, soc: str, *, tests: bool) -> list[str]:
-        """The objects of one SoC's executable: its host sources, with `tests` its UT sources, the executor."""
-        host, uts = ophost_sources(self.op_dir, SOCS[soc].arch)
-        return [s.rel for s in (*host, *(uts if tests else ()))] + [f"{TILING_EXECUTOR}@{soc}"]
+    def keys(self, soc: str) -> list[str]:
+        """The objects of one SoC's executable: its host sources and the executor."""
+        return [s.rel for s in ophost_sources(self.op_dir, SOCS[soc].arch)] + [f"{TILING_EXECUTOR}@{soc}"]
 
     def link(self, keys: Sequence[str], name: str) -> tuple[Path | None, str]:
         """(the executable, "") or (None, why not): the objects against the framework."""
@@ -108,7 +103,7 @@ class OphostBuild:
                 # whole archives: graph and error-manager functions are referenced weakly, which never pulls
                 # a member out of an archive (shared libraries upstream resolve them at load time)
                 "-Wl,--whole-archive", *map(str, self.framework.archives), "-Wl,--no-whole-archive",
-                "-lprotobuf", "-lpthread", "-ldl"]
+                str(self.protobuf), "-lpthread", "-ldl"]
         linked = gxx_error(link, self.op_dir, self.framework.sources_root)
         return (None, linked) if linked is not None else (exe, "")
 

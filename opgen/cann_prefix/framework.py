@@ -1,12 +1,15 @@
-"""Build ops-nn's op_host UT framework from the open CANN sources, once per sources content.
+"""Build ops-nn's op_host UT framework from the open CANN sources, once per sources content, with
+`_GLIBCXX_USE_CXX11_ABI=0` as ops-nn's build.sh forces it: the objects of the prefix's toolkit libraries
+(`libraries.py`) and what the kernel tier's host tiling driver links (`check/kernel/host_build.py`).
 
 What an op_host UT executable of ops-nn links (its `tests/ut/op_host/CMakeLists.txt`): metadef (with
 exe_graph and the op registry), ge's graph library and its protos, the platform-infos library, the error
 manager, mmpa, libboundscheck, `PlatformAscendC`, opbase's op_common objects, googletest, and ops-nn's
 `tests/ut/common` (context fakers, case executors). All are open; each part below compiles one of them
 into a static archive under `cann_sources.cache_root()`. Three bridges, as `OPHOST-UT.md` measured:
-logging (dlog) is a small stand-in printing to stderr; protobuf is the system's (every `.pb.cc` is
-regenerated with its protoc, and a forced-include header aliases CANN's `ascend_private` to `google`);
+logging (dlog) is a small stand-in printing to stderr; protobuf is 3.21.12, the system protoc's version (every
+`.pb.cc` is regenerated with it, compiled against its headers and linked with the ABI-0 build of the same
+version, `protobuf.py`; a forced-include header aliases CANN's `ascend_private` to `google`);
 asc-devkit's headers sit at their install paths in the shared stage dir.
 
 A build is incremental within one sources content: objects land in `<key>.build/` as they finish, so an
@@ -113,18 +116,15 @@ class Framework:
     sources_root: Path  # the CANN sources the staged include dirs link into (a compile may open headers there)
 
 
-def abi_define(abi: int) -> str:
-    """libstdc++'s string ABI: opgen's own UT link uses the system's (1); ops-nn's build.sh forces 0."""
-    return f"-D_GLIBCXX_USE_CXX11_ABI={abi}"
+ABI0 = "-D_GLIBCXX_USE_CXX11_ABI=0"  # libstdc++'s old string ABI, which ops-nn's build.sh forces
 
 
-def framework_dir(sources: CannSources, abi: int = 1) -> Path:
+def framework_dir(sources: CannSources) -> Path:
     """Keyed by the sources' content and by what the builder compiles them with."""
-    recipe = "\0".join((FRAMEWORK_LAYOUT, *DEFINES, abi_define(abi), *CXX_FLAGS, ALIAS_TEXT, DLOG_TEXT,
+    recipe = "\0".join((FRAMEWORK_LAYOUT, *DEFINES, ABI0, *CXX_FLAGS, ALIAS_TEXT, DLOG_TEXT,
                         TILING_EXECUTOR))
     builder = hashlib.sha256(recipe.encode()).hexdigest()[:8]
-    abi_tag = "" if abi == 1 else f"-abi{abi}"
-    return cache_root() / "ophost-ut" / f"{sources.content_key(*REPOS)}-{builder}{abi_tag}"
+    return cache_root() / "ophost-ut" / f"{sources.content_key(*REPOS)}-{builder}-abi0"
 
 
 def include_dirs(sources: CannSources, generated: Path) -> list[Path]:
@@ -189,36 +189,35 @@ def cmake_list(cmake_file: Path, name: str, variables: dict[str, Path], base: Pa
 
 
 def build_framework(sources: CannSources, *, jobs: int = 2, compiler: str = "g++",
-                    cc: str = "gcc", abi: int = 1) -> Framework:
-    """The cached framework for these sources, building it first when absent (about 390 s of CPU at -O0).
-    With abi=0 it is the objects of the toolkit prefix's libraries (`opgen.cann_prefix.libraries`)."""
-    final = framework_dir(sources, abi)
+                    cc: str = "gcc") -> Framework:
+    """The cached framework for these sources, building it first when absent (about 390 s of CPU at -O0)."""
+    final = framework_dir(sources)
     final.parent.mkdir(parents=True, exist_ok=True)
     with held_lock(final.with_suffix(".lock")):
         if not (final / "done").is_file():
             start = time.perf_counter()
-            _build(sources, final, jobs=jobs, compiler=compiler, cc=cc, abi=abi)
-            return _framework(sources, final, time.perf_counter() - start, abi)
-    return _framework(sources, final, 0.0, abi)
+            _build(sources, final, jobs=jobs, compiler=compiler, cc=cc)
+            return _framework(sources, final, time.perf_counter() - start)
+    return _framework(sources, final, 0.0)
 
 
-def _framework(sources: CannSources, root: Path, seconds: float, abi: int) -> Framework:
+def _framework(sources: CannSources, root: Path, seconds: float) -> Framework:
     generated = root / "generated"
     archives = tuple(root / "lib" / f"lib{name}.a" for name in units(sources, generated) if name != "ut_common")
     return Framework(root, (root / "lib/libut_common.a", *archives), (root / "lib/test_op_host_main.o",),
-                     tuple(include_dirs(sources, generated)), framework_flags(root, abi), seconds, sources.root)
+                     tuple(include_dirs(sources, generated)), framework_flags(root), seconds, sources.root)
 
 
-def framework_flags(root: Path, abi: int = 1) -> tuple[str, ...]:
-    return (*CXX_FLAGS, *DEFINES, abi_define(abi), "-include", str(root / "generated" / ALIAS_HEADER))
+def framework_flags(root: Path) -> tuple[str, ...]:
+    return (*CXX_FLAGS, *DEFINES, ABI0, "-include", str(root / "generated" / ALIAS_HEADER))
 
 
-def _build(sources: CannSources, final: Path, *, jobs: int, compiler: str, cc: str, abi: int) -> None:
+def _build(sources: CannSources, final: Path, *, jobs: int, compiler: str, cc: str) -> None:
     work = final.with_suffix(".build")
     generated = work / "generated"
     (work / "lib").mkdir(parents=True, exist_ok=True)
     _generate(sources, generated)
-    flags = framework_flags(work, abi)
+    flags = framework_flags(work)
     dirs = [f"-I{d}" for d in include_dirs(sources, generated)]
     plan = units(sources, generated)
     main = Unit(sources.root / "ops-nn/tests/ut/op_host/test_op_host_main.cpp")
