@@ -3,8 +3,9 @@ launch executed again), with each op's row counts.
 
 OPGEN_CANN_SRC=/tmp/cann_src python bench/kernel_run.py [--keep-framework] [--ops a,b] [--out FILE]
 
-Cold runs with a fresh XDG cache dir: intrinsic declarations, kernel executables, the op_host UT framework (which
-the host tiling links; --keep-framework copies the built one in, the cost a user sees once it exists), host tilings.
+Cold runs with a fresh XDG cache dir: intrinsic declarations, kernel executables, the op_host UT framework and ABI-0
+protobuf (which the host tiling links; --keep-framework copies the built ones in, the cost a user sees once they
+exist), host tilings.
 Warm is the same call again. Goal: warm at most 3 minutes per op on 2 cores. Prints one table, then every row that
 did not pass with its reason (the SKIPPED set tests/check/test_kernel_matrix.py holds); --out also writes both.
 """
@@ -23,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from opgen.cann_prefix import layout  # noqa: E402
 from opgen.cann_sources import cache_root, resolve_sources  # noqa: E402
 from opgen.check.kernel.run import kernel_run_rows  # noqa: E402
 from opgen.check.trust import Trust  # noqa: E402
@@ -51,6 +53,7 @@ def main() -> None:
         sys.exit("set OPGEN_CANN_SRC (README 'Getting the CANN sources')")
     wanted = [o for o in args.ops.split(",") if o]
     user_cache = cache_root()
+    user_protobuf = layout.protobuf_dir(layout.cache_root())
     other: list[str] = []
     lines = [f"{'op':<22}{'rows':>6}{'pass':>6}{'fail':>6}{'skip':>6}{'cold s':>9}{'warm s':>9}{'warm/cold':>11}"]
     print(lines[0], flush=True)
@@ -58,6 +61,8 @@ def main() -> None:
         os.environ["XDG_CACHE_HOME"] = scratch
         if args.keep_framework and (user_cache / "ophost-ut").is_dir():
             shutil.copytree(user_cache / "ophost-ut", Path(scratch) / "opgen" / "ophost-ut", symlinks=True)
+            if user_protobuf.is_dir():  # the ABI-0 protobuf the host tiling links
+                shutil.copytree(user_protobuf, Path(scratch) / "opgen" / user_protobuf.name, symlinks=True)
         for name, (op_dir, spec_path) in samples().items():
             if wanted and name not in wanted:
                 continue
