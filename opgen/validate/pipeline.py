@@ -163,8 +163,9 @@ def execute(prep: Prepared, keep: bool, ui: Progress) -> Report:
     """Run the steps in order, stopping at the first failure; the checkout is restored whatever happens."""
     report = Report(prep, prep.checkout.log_path(prep.op.name))
     report.results = [StepResult(step, prep.command(step)) for step in prep.steps]
-    before = [r for r in report.results if r.step.stage in (Stage.CHECK, Stage.PREFIX)]
-    builds = [r for r in report.results if r not in before]
+    unplaced = (Stage.CHECK, Stage.PREFIX)  # steps that need the op nowhere in the checkout
+    before = [r for r in report.results if r.step.stage in unplaced]
+    builds = [r for r in report.results if r.step.stage not in unplaced]
     with runner.Log(report.log) as log:
         if not _run_all(prep, before, log, ui) or prep.placement is None:
             return report
