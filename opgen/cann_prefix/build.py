@@ -10,12 +10,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cann_sources import CannSources
+from ..cann_sources import CannSources, stage_dir
 from ..errors import OpgenError
 from ..locks import held_lock
 from . import headers, layout, libraries, protobuf, stub_libs, third_party, toolkit
 
-PREFIX_LAYOUT = "2"  # bump when what a prefix holds changes
+PREFIX_LAYOUT = "3"  # bump when what a prefix holds changes
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,7 @@ def build_prefix(sources: CannSources, cache_dir: Path, jobs: int = 2) -> Prefix
         work = root / "work"
         pb = protobuf.build_protobuf(layout.protobuf_dir(cache_dir), jobs)
         headers.lay_out_headers(src, prefix.ascend_home)
+        headers.link_kernel_tiling(stage_dir(sources), prefix.ascend_home)
         toolkit.lay_out_toolkit(src, prefix.ascend_home)
         third_party.lay_out_copies(src, prefix.third_party)
         third_party.build_gtest(src, prefix.third_party, work, jobs)

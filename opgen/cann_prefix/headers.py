@@ -66,3 +66,11 @@ def lay_out_headers(cann_src: Path, prefix: Path) -> None:
         top = prefix / name
         if not top.is_symlink():
             top.symlink_to(Path("x86_64-linux") / name)
+
+
+def link_kernel_tiling(stage: Path, prefix: Path) -> None:
+    """asc-devkit's generated `kernel_tiling/kernel_tiling.h` (the kernel tier's stage makes it with asc-devkit's own
+    script) where a toolkit's include dir has it: adv_api tiling headers an op's host tiling includes need it."""
+    link = prefix / "x86_64-linux" / "include" / "kernel_tiling"
+    if not link.is_symlink() and not link.exists():
+        link.symlink_to(stage / "kernel_tiling")
