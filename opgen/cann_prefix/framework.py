@@ -40,6 +40,7 @@ DEFINES = ("-DLOG_CPP", '-DOP_SUBMOD_NAME="OPS_NN"', "-DOS_TYPE=0", "-DFMK_SUPPO
            "-DNO_METADEF_ABI_COMPATIABLE")
 CXX_FLAGS = ("-std=c++17", "-O0", "-fPIC", "-w", "-fno-diagnostics-color", "-fexceptions")
 TILING_EXECUTOR = "tiling_case_executor.cpp"  # built per SoC: it bakes BUILD_SOC_VERSION in
+_EXECUTOR_SOC = re.compile(r'\{"(ascend\w+|kirin\w+|mc\d+)",\s*"')
 ALIAS_HEADER = "opgen_ascend_private.h"
 # CANN names its private protobuf copy `ascend_private`; the system's lives in `google`
 ALIAS_TEXT = ("#pragma once\n#ifdef __cplusplus\nnamespace google {}\n"
@@ -117,6 +118,11 @@ class Framework:
 
 
 ABI0 = "-D_GLIBCXX_USE_CXX11_ABI=0"  # libstdc++'s old string ABI, which ops-nn's build.sh forces
+
+
+def executor_socs(executor: Path) -> set[str]:
+    """The SoCs ops-nn's tiling executor has a platform for (its SoC table)."""
+    return set(_EXECUTOR_SOC.findall(executor.read_text(encoding="utf-8", errors="replace")))
 
 
 def framework_dir(sources: CannSources) -> Path:

@@ -11,14 +11,13 @@ import subprocess
 from pathlib import Path
 
 from ..cann_prefix.build import Prefix, build_prefix
-from ..cann_prefix.framework import TILING_EXECUTOR
+from ..cann_prefix.framework import TILING_EXECUTOR, executor_socs
 from ..cann_prefix.layout import cache_root, missing_sources
 from ..cann_prefix.ut_run import UtRun, run_ophost_ut
 from ..cann_sources import CannSources, enable_hint
 from ..errors import OpgenError
 from ..plan import RenderPlan
 from .items import CheckItem, bad, ok, skipped
-from .kernel.host_build import executor_socs
 from .trust import Trust
 
 TIER = "ops-nn-ut"

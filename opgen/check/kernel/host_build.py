@@ -5,7 +5,6 @@ with ops-nn's tiling executor built for the SoC, linked with the host tiling dri
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,12 +18,6 @@ from ..headers import first_error
 from ..items import CheckItem, bad, ok
 
 TIMEOUT = 600.0
-_EXECUTOR_SOC = re.compile(r'\{"(ascend\w+|kirin\w+|mc\d+)",\s*"')
-
-
-def executor_socs(executor: Path) -> set[str]:
-    """The SoCs ops-nn's tiling executor has a platform for (its SoC table)."""
-    return set(_EXECUTOR_SOC.findall(executor.read_text(encoding="utf-8", errors="replace")))
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...cann_prefix import layout, protobuf
-from ...cann_prefix.framework import TILING_EXECUTOR, build_framework
+from ...cann_prefix.framework import TILING_EXECUTOR, build_framework, executor_socs
 from ...cann_sources import CannSources, cache_root
 from ...errors import OpgenError
 from ...plan import RenderPlan
@@ -34,7 +34,7 @@ from ...plan.platforms import SocPlan
 from ...spec.models import OpSpec
 from ..trust import run_tree_code
 from .build import KernelVariant
-from .host_build import OphostBuild, executor_socs
+from .host_build import OphostBuild
 from .launch import Launch, Shape, Shapes
 
 DRIVER = "opgen_host_tiling.cpp"
