@@ -1,12 +1,12 @@
-"""Measure the ops-nn-ut tier over every sample: ops-nn's own `build.sh -u --ophost` per registered SoC, the tree's
-UTs and upstream's own, against the toolkit-shaped prefix built from the open sources.
+"""Measure the ops-nn-ut tier over every sample: ops-nn's own `build.sh -u --ophost` per registered SoC and
+`--opapi` once, the tree's UTs and upstream's own, against the toolkit-shaped prefix built from the open sources.
 
 OPGEN_CANN_SRC=/tmp/cann_src python bench/ops_nn_ut.py [--cold-prefix] [--ops a,b] [--out FILE]
 
 --cold-prefix first builds the prefix into a fresh cache (protobuf's entry copied in: it is cached apart) and
 times it; else the user's cache is used as it is. Goals (issue 20): the prefix once within 15 minutes on 2 cores,
-then at most 2 minutes an op a SoC. Prints one line per op and SoC (the tree's and upstream's counts and seconds,
-and the seconds as a ratio to the 2-minute goal), then every row that did not pass with its reason.
+then at most 2 minutes an op a SoC. Prints one line per op, UT kind and SoC (the tree's and upstream's counts and
+seconds, and the seconds as a ratio to the 2-minute goal), then every row that did not pass with its reason.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def main() -> None:
             lines.append(f"prefix, cold (protobuf cached apart): {took:.0f} s, {took / PREFIX_GOAL_S:.2f} of the "
                          "15-minute goal")
             print(lines[-1], flush=True)
-        header = f"{'op':<22}{'soc':<13}{'tree':>14}{'upstream':>14}{'tree s / 120 s':>16}"
+        header = f"{'op':<22}{'kind':<9}{'soc':<13}{'tree':>14}{'upstream':>14}{'tree s / 120 s':>16}"
         lines.append(header)
         print(header, flush=True)
         other: list[str] = []
@@ -78,12 +78,14 @@ def main() -> None:
             plan = build_plan(load_spec(spec_path).spec, spec_path.name)
             rows = ops_nn_ut_tier(op_dir, plan, sources, Trust(True))
             other += [f"{name} | {r.item} | {r.status} | {r.reason}" for r in rows if r.status != "pass"]
-            for soc in (s.name for s in plan.socs):
-                mine = next((r for r in rows if r.item == f"op_host UTs ({soc})"), None)
-                theirs = next((r for r in rows if r.item == f"upstream op_host UTs ({soc})"), None)
+            for kind, soc in ((kind, s.name) for kind in ("op_host", "op_api") for s in plan.socs):
+                mine = next((r for r in rows if r.item == f"{kind} UTs ({soc})"), None)
+                theirs = next((r for r in rows if r.item == f"upstream {kind} UTs ({soc})"), None)
+                if kind == "op_api" and mine is None and theirs is None:
+                    continue
                 seconds = float(mine.figures.get("seconds", 0.0)) if mine and mine.status != "skip" else None
                 ratio = f"{seconds / OP_SOC_GOAL_S:>16.2f}" if seconds is not None else f"{'-':>16}"
-                lines.append(f"{name:<22}{soc:<13}{_cell(mine)}{_cell(theirs)}{ratio}")
+                lines.append(f"{name:<22}{kind:<9}{soc:<13}{_cell(mine)}{_cell(theirs)}{ratio}")
                 print(lines[-1], flush=True)
     lines += ["", "rows that did not pass:", *other]
     print("\n".join(lines[-len(other) - 2:]), flush=True)

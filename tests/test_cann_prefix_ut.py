@@ -58,10 +58,10 @@ def test_prefix_libraries_are_abi0(prefix) -> None:  # type: ignore[no-untyped-d
 @needs_build
 @pytest.mark.parametrize("generated", [True, False], ids=["generated", "upstream"])
 def test_relu_grad_v2_ophost_uts_pass_under_ops_nn_build_sh(prefix, generated: bool) -> None:  # type: ignore[no-untyped-def]
-    from opgen.cann_prefix.ut_run import run_ophost_ut
+    from opgen.cann_prefix.ut_run import run_ut
 
     sources, built = prefix
-    run = run_ophost_ut(built, sources, op="relu_grad_v2", soc="ascend950",
+    run = run_ut(built, sources, kind="ophost", op="relu_grad_v2", soc="ascend950",
                         op_dir=GENERATED_RELU_GRAD_V2 if generated else None)
     print(f"{'generated' if generated else 'upstream'} relu_grad_v2 ascend950: {run.passed}/{run.ran} passed, "
           f"{run.seconds:.0f} s, log {run.log}")
@@ -72,7 +72,7 @@ def test_relu_grad_v2_ophost_uts_pass_under_ops_nn_build_sh(prefix, generated: b
 def test_a_wrong_expected_tiling_key_fails_naming_the_test(prefix, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     import shutil
 
-    from opgen.cann_prefix.ut_run import run_ophost_ut
+    from opgen.cann_prefix.ut_run import run_ut
 
     sources, built = prefix
     op_dir = tmp_path / "activation" / "relu_grad_v2"
@@ -81,7 +81,7 @@ def test_a_wrong_expected_tiling_key_fails_naming_the_test(prefix, tmp_path: Pat
     text = tiling_ut.read_text()
     assert "ge::GRAPH_SUCCESS, 5," in text
     tiling_ut.write_text(text.replace("ge::GRAPH_SUCCESS, 5,", "ge::GRAPH_SUCCESS, 6,", 1))  # key 5 expected as 6
-    run = run_ophost_ut(built, sources, op="relu_grad_v2", soc="ascend950", op_dir=op_dir)
+    run = run_ut(built, sources, kind="ophost", op="relu_grad_v2", soc="ascend950", op_dir=op_dir)
     print(f"faulty tiling key: {run.passed}/{run.ran} passed, failed {run.failed}, {run.seconds:.0f} s")
     assert not run.ok and len(run.failed) == 1 and run.failed[0].startswith("ReluGradV2")
 

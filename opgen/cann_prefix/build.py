@@ -1,5 +1,5 @@
-"""`build_prefix`: everything ops-nn's `build.sh -u --ophost` needs instead of a toolkit, built once per
-sources state. The entry holds `ascend/` (ASCEND_HOME_PATH) and `third_party/` (--cann_3rd_lib_path); its
+"""`build_prefix`: everything ops-nn's `build.sh -u --ophost` and `--opapi` need instead of a toolkit, built
+once per sources state. The entry holds `ascend/` (ASCEND_HOME_PATH) and `third_party/` (--cann_3rd_lib_path); its
 BUILT stamp is written last, so an interrupted build is resumed, never taken for a finished one."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 from ..cann_sources import CannSources, stage_dir
 from ..errors import OpgenError
 from ..locks import held_lock
-from . import headers, layout, libraries, protobuf, stub_libs, third_party, toolkit
+from . import headers, layout, libraries, nnopbase, opbuild, protobuf, stub_libs, third_party, toolkit
 
-PREFIX_LAYOUT = "3"  # bump when what a prefix holds changes
+PREFIX_LAYOUT = "4"  # bump when what a prefix holds changes
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,9 @@ def build_prefix(sources: CannSources, cache_dir: Path, jobs: int = 2) -> Prefix
         third_party.lay_out_copies(src, prefix.third_party)
         third_party.build_gtest(src, prefix.third_party, work, jobs)
         stub_libs.build_stub_libraries(prefix.lib_dir, work / "stubs")
-        libraries.install_libraries(sources, pb, prefix.lib_dir, jobs)
+        framework = libraries.install_libraries(sources, pb, prefix.lib_dir, jobs)
+        opbuild.build_op_build(sources, framework, prefix.ascend_home, work / "opbuild", jobs)
+        nnopbase.build_nnopbase(sources, framework, protobuf.include_dir(pb), prefix.ascend_home, work / "nnopbase",
+                                jobs)
         (root / "BUILT").write_text("built\n")
         return Prefix(root, time.perf_counter() - start)

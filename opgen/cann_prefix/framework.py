@@ -228,13 +228,8 @@ def _build(sources: CannSources, final: Path, *, jobs: int, compiler: str, cc: s
     plan = units(sources, generated)
     main = Unit(sources.root / "ops-nn/tests/ut/op_host/test_op_host_main.cpp")
     todo = [(name, unit) for name, group in plan.items() for unit in group] + [("main", main)]
-    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
-        results = list(pool.map(lambda job: _compile(job[0], job[1], work, flags, dirs, compiler, cc), todo))
-    failed = [r for r in results if isinstance(r, str)]
-    if failed:
-        raise OpgenError(f"the op_host UT framework did not build ({len(failed)} sources failed): "
-                         + " || ".join(failed[:3]))
-    objects = [r for r in results if isinstance(r, Path)]
+    objects = compile_units(todo, work, flags, dirs, what="the op_host UT framework", jobs=jobs, compiler=compiler,
+                            cc=cc)
     by_archive: dict[str, list[Path]] = {}
     for (name, _), obj in zip(todo, objects, strict=True):
         by_archive.setdefault(name, []).append(obj)
@@ -244,7 +239,7 @@ def _build(sources: CannSources, final: Path, *, jobs: int, compiler: str, cc: s
             continue
         archive = work / "lib" / f"lib{name}.a"
         archive.unlink(missing_ok=True)
-        _run(["ar", "rcs", str(archive), *map(str, objs)], f"archiving {name}")
+        run_command(["ar", "rcs", str(archive), *map(str, objs)], f"archiving {name}")
     (work / "done").write_text("built\n", encoding="utf-8")
     shutil.rmtree(work / "obj", ignore_errors=True)
     _retarget(work, final)
@@ -256,12 +251,17 @@ def _retarget(work: Path, final: Path) -> None:
     work.rename(final)
 
 
-def _generate(sources: CannSources, generated: Path) -> None:
-    """The protos regenerated with the system's protoc, the alias header and the dlog stand-in."""
+def find_protoc() -> str:
     protoc = shutil.which("protoc")
     if protoc is None:
         raise OpgenError("protoc not found: install protobuf-compiler and libprotobuf-dev (Debian/Ubuntu: "
-                         "apt-get install protobuf-compiler libprotobuf-dev) to build the op_host UT framework")
+                         "apt-get install protobuf-compiler libprotobuf-dev) to build the toolkit-shaped prefix")
+    return protoc
+
+
+def _generate(sources: CannSources, generated: Path) -> None:
+    """The protos regenerated with the system's protoc, the alias header and the dlog stand-in."""
+    protoc = find_protoc()
     out = generated / "proto"
     out.mkdir(parents=True, exist_ok=True)
     (generated / ALIAS_HEADER).write_text(ALIAS_TEXT, encoding="utf-8")
@@ -271,10 +271,23 @@ def _generate(sources: CannSources, generated: Path) -> None:
                        {"CMAKE_BINARY_DIR": Path("/build")}, Path("/build"))
     wanted = [ge_protos / p.relative_to("/build/proto/metadef_protos/proto").with_suffix("").with_suffix(".proto")
               for p in names] + [ge_protos / "attr_group_base.proto"]
-    _run([protoc, f"-I{ge_protos}", f"--cpp_out={out}", *(str(p.relative_to(ge_protos)) for p in wanted)],
+    run_command([protoc, f"-I{ge_protos}", f"--cpp_out={out}", *(str(p.relative_to(ge_protos)) for p in wanted)],
          "protoc (ge protos)", cwd=ge_protos)
     platform_proto = sources.root / "runtime/src/platform/proto/platform_infos.proto"
-    _run([protoc, f"-I{platform_proto.parent}", f"--cpp_out={out}", str(platform_proto)], "protoc platform_infos")
+    run_command([protoc, f"-I{platform_proto.parent}", f"--cpp_out={out}", str(platform_proto)],
+                "protoc platform_infos")
+
+
+def compile_units(todo: Sequence[tuple[str, Unit]], work: Path, flags: Sequence[str], dirs: Sequence[str], *,
+                  what: str, jobs: int = 2, compiler: str = "g++", cc: str = "gcc") -> list[Path]:
+    """The object of each (group, unit), in order, under `work/obj/<group>/`, `jobs` at a time; objects already
+    there are kept, so an interrupted build resumes. Every failure is raised at once, the first ones quoted."""
+    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+        results = list(pool.map(lambda job: _compile(job[0], job[1], work, flags, dirs, compiler, cc), todo))
+    failed = [r for r in results if isinstance(r, str)]
+    if failed:
+        raise OpgenError(f"{what} did not build ({len(failed)} sources failed): " + " || ".join(failed[:3]))
+    return [r for r in results if isinstance(r, Path)]
 
 
 def _compile(archive: str, unit: Unit, work: Path, flags: Sequence[str], dirs: Sequence[str],
@@ -288,7 +301,7 @@ def _compile(archive: str, unit: Unit, work: Path, flags: Sequence[str], dirs: S
     command = [cc, "-O0", "-fPIC", "-w", *DEFINES, *dirs] if unit.source.suffix == ".c" else [compiler, *flags, *dirs]
     part = obj.with_suffix(f".part{os.getpid()}")
     try:
-        _run(["nice", "-n", "10", *command, *unit.flags, "-c", str(unit.source), "-o", str(part)],
+        run_command(["nice", "-n", "10", *command, *unit.flags, "-c", str(unit.source), "-o", str(part)],
              f"compiling {unit.source}")
     except OpgenError as error:
         return str(error)
@@ -296,7 +309,8 @@ def _compile(archive: str, unit: Unit, work: Path, flags: Sequence[str], dirs: S
     return obj
 
 
-def _run(command: Sequence[str], what: str, cwd: Path | None = None) -> None:
+def run_command(command: Sequence[str], what: str, cwd: Path | None = None) -> None:
+    """Run one build tool; a failure is an OpgenError quoting its first errors."""
     try:
         done = subprocess.run(list(command), cwd=cwd, capture_output=True, text=True, errors="replace",
                               timeout=COMPILE_TIMEOUT, check=False, env={**os.environ, "LC_ALL": "C"})

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..cann_sources import CannSources
 from . import protobuf
-from .framework import build_framework
+from .framework import Framework, build_framework
 
 # the framework's archives that stand for toolkit libraries, in link order (users before what they use)
 CORE_ARCHIVES = ("tiling_api", "graph", "protos", "metadef", "platform", "error_manager", "mmpa", "c_sec", "dlog")
@@ -27,8 +27,8 @@ GROUPED_NAMES = ("metadef", "opp_registry", "rt2_registry", "error_manager", "gr
 LOG_NAMES = ("dlog", "ascendalog")  # answered by stub_libs' sink, libunified_dlog.so
 
 
-def install_libraries(sources: CannSources, protobuf_entry: Path, lib_dir: Path, jobs: int = 2) -> Path:
-    """Build (or reuse) the ABI-0 framework and lay its libraries out in `lib_dir`; returns the framework root."""
+def install_libraries(sources: CannSources, protobuf_entry: Path, lib_dir: Path, jobs: int = 2) -> Framework:
+    """Build (or reuse) the ABI-0 framework and lay its libraries out in `lib_dir`; returns the framework."""
     framework = build_framework(sources, jobs=jobs)
     lib_dir.mkdir(parents=True, exist_ok=True)
     archives = [str(framework.root / "lib" / f"lib{name}.a") for name in CORE_ARCHIVES]
@@ -44,7 +44,7 @@ def install_libraries(sources: CannSources, protobuf_entry: Path, lib_dir: Path,
                    check=True, capture_output=True)
     for name in LOG_NAMES:
         _link(lib_dir / f"lib{name}.so", "libunified_dlog.so")
-    return framework.root
+    return framework
 
 
 def _link(link: Path, target: str) -> None:

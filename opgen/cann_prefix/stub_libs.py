@@ -1,12 +1,19 @@
-"""Libraries the op_host UT links that need nothing real for a host UT: the log library (its real one is a
-client of the slogd daemon) becomes a sink to stderr, and the libraries whose symbols no UT calls are empty."""
+"""Libraries the UTs link that need nothing real on a host: the log library (its real one is a client of the
+slogd daemon) becomes a sink to stderr, the library whose symbols no UT calls is empty, and the device-side
+functions nnopbase calls (runtime, acl_rt, dump, profiling) answer 0, each named in a list the prefix keeps."""
 
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
 
-EMPTY_LIBRARIES = ("exe_graph", "register", "acl_rt", "nnopbase")
+from ..errors import OpgenError
+
+EMPTY_LIBRARIES = ("exe_graph",)
+# a symbol's name prefix -> the toolkit library that defines it (libruntime, libacl_rt, libascend_dump, libprofapi)
+SYMBOL_OWNERS = (("acl", "acl_rt"), ("rt", "runtime"), ("Adump", "ascend_dump"), ("_ZN3Adx", "ascend_dump"),
+                 ("Msprof", "profapi"))
+STUB_LIBRARIES = tuple(dict.fromkeys(owner for _, owner in SYMBOL_OWNERS))
 
 # the sink: printed when ASCEND_GLOBAL_LOG_LEVEL (0 debug .. 3 error, default 3) admits the level
 _SINK_BODY = r"""
@@ -57,3 +64,24 @@ def build_stub_libraries(lib_dir: Path, work: Path) -> None:
     for name in EMPTY_LIBRARIES:
         subprocess.run(["gcc", "-shared", "-fPIC", f"-Wl,-soname,lib{name}.so", "-o", str(lib_dir / f"lib{name}.so"),
                         str(empty)], check=True, capture_output=True, text=True)
+
+
+def build_symbol_stubs(lib_dir: Path, work: Path, symbols: list[str]) -> dict[str, list[str]]:
+    """Write each of `STUB_LIBRARIES` into `lib_dir` defining its share of `symbols` (C or mangled C++ names) as a
+    function answering 0: success for the runtime's status codes, null for its handles. A symbol no owner claims
+    is an error naming it, never a silent stub. Returns library -> its stubbed symbols."""
+    owned: dict[str, list[str]] = {name: [] for name in STUB_LIBRARIES}
+    for symbol in sorted(set(symbols)):
+        owner = next((lib for prefix, lib in SYMBOL_OWNERS if symbol.startswith(prefix)), None)
+        if owner is None:
+            raise OpgenError(f"nnopbase needs `{symbol}`, which no library of the prefix defines and no toolkit "
+                             "library opgen stands in for is known to own")
+        owned[owner].append(symbol)
+    work.mkdir(parents=True, exist_ok=True)
+    for lib, names in owned.items():
+        source = work / f"opgen_{lib}_stubs.c"
+        source.write_text("".join(f'long opgen_stub_{i}(void) __asm__("{name}");\n'
+                                  f"long opgen_stub_{i}(void) {{ return 0; }}\n" for i, name in enumerate(names)))
+        subprocess.run(["gcc", "-shared", "-fPIC", f"-Wl,-soname,lib{lib}.so", "-o", str(lib_dir / f"lib{lib}.so"),
+                        str(source)], check=True, capture_output=True, text=True)
+    return owned

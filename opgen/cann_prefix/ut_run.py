@@ -1,4 +1,4 @@
-"""ops-nn's own UT entry, `build.sh -u --ophost`, run on a scratch git copy of the sources' ops-nn against
+"""ops-nn's own UT entry, `build.sh -u --ophost` or `--opapi`, run on a scratch git copy of the sources' ops-nn against
 the prefix: a generated op is placed where ops-nn's cmake scans (validate's placement, restored after),
 and the gtest counts are read from the log. The users' checkouts are never touched."""
 
@@ -10,6 +10,7 @@ import subprocess
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 from ..cann_sources import CannSources
 from ..locks import held_lock
@@ -25,10 +26,13 @@ _STAMP = r"^(?:\[\d{4}-\d\d-\d\d [\d:]+\] )?"  # build.sh stamps each line it re
 _RAN = re.compile(_STAMP + r"\[==========\] (\d+) tests? from \d+ test (?:suites?|cases?) ran", re.M)
 _PASSED = re.compile(_STAMP + r"\[  PASSED  \] (\d+) tests?", re.M)
 _FAILED_NAME = re.compile(_STAMP + r"\[  FAILED  \] (\S+?\.\S+?)(?:, where|$)", re.M)
+UtKind = Literal["ophost", "opapi"]
+UT_EXES: dict[UtKind, str] = {"ophost": "nn_op_host_ut", "opapi": "nn_op_api_ut"}  # the exe build.sh builds and runs
 
 
 @dataclass(frozen=True)
 class UtRun:
+    kind: UtKind
     op: str
     soc: str
     returncode: int
@@ -52,20 +56,20 @@ def gtest_counts(text: str) -> tuple[int, int, tuple[str, ...]]:
     return ran, passed, failed
 
 
-def run_ophost_ut(prefix: Prefix, sources: CannSources, *, op: str, soc: str, op_dir: Path | None = None,
-                  experimental: bool = False, jobs: int = 2) -> UtRun:
-    """`build.sh -u --ophost --ops=<op> --soc=<soc>` in the scratch copy, with `op_dir` (a generated op)
+def run_ut(prefix: Prefix, sources: CannSources, *, kind: UtKind, op: str, soc: str, op_dir: Path | None = None,
+           experimental: bool = False, jobs: int = 2) -> UtRun:
+    """`build.sh -u --<kind> --ops=<op> --soc=<soc>` in the scratch copy, with `op_dir` (a generated op)
     placed over upstream's op of that name for the run, or upstream's own op when `op_dir` is None."""
     scratch = prefix.root / "scratch"
     with held_lock(scratch.with_suffix(".lock")):
         ops_nn = workspace.make_workspace(sources.root, scratch)
-        log = scratch / f"ut_{op}_{soc}.log"
+        log = scratch / f"ut_{kind}_{op}_{soc}.log"
         if op_dir is None:
-            return _run(prefix, ops_nn, op, soc, experimental, jobs, log)
+            return _run(prefix, ops_nn, kind, op, soc, experimental, jobs, log)
         info = read_op_info(op_dir)
         placement = plan_placement(open_checkout(ops_nn), info.rel_dir, op_dir, force=True)
         with placed(placement, keep=False):
-            run = _run(prefix, ops_nn, info.name, soc, info.experimental, jobs, log)
+            run = _run(prefix, ops_nn, kind, info.name, soc, info.experimental, jobs, log)
     if run.ok:
         return run
     found = first_error(log.read_text(encoding="utf-8", errors="replace").splitlines(), 1,
@@ -77,21 +81,22 @@ def run_ophost_ut(prefix: Prefix, sources: CannSources, *, op: str, soc: str, op
     return replace(run, error=f"{at}{found.message}")
 
 
-def _freshen(ops_nn: Path, op: str) -> None:
+def _freshen(ops_nn: Path, kind: UtKind, op: str) -> None:
     """Make sees a placed or restored op by mtime, and both keep their old ones: touch the op's files so
     its objects are rebuilt, and drop the UT exe so it is relinked and run (its post-build step runs it)."""
     for op_dir in (*ops_nn.glob(f"*/{op}"), *ops_nn.glob(f"experimental/*/{op}")):
         for path in op_dir.rglob("*"):
             if path.is_file():
                 path.touch()
-    for exe in (ops_nn / "build").rglob("nn_op_host_ut"):
+    for exe in (ops_nn / "build").rglob(UT_EXES[kind]):
         if exe.is_file():
             exe.unlink()
 
 
-def _run(prefix: Prefix, ops_nn: Path, op: str, soc: str, experimental: bool, jobs: int, log: Path) -> UtRun:
-    _freshen(ops_nn, op)
-    argv = ["nice", "-n", "10", "bash", "build.sh", "-u", "--ophost", f"--ops={op}", f"--soc={soc}",
+def _run(prefix: Prefix, ops_nn: Path, kind: UtKind, op: str, soc: str, experimental: bool, jobs: int,
+         log: Path) -> UtRun:
+    _freshen(ops_nn, kind, op)
+    argv = ["nice", "-n", "10", "bash", "build.sh", "-u", f"--{kind}", f"--ops={op}", f"--soc={soc}",
             *(["--experimental"] if experimental else []), f"-j{jobs}", *prefix.build_sh_flags]
     env = {**os.environ, **prefix.build_sh_env()}
     start = time.perf_counter()
@@ -102,4 +107,4 @@ def _run(prefix: Prefix, ops_nn: Path, op: str, soc: str, experimental: bool, jo
                               check=False)
     seconds = time.perf_counter() - start
     ran, passed, failed = gtest_counts(log.read_text(encoding="utf-8", errors="replace"))
-    return UtRun(op, soc, done.returncode, ran, passed, failed, seconds, log)
+    return UtRun(kind, op, soc, done.returncode, ran, passed, failed, seconds, log)

@@ -1,5 +1,6 @@
 """The ops-nn-ut tier: the tree's op_host UTs built and run by ops-nn's own `build.sh -u --ophost --ops=<op>
---soc=<soc>`, one build per registered SoC, on a scratch copy of the sources' ops-nn with the op placed where it
+--soc=<soc>`, one build per registered SoC, and its op_api UTs by `build.sh -u --opapi` once (they choose their
+SoC in each test), on a scratch copy of the sources' ops-nn with the op placed where it
 belongs (validate's placement), against the toolkit-shaped prefix opgen builds from the sources
 (`opgen/cann_prefix`). Upstream's own UTs of an op at the same path, run the same way, are the sanity row: they
 pass, or the prefix is what differs from a toolkit. build.sh configures the tree's CMake and runs its UT binaries,
@@ -13,7 +14,8 @@ from pathlib import Path
 from ..cann_prefix.build import Prefix, build_prefix
 from ..cann_prefix.framework import TILING_EXECUTOR, executor_socs
 from ..cann_prefix.layout import cache_root, missing_sources
-from ..cann_prefix.ut_run import UtRun, run_ophost_ut
+from ..cann_prefix.nnopbase import STUB_LIST
+from ..cann_prefix.ut_run import UtKind, UtRun, run_ut
 from ..cann_sources import CannSources, enable_hint
 from ..errors import OpgenError
 from ..plan import RenderPlan
@@ -47,28 +49,40 @@ def ops_nn_ut_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, 
     items += [skipped(f"op_host UTs ({soc.name})", f"ops-nn's {TILING_EXECUTOR} knows no {soc.name}: build.sh -u "
                                                    "has no platform for it")
               for soc in plan.socs if soc.name not in known]
-    items += [_row(f"op_host UTs ({soc})", _run(prefix, sources, plan, soc, op_dir), "the tree's") for soc in runnable]
-    if (sources.repo("ops-nn") / plan.rel_dir / "tests/ut/op_host").is_dir():
-        items += [_row(f"upstream op_host UTs ({soc})", _run(prefix, sources, plan, soc, None), "upstream's")
-                  for soc in runnable]
+    upstream = sources.repo("ops-nn") / plan.rel_dir
+    plan_runs: list[tuple[UtKind, list[str]]] = [("ophost", runnable), ("opapi", runnable[:1])]
+    for kind, socs in plan_runs:
+        if kind == "ophost" or (op_dir / UT_DIRS[kind]).is_dir():
+            items += [_row(prefix, _run(prefix, sources, plan, kind, soc, op_dir), False) for soc in socs]
+        if (upstream / UT_DIRS[kind]).is_dir():
+            items += [_row(prefix, _run(prefix, sources, plan, kind, soc, None), True) for soc in socs]
     return items
 
 
-def _run(prefix: Prefix, sources: CannSources, plan: RenderPlan, soc: str, op_dir: Path | None) -> UtRun:
-    return run_ophost_ut(prefix, sources, op=plan.name, soc=soc, op_dir=op_dir,
-                         experimental=plan.rel_dir.startswith("experimental/"))
+UT_DIRS: dict[UtKind, str] = {"ophost": "tests/ut/op_host", "opapi": "tests/ut/op_api"}
+LABELS: dict[UtKind, str] = {"ophost": "op_host", "opapi": "op_api"}
 
 
-def _row(label: str, run: UtRun, whose: str) -> CheckItem:
+def _run(prefix: Prefix, sources: CannSources, plan: RenderPlan, kind: UtKind, soc: str,
+         op_dir: Path | None) -> UtRun:
+    return run_ut(prefix, sources, kind=kind, op=plan.name, soc=soc, op_dir=op_dir,
+                  experimental=plan.rel_dir.startswith("experimental/"))
+
+
+def _row(prefix: Prefix, run: UtRun, upstream: bool) -> CheckItem:
+    kind, whose = LABELS[run.kind], "upstream's" if upstream else "the tree's"
+    label = f"{'upstream ' if upstream else ''}{kind} UTs ({run.soc})"
+    command = f"build.sh -u --{run.kind} --soc={run.soc}"
     figures: dict[str, float | int | str] = {"tests": run.ran, "passed": run.passed, "failed": len(run.failed),
                                              "seconds": round(run.seconds, 1)}
     if run.ok:
-        return ok(label, f"{run.passed}/{run.ran} of {whose} op_host UTs passed under build.sh -u --soc={run.soc}",
-                  **figures)
+        return ok(label, f"{run.passed}/{run.ran} of {whose} {kind} UTs passed under {command}", **figures)
     if run.returncode == 0 and run.ran == 0:
-        return skipped(label, f"build.sh -u --soc={run.soc} built and ran none of {whose} op_host UTs")
+        return skipped(label, f"{command} built and ran none of {whose} {kind} UTs")
     failed = f"{len(run.failed)} failed ({', '.join(run.failed[:8])})" if run.failed else "none ran to the end"
-    blame = "" if whose == "the tree's" else ": upstream's own UTs, so the prefix is what differs from a toolkit"
+    blame = ": upstream's own UTs, so the prefix is what differs from a toolkit" if upstream else ""
+    stubs = f" (the device-side functions the prefix stubs are listed in {prefix.ascend_home / STUB_LIST})" \
+        if run.kind == "opapi" else ""
     first = f"; first error: {run.error}" if run.error else ""
-    return bad(label, f"{run.passed}/{run.ran} passed, {failed}; build.sh exit {run.returncode}{blame}{first}; log "
-                      f"{run.log}", **figures)
+    return bad(label, f"{run.passed}/{run.ran} passed, {failed}; build.sh exit {run.returncode}{blame}{stubs}{first}; "
+                      f"log {run.log}", **figures)

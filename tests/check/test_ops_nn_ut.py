@@ -1,7 +1,9 @@
-"""The ops-nn-ut tier: the tree's op_host UTs run by ops-nn's own `build.sh -u --ophost`, one build per SoC, against
+"""The ops-nn-ut tier: the tree's op_host UTs run by ops-nn's own `build.sh -u --ophost`, one build per SoC, and its
+aclnn UTs by `build.sh -u --opapi`, against
 the prefix opgen builds from the sources (the first test here builds it: about 13 minutes cold on 2 cores, then
 cached), with upstream's own UTs of the op as the sanity rows; and the semantic faults of a tree's host code that its
-generated UTs catch under that build (a field, a key, an attr ignored or mapped the other way)."""
+generated UTs catch under that build (a field, a key, an attr ignored or mapped the other way, a dtype the aclnn
+wrapper refuses)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import pytest
 
 from opgen.cann_prefix.build import build_prefix
 from opgen.cann_prefix.layout import cache_root
-from opgen.cann_prefix.ut_run import UtRun, run_ophost_ut
+from opgen.cann_prefix.ut_run import UtRun, run_ut
 from opgen.cann_sources import resolve_sources
 from opgen.check.items import CheckItem
 from opgen.check.ops_nn_ut import ops_nn_ut_tier
@@ -41,6 +43,26 @@ def test_gelu_grad_uts_pass_under_build_sh_for_each_soc_and_so_do_upstreams(tmp_
         mine = by_item(rows, f"op_host UTs ({soc})")
         assert mine.figures["tests"] == mine.figures["passed"] > 0
         assert by_item(rows, f"upstream op_host UTs ({soc})").figures["failed"] == 0
+    # the aclnn UTs pick their SoC in each test: one build, under the first SoC
+    api = by_item(rows, "op_api UTs (ascend910b)")
+    assert api.figures["tests"] == api.figures["passed"] > 0 and "build.sh -u --opapi" in api.reason
+    assert by_item(rows, "upstream op_api UTs (ascend910b)").figures["failed"] == 0
+    assert not [r for r in rows if r.item.endswith("op_api UTs (ascend310b)")]
+
+
+def test_an_aclnn_wrapper_refusing_a_dtype_it_registers_fails_exactly_that_dtypes_op_api_uts(
+        tmp_path: Path, cann_src: Path) -> None:
+    op_dir = copy_sample(tmp_path, GELU)
+    edit(op_dir / "op_host/op_api/aclnn_gelu_backward.cpp", "op::DataType::DT_FLOAT16,\n" + " " * 71
+         + "op::DataType::DT_BF16};", "op::DataType::DT_FLOAT16};")
+    sources = resolve_sources(cann_src)
+    assert sources is not None
+    _, plan = loaded(op_dir)
+    run = run_ut(build_prefix(sources, cache_root()), sources, kind="opapi", op=plan.name, soc="ascend910b",
+                 op_dir=op_dir)
+    assert not run.ok and run.ran == run.passed + 3
+    assert sorted(run.failed) == [f"l2_gelu_backward_test.gelu_backward_{case}_normal_bfloat16"
+                                  for case in ("003", "006_ascend910b", "009_ascend310b")]
 
 
 def test_a_tiling_ut_expecting_the_wrong_key_fails_naming_the_test(tmp_path: Path, cann_src: Path) -> None:
@@ -70,7 +92,8 @@ def _tree_run(op_dir: Path, cann_src: Path, soc: str) -> UtRun:
     sources = resolve_sources(cann_src)
     assert sources is not None
     _, plan = loaded(op_dir)
-    return run_ophost_ut(build_prefix(sources, cache_root()), sources, op=plan.name, soc=soc, op_dir=op_dir)
+    return run_ut(build_prefix(sources, cache_root()), sources, kind="ophost", op=plan.name, soc=soc,
+                  op_dir=op_dir)
 
 
 @pytest.mark.parametrize("rel_dir", [RELU, GELU])

@@ -55,17 +55,16 @@ def test_op_host_uts_run_against_the_prefix_on_the_users_checkout(
     home = machine.tmp / "cache" / "cann-prefix"
     prefix_root = next(home.iterdir())
     assert machine.calls() == [
-        f"-u --ophost --ops=gelu_grad --soc=ascend910b --experimental -j2 "
-        f"--cann_3rd_lib_path={prefix_root / 'third_party'}"]
-    assert machine.seen() == [f"ASCEND_HOME_PATH={prefix_root / 'ascend'}", "placed"]
+        f"-u --{kind} --ops=gelu_grad --soc=ascend910b --experimental -j2 "
+        f"--cann_3rd_lib_path={prefix_root / 'third_party'}" for kind in ("ophost", "opapi")]
+    assert machine.seen() == [f"ASCEND_HOME_PATH={prefix_root / 'ascend'}", "placed"] * 2
     out = " ".join(result.output.split(" \n"))  # rich folds long lines at a space
     assert f"toolkit: none; build.sh runs against the prefix built from {sources}" in out
     assert f"lent for the build, removed after: {machine.tmp / 'ops-base'}, {tensor}" in out
-    assert "PASS prefix" in out and "PASS ut ophost" in out
+    assert "PASS prefix" in out and "PASS ut ophost" in out and "PASS ut opapi" in out
     assert "SKIP pkg         the package build compiles kernels with the toolkit's bisheng" in out
-    assert "SKIP ut opapi    op_api UTs link nnopbase, which the prefix does not build yet" in out
     assert "SKIP ut opkernel kernel UTs link tikicpulib" in out
-    assert "validate passed: check, prefix, ut ophost (skipped: pkg, ut opapi, ut opkernel)" in out
+    assert "validate passed: check, prefix, ut ophost, ut opapi (skipped: pkg, ut opkernel)" in out
     assert _sans_builds(snapshot(machine.tmp), "cache", "calls", "seen") == _sans_builds(before)
 
 
@@ -75,12 +74,13 @@ def test_without_a_checkout_it_builds_in_a_scratch_copy_of_the_sources(machine: 
     result = machine.invoke(op, "--cann-src", sources, "--stage", "ut", "--json")
 
     assert result.exit_code == 0, result.output
-    assert "SKIP ut opapi" in result.stderr and "SKIP ut opkernel" in result.stderr
+    assert "PASS ut opapi" in result.stderr and "SKIP ut opkernel" in result.stderr
     scratch = next((machine.tmp / "cache" / "cann-prefix").iterdir()) / "validate" / "ws" / "ops-nn"
     assert (scratch / ".git").is_dir()
     assert f"validate gelu_grad (GeluGrad) for ascend910b at {scratch / 'experimental/activation/gelu_grad'}" \
            in result.stderr
-    assert [call.split()[:3] for call in machine.calls()] == [["-u", "--ophost", "--ops=gelu_grad"]]
+    assert [call.split()[:3] for call in machine.calls()] == [["-u", f"--{kind}", "--ops=gelu_grad"]
+                                                              for kind in ("ophost", "opapi")]
     # upstream's op of that name was swapped out for the build and put back
     assert (scratch / "experimental/activation/gelu_grad/op_host/upstream.cpp").read_text() == "// upstream's\n"
     assert '"toolkit": "prefix"' in result.stdout
@@ -94,7 +94,8 @@ def test_a_stage_only_a_toolkit_can_run_is_refused_up_front(machine: Machine, so
     result = machine.invoke(op, "--ops-nn", machine.ops_nn, "--cann-src", sources, "--stage", "pkg")
 
     assert result.exit_code == 2
-    assert result.stderr.startswith("error: with no toolkit, --cann-src runs only the op_host UTs (--stage ut)")
+    assert result.stderr.startswith("error: with no toolkit, --cann-src runs only the op_host and op_api UTs "
+                                    "(--stage ut)")
     assert "needs a CANN toolkit (--cann)" in result.stderr
     assert machine.calls() == [] and snapshot(machine.ops_nn) == before
 
