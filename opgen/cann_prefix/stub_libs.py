@@ -77,6 +77,7 @@ def build_symbol_stubs(lib_dir: Path, work: Path, symbols: list[str]) -> dict[st
             raise OpgenError(f"nnopbase needs `{symbol}`, which no library of the prefix defines and no toolkit "
                              "library opgen stands in for is known to own")
         owned[owner].append(symbol)
+    lib_dir.mkdir(parents=True, exist_ok=True)
     work.mkdir(parents=True, exist_ok=True)
     for lib, names in owned.items():
         source = work / f"opgen_{lib}_stubs.c"
