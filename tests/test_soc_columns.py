@@ -82,7 +82,7 @@ def test_every_file_for_the_subset_soc_uses_only_its_combinations(tree: Path) ->
     suite_93 = tiling.split("class HardSwishGradV2TilingAscend91093")[1]
     assert "tiling_bfloat16" not in suite_93 and "tiling_float16_test_shape" in suite_93
     assert "tiling_bfloat16_test_shape" in tiling.split("class HardSwishGradV2TilingAscend91093")[0]
-    kernel_ut = _read(tree, "tests/ut/op_kernel/test_hard_swish_grad_v2.cpp")
+    kernel_ut = _read(tree, "tests/ut/op_kernel/arch22/test_hard_swish_grad_v2.cpp")
     assert re.findall(r"TEST_F\(\w+, hard_swish_grad_v2_(\w+)_ascend910_93_", kernel_ut) == ["float16", "float16"]
     rows = list(csv.DictReader((tree / "tests/st/arch22/ttk_kernel_hard_swish_grad_v2_st.csv").open(encoding="utf-8")))
     for row in rows:
@@ -274,3 +274,19 @@ def test_numerics_check_each_variant_only_on_combinations_its_socs_register(tmp_
     assert (("Ascend950",), "float16") in ran and (("Ascend910B",), "bfloat16") in ran
     assert (("Ascend950",), "bfloat16") not in ran
     assert all(r.failures == 0 for r in golden)
+
+
+def test_each_kernel_family_has_its_kernel_ut_in_the_arch_dir_only_its_socs_build(tree: Path) -> None:
+    """ops-nn's AddOpTestCase compiles tests/ut/op_kernel/test_<op>*.cpp and the --soc's arch dir (arch22 for
+    910B/910_93, arch35 for 950) with that SoC's kernel: a family's UT at the top level would also run against
+    the other family's kernel."""
+    kernel_uts = sorted(p.relative_to(tree).as_posix() for p in (tree / "tests/ut/op_kernel").rglob("test_*.cpp"))
+    assert kernel_uts == ["tests/ut/op_kernel/arch22/test_hard_swish_grad_v2.cpp",
+                          "tests/ut/op_kernel/arch35/test_hard_swish_grad_v2_apt.cpp"]
+    classic = _read(tree, kernel_uts[0])
+    assert '#include "../../../../op_kernel/hard_swish_grad_v2_tiling_data.h"' in classic
+    assert re.findall(r"TEST_F\(\w+, hard_swish_grad_v2_\w+?_(ascend\w+?)_\d", classic)
+    assert not re.search(r"TEST_F\(\w+, \w+_ascend950_", classic)
+    apt = _read(tree, kernel_uts[1])
+    assert '#include "../../../../op_kernel/arch35/hard_swish_grad_v2_tiling_data.h"' in apt
+    assert not re.search(r"TEST_F\(\w+, \w+_ascend910", apt)

@@ -63,7 +63,7 @@ def run_ut(prefix: Prefix, sources: CannSources, *, kind: UtKind, op: str, soc: 
     scratch = prefix.root / "scratch"
     with held_lock(scratch.with_suffix(".lock")):
         ops_nn = workspace.make_workspace(sources.root, scratch)
-        log = scratch / f"ut_{kind}_{op}_{soc}.log"
+        log = scratch / f"ut_{kind}_{op}_{soc}{'_upstream' if op_dir is None else ''}.log"  # both runs' logs kept
         if op_dir is None:
             return _run(prefix, ops_nn, kind, op, soc, experimental, jobs, log)
         info = read_op_info(op_dir)

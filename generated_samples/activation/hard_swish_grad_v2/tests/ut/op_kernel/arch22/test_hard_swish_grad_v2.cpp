@@ -13,7 +13,7 @@
 #include "kernel_ut_data_helper.h"
 #include "kernel_ut_data_executor.h"
 
-#include "../../../op_kernel/hard_swish_grad_v2_tiling_data.h"
+#include "../../../../op_kernel/hard_swish_grad_v2_tiling_data.h"
 
 using namespace std;
 
