@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -202,3 +203,18 @@ def test_a_float32_combination_takes_no_ub_for_cast_buffers_it_never_uses() -> N
     assert "        pipe.InitBuffer(tmpBuf0, tileDataNum * sizeof(float));" in kernel  # both keys use it
     assert "if constexpr (TILING_KEY == GELU_GRAD_TILING_KEY_ASCEND310B) { // only this tiling key's Compute() " \
            "uses it\n            pipe.InitBuffer(tmpBuf1, tileDataNum * sizeof(float));" in kernel
+
+
+def test_every_relative_include_of_every_sample_names_a_file_of_its_tree() -> None:
+    """A UT includes what it tests by its path from the UT file; a renamed file (an aclnn wrapper given upstream's
+    stem) must move those includes with it, or the UT build stops there (LogSigmoidGrad's op_api UT did). Host and
+    kernel sources include from ops-nn's include dirs instead, so only UTs are read."""
+    include = re.compile(r'^#include "(\.\./[^"]+)"', re.M)
+    dangling = []
+    for source in sorted(SAMPLES.glob("**/tests/ut/**/*")):
+        if source.suffix not in {".cpp", ".h"}:
+            continue
+        for target in include.findall(source.read_text(encoding="utf-8")):
+            if not (source.parent / target).is_file():
+                dangling.append(f"{source.relative_to(SAMPLES)}: {target}")
+    assert dangling == []

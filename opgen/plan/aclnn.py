@@ -281,8 +281,9 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     if soc_lists:
         includes.append("opdev/platform.h")
     l0_args = tuple(feeds[t.name] for t in spec.inputs)
+    file_stem = a.file or f"aclnn_{camel_to_snake(a.api)}"
     return AclnnPlan(
-        api=a.api, function=f"aclnn{a.api}", file_stem=a.file or f"aclnn_{camel_to_snake(a.api)}", inputs=inputs,
+        api=a.api, function=f"aclnn{a.api}", file_stem=file_stem, inputs=inputs,
         outputs=outputs,
         max_rank=rank, includes=tuple(includes), null_checks=(
             *(f"OP_CHECK_NULL({p.name}, {ret});" for p in inputs), *scalars.null_checks,
@@ -298,7 +299,7 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         uses_broadcast=a.broadcast and len(data) > 1, name_constant=name_constant, max_dims=max_dims,
         max_dims_decl="" if max_dims == SHARED_MAX_DIMS[1] else f"static constexpr size_t {max_dims} = {rank};",
         return_codes=return_codes(scalars),
-        ut_include=f"../../../{op_api_dir}/aclnn_{camel_to_snake(a.api)}.h",
+        ut_include=f"../../../{op_api_dir}/{file_stem}.h",
         ut_cases=aclnn_ut_cases(spec, ut_params([(p.name, p.tensor, p.unused) for p in inputs]),
                                 ut_params([(p.name, p.tensor, False) for p in outputs]), combos, socs, scalars),
         l0_mixed_dtype=l0_output_dtype([p.tensor.name for p in data], mixed) if mixed else "", attrs=scalars,

@@ -8,7 +8,7 @@
 #include <vector>
 #include "gtest/gtest.h"
 #include "opdev/platform.h"
-#include "../../../op_api/aclnn_log_sigmoid_backward.h"
+#include "../../../op_api/aclnn_logsigmoid_backward.h"
 #include "op_api_ut_common/op_api_ut.h"
 #include "op_api_ut_common/tensor_desc.h"
 
