@@ -295,7 +295,8 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     classic_cases = classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num) if classic else ()
     absent_input = next((by_name[n] for n in absent_inputs(spec, inputs)), None)
     families = kernel_families(spec, socs, lambda dag_family, members, entry, kernel_dir: (
-        kernel_ut_plan(spec, dag_family, (entry, kernel_dir), plan_rel_dir, tensors, combos, members, scalars, choice),
+        kernel_ut_plan(spec, dag_family, (entry, kernel_dir), plan_rel_dir, tensors, combos, members, scalars, choice,
+                       brc),
         ophost_ut_plan(spec, dag_family, tensors, combos, members, classic_cases,
                        source_input, brc, absent_input, attrs, scalars, choice),
     ))

@@ -92,19 +92,25 @@ def broadcast_variants(shape: tuple[int, ...], names: Sequence[str], brc: Sequen
     return cases
 
 
+def one_dim_advance(spec: OpSpec, tensors: tuple[TensorPlan, ...]) -> bool:
+    """Whether same-shape inputs take the one-dim advance schedule (202) rather than the plain one-dim one (201):
+    BroadcastBaseTiling::DoTiling takes it for a DAG of at most MAX_IN_OUT_ARGS_NUMBER tensors and no Vars."""
+    kernel_ios = sum(t.role == "input" and t.read_by_kernel for t in tensors) + sum(t.role == "output" for t in tensors)
+    return kernel_ios <= MAX_IN_OUT_ARGS_NUMBER and not recipe_attrs(spec)
+
+
 def broadcast_tiling_cases(spec: OpSpec, tensors: tuple[TensorPlan, ...], plan: BroadcastPlan,
                            combo: DtypeCombination, core_num: int) -> tuple[BroadcastTilingCase, ...]:
     """The spec's first test shape (same shapes collapse to one dim: the advance schedule unless the DAG has Vars,
     which only the plain one-dim tiling data carries) and, per CopyInBrc input, that input as one row of an
     unaligned, small 2-D output (NDDMA without loop cache: 2 dims are at most MAX_NNDMA_DIM)."""
     inputs = [t for t in tensors if t.role == "input"]
-    kernel_ios = sum(t.read_by_kernel for t in inputs) + sum(t.role == "output" for t in tensors)
     shape = spec.tests.shapes[0]
     dim = prod(shape)
     min_bytes = min(max(8, t.dtypes[combo.index].size_bits) for t in tensors if t.read_by_kernel
                     or t.role == "output") // 8
     cases = []
-    if kernel_ios <= MAX_IN_OUT_ARGS_NUMBER and not recipe_attrs(spec):
+    if one_dim_advance(spec, tensors):
         tile = CACHE_LINE_BYTES // min_bytes
         block_dim, fields = 0, cast(tuple[tuple[str, int], ...], ())
         if core_num * tile > dim:

@@ -10,9 +10,11 @@ script) and exits 2 naming every place it looked; compare_data.py compares with 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 
 from ..spec.models import OpSpec
 from .attrs import KernelScalars
+from .broadcast import SCH_MODE_ONE_DIM, SCH_MODE_ONE_DIM_ADVANCE, BroadcastPlan, one_dim_advance
 from .choice import ChoicePlan
 from .classic_tiling import TILING_FIELDS
 from .platforms import SocPlan
@@ -21,6 +23,9 @@ from .tensors import DtypeCombination, TensorPlan
 UT_WORKSPACE_BYTES = 16 * 1024 * 1024
 TILE = 256  # elements per UB tile in the multi-tile cases: a multiple of every alignment the kernels need
 MULTI_CORES = 2
+# opbase broadcast_base_struct.h: the tiling data BroadcastSch reads for same-shape inputs (collapsed to one dim)
+ONE_DIM_STRUCTS = {SCH_MODE_ONE_DIM: "BroadcastOneDimTilingData",  # with the DAG's scalars (SetScalar)
+                   SCH_MODE_ONE_DIM_ADVANCE: "BroadcastOneDimTilingDataAdvance"}
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,7 @@ class KernelUtPlan:
 def kernel_ut_plan(
     spec: OpSpec, dag: bool, kernel: tuple[str, str], rel_dir: str, tensors: tuple[TensorPlan, ...],
     combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...], scalars: KernelScalars,
-    choice: ChoicePlan | None = None,
+    choice: ChoicePlan | None = None, brc: BroadcastPlan | None = None,
 ) -> KernelUtPlan:
     name = spec.snake_name
     shape = spec.tests.shapes[0]
@@ -74,21 +79,25 @@ def kernel_ut_plan(
     inputs = [t for t in tensors if t.role == "input"]
     low, high = spec.tests.value_range
     if dag:
-        struct = scalars.tiling_struct
+        mode = None if brc is None else SCH_MODE_ONE_DIM_ADVANCE if one_dim_advance(spec, tensors) else SCH_MODE_ONE_DIM
+        struct = scalars.tiling_struct if mode is None else ONE_DIM_STRUCTS[mode]
+        case = partial(_arch35_case, name, shape=shape, elements=elements, tensors=tensors, scalars=scalars)
+        if mode is not None:
+            case = partial(_broadcast_case, name, shape=shape, elements=elements, tensors=tensors, scalars=scalars,
+                           mode=mode)
         # gen_data.py takes one dtype for every tensor: mixed combinations are left to the kernel and numerics tiers
         # each combination on the first of the family's SoCs that supports it
         runs = [(c, next(s for s in socs if c in s.combinations)) for c in combos
                 if c.label == c.key.name and any(c in s.combinations for s in socs)]
         picked = f", {choice.default.tpl}" if choice else ""  # gen_data.py's golden runs the default value
-        cases = [_arch35_case(name, c, soc, shape, elements, 1, tensors, scalars, picked) for c, soc in runs]
-        cases.append(_arch35_case(name, socs[0].combinations[0], socs[0], shape, elements, MULTI_CORES, tensors,
-                                  scalars, picked))
+        cases = [case(combo=c, soc=soc, cores=1, picked=picked) for c, soc in runs]
+        cases.append(case(combo=socs[0].combinations[0], soc=socs[0], cores=MULTI_CORES, picked=picked))
         # every other value of the attr choosing the math, on the first combination: its DAG against its golden
         others = [v for v in choice.values if v != choice.default] if choice and runs else []
         attr = choice.attr.name if choice else ""
-        cases += [replace(_arch35_case(name, runs[0][0], runs[0][1], shape, elements, 1, tensors, scalars,
-                                       f", {v.tpl}"), name=f"{name}_{runs[0][0].key.name}_{v.label}",
-                          gen_args=(f"{attr}={v.value}",)) for v in others]
+        cases += [replace(case(combo=runs[0][0], soc=runs[0][1], cores=1, picked=f", {v.tpl}"),
+                          name=f"{name}_{runs[0][0].key.name}_{v.label}", gen_args=(f"{attr}={v.value}",))
+                  for v in others]
     else:
         struct = f"{spec.op_type}TilingData"
         cases = [_classic_case(name, soc.combinations[0], soc, shape, elements, cores, tensors, scalars)
@@ -135,7 +144,7 @@ def _shape_arg(shape: tuple[int, ...]) -> str:
     return "'(" + ", ".join(map(str, shape)) + ",)'"
 
 
-def _arch35_case(name: str, combo: DtypeCombination, soc: SocPlan, shape: tuple[int, ...], elements: int,
+def _arch35_case(name: str, *, combo: DtypeCombination, soc: SocPlan, shape: tuple[int, ...], elements: int,
                  cores: int, tensors: tuple[TensorPlan, ...], scalars: KernelScalars, picked: str) -> KernelUtCase:
     """The base tiling's fields (inside the attrs' struct, if the recipe reads attrs), then each attr's default
     (the golden gen_data.py runs takes the defaults)."""
@@ -153,6 +162,33 @@ def _arch35_case(name: str, combo: DtypeCombination, soc: SocPlan, shape: tuple[
         f"{name}_{combo.key.name}_{label}", f"{combo.key.name}, {used} core(s), {loops[0]} UB loop(s) per core",
         combo.key.name, soc.short_version, _shape_arg(shape), elements, used, fields,
         ("AscendC::SetKernelMode(KernelMode::AIV_MODE);",), f"::{name}<0, {combo.tpl}{picked}>",
+        _buffers(tensors, elements, combo),
+    )
+
+
+def _broadcast_case(name: str, *, combo: DtypeCombination, soc: SocPlan, shape: tuple[int, ...], elements: int,
+                    cores: int, tensors: tuple[TensorPlan, ...], scalars: KernelScalars, picked: str,
+                    mode: int) -> KernelUtCase:
+    """Same-shape inputs, which BroadcastBaseTiling collapses to one dim, in the one-dim schedule's tiling data as
+    its kernel reads it (atvoss broadcast_sch_one_dim.h, broadcast_sch_one_dim_advance.h): UB tiles of `tile`
+    elements, `former` tiles a block; the plain schedule also carries the attrs in SetScalar's order and layout."""
+    tile = TILE if cores > 1 else -(-elements // TILE) * TILE
+    outer = -(-elements // tile)
+    former = -(-outer // cores)
+    used = -(-outer // former)
+    fields: tuple[tuple[str, int | str], ...] = (
+        (("dimLen", elements), ("tileNum", tile), ("blockNum", used), ("scalarFlag", 0))
+        if mode == SCH_MODE_ONE_DIM_ADVANCE else
+        (("scalarFlag", 0), ("ubSplitAxis", 0), ("ubFormer", tile), ("ubTail", elements - (outer - 1) * tile),
+         ("blockNum", used), ("blockFormer", former), ("blockTail", outer - (used - 1) * former)))
+    scalars_set = tuple(f"*reinterpret_cast<float*>(tilingData->scalarData + {4 * i}) = static_cast<float>("
+                        f"{a.default});" for i, a in enumerate(scalars.attrs)) if mode == SCH_MODE_ONE_DIM else ()
+    label = f"{used}_cores" if used > 1 else "1_core"
+    return KernelUtCase(
+        f"{name}_{combo.key.name}_{label}",
+        f"{combo.key.name}, {used} core(s), {former} UB loop(s) per core, BroadcastSch schedule {mode} (same "
+        "shapes collapse to one dim)", combo.key.name, soc.short_version, _shape_arg(shape), elements, used, fields,
+        (*scalars_set, "AscendC::SetKernelMode(KernelMode::AIV_MODE);"), f"::{name}<{mode}, {combo.tpl}{picked}>",
         _buffers(tensors, elements, combo),
     )
 

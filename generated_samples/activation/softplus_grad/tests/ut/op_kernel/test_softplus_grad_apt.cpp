@@ -27,8 +27,8 @@ protected:
     }
 };
 
-// bfloat16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// bfloat16, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); gen_data.py
+// writes the inputs and the golden, compare_data.py checks the output
 TEST_F(softplus_grad_test, softplus_grad_bfloat16_1_core)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/softplus_grad/tests/ut/op_kernel/softplus_grad_data",
@@ -42,26 +42,19 @@ TEST_F(softplus_grad_test, softplus_grad_bfloat16_1_core)
     size_t backpropsBytes = 1024 * sizeof(bfloat16_t);
     uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingDataAdvance));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/softplus_grad_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
     ReadFile(path + "/softplus_grad_data/input_features.bin", featuresBytes, features, featuresBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingDataAdvance*>(tiling);
+    tilingData->dimLen = 1024;
+    tilingData->tileNum = 1024;
     tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
+    tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
-        ::softplus_grad<0, TPL_BF16>(gradients, features, backprops, workspace, tiling);
+        ::softplus_grad<202, TPL_BF16>(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, gradients, features, backprops, workspace, tiling);
     WriteFile(path + "/softplus_grad_data/output_backprops.bin", backprops, backpropsBytes);
@@ -74,8 +67,8 @@ TEST_F(softplus_grad_test, softplus_grad_bfloat16_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./softplus_grad_data", {"bfloat16"}));
 }
 
-// float16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// float16, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); gen_data.py
+// writes the inputs and the golden, compare_data.py checks the output
 TEST_F(softplus_grad_test, softplus_grad_float16_1_core)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/softplus_grad/tests/ut/op_kernel/softplus_grad_data",
@@ -89,26 +82,19 @@ TEST_F(softplus_grad_test, softplus_grad_float16_1_core)
     size_t backpropsBytes = 1024 * sizeof(half);
     uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingDataAdvance));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/softplus_grad_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
     ReadFile(path + "/softplus_grad_data/input_features.bin", featuresBytes, features, featuresBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingDataAdvance*>(tiling);
+    tilingData->dimLen = 1024;
+    tilingData->tileNum = 1024;
     tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
+    tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
-        ::softplus_grad<0, TPL_FP16>(gradients, features, backprops, workspace, tiling);
+        ::softplus_grad<202, TPL_FP16>(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, gradients, features, backprops, workspace, tiling);
     WriteFile(path + "/softplus_grad_data/output_backprops.bin", backprops, backpropsBytes);
@@ -121,8 +107,8 @@ TEST_F(softplus_grad_test, softplus_grad_float16_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./softplus_grad_data", {"float16"}));
 }
 
-// float32, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// float32, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); gen_data.py
+// writes the inputs and the golden, compare_data.py checks the output
 TEST_F(softplus_grad_test, softplus_grad_float32_1_core)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/softplus_grad/tests/ut/op_kernel/softplus_grad_data",
@@ -136,26 +122,19 @@ TEST_F(softplus_grad_test, softplus_grad_float32_1_core)
     size_t backpropsBytes = 1024 * sizeof(float);
     uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingDataAdvance));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/softplus_grad_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
     ReadFile(path + "/softplus_grad_data/input_features.bin", featuresBytes, features, featuresBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingDataAdvance*>(tiling);
+    tilingData->dimLen = 1024;
+    tilingData->tileNum = 1024;
     tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
+    tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
-        ::softplus_grad<0, TPL_FP32>(gradients, features, backprops, workspace, tiling);
+        ::softplus_grad<202, TPL_FP32>(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, gradients, features, backprops, workspace, tiling);
     WriteFile(path + "/softplus_grad_data/output_backprops.bin", backprops, backpropsBytes);
@@ -168,8 +147,8 @@ TEST_F(softplus_grad_test, softplus_grad_float32_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./softplus_grad_data", {"float32"}));
 }
 
-// bfloat16, 2 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// bfloat16, 2 core(s), 2 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); gen_data.py
+// writes the inputs and the golden, compare_data.py checks the output
 TEST_F(softplus_grad_test, softplus_grad_bfloat16_2_cores)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/softplus_grad/tests/ut/op_kernel/softplus_grad_data",
@@ -183,26 +162,19 @@ TEST_F(softplus_grad_test, softplus_grad_bfloat16_2_cores)
     size_t backpropsBytes = 1024 * sizeof(bfloat16_t);
     uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingDataAdvance));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/softplus_grad_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
     ReadFile(path + "/softplus_grad_data/input_features.bin", featuresBytes, features, featuresBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 2;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingDataAdvance*>(tiling);
+    tilingData->dimLen = 1024;
+    tilingData->tileNum = 256;
     tilingData->blockNum = 2;
-    tilingData->blockFormer = 512;
-    tilingData->ubFormer = 512;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 512;
-    tilingData->ubTailOfTailBlock = 512;
-    tilingData->elemNum = 512;
-    tilingData->scheMode = 0;
+    tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
-        ::softplus_grad<0, TPL_BF16>(gradients, features, backprops, workspace, tiling);
+        ::softplus_grad<202, TPL_BF16>(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 2, gradients, features, backprops, workspace, tiling);
     WriteFile(path + "/softplus_grad_data/output_backprops.bin", backprops, backpropsBytes);

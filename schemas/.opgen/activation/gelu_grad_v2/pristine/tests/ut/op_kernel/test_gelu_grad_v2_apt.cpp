@@ -27,8 +27,8 @@ protected:
     }
 };
 
-// bfloat16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// bfloat16, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); gen_data.py
+// writes the inputs and the golden, compare_data.py checks the output
 TEST_F(gelu_grad_v2_test, gelu_grad_v2_bfloat16_1_core)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/gelu_grad_v2/tests/ut/op_kernel/gelu_grad_v2_data",
@@ -42,26 +42,19 @@ TEST_F(gelu_grad_v2_test, gelu_grad_v2_bfloat16_1_core)
     size_t zBytes = 1024 * sizeof(bfloat16_t);
     uint8_t* z = (uint8_t*)AscendC::GmAlloc(zBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingDataAdvance));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/gelu_grad_v2_data/input_dy.bin", dyBytes, dy, dyBytes);
     ReadFile(path + "/gelu_grad_v2_data/input_x.bin", xBytes, x, xBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingDataAdvance*>(tiling);
+    tilingData->dimLen = 1024;
+    tilingData->tileNum = 1024;
     tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
+    tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR dy, GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
-        ::gelu_grad_v2<0, TPL_BF16, TPL_APPROXIMATE_NONE>(dy, x, z, workspace, tiling);
+        ::gelu_grad_v2<202, TPL_BF16, TPL_APPROXIMATE_NONE>(dy, x, z, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, dy, x, z, workspace, tiling);
     WriteFile(path + "/gelu_grad_v2_data/output_z.bin", z, zBytes);
@@ -74,8 +67,8 @@ TEST_F(gelu_grad_v2_test, gelu_grad_v2_bfloat16_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./gelu_grad_v2_data", {"bfloat16"}));
 }
 
-// float16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// float16, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); gen_data.py
+// writes the inputs and the golden, compare_data.py checks the output
 TEST_F(gelu_grad_v2_test, gelu_grad_v2_float16_1_core)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/gelu_grad_v2/tests/ut/op_kernel/gelu_grad_v2_data",
@@ -89,26 +82,19 @@ TEST_F(gelu_grad_v2_test, gelu_grad_v2_float16_1_core)
     size_t zBytes = 1024 * sizeof(half);
     uint8_t* z = (uint8_t*)AscendC::GmAlloc(zBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingDataAdvance));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/gelu_grad_v2_data/input_dy.bin", dyBytes, dy, dyBytes);
     ReadFile(path + "/gelu_grad_v2_data/input_x.bin", xBytes, x, xBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingDataAdvance*>(tiling);
+    tilingData->dimLen = 1024;
+    tilingData->tileNum = 1024;
     tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
+    tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR dy, GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
-        ::gelu_grad_v2<0, TPL_FP16, TPL_APPROXIMATE_NONE>(dy, x, z, workspace, tiling);
+        ::gelu_grad_v2<202, TPL_FP16, TPL_APPROXIMATE_NONE>(dy, x, z, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, dy, x, z, workspace, tiling);
     WriteFile(path + "/gelu_grad_v2_data/output_z.bin", z, zBytes);
@@ -121,8 +107,8 @@ TEST_F(gelu_grad_v2_test, gelu_grad_v2_float16_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./gelu_grad_v2_data", {"float16"}));
 }
 
-// float32, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// float32, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); gen_data.py
+// writes the inputs and the golden, compare_data.py checks the output
 TEST_F(gelu_grad_v2_test, gelu_grad_v2_float32_1_core)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/gelu_grad_v2/tests/ut/op_kernel/gelu_grad_v2_data",
@@ -136,26 +122,19 @@ TEST_F(gelu_grad_v2_test, gelu_grad_v2_float32_1_core)
     size_t zBytes = 1024 * sizeof(float);
     uint8_t* z = (uint8_t*)AscendC::GmAlloc(zBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingDataAdvance));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/gelu_grad_v2_data/input_dy.bin", dyBytes, dy, dyBytes);
     ReadFile(path + "/gelu_grad_v2_data/input_x.bin", xBytes, x, xBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingDataAdvance*>(tiling);
+    tilingData->dimLen = 1024;
+    tilingData->tileNum = 1024;
     tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
+    tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR dy, GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
-        ::gelu_grad_v2<0, TPL_FP32, TPL_APPROXIMATE_NONE>(dy, x, z, workspace, tiling);
+        ::gelu_grad_v2<202, TPL_FP32, TPL_APPROXIMATE_NONE>(dy, x, z, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, dy, x, z, workspace, tiling);
     WriteFile(path + "/gelu_grad_v2_data/output_z.bin", z, zBytes);
@@ -168,8 +147,8 @@ TEST_F(gelu_grad_v2_test, gelu_grad_v2_float32_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./gelu_grad_v2_data", {"float32"}));
 }
 
-// bfloat16, 2 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// bfloat16, 2 core(s), 2 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); gen_data.py
+// writes the inputs and the golden, compare_data.py checks the output
 TEST_F(gelu_grad_v2_test, gelu_grad_v2_bfloat16_2_cores)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/gelu_grad_v2/tests/ut/op_kernel/gelu_grad_v2_data",
@@ -183,26 +162,19 @@ TEST_F(gelu_grad_v2_test, gelu_grad_v2_bfloat16_2_cores)
     size_t zBytes = 1024 * sizeof(bfloat16_t);
     uint8_t* z = (uint8_t*)AscendC::GmAlloc(zBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingDataAdvance));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/gelu_grad_v2_data/input_dy.bin", dyBytes, dy, dyBytes);
     ReadFile(path + "/gelu_grad_v2_data/input_x.bin", xBytes, x, xBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 2;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingDataAdvance*>(tiling);
+    tilingData->dimLen = 1024;
+    tilingData->tileNum = 256;
     tilingData->blockNum = 2;
-    tilingData->blockFormer = 512;
-    tilingData->ubFormer = 512;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 512;
-    tilingData->ubTailOfTailBlock = 512;
-    tilingData->elemNum = 512;
-    tilingData->scheMode = 0;
+    tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR dy, GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
-        ::gelu_grad_v2<0, TPL_BF16, TPL_APPROXIMATE_NONE>(dy, x, z, workspace, tiling);
+        ::gelu_grad_v2<202, TPL_BF16, TPL_APPROXIMATE_NONE>(dy, x, z, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 2, dy, x, z, workspace, tiling);
     WriteFile(path + "/gelu_grad_v2_data/output_z.bin", z, zBytes);
@@ -215,8 +187,8 @@ TEST_F(gelu_grad_v2_test, gelu_grad_v2_bfloat16_2_cores)
     EXPECT_TRUE(kernel_ut::RunCompareData("./gelu_grad_v2_data", {"bfloat16"}));
 }
 
-// bfloat16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// bfloat16, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); gen_data.py
+// writes the inputs and the golden, compare_data.py checks the output
 TEST_F(gelu_grad_v2_test, gelu_grad_v2_bfloat16_tanh)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/gelu_grad_v2/tests/ut/op_kernel/gelu_grad_v2_data",
@@ -231,26 +203,19 @@ TEST_F(gelu_grad_v2_test, gelu_grad_v2_bfloat16_tanh)
     size_t zBytes = 1024 * sizeof(bfloat16_t);
     uint8_t* z = (uint8_t*)AscendC::GmAlloc(zBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingDataAdvance));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/gelu_grad_v2_data/input_dy.bin", dyBytes, dy, dyBytes);
     ReadFile(path + "/gelu_grad_v2_data/input_x.bin", xBytes, x, xBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingDataAdvance*>(tiling);
+    tilingData->dimLen = 1024;
+    tilingData->tileNum = 1024;
     tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
+    tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR dy, GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
-        ::gelu_grad_v2<0, TPL_BF16, TPL_APPROXIMATE_TANH>(dy, x, z, workspace, tiling);
+        ::gelu_grad_v2<202, TPL_BF16, TPL_APPROXIMATE_TANH>(dy, x, z, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, dy, x, z, workspace, tiling);
     WriteFile(path + "/gelu_grad_v2_data/output_z.bin", z, zBytes);

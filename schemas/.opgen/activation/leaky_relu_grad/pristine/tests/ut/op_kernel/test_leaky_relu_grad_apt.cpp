@@ -27,8 +27,8 @@ protected:
     }
 };
 
-// bfloat16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// bfloat16, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 201 (same shapes collapse to one dim); gen_data.py
+// writes the inputs and the golden, compare_data.py checks the output
 TEST_F(leaky_relu_grad_test, leaky_relu_grad_bfloat16_1_core)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/leaky_relu_grad/tests/ut/op_kernel/leaky_relu_grad_data",
@@ -42,27 +42,23 @@ TEST_F(leaky_relu_grad_test, leaky_relu_grad_bfloat16_1_core)
     size_t backpropsBytes = 1024 * sizeof(bfloat16_t);
     uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingData));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/leaky_relu_grad_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
     ReadFile(path + "/leaky_relu_grad_data/input_features.bin", featuresBytes, features, featuresBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
-    tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingData*>(tiling);
+    tilingData->scalarFlag = 0;
+    tilingData->ubSplitAxis = 0;
     tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
-    tilingData->negativeSlope = 0.0f;
+    tilingData->ubTail = 1024;
+    tilingData->blockNum = 1;
+    tilingData->blockFormer = 1;
+    tilingData->blockTail = 1;
+    *reinterpret_cast<float*>(tilingData->scalarData + 0) = static_cast<float>(0.0f);
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
-        ::leaky_relu_grad<0, TPL_BF16>(gradients, features, backprops, workspace, tiling);
+        ::leaky_relu_grad<201, TPL_BF16>(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, gradients, features, backprops, workspace, tiling);
     WriteFile(path + "/leaky_relu_grad_data/output_backprops.bin", backprops, backpropsBytes);
@@ -75,8 +71,8 @@ TEST_F(leaky_relu_grad_test, leaky_relu_grad_bfloat16_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./leaky_relu_grad_data", {"bfloat16"}));
 }
 
-// float16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// float16, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 201 (same shapes collapse to one dim); gen_data.py
+// writes the inputs and the golden, compare_data.py checks the output
 TEST_F(leaky_relu_grad_test, leaky_relu_grad_float16_1_core)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/leaky_relu_grad/tests/ut/op_kernel/leaky_relu_grad_data",
@@ -90,27 +86,23 @@ TEST_F(leaky_relu_grad_test, leaky_relu_grad_float16_1_core)
     size_t backpropsBytes = 1024 * sizeof(half);
     uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingData));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/leaky_relu_grad_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
     ReadFile(path + "/leaky_relu_grad_data/input_features.bin", featuresBytes, features, featuresBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
-    tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingData*>(tiling);
+    tilingData->scalarFlag = 0;
+    tilingData->ubSplitAxis = 0;
     tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
-    tilingData->negativeSlope = 0.0f;
+    tilingData->ubTail = 1024;
+    tilingData->blockNum = 1;
+    tilingData->blockFormer = 1;
+    tilingData->blockTail = 1;
+    *reinterpret_cast<float*>(tilingData->scalarData + 0) = static_cast<float>(0.0f);
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
-        ::leaky_relu_grad<0, TPL_FP16>(gradients, features, backprops, workspace, tiling);
+        ::leaky_relu_grad<201, TPL_FP16>(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, gradients, features, backprops, workspace, tiling);
     WriteFile(path + "/leaky_relu_grad_data/output_backprops.bin", backprops, backpropsBytes);
@@ -123,8 +115,8 @@ TEST_F(leaky_relu_grad_test, leaky_relu_grad_float16_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./leaky_relu_grad_data", {"float16"}));
 }
 
-// float32, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// float32, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 201 (same shapes collapse to one dim); gen_data.py
+// writes the inputs and the golden, compare_data.py checks the output
 TEST_F(leaky_relu_grad_test, leaky_relu_grad_float32_1_core)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/leaky_relu_grad/tests/ut/op_kernel/leaky_relu_grad_data",
@@ -138,27 +130,23 @@ TEST_F(leaky_relu_grad_test, leaky_relu_grad_float32_1_core)
     size_t backpropsBytes = 1024 * sizeof(float);
     uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingData));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/leaky_relu_grad_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
     ReadFile(path + "/leaky_relu_grad_data/input_features.bin", featuresBytes, features, featuresBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
-    tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingData*>(tiling);
+    tilingData->scalarFlag = 0;
+    tilingData->ubSplitAxis = 0;
     tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
-    tilingData->negativeSlope = 0.0f;
+    tilingData->ubTail = 1024;
+    tilingData->blockNum = 1;
+    tilingData->blockFormer = 1;
+    tilingData->blockTail = 1;
+    *reinterpret_cast<float*>(tilingData->scalarData + 0) = static_cast<float>(0.0f);
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
-        ::leaky_relu_grad<0, TPL_FP32>(gradients, features, backprops, workspace, tiling);
+        ::leaky_relu_grad<201, TPL_FP32>(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, gradients, features, backprops, workspace, tiling);
     WriteFile(path + "/leaky_relu_grad_data/output_backprops.bin", backprops, backpropsBytes);
@@ -171,8 +159,8 @@ TEST_F(leaky_relu_grad_test, leaky_relu_grad_float32_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./leaky_relu_grad_data", {"float32"}));
 }
 
-// bfloat16, 2 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// bfloat16, 2 core(s), 2 UB loop(s) per core, BroadcastSch schedule 201 (same shapes collapse to one dim); gen_data.py
+// writes the inputs and the golden, compare_data.py checks the output
 TEST_F(leaky_relu_grad_test, leaky_relu_grad_bfloat16_2_cores)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/leaky_relu_grad/tests/ut/op_kernel/leaky_relu_grad_data",
@@ -186,27 +174,23 @@ TEST_F(leaky_relu_grad_test, leaky_relu_grad_bfloat16_2_cores)
     size_t backpropsBytes = 1024 * sizeof(bfloat16_t);
     uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingData));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/leaky_relu_grad_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
     ReadFile(path + "/leaky_relu_grad_data/input_features.bin", featuresBytes, features, featuresBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 2;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingData*>(tiling);
+    tilingData->scalarFlag = 0;
+    tilingData->ubSplitAxis = 0;
+    tilingData->ubFormer = 256;
+    tilingData->ubTail = 256;
     tilingData->blockNum = 2;
-    tilingData->blockFormer = 512;
-    tilingData->ubFormer = 512;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 512;
-    tilingData->ubTailOfTailBlock = 512;
-    tilingData->elemNum = 512;
-    tilingData->scheMode = 0;
-    tilingData->negativeSlope = 0.0f;
+    tilingData->blockFormer = 2;
+    tilingData->blockTail = 2;
+    *reinterpret_cast<float*>(tilingData->scalarData + 0) = static_cast<float>(0.0f);
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
-        ::leaky_relu_grad<0, TPL_BF16>(gradients, features, backprops, workspace, tiling);
+        ::leaky_relu_grad<201, TPL_BF16>(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 2, gradients, features, backprops, workspace, tiling);
     WriteFile(path + "/leaky_relu_grad_data/output_backprops.bin", backprops, backpropsBytes);
