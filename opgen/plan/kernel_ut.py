@@ -81,10 +81,8 @@ def kernel_ut_plan(
     if dag:
         mode = None if brc is None else SCH_MODE_ONE_DIM_ADVANCE if one_dim_advance(spec, tensors) else SCH_MODE_ONE_DIM
         struct = scalars.tiling_struct if mode is None else ONE_DIM_STRUCTS[mode]
-        case = partial(_arch35_case, name, shape=shape, elements=elements, tensors=tensors, scalars=scalars)
-        if mode is not None:
-            case = partial(_broadcast_case, name, shape=shape, elements=elements, tensors=tensors, scalars=scalars,
-                           mode=mode)
+        case = partial(_arch35_case if mode is None else partial(_broadcast_case, mode=mode), name, shape=shape,
+                       elements=elements, tensors=tensors, scalars=scalars)
         # gen_data.py takes one dtype for every tensor: mixed combinations are left to the kernel and numerics tiers
         # each combination on the first of the family's SoCs that supports it
         runs = [(c, next(s for s in socs if c in s.combinations)) for c in combos
@@ -181,6 +179,7 @@ def _broadcast_case(name: str, *, combo: DtypeCombination, soc: SocPlan, shape: 
         if mode == SCH_MODE_ONE_DIM_ADVANCE else
         (("scalarFlag", 0), ("ubSplitAxis", 0), ("ubFormer", tile), ("ubTail", elements - (outer - 1) * tile),
          ("blockNum", used), ("blockFormer", former), ("blockTail", outer - (used - 1) * former)))
+    # each attr as a float, in DAG Var order, as the host's SetScalar<float> calls lay them out (KernelScalars)
     scalars_set = tuple(f"*reinterpret_cast<float*>(tilingData->scalarData + {4 * i}) = static_cast<float>("
                         f"{a.default});" for i, a in enumerate(scalars.attrs)) if mode == SCH_MODE_ONE_DIM else ()
     label = f"{used}_cores" if used > 1 else "1_core"
