@@ -20,9 +20,8 @@
 template <typename T>
 inline void SoftplusGradUtCopyTiling(const uint8_t* src, T* dst)
 {
-    uint8_t* bytes = reinterpret_cast<uint8_t*>(dst);
     for (size_t i = 0; i < sizeof(T); ++i) {
-        bytes[i] = src[i];
+        reinterpret_cast<uint8_t*>(dst)[i] = src[i];
     }
 }
 
