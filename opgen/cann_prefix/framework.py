@@ -272,7 +272,7 @@ def _generate(sources: CannSources, generated: Path) -> None:
     wanted = [ge_protos / p.relative_to("/build/proto/metadef_protos/proto").with_suffix("").with_suffix(".proto")
               for p in names] + [ge_protos / "attr_group_base.proto"]
     run_command([protoc, f"-I{ge_protos}", f"--cpp_out={out}", *(str(p.relative_to(ge_protos)) for p in wanted)],
-         "protoc (ge protos)", cwd=ge_protos)
+                "protoc (ge protos)", cwd=ge_protos)
     platform_proto = sources.root / "runtime/src/platform/proto/platform_infos.proto"
     run_command([protoc, f"-I{platform_proto.parent}", f"--cpp_out={out}", str(platform_proto)],
                 "protoc platform_infos")
@@ -302,7 +302,7 @@ def _compile(archive: str, unit: Unit, work: Path, flags: Sequence[str], dirs: S
     part = obj.with_suffix(f".part{os.getpid()}")
     try:
         run_command(["nice", "-n", "10", *command, *unit.flags, "-c", str(unit.source), "-o", str(part)],
-             f"compiling {unit.source}")
+                    f"compiling {unit.source}")
     except OpgenError as error:
         return str(error)
     part.rename(obj)

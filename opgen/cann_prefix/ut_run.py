@@ -26,8 +26,9 @@ _STAMP = r"^(?:\[\d{4}-\d\d-\d\d [\d:]+\] )?"  # build.sh stamps each line it re
 _RAN = re.compile(_STAMP + r"\[==========\] (\d+) tests? from \d+ test (?:suites?|cases?) ran", re.M)
 _PASSED = re.compile(_STAMP + r"\[  PASSED  \] (\d+) tests?", re.M)
 _FAILED_NAME = re.compile(_STAMP + r"\[  FAILED  \] (\S+?\.\S+?)(?:, where|$)", re.M)
-UtKind = Literal["ophost", "opapi"]
-UT_EXES: dict[UtKind, str] = {"ophost": "nn_op_host_ut", "opapi": "nn_op_api_ut"}  # the exe build.sh builds and runs
+UtKind = Literal["ophost", "opapi"]  # build.sh's selector
+# ops-nn's name for each kind: its UT dir is tests/ut/<name>, the exe build.sh builds and runs nn_<name>_ut
+UT_NAMES: dict[UtKind, str] = {"ophost": "op_host", "opapi": "op_api"}
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ def _freshen(ops_nn: Path, kind: UtKind, op: str) -> None:
         for path in op_dir.rglob("*"):
             if path.is_file():
                 path.touch()
-    for exe in (ops_nn / "build").rglob(UT_EXES[kind]):
+    for exe in (ops_nn / "build").rglob(f"nn_{UT_NAMES[kind]}_ut"):
         if exe.is_file():
             exe.unlink()
 

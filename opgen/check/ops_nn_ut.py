@@ -15,7 +15,7 @@ from ..cann_prefix.build import Prefix, build_prefix
 from ..cann_prefix.framework import TILING_EXECUTOR, executor_socs
 from ..cann_prefix.layout import cache_root, missing_sources
 from ..cann_prefix.nnopbase import STUB_LIST
-from ..cann_prefix.ut_run import UtKind, UtRun, run_ut
+from ..cann_prefix.ut_run import UT_NAMES, UtKind, UtRun, run_ut
 from ..cann_sources import CannSources, enable_hint
 from ..errors import OpgenError
 from ..plan import RenderPlan
@@ -52,15 +52,12 @@ def ops_nn_ut_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, 
     upstream = sources.repo("ops-nn") / plan.rel_dir
     plan_runs: list[tuple[UtKind, list[str]]] = [("ophost", runnable), ("opapi", runnable[:1])]
     for kind, socs in plan_runs:
-        if kind == "ophost" or (op_dir / UT_DIRS[kind]).is_dir():
+        ut_dir = f"tests/ut/{UT_NAMES[kind]}"
+        if kind == "ophost" or (op_dir / ut_dir).is_dir():
             items += [_row(prefix, _run(prefix, sources, plan, kind, soc, op_dir), False) for soc in socs]
-        if (upstream / UT_DIRS[kind]).is_dir():
+        if (upstream / ut_dir).is_dir():
             items += [_row(prefix, _run(prefix, sources, plan, kind, soc, None), True) for soc in socs]
     return items
-
-
-UT_DIRS: dict[UtKind, str] = {"ophost": "tests/ut/op_host", "opapi": "tests/ut/op_api"}
-LABELS: dict[UtKind, str] = {"ophost": "op_host", "opapi": "op_api"}
 
 
 def _run(prefix: Prefix, sources: CannSources, plan: RenderPlan, kind: UtKind, soc: str,
@@ -70,7 +67,7 @@ def _run(prefix: Prefix, sources: CannSources, plan: RenderPlan, kind: UtKind, s
 
 
 def _row(prefix: Prefix, run: UtRun, upstream: bool) -> CheckItem:
-    kind, whose = LABELS[run.kind], "upstream's" if upstream else "the tree's"
+    kind, whose = UT_NAMES[run.kind], "upstream's" if upstream else "the tree's"
     label = f"{'upstream ' if upstream else ''}{kind} UTs ({run.soc})"
     command = f"build.sh -u --{run.kind} --soc={run.soc}"
     figures: dict[str, float | int | str] = {"tests": run.ran, "passed": run.passed, "failed": len(run.failed),
