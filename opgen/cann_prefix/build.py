@@ -15,7 +15,7 @@ from ..errors import OpgenError
 from ..locks import held_lock
 from . import headers, layout, libraries, nnopbase, opbuild, protobuf, stub_libs, third_party, toolkit
 
-PREFIX_LAYOUT = "4"  # bump when what a prefix holds changes
+PREFIX_LAYOUT = "5"  # bump when what a prefix holds changes
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,16 @@ STUBS: dict[str, str] = {
     "x86_64-linux/bin/gen_esb": "GE's ES generator: configure needs the path, op_host UTs never run it",
     "x86_64-linux/ccec_compiler/bin/bisheng": "the closed device compiler: configure with --experimental needs "
     "the file, op_host UTs never run it",
-    "tools/tikicpulib/lib/cmake/tikicpulib-config.cmake": "find_package(tikicpulib) succeeds; no kernel UT targets",
+    "tools/tikicpulib/lib/cmake/tikicpulib-config.cmake": "find_package(tikicpulib) succeeds; the tikicpulib::<soc> "
+    "targets are opgen's CPU model, from the file OPGEN_TIKICPULIB_TARGETS names (opgen/check/kernel/tikicpulib.py)",
 }
 _TOOL_SCRIPT = "#!/bin/sh\necho 'opgen cann_prefix stand-in: {name} is not available here' >&2\nexit 1\n"
-_TIKICPULIB = "# opgen cann_prefix stand-in: satisfies find_package only (no tikicpulib::<soc> targets)\n" \
-    "set(tikicpulib_FOUND TRUE)\n"
+_TIKICPULIB = """# opgen cann_prefix stand-in: the kernel UT targets come from opgen's CPU model, prepared per run
+set(tikicpulib_FOUND TRUE)
+if(DEFINED ENV{OPGEN_TIKICPULIB_TARGETS})
+    include("$ENV{OPGEN_TIKICPULIB_TARGETS}")
+endif()
+"""
 
 
 def _link(link: Path, target: Path) -> None:
@@ -37,6 +42,8 @@ def lay_out_toolkit(cann_src: Path, prefix: Path) -> None:
     _link(prefix / "compiler/tikcpp/ascendc_kernel_cmake", asc_cmake)
     _link(prefix / "x86_64-linux/tikcpp/ascendc_kernel_cmake", asc_cmake)
     _link(prefix / "x86_64-linux/include/ge/cmake", cann_src / "ge/cmake")
+    # asc-devkit installed: the kernel UTs' include dir (asc/include) and the tensor_api ops-nn copies from asc/impl
+    _link(prefix / "x86_64-linux/asc", cann_src / "asc-devkit")
     for rel in STUBS:
         path = prefix / rel
         path.parent.mkdir(parents=True, exist_ok=True)

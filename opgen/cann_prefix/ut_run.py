@@ -1,5 +1,5 @@
-"""ops-nn's own UT entry, `build.sh -u --ophost` or `--opapi`, run on a scratch git copy of the sources' ops-nn against
-the prefix: a generated op is placed where ops-nn's cmake scans (validate's placement, restored after),
+"""ops-nn's own UT entry, `build.sh -u --ophost`, `--opapi` or `--opkernel`, run on a scratch git copy of the sources'
+ops-nn against the prefix: a generated op is placed where ops-nn's cmake scans (validate's placement, restored after),
 and the gtest counts are read from the log. The users' checkouts are never touched."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -26,9 +27,10 @@ _STAMP = r"^(?:\[\d{4}-\d\d-\d\d [\d:]+\] )?"  # build.sh stamps each line it re
 _RAN = re.compile(_STAMP + r"\[==========\] (\d+) tests? from \d+ test (?:suites?|cases?) ran", re.M)
 _PASSED = re.compile(_STAMP + r"\[  PASSED  \] (\d+) tests?", re.M)
 _FAILED_NAME = re.compile(_STAMP + r"\[  FAILED  \] (\S+?\.\S+?)(?:, where|$)", re.M)
-UtKind = Literal["ophost", "opapi"]  # build.sh's selector
-# ops-nn's name for each kind: its UT dir is tests/ut/<name>, the exe build.sh builds and runs nn_<name>_ut
-UT_NAMES: dict[UtKind, str] = {"ophost": "op_host", "opapi": "op_api"}
+UtKind = Literal["ophost", "opapi", "opkernel"]  # build.sh's selector
+# ops-nn's name for each kind: its UT dir is tests/ut/<name>, the exe build.sh builds and runs nn_<name>_ut (the kernel
+# UT's with the SoC appended)
+UT_NAMES: dict[UtKind, str] = {"ophost": "op_host", "opapi": "op_api", "opkernel": "op_kernel"}
 
 
 @dataclass(frozen=True)
@@ -58,19 +60,20 @@ def gtest_counts(text: str) -> tuple[int, int, tuple[str, ...]]:
 
 
 def run_ut(prefix: Prefix, sources: CannSources, *, kind: UtKind, op: str, soc: str, op_dir: Path | None = None,
-           experimental: bool = False, jobs: int = 2) -> UtRun:
+           experimental: bool = False, jobs: int = 2, env: Mapping[str, str] | None = None) -> UtRun:
     """`build.sh -u --<kind> --ops=<op> --soc=<soc>` in the scratch copy, with `op_dir` (a generated op)
-    placed over upstream's op of that name for the run, or upstream's own op when `op_dir` is None."""
+    placed over upstream's op of that name for the run, or upstream's own op when `op_dir` is None. `env`: more
+    for build.sh's environment (the kernel UTs' tikicpulib stand-in)."""
     scratch = prefix.root / "scratch"
     with held_lock(scratch.with_suffix(".lock")):
         ops_nn = workspace.make_workspace(sources.root, scratch)
         log = scratch / f"ut_{kind}_{op}_{soc}{'_upstream' if op_dir is None else ''}.log"  # both runs' logs kept
         if op_dir is None:
-            return _run(prefix, ops_nn, kind, op, soc, experimental, jobs, log)
+            return _run(prefix, ops_nn, kind, op, soc, experimental, jobs, log, env or {})
         info = read_op_info(op_dir)
         placement = plan_placement(open_checkout(ops_nn), info.rel_dir, op_dir, force=True)
         with placed(placement, keep=False):
-            run = _run(prefix, ops_nn, kind, info.name, soc, info.experimental, jobs, log)
+            run = _run(prefix, ops_nn, kind, info.name, soc, info.experimental, jobs, log, env or {})
     if run.ok:
         return run
     found = first_error(log.read_text(encoding="utf-8", errors="replace").splitlines(), 1,
@@ -89,17 +92,17 @@ def _freshen(ops_nn: Path, kind: UtKind, op: str) -> None:
         for path in op_dir.rglob("*"):
             if path.is_file():
                 path.touch()
-    for exe in (ops_nn / "build").rglob(f"nn_{UT_NAMES[kind]}_ut"):
+    for exe in (ops_nn / "build").rglob(f"nn_{UT_NAMES[kind]}_ut*"):
         if exe.is_file():
             exe.unlink()
 
 
 def _run(prefix: Prefix, ops_nn: Path, kind: UtKind, op: str, soc: str, experimental: bool, jobs: int,
-         log: Path) -> UtRun:
+         log: Path, extra_env: Mapping[str, str]) -> UtRun:
     _freshen(ops_nn, kind, op)
     argv = ["nice", "-n", "10", "bash", "build.sh", "-u", f"--{kind}", f"--ops={op}", f"--soc={soc}",
             *(["--experimental"] if experimental else []), f"-j{jobs}", *prefix.build_sh_flags]
-    env = {**os.environ, **prefix.build_sh_env()}
+    env = {**os.environ, **prefix.build_sh_env(), **extra_env}
     start = time.perf_counter()
     with log.open("w", encoding="utf-8") as out:
         out.write("$ " + " ".join(argv) + "\n")

@@ -1,6 +1,7 @@
 """The ops-nn-ut tier: the tree's op_host UTs built and run by ops-nn's own `build.sh -u --ophost --ops=<op>
---soc=<soc>`, one build per registered SoC, and its op_api UTs by `build.sh -u --opapi` once (they choose their
-SoC in each test), on a scratch copy of the sources' ops-nn with the op placed where it
+--soc=<soc>`, one build per registered SoC, its op_api UTs by `build.sh -u --opapi` once (they choose their
+SoC in each test) and its kernel UTs by `build.sh -u --opkernel` per kernel-UT SoC (tikicpulib being opgen's CPU
+model), on a scratch copy of the sources' ops-nn with the op placed where it
 belongs (validate's placement), against the toolkit-shaped prefix opgen builds from the sources
 (`opgen/cann_prefix`). Upstream's own UTs of an op at the same path, run the same way, are the sanity row: they
 pass, or the prefix is what differs from a toolkit. build.sh configures the tree's CMake and runs its UT binaries,
@@ -20,6 +21,8 @@ from ..cann_sources import CannSources, enable_hint
 from ..errors import OpgenError
 from ..plan import RenderPlan
 from .items import CheckItem, bad, ok, skipped
+from .kernel import tikicpulib
+from .kernel.build import unmapped_reason
 from .trust import Trust
 
 TIER = "ops-nn-ut"
@@ -57,13 +60,40 @@ def ops_nn_ut_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, 
             items += [_row(prefix, _run(prefix, sources, plan, kind, soc, op_dir), False) for soc in socs]
         if (upstream / ut_dir).is_dir():
             items += [_row(prefix, _run(prefix, sources, plan, kind, soc, None), True) for soc in socs]
+    for soc in plan.kernel_ut_socs:
+        items += kernel_ut_rows(prefix, sources, plan, op_dir, soc.name)
     return items
 
 
+def kernel_ut_rows(prefix: Prefix, sources: CannSources, plan: RenderPlan, op_dir: Path, soc: str) -> list[CheckItem]:
+    """The kernel UTs under `build.sh -u --opkernel`, tikicpulib being opgen's CPU model (check/kernel/tikicpulib.py);
+    upstream's where its UT dir brings its own tiling header (else ops-nn generates one with the toolkit's tbe)."""
+    label = f"op_kernel UTs ({soc})"
+    socs = tikicpulib.kernel_ut_socs(soc)
+    if not socs:
+        return [skipped(label, unmapped_reason(soc))]
+    if problems := tikicpulib.declare_kernel(sources, plan, op_dir, soc):
+        return [skipped(label, f"the kernel does not build on opgen's CPU model ({problems[0]}); the kernel tier "
+                               "reports it")]
+    try:
+        targets = tikicpulib.prepare(sources, socs, prefix.lib_dir / "libc_sec.so")
+    except OpgenError as error:
+        return [bad(label, f"the tikicpulib stand-in did not build: {error}")]
+    env = tikicpulib.build_sh_env(targets)
+    rows = [_row(prefix, _run(prefix, sources, plan, "opkernel", soc, op_dir, env), False)]
+    kernel_ut = sources.repo("ops-nn") / plan.rel_dir / "tests/ut" / UT_NAMES["opkernel"]
+    if (kernel_ut / f"{plan.name}_tiling_def.h").is_file():
+        rows.append(_row(prefix, _run(prefix, sources, plan, "opkernel", soc, None, env), True))
+    elif kernel_ut.is_dir():
+        rows.append(skipped(f"upstream {label}", f"upstream's kernel UT has no {plan.name}_tiling_def.h: ops-nn's "
+                                                 "build generates its tiling header with the toolkit's tbe package"))
+    return rows
+
+
 def _run(prefix: Prefix, sources: CannSources, plan: RenderPlan, kind: UtKind, soc: str,
-         op_dir: Path | None) -> UtRun:
+         op_dir: Path | None, env: dict[str, str] | None = None) -> UtRun:
     return run_ut(prefix, sources, kind=kind, op=plan.name, soc=soc, op_dir=op_dir,
-                  experimental=plan.rel_dir.startswith("experimental/"))
+                  experimental=plan.rel_dir.startswith("experimental/"), env=env)
 
 
 def _row(prefix: Prefix, run: UtRun, upstream: bool) -> CheckItem:
@@ -78,8 +108,8 @@ def _row(prefix: Prefix, run: UtRun, upstream: bool) -> CheckItem:
         return skipped(label, f"{command} built and ran none of {whose} {kind} UTs")
     failed = f"{len(run.failed)} failed ({', '.join(run.failed[:8])})" if run.failed else "none ran to the end"
     blame = ": upstream's own UTs, so the prefix is what differs from a toolkit" if upstream else ""
-    stubs = f" (the device-side functions the prefix stubs are listed in {prefix.ascend_home / STUB_LIST})" \
-        if run.kind == "opapi" else ""
+    stubs = {"opapi": f" (the device-side functions the prefix stubs are listed in {prefix.ascend_home / STUB_LIST})",
+             "opkernel": " (tikicpulib here is opgen's CPU model: opgen/check/kernel/tikicpulib.py)"}.get(run.kind, "")
     first = f"; first error: {run.error}" if run.error else ""
     return bad(label, f"{run.passed}/{run.ran} passed, {failed}; build.sh exit {run.returncode}{blame}{stubs}{first}; "
                       f"log {run.log}", **figures)

@@ -142,12 +142,22 @@ def _shape_arg(shape: tuple[int, ...]) -> str:
     return "'(" + ", ".join(map(str, shape)) + ",)'"
 
 
+def _one_loop_ub_former(former: int, combo: DtypeCombination) -> int:
+    """A ubFormer giving each core one UB loop that asc-devkit's CPU-debug size check accepts: atvoss's elementwise
+    schedules build each LocalTensor with `blockLen / sizeof(T)` (elements) where the check reads bytes, so a
+    DataCopyPad of n elements of T aborts the CPU run unless ubFormer * MaxDtypeBytes / sizeof(T) >= n * sizeof(T),
+    which n * (the widest tensor's bytes) satisfies. Several loops of ubFormer elements cannot: the kernel tier
+    (which passes over the check, as the NPU build compiles it out) runs those."""
+    widest = max(d.size_bits for d in combo.dtypes) // 8 or 1
+    return -(-former * widest // TILE) * TILE
+
+
 def _arch35_case(name: str, *, combo: DtypeCombination, soc: SocPlan, shape: tuple[int, ...], elements: int,
                  cores: int, tensors: tuple[TensorPlan, ...], scalars: KernelScalars, picked: str) -> KernelUtCase:
     """The base tiling's fields (inside the attrs' struct, if the recipe reads attrs), then each attr's default
     (the golden gen_data.py runs takes the defaults)."""
     former, tail, used = _split(elements, cores)
-    ub = TILE * 2 if cores > 1 else elements  # several UB loops per core when split
+    ub = _one_loop_ub_former(former, combo)
     loops = (-(-former // ub), -(-tail // ub))
     base = (("dim0", elements), ("coreNum", used), ("blockNum", used), ("blockFormer", former),
               ("ubFormer", ub), ("ubLoopOfFormerBlock", loops[0]), ("ubLoopOfTailBlock", loops[1]),

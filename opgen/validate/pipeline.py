@@ -136,7 +136,7 @@ def _against_prefix(build: SourcesBuild, steps: tuple[Step, ...]) -> tuple[Step,
     """The prefix step before the first build, and each step the prefix cannot serve marked with why."""
     if not runnable(build, steps):
         why = "; ".join(sorted({reason for s in steps if (reason := build.unserved(s))}))
-        raise OpgenError(f"with no toolkit, --cann-src runs only the op_host and op_api UTs (--stage ut), and "
+        raise OpgenError(f"with no toolkit, --cann-src runs only the op_host, op_api and op_kernel UTs (--stage ut), and "
                          f"nothing asked for can run: {why}")
     checks = tuple(s for s in steps if s.stage is Stage.CHECK)
     builds = tuple(replace(s, unserved=build.unserved(s)) for s in steps if s.stage is not Stage.CHECK)
@@ -202,8 +202,7 @@ def _run_one(prep: Prepared, result: StepResult, log: runner.Log, ui: Progress) 
         if step.stage is Stage.CHECK:
             code = runner.run_opgen_check(prep.op_dir, prep.check_options, log, on_line)
         elif step.stage is Stage.PREFIX:
-            assert isinstance(prep.build, SourcesBuild)
-            code = _build_prefix(prep.build, log, on_line)
+            code = _build_prefix(prep, log, on_line)
         else:
             assert prep.build is not None
             code = runner.run_logged(prep.build.command(step.build_args), prep.checkout.root, log, on_line)
@@ -221,11 +220,13 @@ def _run_one(prep: Prepared, result: StepResult, log: runner.Log, ui: Progress) 
     return result.status == "passed"
 
 
-def _build_prefix(build: SourcesBuild, log: runner.Log, on_line: runner.OnLine) -> int:
+def _build_prefix(prep: Prepared, log: runner.Log, on_line: runner.OnLine) -> int:
     """The prefix step's exit code: 0 built or cached, 1 with the reason in the log (a piece this machine
     cannot get is named with how to get it)."""
+    assert isinstance(prep.build, SourcesBuild)
+    kernel_uts = any("--opkernel" in s.build_args and not s.unserved for s in prep.steps)
     try:
-        prefix = build.build()
+        prefix = prep.build.build(prep.op_dir, prep.soc, kernel_uts)
     except (OpgenError, OSError, subprocess.SubprocessError) as error:
         message = f"the toolkit-shaped prefix did not build: {error}"
         code = 1

@@ -1,6 +1,7 @@
 """Validate's build stages with no toolkit: ops-nn's own build.sh run against the toolkit-shaped prefix opgen
 builds from the open sources (`--cann-src`, opgen/cann_prefix). The prefix holds what `build.sh -u --ophost` and
-`--opapi` need; a step it cannot serve is SKIPPED naming what is missing, never run half-equipped."""
+`--opapi` need, and `--opkernel` with the tikicpulib stand-in made of opgen's CPU model (check/kernel/tikicpulib.py,
+prepared with the prefix); a step it cannot serve is SKIPPED naming what is missing, never run half-equipped."""
 
 from __future__ import annotations
 
@@ -13,14 +14,17 @@ from pathlib import Path
 from ..cann_prefix import layout, workspace
 from ..cann_prefix.build import PREFIX_LAYOUT, Prefix, build_prefix
 from ..cann_sources import CannSources, resolve_sources
+from ..check.kernel import tikicpulib
 from ..locks import held_lock
+from ..plan import build_plan
+from ..record import SPEC_COPY, find_record
+from ..spec.load import load_spec
 from .stages import Stage, Step
 
 NEEDS_TOOLKIT = "needs a CANN toolkit (--cann)"
 # build.sh selector -> what the prefix lacks for it
 UNSERVED = {
     "--pkg": f"the package build compiles kernels with the toolkit's bisheng and packs them: {NEEDS_TOOLKIT}",
-    "--opkernel": f"kernel UTs link tikicpulib, for which the prefix has no stand-in yet: {NEEDS_TOOLKIT}",
     "--opgraph": f"op_graph UTs were never built against the prefix: {NEEDS_TOOLKIT}",
     "--run_example": f"the example runs the installed op package on an NPU: {NEEDS_TOOLKIT} and a device",
 }
@@ -46,12 +50,25 @@ class SourcesBuild:
         """Why this step cannot run against the prefix; None when it can."""
         return next((why for flag, why in UNSERVED.items() if flag in step.build_args), None)
 
-    def build(self) -> Prefix:
-        return build_prefix(self.sources, layout.cache_root())
+    def build(self, op_dir: Path, soc: str, kernel_uts: bool) -> Prefix:
+        """The prefix, and with `kernel_uts` the tikicpulib stand-in for the SoC, declaring what the op's kernel
+        calls when its spec is found (its record)."""
+        prefix = build_prefix(self.sources, layout.cache_root())
+        if kernel_uts:
+            record = find_record(op_dir)
+            if record is not None and (record / SPEC_COPY).is_file():
+                spec = load_spec(record / SPEC_COPY).spec
+                tikicpulib.declare_kernel(self.sources, build_plan(spec, SPEC_COPY), op_dir, soc)
+            tikicpulib.prepare(self.sources, tikicpulib.kernel_ut_socs(soc), prefix.lib_dir / "libc_sec.so")
+        return prefix
 
     def command(self, build_args: tuple[str, ...]) -> list[str]:
-        env = [f"{key}={value}" for key, value in self.prefix.build_sh_env().items()]
-        return ["env", *env, "bash", "build.sh", *build_args, *self.prefix.build_sh_flags]
+        env = self.prefix.build_sh_env()
+        if "--opkernel" in build_args:
+            soc = next(a.removeprefix("--soc=") for a in build_args if a.startswith("--soc="))
+            env |= tikicpulib.build_sh_env(tikicpulib.targets_file(self.sources, tikicpulib.kernel_ut_socs(soc)))
+        return ["env", *(f"{key}={value}" for key, value in env.items()), "bash", "build.sh", *build_args,
+                *self.prefix.build_sh_flags]
 
     def display(self, build_args: tuple[str, ...]) -> str:
         """The command as a user would type it (the library path left out: it only adds the prefix's lib64)."""

@@ -1,9 +1,9 @@
-"""The ops-nn-ut tier: the tree's op_host UTs run by ops-nn's own `build.sh -u --ophost`, one build per SoC, and its
-aclnn UTs by `build.sh -u --opapi`, against
-the prefix opgen builds from the sources (the first test here builds it: about 13 minutes cold on 2 cores, then
-cached), with upstream's own UTs of the op as the sanity rows; and the semantic faults of a tree's host code that its
-generated UTs catch under that build (a field, a key, an attr ignored or mapped the other way, a dtype the aclnn
-wrapper refuses)."""
+"""The ops-nn-ut tier: the tree's op_host UTs run by ops-nn's own `build.sh -u --ophost`, one build per SoC, its
+aclnn UTs by `build.sh -u --opapi` and its kernel UTs by `build.sh -u --opkernel` (tikicpulib being opgen's CPU
+model), against the prefix opgen builds from the sources (the first test here builds it: about 13 minutes cold on
+2 cores, then cached), with upstream's own UTs of the op as the sanity rows; and the semantic faults its generated
+UTs catch under that build (a field, a key, an attr ignored or mapped the other way, a dtype the aclnn wrapper
+refuses, a kernel computing the wrong thing, a kernel UT defining the kernel twice)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from opgen.cann_prefix.layout import cache_root
 from opgen.cann_prefix.ut_run import UtRun, run_ut
 from opgen.cann_sources import resolve_sources
 from opgen.check.items import CheckItem
-from opgen.check.ops_nn_ut import ops_nn_ut_tier
+from opgen.check.ops_nn_ut import kernel_ut_rows, ops_nn_ut_tier
 from opgen.check.trust import Trust
 from opgen.plan.ophost_tests import UT_PLATFORMS
 
@@ -37,7 +37,8 @@ def test_without_allow_exec_build_sh_is_not_run(tmp_path: Path, cann_src: Path) 
 
 
 def test_gelu_grad_uts_pass_under_build_sh_for_each_soc_and_so_do_upstreams(tmp_path: Path, cann_src: Path) -> None:
-    rows = _rows(copy_sample(tmp_path, GELU), cann_src)
+    op_dir = copy_sample(tmp_path, GELU)
+    rows = _rows(op_dir, cann_src)
     assert [r for r in rows if r.status != "pass"] == []
     for soc in ("ascend910b", "ascend310b"):
         mine = by_item(rows, f"op_host UTs ({soc})")
@@ -48,6 +49,13 @@ def test_gelu_grad_uts_pass_under_build_sh_for_each_soc_and_so_do_upstreams(tmp_
     assert api.figures["tests"] == api.figures["passed"] > 0 and "build.sh -u --opapi" in api.reason
     assert by_item(rows, "upstream op_api UTs (ascend910b)").figures["failed"] == 0
     assert not [r for r in rows if r.item.endswith("op_api UTs (ascend310b)")]
+    # the kernel UTs under build.sh -u --opkernel, tikicpulib being opgen's CPU model: every case, each comparing the
+    # kernel's output with the golden (compare_data.py)
+    _, plan = loaded(op_dir)
+    kernel = by_item(rows, "op_kernel UTs (ascend910b)")
+    assert kernel.figures["tests"] == kernel.figures["passed"] == len(plan.families[0].kernel_ut.cases) == 4
+    assert "build.sh -u --opkernel" in kernel.reason
+    assert not [r for r in rows if r.item == "upstream op_kernel UTs (ascend910b)"]  # upstream's GeluGrad has none
 
 
 def test_an_aclnn_wrapper_refusing_a_dtype_it_registers_fails_exactly_that_dtypes_op_api_uts(
@@ -85,6 +93,49 @@ def test_a_tiling_suite_of_one_soc_in_a_file_every_soc_builds_fails_naming_its_t
     assert by_item(rows, "op_host UTs (ascend910b)").status == "pass"
     mixed = by_item(rows, "op_host UTs (ascend310b)")
     assert mixed.status == "fail" and "GeluGradTilingAscend910b." in mixed.reason
+
+
+def _kernel_rows(op_dir: Path, cann_src: Path, soc: str) -> list[CheckItem]:
+    """The tree's kernel UTs alone under build.sh -u --opkernel (and upstream's, where they can run)."""
+    sources = resolve_sources(cann_src)
+    assert sources is not None
+    _, plan = loaded(op_dir)
+    return kernel_ut_rows(build_prefix(sources, cache_root()), sources, plan, op_dir, soc)
+
+
+def test_a_kernel_computing_the_wrong_thing_fails_exactly_its_socs_kernel_uts(tmp_path: Path, cann_src: Path) -> None:
+    """GeluGrad's 910B math with d = px + 1.5 (it compiles): the 910B cases fail compare_data.py, the 310B math
+    (another tiling key of the same kernel) still passes."""
+    op_dir = copy_sample(tmp_path, GELU)
+    edit(op_dir / "op_kernel/gelu_grad.h", "Adds(xValue, tmp0, 1.0f, count);", "Adds(xValue, tmp0, 1.5f, count);")
+    [row] = _kernel_rows(op_dir, cann_src, "ascend910b")
+    assert row.status == "fail" and (row.figures["tests"], row.figures["passed"]) == (4, 2)
+    assert "gelu_grad_test.gelu_grad_float32_ascend910b_1_core" in row.reason
+    assert "gelu_grad_test.gelu_grad_float32_ascend910b_2_cores" in row.reason and "ascend310b_" not in row.reason
+
+
+def test_a_kernel_ut_including_its_kernel_source_fails_naming_the_file_and_the_symbol(tmp_path: Path,
+                                                                                    cann_src: Path) -> None:
+    """AddOpTestCase compiles the kernel itself: a UT that also includes it defines the extern "C" entry twice."""
+    op_dir = copy_sample(tmp_path, GELU)
+    edit(op_dir / "tests/ut/op_kernel/test_gelu_grad.cpp", '#include "../../../op_kernel/gelu_grad_tiling_data.h"',
+         '#include "../../../op_kernel/gelu_grad.cpp"')
+    [row] = _kernel_rows(op_dir, cann_src, "ascend910b")
+    assert row.status == "fail" and row.figures["tests"] == 0
+    assert "test_gelu_grad.cpp" in row.reason and "multiple definition of `gelu_grad'" in row.reason, row.reason
+
+
+def test_a_dag_kernel_with_swapped_select_operands_fails_its_kernel_uts(tmp_path: Path, cann_src: Path) -> None:
+    """ReluGradV2's select(mask, gradients, 0) as select(mask, 0, gradients): it compiles, every case's output is
+    wrong."""
+    op_dir = copy_sample(tmp_path, RELU)
+    dag = op_dir / "op_kernel/arch35/relu_grad_v2_dag.h"
+    edit(dag, "OpCopyIn1, OpCopyIn0,", "OpCopyIn1, OpCalcBackpropsFill,")
+    edit(dag, "OpCalcBackpropsFill>; // backprops", "OpCopyIn0>; // backprops")
+    row, upstream = _kernel_rows(op_dir, cann_src, "ascend950")
+    assert row.status == "fail" and row.figures["passed"] == 0 < row.figures["tests"], row
+    # upstream's kernel UT takes its tiling header from the toolkit's tbe package: not run, and said so
+    assert upstream.status == "skip" and "tbe" in upstream.reason
 
 
 def _tree_run(op_dir: Path, cann_src: Path, soc: str) -> UtRun:

@@ -32,7 +32,7 @@ def sources(machine: Machine, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("ASCEND_HOME_PATH")
     monkeypatch.setenv("OPGEN_CACHE", str(machine.tmp / "cache"))
 
-    def stamp(self: SourcesBuild) -> Prefix:
+    def stamp(self: SourcesBuild, op_dir: Path, soc: str, kernel_uts: bool) -> Prefix:
         (self.prefix.root / "BUILT").parent.mkdir(parents=True, exist_ok=True)
         (self.prefix.root / "BUILT").write_text("built\n")
         return Prefix(self.prefix.root, 1.0)
@@ -56,15 +56,15 @@ def test_op_host_uts_run_against_the_prefix_on_the_users_checkout(
     prefix_root = next(home.iterdir())
     assert machine.calls() == [
         f"-u --{kind} --ops=gelu_grad --soc=ascend910b --experimental -j2 "
-        f"--cann_3rd_lib_path={prefix_root / 'third_party'}" for kind in ("ophost", "opapi")]
-    assert machine.seen() == [f"ASCEND_HOME_PATH={prefix_root / 'ascend'}", "placed"] * 2
+        f"--cann_3rd_lib_path={prefix_root / 'third_party'}" for kind in ("ophost", "opapi", "opkernel")]
+    assert machine.seen() == [f"ASCEND_HOME_PATH={prefix_root / 'ascend'}", "placed"] * 3
     out = " ".join(result.output.split(" \n"))  # rich folds long lines at a space
     assert f"toolkit: none; build.sh runs against the prefix built from {sources}" in out
     assert f"lent for the build, removed after: {machine.tmp / 'ops-base'}, {tensor}" in out
     assert "PASS prefix" in out and "PASS ut ophost" in out and "PASS ut opapi" in out
     assert "SKIP pkg         the package build compiles kernels with the toolkit's bisheng" in out
-    assert "SKIP ut opkernel kernel UTs link tikicpulib" in out
-    assert "validate passed: check, prefix, ut ophost, ut opapi (skipped: pkg, ut opkernel)" in out
+    assert "PASS ut opkernel" in out  # tikicpulib being opgen's CPU model (the stand-in's own test builds it)
+    assert "validate passed: check, prefix, ut ophost, ut opapi, ut opkernel (skipped: pkg)" in out
     assert _sans_builds(snapshot(machine.tmp), "cache", "calls", "seen") == _sans_builds(before)
 
 
@@ -74,13 +74,13 @@ def test_without_a_checkout_it_builds_in_a_scratch_copy_of_the_sources(machine: 
     result = machine.invoke(op, "--cann-src", sources, "--stage", "ut", "--json")
 
     assert result.exit_code == 0, result.output
-    assert "PASS ut opapi" in result.stderr and "SKIP ut opkernel" in result.stderr
+    assert "PASS ut opapi" in result.stderr and "PASS ut opkernel" in result.stderr
     scratch = next((machine.tmp / "cache" / "cann-prefix").iterdir()) / "validate" / "ws" / "ops-nn"
     assert (scratch / ".git").is_dir()
     assert f"validate gelu_grad (GeluGrad) for ascend910b at {scratch / 'experimental/activation/gelu_grad'}" \
            in result.stderr
     assert [call.split()[:3] for call in machine.calls()] == [["-u", f"--{kind}", "--ops=gelu_grad"]
-                                                              for kind in ("ophost", "opapi")]
+                                                              for kind in ("ophost", "opapi", "opkernel")]
     # upstream's op of that name was swapped out for the build and put back
     assert (scratch / "experimental/activation/gelu_grad/op_host/upstream.cpp").read_text() == "// upstream's\n"
     assert '"toolkit": "prefix"' in result.stdout
@@ -94,8 +94,8 @@ def test_a_stage_only_a_toolkit_can_run_is_refused_up_front(machine: Machine, so
     result = machine.invoke(op, "--ops-nn", machine.ops_nn, "--cann-src", sources, "--stage", "pkg")
 
     assert result.exit_code == 2
-    assert result.stderr.startswith("error: with no toolkit, --cann-src runs only the op_host and op_api UTs "
-                                    "(--stage ut)")
+    assert result.stderr.startswith("error: with no toolkit, --cann-src runs only the op_host, op_api and op_kernel "
+                                    "UTs (--stage ut)")
     assert "needs a CANN toolkit (--cann)" in result.stderr
     assert machine.calls() == [] and snapshot(machine.ops_nn) == before
 
@@ -122,7 +122,7 @@ def test_a_toolkit_wins_over_the_sources(machine: Machine, sources: Path, monkey
 
 def test_a_prefix_that_does_not_build_fails_before_anything_is_placed(
         machine: Machine, sources: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(self: SourcesBuild) -> Prefix:
+    def refuse(self: SourcesBuild, op_dir: Path, soc: str, kernel_uts: bool) -> Prefix:
         raise OpgenError("protobuf 3.21.12's source: no deb-src entry; apt-get source protobuf")
 
     monkeypatch.setattr(SourcesBuild, "build", refuse)

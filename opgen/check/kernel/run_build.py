@@ -41,6 +41,8 @@ _REGISTER_FUNCTION = re.compile(r"^int64_t (\w+)\(Args&&\.\.\.", re.M)
 # dav_m300 (regs3002.h) and arch 3510's reg_compute (regs3510*.h). Their names bind to opgen_reg, not opgen_model; the
 # wrapper includes an arch's first header, which includes the others
 REGISTER_MODEL = {3002: "regs3002", 3510: "regs3510"}
+# the runtime's units: the launch (globals, GM, main) and the closed symbols the tikicpulib stand-in shares
+RUNTIME_UNITS = ("runtime", "closed_symbols")
 _UNDEFINED = re.compile(r"undefined reference to `(?:[\w:<>,* ]+ )?([A-Za-z_]\w*)(?:<[^`]*>)?\(")
 _UNRESOLVED = re.compile(r"undefined reference to `([^']+)'")
 
@@ -144,11 +146,15 @@ def runtime_object(sources: CannSources, variant: KernelVariant, op_dir: Path) -
     if target.is_file():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    part = target.with_name(f"{target.name}.part{os.getpid()}")
-    done = _compile(sources, variant, op_dir, model_dir() / "runtime.cpp", part, Path(tempfile.gettempdir()))
-    if done.returncode != 0:
-        return "the CPU model's runtime did not compile: " + _first_error(done.stderr, op_dir)
-    part.rename(target)
+    with tempfile.TemporaryDirectory(prefix="opgen-runtime-") as scratch:
+        objects = [Path(scratch) / f"{unit}.o" for unit in RUNTIME_UNITS]
+        for unit, obj in zip(RUNTIME_UNITS, objects, strict=True):
+            done = _compile(sources, variant, op_dir, model_dir() / f"{unit}.cpp", obj, Path(scratch))
+            if done.returncode != 0:
+                return "the CPU model's runtime did not compile: " + _first_error(done.stderr, op_dir)
+        part = target.with_name(f"{target.name}.part{os.getpid()}")
+        subprocess.run(["ld", "-r", *map(str, objects), "-o", str(part)], check=True, capture_output=True)
+        part.rename(target)
     return target
 
 

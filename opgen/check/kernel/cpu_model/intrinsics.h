@@ -376,6 +376,7 @@ OPGEN_NO_OP(set_atomic_none)
 OPGEN_NO_OP(set_padding)
 OPGEN_NO_OP(set_l1_3d_size)
 OPGEN_NO_OP(set_mov_pad_val)
+OPGEN_NO_OP(set_ffts_base_addr) // the cross-core sync counters' base: vector-only kernels never sync cores
 // AscendCBufInit(position, kind, num, address, len): a TPipe buffer of num x len bytes, counted for the UB extent;
 // bookkeeping only, so another form is passed over as before
 OPGEN_INTRINSIC(AscendCBufInit)

@@ -1,5 +1,5 @@
-// The runtime side of opgen's CPU model: the launch globals and closed CPU-debug runtime symbols a kernel
-// links against, and a main() that lays the tensors out in GM with guard bytes, runs the kernel on each
+// The launch side of opgen's CPU model: the launch globals and GM allocation a kernel links against (tikicpulib's
+// open regfwk defines the same ones, so the tikicpulib stand-in leaves this file out), and a main() that lays the tensors out in GM with guard bytes, runs the kernel on each
 // core in turn, and reports every byte the kernel changed outside its output tensors.
 //
 // Usage: runtime MANIFEST, or runtime --describe (what the run wrapper's opgen_describe prints: an arch35 DAG's
@@ -36,8 +36,6 @@ KernelMode g_kernelMode = KernelMode::AIV_MODE; // arch 3510's CPU-debug buffers
 namespace AscendC {
 extern const int AIC_TYPE = AIC;
 extern const int AIV_TYPE = AIV;
-bool g_isAtomic = false;
-AtomicType g_atomicType = SUM;
 void* GmAlloc(size_t size)
 {
     return std::calloc(1, size);
@@ -46,162 +44,7 @@ void GmFree(void* ptr)
 {
     std::free(ptr);
 }
-// the lock tikicpulib's DataCopy takes around an atomic UB->GM copy (its cores are processes sharing GM); the
-// model runs the cores one after another in one process, so it is never contended
-ProcessLock* ProcessLock::processLock = nullptr;
-ProcessLock::ProcessLock()
-{
-    pthread_rwlock_init(&lock, nullptr);
-}
-ProcessLock::~ProcessLock()
-{
-    pthread_rwlock_destroy(&lock);
-}
-ProcessLock* ProcessLock::CreateLock()
-{
-    static ProcessLock only;
-    return &only;
-}
-int ProcessLock::Read()
-{
-    return pthread_rwlock_rdlock(&lock);
-}
-int ProcessLock::Write()
-{
-    return pthread_rwlock_wrlock(&lock);
-}
-int ProcessLock::Unlock()
-{
-    return pthread_rwlock_unlock(&lock);
-}
-void ProcessLock::UnInit() {}
-void ProcessLock::FreeLock() {}
-#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3510)
-// CPU debug's tracker of get_buf / rls_buf pairs (kernel_event.h): its bodies are closed; the model accepts every
-// pairing, as the NPU build (which has no tracker) does
-bool BufIdTracker::AddBufIdEvent(uint8_t, pipe_t, bool, bool)
-{
-    return true;
-}
-bool BufIdTracker::GetState()
-{
-    return true;
-}
-#endif
 } // namespace AscendC
-
-// libboundscheck's bounded printf, which atvoss's log helpers call
-extern "C" int snprintf_s(char* dest, size_t destMax, size_t count, const char* format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    int written = std::vsnprintf(dest, destMax < count + 1 ? destMax : count + 1, format, args);
-    va_end(args);
-    return written;
-}
-
-// asc-devkit's CPU-debug argument checks: their bodies are in the closed runtime; the model checks the
-// results (output values and guard bytes) instead.
-namespace AscendC::check {
-bool CheckFuncVecBinaryImpl(VecBinaryApiParams&, const char*) { return true; }
-bool CheckFuncVecBinaryImpl(VecBinaryApiParams&, const uint64_t, const char*) { return true; }
-bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams&, const char*) { return true; }
-bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams&, const uint64_t, const char*) { return true; }
-bool CheckFunDupImpl(VecDupApiParams&, const char*) { return true; }
-bool CheckFunDupImpl(VecDupApiParams&, const uint64_t, const char*) { return true; }
-bool CheckFuncDataCopyImpl(DataCopyApiParams&, const char*) { return true; }
-bool CheckFuncDataCopyPadImpl(DataCopyPadApiParams&, const char*) { return true; }
-bool CheckFuncVecBinaryCmpImpl(VecBinaryApiParams&, const char*) { return true; }
-bool CheckFuncVecBinaryCmpImpl(VecBinaryApiParams&, const uint64_t, const char*) { return true; }
-bool CheckFuncVecBinaryCmpImplForMaskArray(VecBinaryApiParams&, const uint64_t[], const char*) { return true; }
-bool CheckFuncVecBinaryScalarCmpImpl(VecBinaryScalarApiParams&, const char*) { return true; }
-bool CheckFuncVecBinaryScalarCmpImpl(VecBinaryScalarApiParams&, const uint64_t, const char*) { return true; }
-bool CheckFuncVecSelectImpl(VecSelectApiParams&, const char*) { return true; }
-bool CheckFuncVecSelectImpl(VecSelectApiParams&, const uint64_t, const char*) { return true; }
-bool CheckFuncVecSelectImplForMaskArray(VecSelectApiParams&, const uint64_t[], const char*) { return true; }
-bool CheckFuncVecCmpRgtImpl(VecCmpRgtApiParams&, const uint64_t, const char*) { return true; }
-bool CheckFuncVecCmpRgtImplForMaskArray(VecCmpRgtApiParams&, const uint64_t[], const char*) { return true; }
-} // namespace AscendC::check
-
-// Members of CPU-debug half and bfloat16 the headers declare and the closed runtime defines (conversions
-// and copies; their arithmetic operators stay undefined: a kernel reaching them fails to link, by name).
-uint16_t half::FloatToFp16(const float& fVal) const
-{
-    return opgen_cpu::BINARY16.Round(fVal, opgen_cpu::Rounding::NEAREST_EVEN);
-}
-uint16_t half::Int32ToFp16(const int32_t& iVal) const
-{
-    return opgen_cpu::BINARY16.Round(iVal, opgen_cpu::Rounding::NEAREST_EVEN);
-}
-uint16_t half::UInt32ToFp16(const uint32_t& uiVal) const
-{
-    return opgen_cpu::BINARY16.Round(uiVal, opgen_cpu::Rounding::NEAREST_EVEN);
-}
-float half::ToFloat() const
-{
-    return static_cast<float>(opgen_cpu::BINARY16.ToDouble(val));
-}
-half::operator float() const
-{
-    return ToFloat();
-}
-half& half::operator=(const half& fp)
-{
-    val = fp.val;
-    return *this;
-}
-half& half::operator=(const int32_t& iVal)
-{
-    val = Int32ToFp16(iVal);
-    return *this;
-}
-uint16_t bfloat16::Bf16T::FloatToBf16(const float& fVal) const
-{
-    return opgen_cpu::BFLOAT16.Round(fVal, opgen_cpu::Rounding::NEAREST_EVEN);
-}
-float bfloat16::Bf16T::ToFloat() const
-{
-    return static_cast<float>(opgen_cpu::BFLOAT16.ToDouble(val));
-}
-bfloat16::Bf16T::operator float() const
-{
-    return ToFloat();
-}
-bfloat16::Bf16T& bfloat16::Bf16T::operator=(const Bf16T& fp)
-{
-    val = fp.val;
-    return *this;
-}
-bfloat16::Bf16T& bfloat16::Bf16T::operator=(const float& fVal)
-{
-    val = FloatToBf16(fVal);
-    return *this;
-}
-// bfloat16 arithmetic on the scalar unit: in float, rounded to bfloat16 once (as the class's float conversions do)
-bfloat16::Bf16T bfloat16::Bf16T::operator+(const Bf16T fp) const
-{
-    return Bf16T(ToFloat() + fp.ToFloat());
-}
-bfloat16::Bf16T bfloat16::Bf16T::operator+=(const Bf16T fp)
-{
-    *this = *this + fp;
-    return *this;
-}
-bfloat16::Bf16T bfloat16::Bf16T::operator-() const
-{
-    Bf16T negated(*this);
-    negated.val ^= 0x8000U;
-    return negated;
-}
-bfloat16::Bf16T bfloat16::Bf16T::operator-(const Bf16T fp) const
-{
-    return Bf16T(ToFloat() - fp.ToFloat());
-}
-bfloat16::Bf16T bfloat16::Bf16T::operator-=(const Bf16T fp)
-{
-    *this = *this - fp;
-    return *this;
-}
 
 extern "C" void opgen_launch(uint8_t* const* args); // written per op by the run wrapper
 extern "C" void opgen_describe() __attribute__((weak)); // written by DAG run wrappers only

@@ -52,12 +52,12 @@ TEST_F(sigmoid_grad_test, sigmoid_grad_float16_1_core)
     tilingData->coreNum = 1;
     tilingData->blockNum = 1;
     tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
+    tilingData->ubFormer = 2048;
     tilingData->ubLoopOfFormerBlock = 1;
     tilingData->ubLoopOfTailBlock = 1;
     tilingData->ubTailOfFormerBlock = 1024;
     tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
+    tilingData->elemNum = 2048;
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR y, GM_ADDR dy, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
@@ -99,12 +99,12 @@ TEST_F(sigmoid_grad_test, sigmoid_grad_bfloat16_1_core)
     tilingData->coreNum = 1;
     tilingData->blockNum = 1;
     tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
+    tilingData->ubFormer = 2048;
     tilingData->ubLoopOfFormerBlock = 1;
     tilingData->ubLoopOfTailBlock = 1;
     tilingData->ubTailOfFormerBlock = 1024;
     tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
+    tilingData->elemNum = 2048;
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR y, GM_ADDR dy, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
@@ -146,12 +146,12 @@ TEST_F(sigmoid_grad_test, sigmoid_grad_float32_1_core)
     tilingData->coreNum = 1;
     tilingData->blockNum = 1;
     tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
+    tilingData->ubFormer = 4096;
     tilingData->ubLoopOfFormerBlock = 1;
     tilingData->ubLoopOfTailBlock = 1;
     tilingData->ubTailOfFormerBlock = 1024;
     tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
+    tilingData->elemNum = 4096;
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR y, GM_ADDR dy, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
@@ -193,12 +193,12 @@ TEST_F(sigmoid_grad_test, sigmoid_grad_float16_2_cores)
     tilingData->coreNum = 2;
     tilingData->blockNum = 2;
     tilingData->blockFormer = 512;
-    tilingData->ubFormer = 512;
+    tilingData->ubFormer = 1024;
     tilingData->ubLoopOfFormerBlock = 1;
     tilingData->ubLoopOfTailBlock = 1;
     tilingData->ubTailOfFormerBlock = 512;
     tilingData->ubTailOfTailBlock = 512;
-    tilingData->elemNum = 512;
+    tilingData->elemNum = 1024;
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR y, GM_ADDR dy, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {

@@ -55,12 +55,12 @@ TEST_F(mish_grad_test, mish_grad_bfloat16_1_core)
     tilingData->coreNum = 1;
     tilingData->blockNum = 1;
     tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
+    tilingData->ubFormer = 2048;
     tilingData->ubLoopOfFormerBlock = 1;
     tilingData->ubLoopOfTailBlock = 1;
     tilingData->ubTailOfFormerBlock = 1024;
     tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
+    tilingData->elemNum = 2048;
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR grad, GM_ADDR x, GM_ADDR tanhx, GM_ADDR x_grad, GM_ADDR workspace, GM_ADDR tiling) {
@@ -106,12 +106,12 @@ TEST_F(mish_grad_test, mish_grad_float16_1_core)
     tilingData->coreNum = 1;
     tilingData->blockNum = 1;
     tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
+    tilingData->ubFormer = 2048;
     tilingData->ubLoopOfFormerBlock = 1;
     tilingData->ubLoopOfTailBlock = 1;
     tilingData->ubTailOfFormerBlock = 1024;
     tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
+    tilingData->elemNum = 2048;
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR grad, GM_ADDR x, GM_ADDR tanhx, GM_ADDR x_grad, GM_ADDR workspace, GM_ADDR tiling) {
@@ -157,12 +157,12 @@ TEST_F(mish_grad_test, mish_grad_float32_1_core)
     tilingData->coreNum = 1;
     tilingData->blockNum = 1;
     tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 1024;
+    tilingData->ubFormer = 4096;
     tilingData->ubLoopOfFormerBlock = 1;
     tilingData->ubLoopOfTailBlock = 1;
     tilingData->ubTailOfFormerBlock = 1024;
     tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 1024;
+    tilingData->elemNum = 4096;
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR grad, GM_ADDR x, GM_ADDR tanhx, GM_ADDR x_grad, GM_ADDR workspace, GM_ADDR tiling) {
@@ -208,12 +208,12 @@ TEST_F(mish_grad_test, mish_grad_bfloat16_2_cores)
     tilingData->coreNum = 2;
     tilingData->blockNum = 2;
     tilingData->blockFormer = 512;
-    tilingData->ubFormer = 512;
+    tilingData->ubFormer = 1024;
     tilingData->ubLoopOfFormerBlock = 1;
     tilingData->ubLoopOfTailBlock = 1;
     tilingData->ubTailOfFormerBlock = 512;
     tilingData->ubTailOfTailBlock = 512;
-    tilingData->elemNum = 512;
+    tilingData->elemNum = 1024;
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR grad, GM_ADDR x, GM_ADDR tanhx, GM_ADDR x_grad, GM_ADDR workspace, GM_ADDR tiling) {

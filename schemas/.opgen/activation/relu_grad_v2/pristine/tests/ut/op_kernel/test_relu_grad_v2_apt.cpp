@@ -52,12 +52,12 @@ TEST_F(relu_grad_v2_test, relu_grad_v2_bfloat16_1_core)
     tilingData->coreNum = 1;
     tilingData->blockNum = 1;
     tilingData->blockFormer = 1880;
-    tilingData->ubFormer = 1880;
+    tilingData->ubFormer = 3840;
     tilingData->ubLoopOfFormerBlock = 1;
     tilingData->ubLoopOfTailBlock = 1;
     tilingData->ubTailOfFormerBlock = 1880;
     tilingData->ubTailOfTailBlock = 1880;
-    tilingData->elemNum = 1880;
+    tilingData->elemNum = 3840;
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR mask, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
@@ -99,12 +99,12 @@ TEST_F(relu_grad_v2_test, relu_grad_v2_float16_1_core)
     tilingData->coreNum = 1;
     tilingData->blockNum = 1;
     tilingData->blockFormer = 1880;
-    tilingData->ubFormer = 1880;
+    tilingData->ubFormer = 3840;
     tilingData->ubLoopOfFormerBlock = 1;
     tilingData->ubLoopOfTailBlock = 1;
     tilingData->ubTailOfFormerBlock = 1880;
     tilingData->ubTailOfTailBlock = 1880;
-    tilingData->elemNum = 1880;
+    tilingData->elemNum = 3840;
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR mask, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
@@ -146,12 +146,12 @@ TEST_F(relu_grad_v2_test, relu_grad_v2_float32_1_core)
     tilingData->coreNum = 1;
     tilingData->blockNum = 1;
     tilingData->blockFormer = 1880;
-    tilingData->ubFormer = 1880;
+    tilingData->ubFormer = 7680;
     tilingData->ubLoopOfFormerBlock = 1;
     tilingData->ubLoopOfTailBlock = 1;
     tilingData->ubTailOfFormerBlock = 1880;
     tilingData->ubTailOfTailBlock = 1880;
-    tilingData->elemNum = 1880;
+    tilingData->elemNum = 7680;
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR mask, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
@@ -193,12 +193,12 @@ TEST_F(relu_grad_v2_test, relu_grad_v2_int8_1_core)
     tilingData->coreNum = 1;
     tilingData->blockNum = 1;
     tilingData->blockFormer = 1880;
-    tilingData->ubFormer = 1880;
+    tilingData->ubFormer = 2048;
     tilingData->ubLoopOfFormerBlock = 1;
     tilingData->ubLoopOfTailBlock = 1;
     tilingData->ubTailOfFormerBlock = 1880;
     tilingData->ubTailOfTailBlock = 1880;
-    tilingData->elemNum = 1880;
+    tilingData->elemNum = 2048;
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR mask, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
@@ -240,12 +240,12 @@ TEST_F(relu_grad_v2_test, relu_grad_v2_int32_1_core)
     tilingData->coreNum = 1;
     tilingData->blockNum = 1;
     tilingData->blockFormer = 1880;
-    tilingData->ubFormer = 1880;
+    tilingData->ubFormer = 7680;
     tilingData->ubLoopOfFormerBlock = 1;
     tilingData->ubLoopOfTailBlock = 1;
     tilingData->ubTailOfFormerBlock = 1880;
     tilingData->ubTailOfTailBlock = 1880;
-    tilingData->elemNum = 1880;
+    tilingData->elemNum = 7680;
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR mask, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
@@ -287,12 +287,12 @@ TEST_F(relu_grad_v2_test, relu_grad_v2_uint8_1_core)
     tilingData->coreNum = 1;
     tilingData->blockNum = 1;
     tilingData->blockFormer = 1880;
-    tilingData->ubFormer = 1880;
+    tilingData->ubFormer = 2048;
     tilingData->ubLoopOfFormerBlock = 1;
     tilingData->ubLoopOfTailBlock = 1;
     tilingData->ubTailOfFormerBlock = 1880;
     tilingData->ubTailOfTailBlock = 1880;
-    tilingData->elemNum = 1880;
+    tilingData->elemNum = 2048;
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR mask, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
@@ -309,7 +309,7 @@ TEST_F(relu_grad_v2_test, relu_grad_v2_uint8_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./relu_grad_v2_data", {"uint8"}));
 }
 
-// bfloat16, 2 core(s), 2 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
+// bfloat16, 2 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
 // output
 TEST_F(relu_grad_v2_test, relu_grad_v2_bfloat16_2_cores)
 {
@@ -334,12 +334,12 @@ TEST_F(relu_grad_v2_test, relu_grad_v2_bfloat16_2_cores)
     tilingData->coreNum = 2;
     tilingData->blockNum = 2;
     tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 512;
-    tilingData->ubLoopOfFormerBlock = 2;
-    tilingData->ubLoopOfTailBlock = 2;
-    tilingData->ubTailOfFormerBlock = 512;
-    tilingData->ubTailOfTailBlock = 344;
-    tilingData->elemNum = 512;
+    tilingData->ubFormer = 2048;
+    tilingData->ubLoopOfFormerBlock = 1;
+    tilingData->ubLoopOfTailBlock = 1;
+    tilingData->ubTailOfFormerBlock = 1024;
+    tilingData->ubTailOfTailBlock = 856;
+    tilingData->elemNum = 2048;
     tilingData->scheMode = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR mask, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
