@@ -1,8 +1,10 @@
-"""Measure the ops-nn-ut tier over every sample: ops-nn's own `build.sh -u --ophost` per registered SoC and
-`--opapi` once, the tree's UTs and upstream's own, against the toolkit-shaped prefix built from the open sources.
+"""Measure the ops-nn-ut tier over every sample: ops-nn's own `build.sh -u --ophost` per registered SoC, `--opapi`
+once and `--opkernel` per kernel-UT SoC, the tree's UTs and upstream's own, against the toolkit-shaped prefix built
+from the open sources (tikicpulib being opgen's CPU model).
 
-OPGEN_CANN_SRC=/tmp/cann_src python bench/ops_nn_ut.py [--cold-prefix] [--ops a,b] [--out FILE]
+OPGEN_CANN_SRC=/tmp/cann_src python bench/ops_nn_ut.py [--cold-prefix] [--ops a,b] [--kernel-only] [--out FILE]
 
+--kernel-only runs the kernel UT rows alone.
 --cold-prefix first builds the prefix into a fresh cache (protobuf's entry copied in: it is cached apart) and
 times it; else the user's cache is used as it is. Goals (issue 20): the prefix once within 15 minutes on 2 cores,
 then at most 2 minutes an op a SoC. Prints one line per op, UT kind and SoC (the tree's and upstream's counts and
@@ -27,7 +29,7 @@ from opgen.cann_prefix import layout  # noqa: E402
 from opgen.cann_prefix.build import build_prefix  # noqa: E402
 from opgen.cann_sources import resolve_sources  # noqa: E402
 from opgen.check.items import CheckItem  # noqa: E402
-from opgen.check.ops_nn_ut import ops_nn_ut_tier  # noqa: E402
+from opgen.check.ops_nn_ut import kernel_ut_rows, ops_nn_ut_tier  # noqa: E402
 from opgen.check.trust import Trust  # noqa: E402
 from opgen.plan import build_plan  # noqa: E402
 from opgen.spec.load import load_spec  # noqa: E402
@@ -49,6 +51,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cold-prefix", action="store_true")
     parser.add_argument("--ops", default="")
+    parser.add_argument("--kernel-only", action="store_true")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     sources = resolve_sources()
@@ -76,12 +79,15 @@ def main() -> None:
             if wanted and name not in wanted:
                 continue
             plan = build_plan(load_spec(spec_path).spec, spec_path.name)
-            rows = ops_nn_ut_tier(op_dir, plan, sources, Trust(True))
+            rows = [r for s in plan.kernel_ut_socs
+                    for r in kernel_ut_rows(build_prefix(sources, layout.cache_root()), sources, plan, op_dir, s.name)
+                    ] if args.kernel_only else ops_nn_ut_tier(op_dir, plan, sources, Trust(True))
             other += [f"{name} | {r.item} | {r.status} | {r.reason}" for r in rows if r.status != "pass"]
-            for kind, soc in ((kind, s.name) for kind in ("op_host", "op_api") for s in plan.socs):
+            kinds = ("op_kernel",) if args.kernel_only else ("op_host", "op_api", "op_kernel")
+            for kind, soc in ((kind, s.name) for kind in kinds for s in plan.socs):
                 mine = next((r for r in rows if r.item == f"{kind} UTs ({soc})"), None)
                 theirs = next((r for r in rows if r.item == f"upstream {kind} UTs ({soc})"), None)
-                if kind == "op_api" and mine is None and theirs is None:
+                if kind != "op_host" and mine is None and theirs is None:
                     continue
                 seconds = float(mine.figures.get("seconds", 0.0)) if mine and mine.status != "skip" else None
                 ratio = f"{seconds / OP_SOC_GOAL_S:>16.2f}" if seconds is not None else f"{'-':>16}"

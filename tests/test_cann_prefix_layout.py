@@ -97,6 +97,34 @@ def test_toolkit_markers_packages_and_stand_ins(tmp_path: Path) -> None:
     assert all((prefix / rel).is_file() for rel in STUBS)
     ran = subprocess.run([str(prefix / "bin/gen_esb")], capture_output=True, text=True, check=False)
     assert ran.returncode == 1 and "not available" in ran.stderr
+    assert (prefix / "x86_64-linux/asc").resolve() == (tmp_path / "src/asc-devkit").resolve()
+
+
+def test_the_tikicpulib_config_defines_the_targets_the_run_names(tmp_path: Path) -> None:
+    """ops-nn's find_package(tikicpulib) reads the prefix's config; the kernel UT targets come from the file
+    OPGEN_TIKICPULIB_TARGETS names (prepared per run), and without it find_package still succeeds."""
+    import os
+    import subprocess
+
+    from opgen.cann_prefix.toolkit import lay_out_toolkit
+    from opgen.check.kernel.tikicpulib import ENV
+
+    prefix = tmp_path / "ascend"
+    lay_out_toolkit(tmp_path / "src", prefix)
+    targets = tmp_path / "targets.cmake"
+    targets.write_text('message(STATUS "opgen targets for ascend910b1")\n')
+    probe = tmp_path / "probe.cmake"
+    probe.write_text(f'include("{prefix}/tools/tikicpulib/lib/cmake/tikicpulib-config.cmake")\n'
+                     'message(STATUS "found=${tikicpulib_FOUND}")\n')
+
+    def configure(env: dict[str, str]) -> str:
+        done = subprocess.run(["cmake", "-P", str(probe)], capture_output=True, text=True, check=True, env=env)
+        return done.stdout + done.stderr
+
+    base = {k: v for k, v in os.environ.items() if k != ENV}
+    assert "opgen targets for ascend910b1" in configure({**base, ENV: str(targets)})
+    alone = configure(base)
+    assert "found=TRUE" in alone and "opgen targets" not in alone
 
 
 def test_workspace_is_a_git_copy_with_its_neighbours(tmp_path: Path) -> None:

@@ -136,8 +136,8 @@ def _against_prefix(build: SourcesBuild, steps: tuple[Step, ...]) -> tuple[Step,
     """The prefix step before the first build, and each step the prefix cannot serve marked with why."""
     if not runnable(build, steps):
         why = "; ".join(sorted({reason for s in steps if (reason := build.unserved(s))}))
-        raise OpgenError(f"with no toolkit, --cann-src runs only the op_host, op_api and op_kernel UTs (--stage ut), and "
-                         f"nothing asked for can run: {why}")
+        raise OpgenError(f"with no toolkit, --cann-src runs only the op_host, op_api and op_kernel UTs (--stage ut), "
+                         f"and nothing asked for can run: {why}")
     checks = tuple(s for s in steps if s.stage is Stage.CHECK)
     builds = tuple(replace(s, unserved=build.unserved(s)) for s in steps if s.stage is not Stage.CHECK)
     return (*checks, Step(Stage.PREFIX, "prefix", ()), *builds)

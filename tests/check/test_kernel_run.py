@@ -69,8 +69,14 @@ FAULTS = {
 }
 
 
+# the faults the generated kernel UT's own cases (1024 elements, whole 256-element tiles, no tail) also catch under
+# build.sh -u --opkernel: its 910B cases compare the output with the golden
+KERNEL_UT_CATCHES = {"wrong GM offset in CopyOut", "changed constant in Compute()"}
+
+
 @pytest.mark.parametrize("fault", list(FAULTS))
 def test_each_kernel_fault_fails_the_run_rows_and_no_other_tier(fault: str, tmp_path: Path, cann_src: Path) -> None:
+    """...and the kernel UT row of the ops-nn-ut tier where the UT's shape reaches the fault."""
     old, new, reason = FAULTS[fault]
     op_dir = copy_sample(tmp_path, GELU)
     edit(op_dir / HEADER, old, new)
@@ -78,6 +84,10 @@ def test_each_kernel_fault_fails_the_run_rows_and_no_other_tier(fault: str, tmp_
     report = run_checks(op_dir, spec.path, sources=resolve_sources(cann_src), trust=Trust(True))
     tiers = statuses(report.tiers)
     assert tiers.pop("kernel") == "fail"
+    ut = next(t for t in report.tiers if t.tier == "ops-nn-ut")
+    failing = [i.item for i in ut.items if i.status == "fail"]
+    assert failing == (["op_kernel UTs (ascend910b)"] if fault in KERNEL_UT_CATCHES else []), failing
+    tiers.pop("ops-nn-ut")
     assert "fail" not in tiers.values(), tiers
     kernel = next(t for t in report.tiers if t.tier == "kernel")
     rows = {i.item: i for i in kernel.items}

@@ -19,6 +19,7 @@ tikicpulib config includes the file `OPGEN_TIKICPULIB_TARGETS` names (see cann_p
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import subprocess
@@ -32,7 +33,7 @@ from ...errors import OpgenError
 from ...locks import held_lock
 from ...plan import RenderPlan
 from ...spec.socs import SOCS
-from .build import BASE_FLAGS, COMMON_DEFINES, KernelArch, KernelVariant, kernel_variants, soc_arch
+from .build import BASE_FLAGS, COMMON_DEFINES, KernelArch, soc_arch
 from .intrinsics import HEADER, intrinsic_dir, learn
 from .run_build import (
     BINDINGS,
@@ -40,10 +41,10 @@ from .run_build import (
     OPTIMIZE,
     REGISTER_MODEL,
     bindings_source,
-    build_kernel,
     model_dir,
     model_key,
 )
+from .tier import kernel_tier
 
 ENV = "OPGEN_TIKICPULIB_TARGETS"  # the targets file the prefix's tikicpulib config includes
 PRELUDE = "opgen_tikicpulib_prelude.h"
@@ -90,15 +91,10 @@ def _root(sources: CannSources) -> Path:
 
 
 def declare_kernel(sources: CannSources, plan: RenderPlan, op_dir: Path, soc: str) -> list[str]:
-    """Build the op's kernel for `soc` as the kernel tier does (cached), so the declarations the stand-in's prelude
-    binds hold every intrinsic it calls; why a variant did not build, for each that did not."""
-    problems = []
-    for variant in kernel_variants(plan):
-        if isinstance(variant, KernelVariant) and variant.soc == soc:
-            built = build_kernel(sources, variant, op_dir, plan)
-            if built.executable is None:
-                problems.append(f"{variant.label}: {built.problem}")
-    return problems
+    """Compile the op's kernel for `soc` as the kernel tier's compile level does (cached), so the declarations the
+    stand-in's prelude binds hold every intrinsic it calls; the rows of the variants that did not compile."""
+    only_soc = dataclasses.replace(plan, socs=tuple(s for s in plan.socs if s.name == soc))
+    return [f"{row.item}: {row.reason}" for row in kernel_tier(op_dir, only_soc, sources) if row.status != "pass"]
 
 
 def _arch_dir(sources: CannSources, arch: KernelArch, arch_dir: Path) -> Path:
