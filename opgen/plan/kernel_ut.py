@@ -112,7 +112,7 @@ def kernel_ut_plan(
         workspace_bytes=max(spec.tiling.workspace_bytes, UT_WORKSPACE_BYTES),
         gen_data_inputs=tuple(
             (t.name, "rng.integers(0, 256, size=(int(np.prod(shape)) + 7) // 8, dtype=np.uint8)" if t.is_mask
-             else f"rng.uniform({low!r}, {high!r}, size=shape).astype(dtype)")
+             else f"sample(rng, {low!r}, {high!r}, shape, dtype)")
             for t in inputs
         ),
         outputs=tuple(t.name for t in tensors if t.role == "output"),

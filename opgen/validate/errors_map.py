@@ -20,7 +20,7 @@ _COMPILER = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)?
 _CMAKE = re.compile(r"^CMake Error(?: at (?P<file>.+?):(?P<line>\d+)(?: \([^)]*\))?)?:\s*(?P<msg>.*)$")
 _GTEST_AT = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+): Failure$")
 _GTEST_FAILED = re.compile(r"^\[  FAILED  \] (?P<msg>\S.*)$")
-_LINKER = re.compile(r"^(?P<msg>.*undefined reference to .*)$")
+_LINKER = re.compile(r"^(?P<msg>.*(?:undefined reference to|multiple definition of) .*)$")
 _BUILD_SH = re.compile(r"^(?:\[ERROR\]|ERROR:)\s*(?P<msg>.*)$")
 _PRIMARY = (_COMPILER, _CMAKE, _GTEST_AT, _GTEST_FAILED, _LINKER)
 

@@ -108,3 +108,18 @@ def test_errors_outside_the_op_stay_unmapped_and_build_sh_errors_are_the_fallbac
     assert summary is not None and (summary.log_line, summary.message) == (2, "--pkg cannot be used with test")
     assert last is not None and (last.log_line, last.message) == (2, "Killed")
     assert first_error([], 1, mapper(tmp_path)) is None
+
+
+def test_a_symbol_defined_twice_beats_build_sh_summaries_and_names_both_objects(tmp_path: Path) -> None:
+    """A kernel UT that includes the kernel AddOpTestCase also compiles: ld names the symbol and where each is."""
+    lines = [
+        "/x/kernel_utils_mode_cpu.h:331: multiple definition of `gelu_grad'; CMakeFiles/opkernel_gelu_grad.dir/"
+        "test_gelu_grad.cpp.o:/x/op_kernel/gelu_grad.cpp:17: first defined here",
+        "collect2: error: ld returned 1 exit status",
+        "[ERROR] UT build/test failed",
+    ]
+
+    error = first_error(lines, 1, mapper(tmp_path))
+
+    assert error is not None and error.log_line == 1
+    assert "multiple definition of `gelu_grad'" in error.message and "test_gelu_grad.cpp.o" in error.message

@@ -6,8 +6,10 @@ headers, and libraries holding the intrinsic bodies and the launch framework (`I
 core). Its open half is asc-tools' `cpudebug` (the headers and `src/regfwk`); the closed half (the intrinsic bodies,
 `stub_fun.h`, a few launch functions) is what the kernel tier's CPU model stands for. Per arch the stand-in holds:
 
-- a prelude every unit of the UT force-includes: kernel_operator.h, the closed launch declarations, the model's
-  intrinsic definitions and the bindings of each declared intrinsic to them (`run_build.bindings_source`);
+- a prelude force-included into the units of the UT's object library (the kernel and the test cases; not the UT
+  exe's main, which includes metadef's graph types that clash with the CPU-debug headers): kernel_operator.h, the
+  closed launch declarations, the model's intrinsic definitions and the bindings of each declared intrinsic to them
+  (`run_build.bindings_source`);
 - a static library: regfwk's four sources, the model's closed symbols (`cpu_model/closed_symbols.cpp`) and the
   closed launch functions (`cpu_model/tikicpulib.cpp`);
 - the declarations are the kernel tier's derived `stub_fun.h` (`intrinsics.intrinsic_dir`), which grows as kernels
@@ -20,7 +22,6 @@ tikicpulib config includes the file `OPGEN_TIKICPULIB_TARGETS` names (see cann_p
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 import subprocess
 import sys
@@ -173,7 +174,7 @@ def _cmake_list(items: Iterable[object]) -> str:
 
 def _write_if_changed(path: Path, text: str) -> None:
     """Unchanged files keep their mtime, so ops-nn's build does not recompile every kernel UT on each run."""
-    if path.is_file() and hashlib.sha256(path.read_bytes()).digest() == hashlib.sha256(text.encode()).digest():
+    if path.is_file() and path.read_bytes() == text.encode():
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     part = path.with_name(f"{path.name}.part{os.getpid()}")

@@ -52,15 +52,25 @@ def numpy_dtype(name):
     return DTYPES[name]
 
 
+def sample(rng, low, high, shape, dtype):
+    """Uniform values in [low, high); an integer dtype draws whole numbers from floor(low) to ceil(high) within its
+    range (truncating floats in (-1, 1) would give zeros only, where swapped operands compute the same)."""
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return rng.integers(max(int(np.floor(low)), info.min), min(int(np.ceil(high)), info.max) + 1, size=shape,
+                            dtype=dtype)
+    return rng.uniform(low, high, size=shape).astype(dtype)
+
+
 def gen_data(shape, dtype_name, soc_version, attrs=None, seed=0):
     golden_fn = load_golden()
     rng = np.random.default_rng(seed)
     dtype = numpy_dtype(dtype_name)
     inputs = []
-    gradients = rng.uniform(-5.0, 5.0, size=shape).astype(dtype)
+    gradients = sample(rng, -5.0, 5.0, shape, dtype)
     gradients.tofile("input_gradients.bin")
     inputs.append(gradients)
-    features = rng.uniform(-5.0, 5.0, size=shape).astype(dtype)
+    features = sample(rng, -5.0, 5.0, shape, dtype)
     features.tofile("input_features.bin")
     inputs.append(features)
     _outputs = golden_fn(*inputs, short_soc_version=soc_version, **(attrs or {}))

@@ -52,18 +52,28 @@ def numpy_dtype(name):
     return DTYPES[name]
 
 
+def sample(rng, low, high, shape, dtype):
+    """Uniform values in [low, high); an integer dtype draws whole numbers from floor(low) to ceil(high) within its
+    range (truncating floats in (-1, 1) would give zeros only, where swapped operands compute the same)."""
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return rng.integers(max(int(np.floor(low)), info.min), min(int(np.ceil(high)), info.max) + 1, size=shape,
+                            dtype=dtype)
+    return rng.uniform(low, high, size=shape).astype(dtype)
+
+
 def gen_data(shape, dtype_name, soc_version, attrs=None, seed=0):
     golden_fn = load_golden()
     rng = np.random.default_rng(seed)
     dtype = numpy_dtype(dtype_name)
     inputs = []
-    grad = rng.uniform(-5.0, 5.0, size=shape).astype(dtype)
+    grad = sample(rng, -5.0, 5.0, shape, dtype)
     grad.tofile("input_grad.bin")
     inputs.append(grad)
-    x = rng.uniform(-5.0, 5.0, size=shape).astype(dtype)
+    x = sample(rng, -5.0, 5.0, shape, dtype)
     x.tofile("input_x.bin")
     inputs.append(x)
-    y = rng.uniform(-5.0, 5.0, size=shape).astype(dtype)
+    y = sample(rng, -5.0, 5.0, shape, dtype)
     y.tofile("input_y.bin")
     inputs.append(y)
     _outputs = golden_fn(*inputs, short_soc_version=soc_version, **(attrs or {}))

@@ -52,12 +52,22 @@ def numpy_dtype(name):
     return DTYPES[name]
 
 
+def sample(rng, low, high, shape, dtype):
+    """Uniform values in [low, high); an integer dtype draws whole numbers from floor(low) to ceil(high) within its
+    range (truncating floats in (-1, 1) would give zeros only, where swapped operands compute the same)."""
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return rng.integers(max(int(np.floor(low)), info.min), min(int(np.ceil(high)), info.max) + 1, size=shape,
+                            dtype=dtype)
+    return rng.uniform(low, high, size=shape).astype(dtype)
+
+
 def gen_data(shape, dtype_name, soc_version, attrs=None, seed=0):
     golden_fn = load_golden()
     rng = np.random.default_rng(seed)
     dtype = numpy_dtype(dtype_name)
     inputs = []
-    gradients = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+    gradients = sample(rng, -1.0, 1.0, shape, dtype)
     gradients.tofile("input_gradients.bin")
     inputs.append(gradients)
     mask = rng.integers(0, 256, size=(int(np.prod(shape)) + 7) // 8, dtype=np.uint8)
