@@ -71,7 +71,7 @@ def main() -> None:
             lines.append(f"prefix, cold (protobuf cached apart): {took:.0f} s, {took / PREFIX_GOAL_S:.2f} of the "
                          "15-minute goal")
             print(lines[-1], flush=True)
-        header = f"{'op':<22}{'kind':<9}{'soc':<13}{'tree':>14}{'upstream':>14}{'tree s / 120 s':>16}"
+        header = f"{'op':<22}{'kind':<10}{'soc':<13}{'tree':>14}{'upstream':>14}{'tree s / 120 s':>16}"
         lines.append(header)
         print(header, flush=True)
         other: list[str] = []
@@ -91,7 +91,7 @@ def main() -> None:
                     continue
                 seconds = float(mine.figures.get("seconds", 0.0)) if mine and mine.status != "skip" else None
                 ratio = f"{seconds / OP_SOC_GOAL_S:>16.2f}" if seconds is not None else f"{'-':>16}"
-                lines.append(f"{name:<22}{kind:<9}{soc:<13}{_cell(mine)}{_cell(theirs)}{ratio}")
+                lines.append(f"{name:<22}{kind:<10}{soc:<13}{_cell(mine)}{_cell(theirs)}{ratio}")
                 print(lines[-1], flush=True)
     lines += ["", "rows that did not pass:", *other]
     print("\n".join(lines[-len(other) - 2:]), flush=True)

@@ -238,6 +238,11 @@ class RenderPlan:
         return ", ".join(t.name for t in self.tensors) + ", workspace, tiling"
 
     @property
+    def kernel_ut_buffers(self) -> str:
+        """ICPU_RUN_KF's arguments: the kernel UT's GM buffers, named as it declares them (camelCase)."""
+        return ", ".join(t.camel for t in self.tensors) + ", workspace, tiling"
+
+    @property
     def l0_params(self) -> str:
         return ", ".join(f"const aclTensor* {t.name}" for t in self.inputs)
 

@@ -62,7 +62,7 @@ TEST_F(hard_sigmoid_grad_test, hard_sigmoid_grad_float32_ascend950_1_core)
     auto kernel = [](GM_ADDR grads, GM_ADDR input_x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
         ::hard_sigmoid_grad(grads, input_x, y, workspace, tiling);
     };
-    ICPU_RUN_KF(kernel, 1, grads, input_x, y, workspace, tiling);
+    ICPU_RUN_KF(kernel, 1, grads, inputX, y, workspace, tiling);
     WriteFile(path + "/hard_sigmoid_grad_data/output_y.bin", y, yBytes);
 
     AscendC::GmFree(grads);
@@ -105,7 +105,7 @@ TEST_F(hard_sigmoid_grad_test, hard_sigmoid_grad_float32_ascend950_2_cores)
     auto kernel = [](GM_ADDR grads, GM_ADDR input_x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
         ::hard_sigmoid_grad(grads, input_x, y, workspace, tiling);
     };
-    ICPU_RUN_KF(kernel, 2, grads, input_x, y, workspace, tiling);
+    ICPU_RUN_KF(kernel, 2, grads, inputX, y, workspace, tiling);
     WriteFile(path + "/hard_sigmoid_grad_data/output_y.bin", y, yBytes);
 
     AscendC::GmFree(grads);

@@ -61,7 +61,7 @@ TEST_F(soft_shrink_grad_test, soft_shrink_grad_float16_ascend950_1_core)
     auto kernel = [](GM_ADDR input_grad, GM_ADDR input_x, GM_ADDR output_y, GM_ADDR workspace, GM_ADDR tiling) {
         ::soft_shrink_grad(input_grad, input_x, output_y, workspace, tiling);
     };
-    ICPU_RUN_KF(kernel, 1, input_grad, input_x, output_y, workspace, tiling);
+    ICPU_RUN_KF(kernel, 1, inputGrad, inputX, outputY, workspace, tiling);
     WriteFile(path + "/soft_shrink_grad_data/output_output_y.bin", outputY, outputYBytes);
 
     AscendC::GmFree(inputGrad);
@@ -103,7 +103,7 @@ TEST_F(soft_shrink_grad_test, soft_shrink_grad_float16_ascend950_2_cores)
     auto kernel = [](GM_ADDR input_grad, GM_ADDR input_x, GM_ADDR output_y, GM_ADDR workspace, GM_ADDR tiling) {
         ::soft_shrink_grad(input_grad, input_x, output_y, workspace, tiling);
     };
-    ICPU_RUN_KF(kernel, 2, input_grad, input_x, output_y, workspace, tiling);
+    ICPU_RUN_KF(kernel, 2, inputGrad, inputX, outputY, workspace, tiling);
     WriteFile(path + "/soft_shrink_grad_data/output_output_y.bin", outputY, outputYBytes);
 
     AscendC::GmFree(inputGrad);

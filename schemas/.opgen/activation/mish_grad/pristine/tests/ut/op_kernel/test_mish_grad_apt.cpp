@@ -66,7 +66,7 @@ TEST_F(mish_grad_test, mish_grad_bfloat16_1_core)
     auto kernel = [](GM_ADDR grad, GM_ADDR x, GM_ADDR tanhx, GM_ADDR x_grad, GM_ADDR workspace, GM_ADDR tiling) {
         ::mish_grad<0, TPL_BF16>(grad, x, tanhx, x_grad, workspace, tiling);
     };
-    ICPU_RUN_KF(kernel, 1, grad, x, tanhx, x_grad, workspace, tiling);
+    ICPU_RUN_KF(kernel, 1, grad, x, tanhx, xGrad, workspace, tiling);
     WriteFile(path + "/mish_grad_data/output_x_grad.bin", xGrad, xGradBytes);
 
     AscendC::GmFree(grad);
@@ -117,7 +117,7 @@ TEST_F(mish_grad_test, mish_grad_float16_1_core)
     auto kernel = [](GM_ADDR grad, GM_ADDR x, GM_ADDR tanhx, GM_ADDR x_grad, GM_ADDR workspace, GM_ADDR tiling) {
         ::mish_grad<0, TPL_FP16>(grad, x, tanhx, x_grad, workspace, tiling);
     };
-    ICPU_RUN_KF(kernel, 1, grad, x, tanhx, x_grad, workspace, tiling);
+    ICPU_RUN_KF(kernel, 1, grad, x, tanhx, xGrad, workspace, tiling);
     WriteFile(path + "/mish_grad_data/output_x_grad.bin", xGrad, xGradBytes);
 
     AscendC::GmFree(grad);
@@ -168,7 +168,7 @@ TEST_F(mish_grad_test, mish_grad_float32_1_core)
     auto kernel = [](GM_ADDR grad, GM_ADDR x, GM_ADDR tanhx, GM_ADDR x_grad, GM_ADDR workspace, GM_ADDR tiling) {
         ::mish_grad<0, TPL_FP32>(grad, x, tanhx, x_grad, workspace, tiling);
     };
-    ICPU_RUN_KF(kernel, 1, grad, x, tanhx, x_grad, workspace, tiling);
+    ICPU_RUN_KF(kernel, 1, grad, x, tanhx, xGrad, workspace, tiling);
     WriteFile(path + "/mish_grad_data/output_x_grad.bin", xGrad, xGradBytes);
 
     AscendC::GmFree(grad);
@@ -219,7 +219,7 @@ TEST_F(mish_grad_test, mish_grad_bfloat16_2_cores)
     auto kernel = [](GM_ADDR grad, GM_ADDR x, GM_ADDR tanhx, GM_ADDR x_grad, GM_ADDR workspace, GM_ADDR tiling) {
         ::mish_grad<0, TPL_BF16>(grad, x, tanhx, x_grad, workspace, tiling);
     };
-    ICPU_RUN_KF(kernel, 2, grad, x, tanhx, x_grad, workspace, tiling);
+    ICPU_RUN_KF(kernel, 2, grad, x, tanhx, xGrad, workspace, tiling);
     WriteFile(path + "/mish_grad_data/output_x_grad.bin", xGrad, xGradBytes);
 
     AscendC::GmFree(grad);

@@ -29,4 +29,11 @@ inline void SiluGradUtCopyTiling(const uint8_t* src, T* dst)
     tiling_struct tiling_data;                                              \
     SiluGradUtCopyTiling<tiling_struct>(reinterpret_cast<const uint8_t*>(tiling_arg), &tiling_data);
 
+// the qualifier atvoss's schedules read tiling fields through in place (the device build defines it)
+#ifndef __tiling_data_ptr__
+#define __tiling_data_ptr__ __gm__ const
+#endif
+#define GET_TILING_DATA_PTR_WITH_STRUCT(tiling_struct, dst_ptr, tiling_ptr) \
+    __tiling_data_ptr__ tiling_struct* dst_ptr = reinterpret_cast<__tiling_data_ptr__ tiling_struct*>(tiling_ptr);
+
 #endif

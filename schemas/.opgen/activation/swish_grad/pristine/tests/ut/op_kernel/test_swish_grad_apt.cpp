@@ -67,7 +67,7 @@ TEST_F(swish_grad_test, swish_grad_bfloat16_1_core)
     auto kernel = [](GM_ADDR grad, GM_ADDR x, GM_ADDR y, GM_ADDR grad_x, GM_ADDR workspace, GM_ADDR tiling) {
         ::swish_grad<0, TPL_BF16>(grad, x, y, grad_x, workspace, tiling);
     };
-    ICPU_RUN_KF(kernel, 1, grad, x, y, grad_x, workspace, tiling);
+    ICPU_RUN_KF(kernel, 1, grad, x, y, gradX, workspace, tiling);
     WriteFile(path + "/swish_grad_data/output_grad_x.bin", gradX, gradXBytes);
 
     AscendC::GmFree(grad);
@@ -119,7 +119,7 @@ TEST_F(swish_grad_test, swish_grad_float16_1_core)
     auto kernel = [](GM_ADDR grad, GM_ADDR x, GM_ADDR y, GM_ADDR grad_x, GM_ADDR workspace, GM_ADDR tiling) {
         ::swish_grad<0, TPL_FP16>(grad, x, y, grad_x, workspace, tiling);
     };
-    ICPU_RUN_KF(kernel, 1, grad, x, y, grad_x, workspace, tiling);
+    ICPU_RUN_KF(kernel, 1, grad, x, y, gradX, workspace, tiling);
     WriteFile(path + "/swish_grad_data/output_grad_x.bin", gradX, gradXBytes);
 
     AscendC::GmFree(grad);
@@ -171,7 +171,7 @@ TEST_F(swish_grad_test, swish_grad_float32_1_core)
     auto kernel = [](GM_ADDR grad, GM_ADDR x, GM_ADDR y, GM_ADDR grad_x, GM_ADDR workspace, GM_ADDR tiling) {
         ::swish_grad<0, TPL_FP32>(grad, x, y, grad_x, workspace, tiling);
     };
-    ICPU_RUN_KF(kernel, 1, grad, x, y, grad_x, workspace, tiling);
+    ICPU_RUN_KF(kernel, 1, grad, x, y, gradX, workspace, tiling);
     WriteFile(path + "/swish_grad_data/output_grad_x.bin", gradX, gradXBytes);
 
     AscendC::GmFree(grad);
@@ -223,7 +223,7 @@ TEST_F(swish_grad_test, swish_grad_bfloat16_2_cores)
     auto kernel = [](GM_ADDR grad, GM_ADDR x, GM_ADDR y, GM_ADDR grad_x, GM_ADDR workspace, GM_ADDR tiling) {
         ::swish_grad<0, TPL_BF16>(grad, x, y, grad_x, workspace, tiling);
     };
-    ICPU_RUN_KF(kernel, 2, grad, x, y, grad_x, workspace, tiling);
+    ICPU_RUN_KF(kernel, 2, grad, x, y, gradX, workspace, tiling);
     WriteFile(path + "/swish_grad_data/output_grad_x.bin", gradX, gradXBytes);
 
     AscendC::GmFree(grad);
