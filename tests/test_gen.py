@@ -220,3 +220,17 @@ def test_every_relative_include_of_every_sample_names_a_file_of_its_tree() -> No
             if not (source.parent / target).is_file():
                 dangling.append(f"{source.relative_to(SAMPLES)}: {target}")
     assert dangling == []
+
+
+def test_every_kernel_ut_launch_passes_buffers_its_test_declared() -> None:
+    """ICPU_RUN_KF's arguments are the test's own GM buffers: a tensor's spec name where the buffer is camelCase
+    (HardSigmoidGrad's input_x) stopped the kernel UT build under ops-nn."""
+    test = re.compile(r"^TEST_F\(.*?^}", re.M | re.S)
+    launch = re.compile(r"ICPU_RUN_KF\(kernel, \d+, ([^)]*)\);")
+    undeclared = []
+    for source in sorted(SAMPLES.glob("**/tests/ut/op_kernel/**/test_*.cpp")):
+        for body in test.findall(source.read_text(encoding="utf-8")):
+            [args] = launch.findall(body)
+            undeclared += [f"{source.relative_to(SAMPLES)}: {arg}" for arg in args.split(", ")
+                           if not re.search(rf"uint8_t\* {arg} = ", body)]
+    assert undeclared == []
