@@ -23,6 +23,11 @@ from .tensors import DtypeCombination, TensorPlan
 UT_WORKSPACE_BYTES = 16 * 1024 * 1024
 TILE = 256  # elements per UB tile in the multi-tile cases: a multiple of every alignment the kernels need
 MULTI_CORES = 2
+# schMode 202 (BroadcastOneDimAdvanceSch) builds no TPipe; an API popping a temporary from the pipe's stack there
+# (Erf) asserts on the null pipe in CPU debug, which the NPU build compiles out: the launch gets an empty one, as the
+# kernel tier's does (check/kernel/tpl_launch.py)
+ABSENT_PIPE = "AscendC::TPipe absentPipe; "
+ABSENT_PIPE_WHY = "; absentPipe stands in for the TPipe the schedule does not build (CPU debug asserts on a null one)"
 # opbase broadcast_base_struct.h: the tiling data BroadcastSch reads for same-shape inputs (collapsed to one dim)
 ONE_DIM_STRUCTS = {SCH_MODE_ONE_DIM: "BroadcastOneDimTilingData",  # with the DAG's scalars (SetScalar)
                    SCH_MODE_ONE_DIM_ADVANCE: "BroadcastOneDimTilingDataAdvance"}
@@ -42,6 +47,7 @@ class KernelUtCase:
     kernel_call: str  # the entry the lambda calls
     buffers: tuple[tuple[str, str], ...]  # (kernel argument, byte size expression)
     gen_args: tuple[str, ...] = ()  # gen_data.py's attr arguments (`approximate=tanh`): the golden's other math
+    kernel_prelude: str = ""  # a statement the launch lambda runs before the kernel
 
 
 @dataclass(frozen=True)
@@ -193,12 +199,14 @@ def _broadcast_case(name: str, *, combo: DtypeCombination, soc: SocPlan, shape: 
     scalars_set = tuple(f"*reinterpret_cast<float*>(tilingData->scalarData + {4 * i}) = static_cast<float>("
                         f"{a.default});" for i, a in enumerate(scalars.attrs)) if mode == SCH_MODE_ONE_DIM else ()
     label = f"{used}_cores" if used > 1 else "1_core"
+    no_pipe = mode == SCH_MODE_ONE_DIM_ADVANCE
     return KernelUtCase(
         f"{name}_{combo.key.name}_{label}",
         f"{combo.key.name}, {used} core(s), {former} UB loop(s) per core, BroadcastSch schedule {mode} (same "
-        "shapes collapse to one dim)", combo.key.name, soc.short_version, _shape_arg(shape), elements, used, fields,
+        f"shapes collapse to one dim){ABSENT_PIPE_WHY if no_pipe else ''}", combo.key.name, soc.short_version,
+        _shape_arg(shape), elements, used, fields,
         (*scalars_set, "AscendC::SetKernelMode(KernelMode::AIV_MODE);"), f"::{name}<{mode}, {combo.tpl}{picked}>",
-        _buffers(tensors, elements, combo),
+        _buffers(tensors, elements, combo), kernel_prelude=ABSENT_PIPE if no_pipe else "",
     )
 
 

@@ -27,8 +27,9 @@ protected:
     }
 };
 
-// bfloat16, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); gen_data.py
-// writes the inputs and the golden, compare_data.py checks the output
+// bfloat16, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); absentPipe
+// stands in for the TPipe the schedule does not build (CPU debug asserts on a null one); gen_data.py writes the inputs
+// and the golden, compare_data.py checks the output
 TEST_F(softplus_grad_test, softplus_grad_bfloat16_1_core)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/softplus_grad/tests/ut/op_kernel/softplus_grad_data",
@@ -54,6 +55,7 @@ TEST_F(softplus_grad_test, softplus_grad_bfloat16_1_core)
     tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
+        AscendC::TPipe absentPipe;
         ::softplus_grad<202, TPL_BF16>(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, gradients, features, backprops, workspace, tiling);
@@ -67,8 +69,9 @@ TEST_F(softplus_grad_test, softplus_grad_bfloat16_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./softplus_grad_data", {"bfloat16"}));
 }
 
-// float16, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); gen_data.py
-// writes the inputs and the golden, compare_data.py checks the output
+// float16, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); absentPipe
+// stands in for the TPipe the schedule does not build (CPU debug asserts on a null one); gen_data.py writes the inputs
+// and the golden, compare_data.py checks the output
 TEST_F(softplus_grad_test, softplus_grad_float16_1_core)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/softplus_grad/tests/ut/op_kernel/softplus_grad_data",
@@ -94,6 +97,7 @@ TEST_F(softplus_grad_test, softplus_grad_float16_1_core)
     tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
+        AscendC::TPipe absentPipe;
         ::softplus_grad<202, TPL_FP16>(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, gradients, features, backprops, workspace, tiling);
@@ -107,8 +111,9 @@ TEST_F(softplus_grad_test, softplus_grad_float16_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./softplus_grad_data", {"float16"}));
 }
 
-// float32, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); gen_data.py
-// writes the inputs and the golden, compare_data.py checks the output
+// float32, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); absentPipe
+// stands in for the TPipe the schedule does not build (CPU debug asserts on a null one); gen_data.py writes the inputs
+// and the golden, compare_data.py checks the output
 TEST_F(softplus_grad_test, softplus_grad_float32_1_core)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/softplus_grad/tests/ut/op_kernel/softplus_grad_data",
@@ -134,6 +139,7 @@ TEST_F(softplus_grad_test, softplus_grad_float32_1_core)
     tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
+        AscendC::TPipe absentPipe;
         ::softplus_grad<202, TPL_FP32>(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, gradients, features, backprops, workspace, tiling);
@@ -147,8 +153,9 @@ TEST_F(softplus_grad_test, softplus_grad_float32_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./softplus_grad_data", {"float32"}));
 }
 
-// bfloat16, 2 core(s), 2 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); gen_data.py
-// writes the inputs and the golden, compare_data.py checks the output
+// bfloat16, 2 core(s), 2 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); absentPipe
+// stands in for the TPipe the schedule does not build (CPU debug asserts on a null one); gen_data.py writes the inputs
+// and the golden, compare_data.py checks the output
 TEST_F(softplus_grad_test, softplus_grad_bfloat16_2_cores)
 {
     ASSERT_TRUE(kernel_ut::SetupTestEnvironment("activation/softplus_grad/tests/ut/op_kernel/softplus_grad_data",
@@ -174,6 +181,7 @@ TEST_F(softplus_grad_test, softplus_grad_bfloat16_2_cores)
     tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
+        AscendC::TPipe absentPipe;
         ::softplus_grad<202, TPL_BF16>(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 2, gradients, features, backprops, workspace, tiling);
