@@ -90,6 +90,7 @@ def kernel_ut_rows(prefix: Prefix, sources: CannSources, plan: RenderPlan, op_di
         cmake = (kernel_ut / "CMakeLists.txt").read_text(encoding="utf-8", errors="replace")
         spelled = {name: arch for name in _ADD_OP_TEST_CASE.findall(cmake) for ut, arch in socs.items()
                    if name.lower() == ut}
+        tikicpulib.declare_upstream_kernel(sources, plan, kernel_ut.parents[2], soc)
         env = tikicpulib.build_sh_env(tikicpulib.prepare(sources, socs | spelled, prefix.lib_dir / "libc_sec.so"))
         rows.append(_kernel_row(prefix, _run(prefix, sources, plan, "opkernel", soc, None, env), True))
     elif kernel_ut.is_dir():

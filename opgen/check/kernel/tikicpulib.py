@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,7 +35,7 @@ from ...errors import OpgenError
 from ...locks import held_lock
 from ...plan import RenderPlan
 from ...spec.socs import SOCS
-from .build import BASE_FLAGS, COMMON_DEFINES, KernelArch, soc_arch
+from .build import BASE_FLAGS, COMMON_DEFINES, KernelArch, KernelVariant, kernel_sources, kernel_variants, soc_arch
 from .intrinsics import HEADER, intrinsic_dir, learn
 from .run_build import (
     BINDINGS,
@@ -45,7 +46,7 @@ from .run_build import (
     model_dir,
     model_key,
 )
-from .tier import kernel_tier
+from .tier import compile_variant, kernel_tier
 
 ENV = "OPGEN_TIKICPULIB_TARGETS"  # the targets file the prefix's tikicpulib config includes
 PRELUDE = "opgen_tikicpulib_prelude.h"
@@ -96,6 +97,18 @@ def declare_kernel(sources: CannSources, plan: RenderPlan, op_dir: Path, soc: st
     stand-in's prelude binds hold every intrinsic it calls; the rows of the variants that did not compile."""
     only_soc = dataclasses.replace(plan, socs=tuple(s for s in plan.socs if s.name == soc))
     return [f"{row.item}: {row.reason}" for row in kernel_tier(op_dir, only_soc, sources) if row.status != "pass"]
+
+
+def declare_upstream_kernel(sources: CannSources, plan: RenderPlan, upstream_dir: Path, soc: str) -> None:
+    """Compile upstream's kernel units for `soc` (the first of its variants) so the declarations hold what they call
+    beyond the generated kernel (HardSwishGradV2's reaches matmul helpers); a unit that does not compile here still
+    declared what it could, and its UT build says the rest."""
+    variant = next((v for v in kernel_variants(plan) if isinstance(v, KernelVariant) and v.soc == soc), None)
+    compiler = shutil.which("g++")
+    if variant is None or compiler is None:
+        return
+    for unit in kernel_sources(upstream_dir):
+        compile_variant(compiler, upstream_dir, plan, unit, variant, sources, "upstream")
 
 
 def _arch_dir(sources: CannSources, arch: KernelArch, arch_dir: Path) -> Path:
