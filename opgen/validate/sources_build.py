@@ -65,15 +65,21 @@ class SourcesBuild:
     def command(self, build_args: tuple[str, ...]) -> list[str]:
         env = self.prefix.build_sh_env()
         if "--opkernel" in build_args:
-            soc = next(a.removeprefix("--soc=") for a in build_args if a.startswith("--soc="))
-            env |= tikicpulib.build_sh_env(tikicpulib.targets_file(self.sources, tikicpulib.kernel_ut_socs(soc)))
+            env |= tikicpulib.build_sh_env(self._targets(build_args))
         return ["env", *(f"{key}={value}" for key, value in env.items()), "bash", "build.sh", *build_args,
                 *self.prefix.build_sh_flags]
 
     def display(self, build_args: tuple[str, ...]) -> str:
-        """The command as a user would type it (the library path left out: it only adds the prefix's lib64)."""
-        return shlex.join([f"ASCEND_HOME_PATH={self.home}", "bash", "build.sh", *build_args,
+        """The command as a user would type it (the library path left out: it only adds the prefix's lib64; so is
+        the kernel UTs' PATH, which only puts opgen's python3 first)."""
+        targets = [f"{tikicpulib.ENV}={self._targets(build_args)}"] if "--opkernel" in build_args else []
+        return shlex.join([f"ASCEND_HOME_PATH={self.home}", *targets, "bash", "build.sh", *build_args,
                            *self.prefix.build_sh_flags])
+
+    def _targets(self, build_args: tuple[str, ...]) -> Path:
+        """The tikicpulib stand-in's targets file for the --soc of a kernel UT step."""
+        soc = next(a.removeprefix("--soc=") for a in build_args if a.startswith("--soc="))
+        return tikicpulib.targets_file(self.sources, tikicpulib.kernel_ut_socs(soc))
 
     def scratch_checkout(self) -> Path:
         """A scratch git copy of the sources' ops-nn with its neighbours, made once and reused."""

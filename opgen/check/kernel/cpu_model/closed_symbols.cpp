@@ -11,8 +11,9 @@
 namespace AscendC {
 bool g_isAtomic = false;
 AtomicType g_atomicType = SUM;
-// the lock tikicpulib's DataCopy takes around an atomic UB->GM copy (its cores are processes sharing GM); the
-// model runs the cores one after another in one process, so it is never contended
+// the lock tikicpulib's DataCopy takes around an atomic UB->GM copy (its cores are processes sharing GM): the kernel
+// tier runs the cores one after another in one process, so it is never contended; the stand-in's forked cores each
+// hold their own copy, which no generated kernel needs (none copies atomically)
 ProcessLock* ProcessLock::processLock = nullptr;
 ProcessLock::ProcessLock()
 {

@@ -1,6 +1,7 @@
 // The launch side of opgen's CPU model: the launch globals and GM allocation a kernel links against (tikicpulib's
-// open regfwk defines the same ones, so the tikicpulib stand-in leaves this file out), and a main() that lays the tensors out in GM with guard bytes, runs the kernel on each
-// core in turn, and reports every byte the kernel changed outside its output tensors.
+// open regfwk defines the same ones, so the tikicpulib stand-in leaves this file out), and a main() that lays the
+// tensors out in GM with guard bytes, runs the kernel on each core in turn, and reports every byte the kernel changed
+// outside its output tensors.
 //
 // Usage: runtime MANIFEST, or runtime --describe (what the run wrapper's opgen_describe prints: an arch35 DAG's
 // compile-time buffer facts the host tiling divides the UB by). The manifest has one line per fact, in kernel-argument order for tensors:

@@ -33,7 +33,7 @@ inline void SoftplusGradUtCopyTiling(const uint8_t* src, T* dst)
 #ifndef __tiling_data_ptr__
 #define __tiling_data_ptr__ __gm__ const
 #endif
-#define GET_TILING_DATA_PTR_WITH_STRUCT(tiling_struct, dst_ptr, tiling_ptr) \
-    __tiling_data_ptr__ tiling_struct* dst_ptr = reinterpret_cast<__tiling_data_ptr__ tiling_struct*>(tiling_ptr);
+#define GET_TILING_DATA_PTR_WITH_STRUCT(tiling_struct, tiling_dst, tiling_ptr) \
+    __tiling_data_ptr__ tiling_struct* tiling_dst = reinterpret_cast<__tiling_data_ptr__ tiling_struct*>(tiling_ptr);
 
 #endif
