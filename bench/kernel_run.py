@@ -2,12 +2,16 @@
 launch executed again), with each op's row counts.
 
 OPGEN_CANN_SRC=/tmp/cann_src python bench/kernel_run.py [--keep-framework] [--ops a,b] [--out FILE]
+OPGEN_CANN_SRC=/tmp/cann_src python bench/kernel_run.py --costs [--ops a,b] [--out FILE]
 
 Cold runs with a fresh XDG cache dir: intrinsic declarations, kernel executables, the op_host UT framework and ABI-0
 protobuf (which the host tiling links; --keep-framework copies the built ones in, the cost a user sees once they
 exist), host tilings.
 Warm is the same call again. Goal: warm at most 3 minutes per op on 2 cores. Prints one table, then every row that
 did not pass with its reason (the SKIPPED set tests/check/test_kernel_matrix.py holds); --out also writes both.
+--costs runs once in the user's cache and prints, for every row where upstream's kernel ran, the generated kernel's
+cost over upstream's on the same launch (issue 19's "instructions and tiles per element <= upstream's") and how far
+its outputs are from upstream's.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from opgen.cann_prefix import layout  # noqa: E402
-from opgen.cann_sources import cache_root, resolve_sources  # noqa: E402
+from opgen.cann_sources import CannSources, cache_root, resolve_sources  # noqa: E402
 from opgen.check.kernel.run import kernel_run_rows  # noqa: E402
 from opgen.check.trust import Trust  # noqa: E402
 from opgen.plan import build_plan  # noqa: E402
@@ -47,10 +51,16 @@ def main() -> None:
     parser.add_argument("--keep-framework", action="store_true")
     parser.add_argument("--ops", default="")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--costs", action="store_true")
     args = parser.parse_args()
     sources = resolve_sources()
     if sources is None:
         sys.exit("set OPGEN_CANN_SRC (README 'Getting the CANN sources')")
+    if args.costs:
+        lines = costs([o for o in args.ops.split(",") if o], sources)
+        if args.out:
+            args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return
     wanted = [o for o in args.ops.split(",") if o]
     user_cache = cache_root()
     user_protobuf = layout.protobuf_dir(layout.cache_root())
@@ -83,6 +93,27 @@ def main() -> None:
     print("\n".join(lines[-len(other) - 2:]), flush=True)
     if args.out:
         args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+COST_KEYS = ("vector_instructions_per_element_ratio", "gm_ub_bytes_per_element_ratio", "ub_extent_bytes_ratio",
+             "generated_vs_upstream_max_abs", "generated_vs_upstream_max_ulp")
+
+
+def costs(wanted: list[str], sources: CannSources) -> list[str]:
+    """One line per upstream row that ran: the cost ratios and the distance from upstream's outputs."""
+    lines = [f"{'op':<20}{'row':<40}{'instr':>8}{'gm<->ub':>9}{'ub':>7}{'max abs':>11}{'ulp':>8}"]
+    print(lines[0], flush=True)
+    for name, (op_dir, spec_path) in samples().items():
+        if wanted and name not in wanted:
+            continue
+        spec = load_spec(spec_path).spec
+        for row in kernel_run_rows(op_dir, spec, build_plan(spec, spec_path.name), sources, Trust(True)):
+            if row.item.endswith(" upstream") and row.status == "pass":
+                ratio, gm, ub, apart, ulp = (row.figures.get(key, "-") for key in COST_KEYS)
+                line = f"{name:<20}{row.item:<40}{ratio:>8}{gm:>9}{ub:>7}{apart:>11.3g}{ulp:>8}"
+                lines.append(line)
+                print(line, flush=True)
+    return lines
 
 
 if __name__ == "__main__":

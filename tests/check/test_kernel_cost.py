@@ -2,8 +2,8 @@
 
 By hand, from the kernel source (op_kernel/gelu_grad.h, the 910B branch of Compute): one UB tile issues 17 vector
 calls (maxs, mins, mul, muls, adds, mul, exp, muls, adds, mul, adds, div, adds, mul, mul, sub, mul), each one
-instruction (counter mode, or one high-dim repeat run for the div reading the constant block), and no casts in
-float32 (AsFloat and StoreFloat work in place); Init fills the constant block once (one duplicate). The kernel reads
+instruction (counter mode), and no casts in float32 (AsFloat and StoreFloat work in place); nothing is filled in
+Init (g = e / (1 + e) has no constant numerator). The kernel reads
 dy and x (y is not read) and writes z with exact-byte DataCopyPad moves: 12 bytes an element between GM and UB. It
 never selects, so its buffers may fill the UB up to its end (no basic API scratch kept).
 """
@@ -25,7 +25,6 @@ from opgen.check.trust import Trust
 from .trees import GELU, copy_sample, cut_plan, loaded
 
 STEPS_PER_TILE = 17
-INIT_STEPS = 1  # the constant block's Duplicate
 BYTES_PER_ELEMENT = 4 + 4 + 4  # dy in, x in, z out
 
 
@@ -49,11 +48,11 @@ def test_one_tile_counts_each_vector_call_once_and_every_byte_moved(tmp_path: Pa
         run = run_shape(build.executable, spec.spec, plan, variant.combination, golden({}), shapes,
                         facts.ub_bytes, host.launches[0], np.random.default_rng(0), {})
         assert run.problems == () and run.cost is not None
-        assert run.cost.vector_instructions == STEPS_PER_TILE + INIT_STEPS
+        assert run.cost.vector_instructions == STEPS_PER_TILE
         assert run.cost.gm_ub_bytes == BYTES_PER_ELEMENT * elements
         assert (192 - 8) * 1024 < run.cost.ub_extent <= 192 * 1024
         calls = dict(run.cost.calls)
-        assert (calls["vdiv"], calls["vmul"], calls["vsub"], calls["vector_dup"]) == (1, 6, 1, 1)
+        assert (calls["vdiv"], calls["vmul"], calls["vsub"], calls.get("vector_dup", 0)) == (1, 6, 1, 0)
 
 
 def test_the_row_reports_cost_per_element_of_its_largest_launch(tmp_path: Path, cann_src: Path) -> None:

@@ -32,9 +32,10 @@ from opgen.spec.recipe import Step, parse_step
 from .trees import GELU, copy_sample
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
-# GeluGrad with the guard the edge sample asks for: x clamped to [-1e4, 1e4] (both variants; the
-# derivative there is exactly 1 or 0 in float32) and, in the 910b form, px/(1+px) as 1 - 1/(1+px) so that
-# exp overflowing to inf gives 0 instead of inf*0 = NaN.
+# GeluGrad with the guard the edge sample asks for, in the forms its spec first had: x clamped to [-1e4, 1e4]
+# (both variants; the derivative there is exactly 1 or 0 in float32) and, in the 910b form, px/(1+px) as
+# 1 - 1/(1+px) so that exp overflowing to inf gives 0 instead of inf*0 = NaN (the spec's 910b form now takes
+# e/(1+e), e = 1/px, with x at most 10).
 # The 910b recipe as first written (no clamp, px * inv): exp overflows to inf and inf * 0 gives NaN.
 UNGUARDED_910B = (
     "x2 = mul(x, x)", "t0 = muls(x2, -0.0713548162726002527220)", "t1 = adds(t0, -1.595769121605730711759)",

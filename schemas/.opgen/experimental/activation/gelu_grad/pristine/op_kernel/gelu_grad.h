@@ -103,8 +103,10 @@ public:
         if constexpr (TILING_KEY == GELU_GRAD_TILING_KEY_ASCEND310B) { // only this tiling key's Compute() uses it
             pipe.InitBuffer(tmpBuf1, tileDataNum * sizeof(float));
         }
-        pipe.InitBuffer(constBuf0, REPEAT_BYTES);
-        Duplicate(constBuf0.Get<float>(), 1.0f, static_cast<int32_t>(REPEAT_BYTES / sizeof(float)));
+        if constexpr (TILING_KEY == GELU_GRAD_TILING_KEY_ASCEND310B) { // only this tiling key's Compute() uses it
+            pipe.InitBuffer(constBuf0, REPEAT_BYTES);
+            Duplicate(constBuf0.Get<float>(), 1.0f, static_cast<int32_t>(REPEAT_BYTES / sizeof(float)));
+        }
     }
 
     __aicore__ inline void Process()
@@ -142,26 +144,24 @@ private:
             LocalTensor<float> dyValue = AsFloat<TYPE_DY>(dyLocal, castBufDy, count);
             LocalTensor<float> xValue = AsFloat<TYPE_X>(xLocal, castBufX, count);
             LocalTensor<float> zValue = FloatView<TYPE_Z>(zLocal, castBufZ);
-            LocalTensor<float> const0 = constBuf0.Get<float>();
             LocalTensor<float> tmp0 = tmpBuf0.Get<float>();
             Maxs(zValue, xValue, -10000.0f, count);           // xl = maxs(x, -10000.0)
-            Mins(xValue, zValue, 10000.0f, count);            // xc = mins(xl, 10000.0)
+            Mins(xValue, zValue, 10.0f, count);               // xc = mins(xl, 10.0)
             Mul(zValue, xValue, xValue, count);               // x2 = mul(xc, xc)
-            Muls(tmp0, zValue, -0.07135481627260025f, count); // t0 = muls(x2, -0.07135481627260025)
-            Adds(tmp0, tmp0, -1.5957691216057308f, count);    // t1 = adds(t0, -1.5957691216057308)
+            Muls(tmp0, zValue, 0.07135481627260025f, count);  // t0 = muls(x2, 0.07135481627260025)
+            Adds(tmp0, tmp0, 1.5957691216057308f, count);     // t1 = adds(t0, 1.5957691216057308)
             Mul(tmp0, tmp0, xValue, count);                   // t2 = mul(t1, xc)
-            Exp(tmp0, tmp0, count);                           // px = exp(t2)
+            Exp(tmp0, tmp0, count);                           // e = exp(t2)
             Muls(zValue, zValue, 0.2140644488178007f, count); // r0 = muls(x2, 0.2140644488178007)
             Adds(zValue, zValue, 1.5957691216057308f, count); // r1 = adds(r0, 1.5957691216057308)
             Mul(zValue, zValue, xValue, count);               // res = mul(r1, xc)
-            Adds(xValue, tmp0, 1.0f, count);                  // d = adds(px, 1.0)
-            // one = fill(1.0): const0, filled once in Init
-            DivWithBlock<true>(xValue, const0, xValue, count); // inv = div(one, d)
-            Adds(tmp0, xValue, -1.0f, count);                  // na = adds(inv, -1.0)
-            Mul(zValue, tmp0, zValue, count);                  // nb = mul(na, res)
-            Mul(zValue, zValue, xValue, count);                // nc = mul(nb, inv)
-            Sub(xValue, xValue, zValue, count);                // s = sub(inv, nc)
-            Mul(zValue, xValue, dyValue, count);               // z = mul(s, dy)
+            Adds(xValue, tmp0, 1.0f, count);                  // d = adds(e, 1.0)
+            Div(xValue, tmp0, xValue, count);                 // g = div(e, d)
+            Adds(tmp0, xValue, -1.0f, count);                 // na = adds(g, -1.0)
+            Mul(zValue, tmp0, zValue, count);                 // nb = mul(na, res)
+            Mul(zValue, zValue, xValue, count);               // nc = mul(nb, g)
+            Sub(xValue, xValue, zValue, count);               // s = sub(g, nc)
+            Mul(zValue, xValue, dyValue, count);              // z = mul(s, dy)
             StoreFloat<TYPE_Z>(zLocal, zValue, count);
         } else if constexpr (TILING_KEY == GELU_GRAD_TILING_KEY_ASCEND310B) {
             LocalTensor<float> dyValue = AsFloat<TYPE_DY>(dyLocal, castBufDy, count);
