@@ -118,9 +118,19 @@ def to_output(result: Array, dtype: np.dtype[Any]) -> Array:
     if result.dtype == dtype or dtype.kind not in "iu" or result.dtype.kind != "f":
         return result.astype(dtype)  # float32 -> float16 / bfloat16 rounds to nearest even
     wide = (result.astype(np.float16) if dtype.itemsize == 1 else result).astype(np.float64)
+    return saturated(wide, dtype)
+
+
+def saturated(values: npt.NDArray[np.float64], dtype: np.dtype[Any]) -> Array:
+    """Float64 values as an integer dtype holds them: rounded to nearest even and saturated at its range, NaN as 0.
+    A 64-bit type's maximum is no float64 (it rounds up to 2**63, which a cast wraps to the minimum), so the
+    saturation is decided before casting."""
     info = np.iinfo(dtype)
-    saturated: Array = np.nan_to_num(np.clip(np.rint(wide), info.min, info.max), nan=0.0).astype(dtype)
-    return saturated
+    whole = np.rint(np.nan_to_num(values, nan=0.0, posinf=np.inf, neginf=-np.inf))
+    inside = (whole > float(info.min)) & (whole < float(info.max))
+    held: Array = np.where(whole > 0, info.max, info.min).astype(dtype)
+    held[inside] = whole[inside].astype(dtype)
+    return held
 
 
 def _namespace(cdt: Callable[[float], Any], shape: tuple[int, ...]) -> dict[str, Any]:

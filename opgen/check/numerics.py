@@ -36,7 +36,7 @@ from ..plan.attrs import AttrValue, attr_settings, shown_attrs
 from ..plan.st_cases import read_st_value
 from ..plan.tensors import DtypeCombination
 from ..spec.models import OpSpec
-from .emulator import emulate, numpy_dtype, unpack_mask
+from .emulator import emulate, numpy_dtype, saturated, unpack_mask
 from .numerics_optional import absent_marked, present_inputs, rounding_bound, row_combination, without
 from .numerics_samples import RANDOM_ELEMENTS, checked_shape, edge_inputs, random_data, value_range
 from .references import Reference, build_reference
@@ -207,7 +207,9 @@ def _reference(reference: Reference, inputs: Sequence[Array], attrs: Mapping[str
     """The reference outputs (NaN where no value is right), its own error bound, and where that is."""
     with np.errstate(all="ignore"):
         outputs, bound, undefined = reference.fn(inputs, attrs)
-    return tuple(np.where(undefined, np.nan, o) for o in outputs), bound, undefined.ravel()
+    # an exact integer reference stays integer unless some element of it has no right value
+    return (tuple(np.where(undefined, np.nan, o) if undefined.any() else o for o in outputs), bound,
+            undefined.ravel())
 
 
 def _widened(expected: _Expected, bound: Array) -> _Expected:
@@ -248,6 +250,8 @@ def within_tolerance(got: Array, reference: Array, rtol: float, atol: float, *,
     `input_nan` marks elements whose reference inputs hold a NaN; `bound` is the reference's own error.
     """
     dtype = got.dtype
+    if dtype.kind in "iu" and dtype.itemsize == 8:
+        return _within_wide_integers(got, np.asarray(reference), rtol, atol)
     with np.errstate(all="ignore"):
         raw = np.asarray(reference).astype(np.float64).ravel()
         a, b = got.astype(np.float64).ravel(), rounded_to(raw, dtype)
@@ -262,6 +266,26 @@ def within_tolerance(got: Array, reference: Array, rtol: float, atol: float, *,
         diff = np.where(same, 0.0, np.nan_to_num(np.abs(value - target), nan=np.inf, posinf=np.inf))
         close = np.isfinite(target) & (diff <= atol + rtol * np.abs(target) + slack)
     return same | undefined | close, diff
+
+
+def _within_wide_integers(got: Array, reference: Array, rtol: float, atol: float
+                          ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
+    """within_tolerance for 64-bit integers, in exact integer arithmetic: float64 holds them only to 2**53, so
+    a kernel off by hundreds near 2**63 would compare equal there. A float reference is saturated first; NaN in
+    it (no value is right) passes."""
+    undefined = np.isnan(reference).ravel() if reference.dtype.kind == "f" else np.zeros(got.size, dtype=np.bool_)
+    want = held_by(reference, got.dtype).ravel()
+    diff = np.abs(got.ravel().astype(object) - want.astype(object)).astype(np.float64)
+    close = diff <= atol + rtol * np.abs(want.astype(np.float64))
+    return close | undefined, np.where(undefined, 0.0, diff)
+
+
+def held_by(reference: Array, dtype: np.dtype[Any]) -> Array:
+    """The reference as an integer `dtype` holds it: an integer one as it is, a float one rounded and
+    saturated."""
+    if reference.dtype.kind in "iu":
+        return reference.astype(dtype)
+    return saturated(reference.astype(np.float64), dtype)
 
 
 def rounded_to(raw: npt.NDArray[np.float64], dtype: np.dtype[Any]) -> npt.NDArray[np.float64]:
@@ -287,7 +311,7 @@ def _result(case: _Case, output: str, have: Array, raw: Array, ok: npt.NDArray[n
             atol: float, nan_hint: str = "") -> NumericsResult:
     with np.errstate(all="ignore"):
         b = rounded_to(np.asarray(raw).astype(np.float64).ravel(), have.dtype)
-        want = np.nan_to_num(b).astype(have.dtype).reshape(np.shape(raw)) if have.dtype.kind in "iu" else \
+        want = held_by(np.asarray(raw), have.dtype).reshape(np.shape(raw)) if have.dtype.kind in "iu" else \
             np.asarray(raw).astype(have.dtype)
     compared = ~(np.isnan(b) & ~input_nan)
     with np.errstate(all="ignore"):
@@ -302,7 +326,7 @@ def _result(case: _Case, output: str, have: Array, raw: Array, ok: npt.NDArray[n
         reason = (f"{case.op} variant {case.variant} ({', '.join(case.socs)}), dtypes {_combo(case)}, "
                   f"{case.sample} sample, output {output}: {failures} of {b.size} elements break "
                   f"|got - expected| <= {atol:g} + {rtol:g}*|expected|; worst at index {where}: {shown}: "
-                  f"got {_show(have.ravel()[worst])}, expected {_show(b[worst])}")
+                  f"got {_show(have.ravel()[worst])}, expected {_show(want.ravel()[worst])}")
         got_nan = bool(np.isnan(have.ravel()[worst].astype(np.float64)))
         if nan_hint and got_nan != bool(np.isnan(b[worst])) and any(np.isnan(v[worst]) for v in views.values()):
             reason += f"; {nan_hint}"
@@ -369,7 +393,7 @@ def _max(values: Array, where: npt.NDArray[np.bool_]) -> float:
 
 
 def _show(value: Any) -> str:
-    return f"{float(value):.9g}"
+    return str(int(value)) if isinstance(value, np.integer) else f"{float(value):.9g}"
 
 
 def _output_dtypes(plan: RenderPlan, combo: DtypeCombination) -> list[str]:

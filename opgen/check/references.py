@@ -31,7 +31,7 @@ from ..plan.attrs import AttrValue, kernel_value
 from ..spec.formula import evaluate
 from ..spec.models import OpSpec
 from ..spec.reference import ResolvedReference, resolve_reference
-from .emulator import unpack_mask
+from .emulator import saturated, unpack_mask
 
 Array = npt.NDArray[Any]
 UNIT_ROUNDOFF = 2.0**-53
@@ -94,7 +94,53 @@ def _evaluate(resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Ar
     if resolved.nan == "passthrough" and resolved.grad is not None:  # the kernel multiplies: NaN * 0 is NaN
         out = torch.where(env[resolved.grad].detach().isnan(), torch.nan, out)
     error = UNIT_ROUNDOFF * (2.0 * trace.bound(result) + len(trace.roundings) * torch.nan_to_num(out.abs(), nan=0.0))
-    return (out.numpy().copy(),), error.numpy().copy(), undefined.numpy().copy()
+    exact = _exact_integers(torch, resolved, plan, inputs, attrs, shape)
+    held = out.numpy().copy() if exact is None else _in_range(exact, out.numpy())
+    return (held,), error.numpy().copy(), undefined.numpy().copy()
+
+
+def _exact_integers(torch: Any, resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Array],
+                    attrs: dict[str, AttrValue], shape: tuple[int, ...]) -> Array | None:
+    """A direct formula over int64 inputs evaluated in int64: float64 rounds them past 2**53, so a kernel off by
+    hundreds there would match. None unless the formula stays integer throughout (no float constant or attr, no
+    division, no transcendental). Its +, - and * wrap, which is exact modulo 2**64: right wherever the result
+    itself is in range."""
+    read = set(resolved.formula.names) | ({resolved.grad} if resolved.grad else set())
+    tensors = [(np.asarray(a), t) for a, t in zip(inputs, plan.inputs, strict=True) if t.name in read]
+    if resolved.wrt is not None or not any(a.dtype == np.int64 for a, t in tensors if not t.is_mask):
+        return None
+    env: dict[str, Any] = {}
+    for name, value in attrs.items():
+        if isinstance(value, str | bool):
+            env[name] = value
+        elif float(value).is_integer():
+            env[name] = torch.tensor(int(value), dtype=torch.int64)
+        elif name in read:
+            return None
+    for array, tensor in tensors:
+        if tensor.is_mask:
+            env[tensor.name] = torch.from_numpy(unpack_mask(array, shape).copy())
+        elif array.dtype.kind == "i":
+            env[tensor.name] = torch.from_numpy(np.broadcast_to(array.astype(np.int64), shape).copy())
+        else:
+            return None
+    lib = {**_torch_lib(torch), "const": lambda v: torch.tensor(int(v) if float(v).is_integer() else v)}
+    try:
+        result = evaluate(resolved.formula, env, lib)
+    except (RuntimeError, TypeError):  # an op torch has no integer kernel for
+        return None
+    if not isinstance(result, torch.Tensor) or result.dtype != torch.int64:
+        return None
+    exact: Array = np.broadcast_to(result.numpy(), shape).copy()
+    return exact
+
+
+def _in_range(exact: Array, approximate: Array) -> Array:
+    """The exact int64 result where the real one is in range (same sign as the float64 one, which is at most
+    2**63 there); the float64 one saturated where it overflows."""
+    with np.errstate(invalid="ignore"):
+        agrees = (np.sign(exact) == np.sign(approximate)) & (np.abs(approximate) <= 2.0**63)
+    return np.where(agrees, exact, saturated(approximate, np.dtype(np.int64)))
 
 
 def _environment(torch: Any, resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Array],
