@@ -119,6 +119,16 @@ CASES: dict[str, tuple[Path, Edit, str]] = {
                                 r"constant -1e\+39 does not fit float32"),
     "constant beyond int8": (RELU, _replace("select(mask, gradients, 0)", "select(mask, gradients, 300)"),
                              r"constant 300\.0 does not fit int8, uint8"),
+    "native_dtypes beside native": (RELU, _replace("  dtype: native\n",
+                                                   "  dtype: native\n  native_dtypes: [float16]\n"),
+                                    r"compute\.native_dtypes: computes some dtypes natively.*set compute\.dtype: "
+                                    r"float32"),
+    "native_dtypes of a DAG": (RELU, _replace("  dtype: native\n", "  dtype: float32\n  native_dtypes: [float16]\n"),
+                               r"compute\.native_dtypes: only classic kernels compute some dtypes natively; "
+                               r"ascend950, ascend350 use an atvoss DAG"),
+    "native constant beyond float16": (GELU, _replace("  dtype: float32\n", "  dtype: float32\n  native_dtypes: "
+                                                      "[float16]\n", "maxs(x, -10000.0)", "maxs(x, -1.0e5)"),
+                                       r"constant -100000\.0 does not fit float16"),
 }
 
 

@@ -56,8 +56,10 @@ def pack_mask(bits: Array) -> npt.NDArray[np.uint8]:
 
 
 def compute_dtype(plan: RenderPlan, combination: DtypeCombination) -> np.dtype[Any]:
-    """float32 recipes compute in float32; native ones in the first output's dtype."""
-    return np.dtype(np.float32) if plan.float_compute else numpy_dtype(combination.key.name)
+    """float32 recipes compute in float32, but for the key dtypes they name native; native ones in the first
+    output's dtype."""
+    key = combination.key.name
+    return np.dtype(np.float32) if plan.float_compute and key not in plan.native_dtypes else numpy_dtype(key)
 
 
 def emulate(

@@ -74,6 +74,7 @@ class RenderPlan:
     buffer_num: int
     tile_align: int  # elements: the classic tiling's smallest tile
     float_compute: bool
+    native_dtypes: tuple[str, ...]  # key dtypes a float32 recipe's classic kernel computes as they are
     dag: DagKernel | None  # the arch35 DAG family's kernel, if the op has that family (the default value's)
     dags: tuple[NamedDag, ...]  # every DAG struct of the DAG header: per choice value, then the absent path's
     choice: ChoicePlan | None  # the string attr choosing the math
@@ -296,7 +297,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     classic = classic_kernel(tensors, float_compute, [
         (p.tiling_key or 0, p.soc, lower(spec.compute.variants[p.compute_variant], "classic"))
         for p in classic_platforms
-    ], f"{name.upper()}_TILING_KEY_") if classic_platforms else None
+    ], f"{name.upper()}_TILING_KEY_", spec.compute.native_dtypes) if classic_platforms else None
     classic_cases = classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num) if classic else ()
     absent_input = next((by_name[n] for n in absent_inputs(spec, inputs)), None)
     families = kernel_families(spec, socs, lambda dag_family, members, entry, kernel_dir: (
@@ -320,7 +321,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     absent = absent_plan(spec, tensors, float_compute, variants, "arch35" if dag else "classic", scalars.var_names)
     golden = golden_plan(name, tensors, float_compute, attrs, scalars, variants, (
         absent.tensor.name, absent.golden_table, absent.golden_variants) if absent else None,
-        choice.attr.name if choice else "", choice is not None and not choice.is_string)
+        choice.attr.name if choice else "", choice is not None and not choice.is_string, spec.compute.native_dtypes)
     return RenderPlan(
         opgen_version=__version__, op_type=spec.op_type, name=name, category=spec.category,
         experimental=spec.experimental, rel_dir=plan_rel_dir,
@@ -333,7 +334,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         socs=socs, sch_modes=brc.sch_modes if brc else spec.tiling.sch_modes,
         workspace_bytes=spec.tiling.workspace_bytes,
         buffer_num=spec.tiling.buffer_num, tile_align=TILE_ALIGN,
-        float_compute=float_compute, dag=dag, dags=present + ((NamedDag(
+        float_compute=float_compute, native_dtypes=spec.compute.native_dtypes, dag=dag, dags=present + ((NamedDag(
             absent.dag_struct, absent.dag, scalars.var_names,
             f"{absent.tensor.name} absent: its value computed from the other inputs first"),) if absent and absent.dag
             else ()), choice=choice, broadcast=brc,

@@ -31,6 +31,7 @@ def platform_element_bits(spec: OpSpec) -> list[tuple[int, ClassicDtypeCase]]:
     for i, platform in enumerate(spec.platforms):
         for variant in platform_variants(spec, platform):
             steps = lower(spec.compute.variants[variant], dialect_of(platform.kernel))
-            kernel = classic_kernel(tensors, float_compute, [(0, platform.soc, steps)], "")
+            kernel = classic_kernel(tensors, float_compute, [(0, platform.soc, steps)], "",
+                                    spec.compute.native_dtypes)
             found.extend((i, case) for case in classic_dtype_cases(tensors, combos, kernel, spec.tiling.buffer_num))
     return found

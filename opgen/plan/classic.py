@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..spec.dtypes import DTYPES, Dtype
 from ..spec.recipe import OPS, Arg, AttrRef, Step
 from ..spec.socs import SOCS
 from .ops import COMPARE_MODES, SPELLINGS
@@ -73,7 +74,10 @@ class BlockConstant:
 
 @dataclass(frozen=True)
 class ClassicKernel:
-    value_type: str  # C++ element type of the compute values
+    value_type: str  # C++ element type of the compute values (ComputeT where it depends on the dtype)
+    float_compute: bool  # the recipe's dtype is float32
+    native: tuple[str, ...]  # key dtypes computed in their own type although the recipe's dtype is float32
+    compute_alias: str  # the class's `using ComputeT = ...;` declaration, where value_type is ComputeT
     key_macro: str  # the tiling key macros' prefix (<GUARD>_TILING_KEY_)
     cast_buffers: tuple[str, ...]  # TBuf members holding float views of inputs/outputs
     cast_tensors: tuple[TensorPlan, ...]  # their tensors: a float32 one is read in place, its buffer never made
@@ -81,6 +85,10 @@ class ClassicKernel:
     adv_api_headers: tuple[str, ...]  # lib/... headers of the adv_api calls used
     constants: tuple[BlockConstant, ...]
     block_apis: tuple[str, ...]  # the calls reading a constant block: a <Api>WithBlock helper each
+
+    def computes_in(self, key: Dtype) -> Dtype:
+        """The dtype a combination with this key dtype computes in."""
+        return DTYPES["float32"] if self.float_compute and key.name not in self.native else key
 
     @property
     def temp_buffers(self) -> tuple[str, ...]:
@@ -104,8 +112,9 @@ class ClassicKernel:
     @property
     def buffers(self) -> tuple[CalcBuffer, ...]:
         size = f"tileDataNum * sizeof({self.value_type})"
-        casts = tuple(CalcBuffer(b, size, f"!std::is_same_v<{t.type_param}, float>", "a float32 tensor is read in "
-                                 "place") for b, t in zip(self.cast_buffers, self.cast_tensors, strict=True))
+        read = "a tensor of the compute type is read in place" if self.native else "a float32 tensor is read in place"
+        casts = tuple(CalcBuffer(b, size, f"!std::is_same_v<{t.type_param}, {self.value_type}>", read)
+                      for b, t in zip(self.cast_buffers, self.cast_tensors, strict=True))
         temps = tuple(self._keyed(b, size, [v for v in self.variants if v.temp_count > k])
                       for k, b in enumerate(self.temp_buffers))
         masks = tuple(self._keyed(b, "tileDataNum / 8", [v for v in self.variants if v.mask_count > k])
@@ -136,9 +145,12 @@ _ADV_API_HEADERS = {
 
 
 def classic_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool,
-                   variants: list[tuple[int, str, tuple[Step, ...]]], key_macro: str) -> ClassicKernel:
+                   variants: list[tuple[int, str, tuple[Step, ...]]], key_macro: str,
+                   native: tuple[str, ...] = ()) -> ClassicKernel:
     outputs = [t for t in tensors if t.role == "output"]
-    value_type = "float" if float_compute else outputs[0].type_param
+    value_type = ("ComputeT" if native else "float") if float_compute else outputs[0].type_param
+    own = " || ".join(f"std::is_same_v<{outputs[0].type_param}, {DTYPES[d].kernel}>" for d in native)
+    alias = f"using ComputeT = std::conditional_t<{own}, {outputs[0].type_param}, float>;" if native else ""
     cast_tensors = [t for t in tensors if float_compute and t.read_by_kernel and not t.is_mask]
     ops = {s.op for _, _, steps in variants for s in steps}
     bodies = []
@@ -158,6 +170,9 @@ def classic_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool,
                                      tuple(dict.fromkeys(c.member for c in blocks.values()))))
     return ClassicKernel(
         value_type=value_type,
+        float_compute=float_compute,
+        native=native,
+        compute_alias=alias,
         key_macro=key_macro,
         cast_buffers=tuple(f"castBuf{t.camel[0].upper()}{t.camel[1:]}" for t in cast_tensors),
         cast_tensors=tuple(cast_tensors),
@@ -190,15 +205,16 @@ def _body(tensors: tuple[TensorPlan, ...], steps: tuple[Step, ...], value_type: 
             if float_compute and not t.is_mask:
                 names[t.name] = f"{t.camel}Value"
                 views.append(View(f"{t.camel}Value", after=t.name))
-                lines.append(f"LocalTensor<float> {t.camel}Value = AsFloat<{t.type_param}>({t.camel}Local, {buf}, "
-                             f"{COUNT});")
+                lines.append(f"LocalTensor<{value_type}> {t.camel}Value = AsCompute<{value_type}, {t.type_param}>("
+                             f"{t.camel}Local, {buf}, {COUNT});")
             else:
                 names[t.name] = f"{t.camel}Local"
         elif t.role == "output":
             if float_compute:
                 names[t.name] = f"{t.camel}Value"
                 views.append(View(f"{t.camel}Value", before=t.name))
-                lines.append(f"LocalTensor<float> {t.camel}Value = FloatView<{t.type_param}>({t.camel}Local, {buf});")
+                lines.append(f"LocalTensor<{value_type}> {t.camel}Value = ComputeView<{value_type}, {t.type_param}>("
+                             f"{t.camel}Local, {buf});")
             else:
                 names[t.name] = f"{t.camel}Local"
     outputs = {t.name for t in tensors if t.role == "output"}
@@ -222,7 +238,7 @@ def _body(tensors: tuple[TensorPlan, ...], steps: tuple[Step, ...], value_type: 
         else:
             lines.append(f"{_call(step, names, value_type, float_compute, blocks)} // {step}")
     if float_compute:
-        lines.extend(f"StoreFloat<{t.type_param}>({t.camel}Local, {t.camel}Value, {COUNT});"
+        lines.extend(f"StoreCompute<{value_type}, {t.type_param}>({t.camel}Local, {t.camel}Value, {COUNT});"
                      for t in tensors if t.role == "output")
     return lines, used, used_masks
 
@@ -276,8 +292,10 @@ def _scalar(value: float | AttrRef, value_type: str, float_compute: bool) -> str
     """A constant as a literal of the compute type; an attr as the kernel's member holding its tiling field."""
     if isinstance(value, AttrRef):
         member = attr_member(value.name)
-        return member if float_compute and value.kind == "float" else f"static_cast<{value_type}>({member})"
-    return f"{value!r}f" if float_compute else f"static_cast<{value_type}>({value!r})"
+        return member if value_type == "float" and value.kind == "float" else f"static_cast<{value_type}>({member})"
+    if value_type == "ComputeT":  # from a float literal: half's constructor from double is not in every runtime
+        return f"static_cast<ComputeT>({value!r}f)"
+    return f"{value!r}f" if value_type == "float" else f"static_cast<{value_type}>({value!r})"
 
 
 def attr_member(attr: str) -> str:

@@ -62,10 +62,10 @@ def classic_dtype_cases(
     cases: dict[tuple[str, str], ClassicDtypeCase] = {}
     for variant in kernel.variants:
         for combo in combos:
-            value_bits = 32 if kernel.value_type == "float" else combo.key.size_bits
+            computed = kernel.computes_in(combo.key)
             queued = sum(combo.dtypes[i].size_bits for i in moved)
-            in_place = {t.name for t, d in zip(tensors, combo.dtypes, strict=True) if d.name == "float32"}
-            bits = buffer_num * queued + kernel.scratch_bits(variant, value_bits, in_place)
+            in_place = {t.name for t, d in zip(tensors, combo.dtypes, strict=True) if d.name == computed.name}
+            bits = buffer_num * queued + kernel.scratch_bits(variant, computed.size_bits, in_place)
             row = (variant.soc, combo.key.name)
             if row not in cases or cases[row].bits < bits:
                 cases[row] = ClassicDtypeCase(variant.soc, kernel.key_macro + variant.soc_enum, combo.key, bits,

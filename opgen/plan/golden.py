@@ -67,9 +67,11 @@ def golden_plan(
     name: str, tensors: tuple[TensorPlan, ...], float_compute: bool, attrs: tuple[AttrPlan, ...],
     scalars: KernelScalars, variants: tuple[GoldenVariant, ...],
     absent: tuple[str, str, tuple[GoldenVariant, ...]] | None = None, choice: str = "", choice_is_bool: bool = False,
+    native: tuple[str, ...] = (),
 ) -> GoldenPlan:
     """`absent`: (optional input, table name, its variants) when the golden takes that input as None;
-    `choice`: the attr whose value picks the variant."""
+    `choice`: the attr whose value picks the variant; `native`: the output dtypes a float32 recipe computes as
+    they are."""
     inputs = [t for t in tensors if t.role == "input"]
     outputs = [t for t in tensors if t.role == "output"]
     read = [t for t in inputs if t.read_by_kernel]
@@ -80,7 +82,7 @@ def golden_plan(
         if t.is_mask:
             prep.append((t.name, f"_unpack_mask({t.name}, shape)"))
         elif float_compute:
-            prep.append((t.name, f"np.broadcast_to({t.name}.astype(np.float32), shape)"))
+            prep.append((t.name, f"np.broadcast_to({t.name}.astype({'cdt' if native else 'np.float32'}), shape)"))
         else:
             prep.append((t.name, f"np.broadcast_to({t.name}, shape)"))
     if absent:
@@ -101,7 +103,7 @@ def golden_plan(
         variant_params=recipe_args,
         variant_returns=f"({', '.join(t.name for t in outputs)},)", out_dtype_source=source.name,
         out_dtype=out_dtype, out_dtype_table=table,
-        shape_args=", ".join(f"{t.name}.shape" for t in data), cdt="np.float32" if float_compute else "out_dtype.type",
+        shape_args=", ".join(f"{t.name}.shape" for t in data), cdt=_compute_type(float_compute, native),
         input_prep=tuple(prep),
         result=_result(len(outputs), to_integers),
         variants=variants, unpacks_masks=any(t.is_mask for t in read), casts_to_integers=to_integers,
@@ -109,6 +111,15 @@ def golden_plan(
         absent_variants=absent[2] if absent else (), absent_table=absent[1] if absent else "",
         lookup=_lookup(variants, absent, choice, choice_is_bool),
     )
+
+
+def _compute_type(float_compute: bool, native: tuple[str, ...]) -> str:
+    """golden.py's expression for the compute type (out_dtype is the output's dtype)."""
+    if not float_compute:
+        return "out_dtype.type"
+    if native:
+        return f"out_dtype.type if out_dtype.name in {native!r} else np.float32"
+    return "np.float32"
 
 
 def _lookup(variants: tuple[GoldenVariant, ...], absent: tuple[str, str, tuple[GoldenVariant, ...]] | None,

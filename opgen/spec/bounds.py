@@ -62,9 +62,11 @@ def _dtype_limits(name: str) -> tuple[float, float]:
 
 
 def _recipe_constants(spec: OpSpec) -> list[SpecIssue]:
-    """float32 compute takes float32 constants; native compute takes constants every key dtype holds."""
+    """float32 compute takes float32 constants (and those its native_dtypes hold); native compute takes constants
+    every key dtype holds."""
     count = spec.combination_count
-    dtypes = ["float32"] if spec.compute.dtype == "float32" else sorted(set(spec.outputs[0].dtype_column(count)))
+    dtypes = ["float32", *spec.compute.native_dtypes] if spec.compute.dtype == "float32" else \
+        sorted(set(spec.outputs[0].dtype_column(count)))
     issues = []
     for variant, steps in spec.compute.variants.items():
         for j, step in enumerate(steps):

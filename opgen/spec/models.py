@@ -273,6 +273,10 @@ class ComputeSpec(Model):
     dtype: Literal["float32", "native"] = Field(
         description="float32: cast inputs in (CAST_NONE) and outputs back (CAST_RINT); native: compute in I/O dtype"
     )
+    native_dtypes: tuple[Literal["float16"], ...] = Field(
+        (), description="with dtype float32, the key dtypes a classic kernel computes in their own type, no casts "
+        "(upstream's arch35 hard_shrink_grad.h computes half directly and casts only bfloat16)"
+    )
     variants: dict[Identifier, tuple[RecipeStep, ...]] = Field(min_length=1)
     absent: dict[IrName, tuple[RecipeStep, ...]] = Field(
         default_factory=dict, description="per optional input the recipe reads: the steps that compute its value "

@@ -23,7 +23,8 @@ from .socs import SOCS, TILING_SOC_ALIASES
 
 def check_semantics(spec: OpSpec) -> list[SpecIssue]:
     issues: list[SpecIssue] = []
-    for rule in (_names, name_issues, _dtypes, _platforms, _constraints, _infershape, _recipe, _aclnn, _golden,
+    for rule in (_names, name_issues, _dtypes, _platforms, _constraints, _infershape, _recipe, _native_dtypes,
+                 _aclnn, _golden,
                  _tests, number_issues, aclnn_issues, broadcast_issues, optional_issues, attr_issues,
                  aclnn_scalar_issues, soc_column_issues):
         issues.extend(rule(spec))
@@ -160,6 +161,25 @@ def _infershape(spec: OpSpec) -> list[SpecIssue]:
     if rule.datatype_from is not None and rule.datatype_from not in inputs:
         return [SpecIssue(("infershape", "datatype_from"), f"not an input: one of {', '.join(sorted(inputs))}")]
     return []
+
+
+def _native_dtypes(spec: OpSpec) -> list[SpecIssue]:
+    """compute.native_dtypes: key dtypes of a float32 recipe that a classic kernel computes as they are."""
+    native = spec.compute.native_dtypes
+    if not native:
+        return []
+    loc = ("compute", "native_dtypes")
+    keys = set(spec.outputs[0].dtype_column(spec.combination_count))
+    issues = [SpecIssue(loc, f"{name!r} is no dtype of {spec.outputs[0].name}; name a dtype the op has")
+              for name in native if name not in keys]
+    if spec.compute.dtype != "float32":
+        issues.append(SpecIssue(loc, "computes some dtypes natively where the rest compute in float32: set "
+                                "compute.dtype: float32, or drop native_dtypes for compute.dtype: native"))
+    dags = [p.soc for p in spec.platforms if p.kernel == "arch35_dag"]
+    if dags:
+        issues.append(SpecIssue(loc, f"only classic kernels compute some dtypes natively; {', '.join(dags)} use an "
+                                "atvoss DAG (its Cast nodes are per op): drop native_dtypes or use kernel: classic"))
+    return issues
 
 
 def _recipe(spec: OpSpec) -> list[SpecIssue]:

@@ -2,7 +2,7 @@
 
 By hand, from the kernel source (op_kernel/gelu_grad.h, the 910B branch of Compute): one UB tile issues 17 vector
 calls (maxs, mins, mul, muls, adds, mul, exp, muls, adds, mul, adds, div, adds, mul, mul, sub, mul), each one
-instruction (counter mode), and no casts in float32 (AsFloat and StoreFloat work in place); nothing is filled in
+instruction (counter mode), and no casts in float32 (AsCompute and StoreCompute work in place); nothing is filled in
 Init (g = e / (1 + e) has no constant numerator). The kernel reads
 dy and x (y is not read) and writes z with exact-byte DataCopyPad moves: 12 bytes an element between GM and UB. It
 never selects, so its buffers may fill the UB up to its end (no basic API scratch kept).
@@ -72,3 +72,17 @@ def test_cost_lines_parse_into_totals() -> None:
     cost = launch_cost("asserts 0\ncost gm_to_ub 80\ncost ub_to_gm 40\ncost ub_extent 4096\n"
                        "cost call vadd 3\ncost call vlds 2\ncost call set_flag 9\ndone 1\n")
     assert (cost.vector_instructions, cost.gm_ub_bytes, cost.ub_extent) == (5, 120, 4096)
+
+
+def test_a_half_computed_as_it_is_costs_no_more_than_upstreams(tmp_path: Path, cann_src: Path) -> None:
+    """HardShrinkGrad's native_dtypes [float16]: Abs, Compares and Select run on half, as upstream's kernel; in
+    float (two casts in, one out, twice the repeats) the same row cost 2.49 times upstream's instructions."""
+    op_dir = copy_sample(tmp_path, "activation/hard_shrink_grad")
+    spec, plan = loaded(op_dir)
+    rows = {r.item: r for r in kernel_run_rows(op_dir, spec.spec, cut_plan(plan, "ascend950", ("float16",)),
+                                               resolve_sources(cann_src), Trust(True))}
+    run, upstream = rows["ascend950 float16 run"], rows["ascend950 float16 upstream"]
+    assert run.status == "pass" and upstream.status == "pass", (run.reason, upstream.reason)
+    assert dict(run.figures)["vector_instructions_per_element"] > 0
+    assert upstream.figures["vector_instructions_per_element_ratio"] <= 1.0, upstream.reason
+    assert upstream.figures["generated_vs_upstream_max_ulp"] == 0  # the same half compare as upstream's

@@ -36,8 +36,9 @@ GELU_EDITS = [
     Edit(f"{GELU_DIR}/op_host/gelu_grad_tiling.cpp", "TILE_ALIGN = 256;", "TILE_ALIGN = 512;"),
     Edit(
         f"{GELU_DIR}/op_kernel/gelu_grad.h",
-        "// Inputs are computed in float: cast (exact) unless they already are float.",
-        "// Inputs are computed in float (hand note: the cast is exact, keep it).",
+        "// Inputs are computed in C (float, or the type a dtype computes in as it is): cast (exact) unless they "
+        "are C.",
+        "// Inputs are computed in C (hand note: the cast is exact, keep it).",
     ),
 ]
 RELU_EDITS = [
@@ -66,7 +67,7 @@ def test_1_new_dtype_reaches_every_file_and_edits_survive(tree: Tree, spec: Spec
     for soc in ("ascend910b", "ascend310b"):
         assert '"dtype": "bfloat16"' in (op / f"op_host/config/{soc}/gelu_grad_binary.json").read_text()
     tiling = (op / "op_host/gelu_grad_tiling.cpp").read_text()
-    assert "{GELU_GRAD_TILING_KEY_ASCEND910B, ge::DT_BF16, 224, 256}," in tiling and "TILE_ALIGN = 512;" in tiling
+    assert "{GELU_GRAD_TILING_KEY_ASCEND910B, ge::DT_BF16, 224, 0}," in tiling and "TILE_ALIGN = 512;" in tiling
     assert "gelu_grad_bfloat16_000" in (op / "tests/st/arch22/ttk_kernel_gelu_grad_st.csv").read_text()
     assert re.search(r"merge\s+op_host/gelu_grad_tiling.cpp", result.output)
     assert_edits_kept(root, GELU_EDITS)

@@ -20,34 +20,34 @@ using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;
 
-// Inputs are computed in float: cast (exact) unless they already are float.
-template <typename T>
-__aicore__ inline LocalTensor<float> AsFloat(const LocalTensor<T>& src, TBuf<QuePosition::VECCALC>& buf, uint32_t count)
+// Inputs are computed in C (float, or the type a dtype computes in as it is): cast (exact) unless they are C.
+template <typename C, typename T>
+__aicore__ inline LocalTensor<C> AsCompute(const LocalTensor<T>& src, TBuf<QuePosition::VECCALC>& buf, uint32_t count)
 {
-    if constexpr (std::is_same_v<T, float>) {
-        return src.template ReinterpretCast<float>();
+    if constexpr (std::is_same_v<T, C>) {
+        return src.template ReinterpretCast<C>();
     } else {
-        LocalTensor<float> dst = buf.Get<float>();
+        LocalTensor<C> dst = buf.Get<C>();
         Cast(dst, src, RoundMode::CAST_NONE, count);
         return dst;
     }
 }
 
-// Where a float result is built before it is rounded into the output tile.
-template <typename T>
-__aicore__ inline LocalTensor<float> FloatView(const LocalTensor<T>& dst, TBuf<QuePosition::VECCALC>& buf)
+// Where a C result is built before it is rounded into the output tile.
+template <typename C, typename T>
+__aicore__ inline LocalTensor<C> ComputeView(const LocalTensor<T>& dst, TBuf<QuePosition::VECCALC>& buf)
 {
-    if constexpr (std::is_same_v<T, float>) {
-        return dst.template ReinterpretCast<float>();
+    if constexpr (std::is_same_v<T, C>) {
+        return dst.template ReinterpretCast<C>();
     } else {
-        return buf.Get<float>();
+        return buf.Get<C>();
     }
 }
 
-template <typename T>
-__aicore__ inline void StoreFloat(const LocalTensor<T>& dst, const LocalTensor<float>& src, uint32_t count)
+template <typename C, typename T>
+__aicore__ inline void StoreCompute(const LocalTensor<T>& dst, const LocalTensor<C>& src, uint32_t count)
 {
-    if constexpr (!std::is_same_v<T, float>) {
+    if constexpr (!std::is_same_v<T, C>) {
         Cast(dst, src, RoundMode::CAST_RINT, count);
     }
 }
@@ -115,9 +115,9 @@ private:
         LocalTensor<TYPE_INPUT_X> inputXLocal = inQueueInputX.DeQue<TYPE_INPUT_X>();
         LocalTensor<TYPE_Y> yLocal = outQueueY.AllocTensor<TYPE_Y>();
         if constexpr (TILING_KEY == HARD_SIGMOID_GRAD_TILING_KEY_ASCEND950) {
-            LocalTensor<float> gradsValue = AsFloat<TYPE_GRADS>(gradsLocal, castBufGrads, count);
-            LocalTensor<float> inputXValue = AsFloat<TYPE_INPUT_X>(inputXLocal, castBufInputX, count);
-            LocalTensor<float> yValue = FloatView<TYPE_Y>(yLocal, castBufY);
+            LocalTensor<float> gradsValue = AsCompute<float, TYPE_GRADS>(gradsLocal, castBufGrads, count);
+            LocalTensor<float> inputXValue = AsCompute<float, TYPE_INPUT_X>(inputXLocal, castBufInputX, count);
+            LocalTensor<float> yValue = ComputeView<float, TYPE_Y>(yLocal, castBufY);
             LocalTensor<uint8_t> mask0 = maskBuf0.Get<uint8_t>();
             uint32_t cmpCount = (count + 255) / 256 * 256;             // Compare works on whole 256-byte blocks
             Muls(yValue, inputXValue, alpha_, count);                  // t0 = muls(input_x, alpha)
@@ -129,7 +129,7 @@ private:
             Compares(mask0, inputXValue, 1.0f, CMPMODE::LT, cmpCount); // below = lt(t, 1.0)
             Select(yValue, mask0, gradsValue, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE,
                    count); // y = select(below, g0, 0.0)
-            StoreFloat<TYPE_Y>(yLocal, yValue, count);
+            StoreCompute<float, TYPE_Y>(yLocal, yValue, count);
         }
         outQueueY.EnQue<TYPE_Y>(yLocal);
         inQueueGrads.FreeTensor(gradsLocal);

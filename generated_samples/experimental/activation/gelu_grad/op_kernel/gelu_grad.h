@@ -41,34 +41,34 @@ __aicore__ inline void DivWithBlock(const LocalTensor<T>& dst, const LocalTensor
     }
 }
 
-// Inputs are computed in float: cast (exact) unless they already are float.
-template <typename T>
-__aicore__ inline LocalTensor<float> AsFloat(const LocalTensor<T>& src, TBuf<QuePosition::VECCALC>& buf, uint32_t count)
+// Inputs are computed in C (float, or the type a dtype computes in as it is): cast (exact) unless they are C.
+template <typename C, typename T>
+__aicore__ inline LocalTensor<C> AsCompute(const LocalTensor<T>& src, TBuf<QuePosition::VECCALC>& buf, uint32_t count)
 {
-    if constexpr (std::is_same_v<T, float>) {
-        return src.template ReinterpretCast<float>();
+    if constexpr (std::is_same_v<T, C>) {
+        return src.template ReinterpretCast<C>();
     } else {
-        LocalTensor<float> dst = buf.Get<float>();
+        LocalTensor<C> dst = buf.Get<C>();
         Cast(dst, src, RoundMode::CAST_NONE, count);
         return dst;
     }
 }
 
-// Where a float result is built before it is rounded into the output tile.
-template <typename T>
-__aicore__ inline LocalTensor<float> FloatView(const LocalTensor<T>& dst, TBuf<QuePosition::VECCALC>& buf)
+// Where a C result is built before it is rounded into the output tile.
+template <typename C, typename T>
+__aicore__ inline LocalTensor<C> ComputeView(const LocalTensor<T>& dst, TBuf<QuePosition::VECCALC>& buf)
 {
-    if constexpr (std::is_same_v<T, float>) {
-        return dst.template ReinterpretCast<float>();
+    if constexpr (std::is_same_v<T, C>) {
+        return dst.template ReinterpretCast<C>();
     } else {
-        return buf.Get<float>();
+        return buf.Get<C>();
     }
 }
 
-template <typename T>
-__aicore__ inline void StoreFloat(const LocalTensor<T>& dst, const LocalTensor<float>& src, uint32_t count)
+template <typename C, typename T>
+__aicore__ inline void StoreCompute(const LocalTensor<T>& dst, const LocalTensor<C>& src, uint32_t count)
 {
-    if constexpr (!std::is_same_v<T, float>) {
+    if constexpr (!std::is_same_v<T, C>) {
         Cast(dst, src, RoundMode::CAST_RINT, count);
     }
 }
@@ -141,9 +141,9 @@ private:
         LocalTensor<TYPE_X> xLocal = inQueueX.DeQue<TYPE_X>();
         LocalTensor<TYPE_Z> zLocal = outQueueZ.AllocTensor<TYPE_Z>();
         if constexpr (TILING_KEY == GELU_GRAD_TILING_KEY_ASCEND910B) {
-            LocalTensor<float> dyValue = AsFloat<TYPE_DY>(dyLocal, castBufDy, count);
-            LocalTensor<float> xValue = AsFloat<TYPE_X>(xLocal, castBufX, count);
-            LocalTensor<float> zValue = FloatView<TYPE_Z>(zLocal, castBufZ);
+            LocalTensor<float> dyValue = AsCompute<float, TYPE_DY>(dyLocal, castBufDy, count);
+            LocalTensor<float> xValue = AsCompute<float, TYPE_X>(xLocal, castBufX, count);
+            LocalTensor<float> zValue = ComputeView<float, TYPE_Z>(zLocal, castBufZ);
             LocalTensor<float> tmp0 = tmpBuf0.Get<float>();
             Maxs(zValue, xValue, -10000.0f, count);           // xl = maxs(x, -10000.0)
             Mins(xValue, zValue, 10.0f, count);               // xc = mins(xl, 10.0)
@@ -162,11 +162,11 @@ private:
             Mul(zValue, zValue, xValue, count);               // nc = mul(nb, g)
             Sub(xValue, xValue, zValue, count);               // s = sub(g, nc)
             Mul(zValue, xValue, dyValue, count);              // z = mul(s, dy)
-            StoreFloat<TYPE_Z>(zLocal, zValue, count);
+            StoreCompute<float, TYPE_Z>(zLocal, zValue, count);
         } else if constexpr (TILING_KEY == GELU_GRAD_TILING_KEY_ASCEND310B) {
-            LocalTensor<float> dyValue = AsFloat<TYPE_DY>(dyLocal, castBufDy, count);
-            LocalTensor<float> xValue = AsFloat<TYPE_X>(xLocal, castBufX, count);
-            LocalTensor<float> zValue = FloatView<TYPE_Z>(zLocal, castBufZ);
+            LocalTensor<float> dyValue = AsCompute<float, TYPE_DY>(dyLocal, castBufDy, count);
+            LocalTensor<float> xValue = AsCompute<float, TYPE_X>(xLocal, castBufX, count);
+            LocalTensor<float> zValue = ComputeView<float, TYPE_Z>(zLocal, castBufZ);
             LocalTensor<float> const0 = constBuf0.Get<float>();
             LocalTensor<float> tmp0 = tmpBuf0.Get<float>();
             LocalTensor<float> tmp1 = tmpBuf1.Get<float>();
@@ -188,7 +188,7 @@ private:
             Adds(zValue, xValue, 1.0f, count);                  // h3 = adds(h2, 1.0)
             Mul(xValue, zValue, tmp0, count);                   // h4 = mul(h3, g1)
             Mul(zValue, xValue, dyValue, count);                // z = mul(h4, dy)
-            StoreFloat<TYPE_Z>(zLocal, zValue, count);
+            StoreCompute<float, TYPE_Z>(zLocal, zValue, count);
         }
         outQueueZ.EnQue<TYPE_Z>(zLocal);
         inQueueDy.FreeTensor(dyLocal);

@@ -20,34 +20,34 @@ using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;
 
-// Inputs are computed in float: cast (exact) unless they already are float.
-template <typename T>
-__aicore__ inline LocalTensor<float> AsFloat(const LocalTensor<T>& src, TBuf<QuePosition::VECCALC>& buf, uint32_t count)
+// Inputs are computed in C (float, or the type a dtype computes in as it is): cast (exact) unless they are C.
+template <typename C, typename T>
+__aicore__ inline LocalTensor<C> AsCompute(const LocalTensor<T>& src, TBuf<QuePosition::VECCALC>& buf, uint32_t count)
 {
-    if constexpr (std::is_same_v<T, float>) {
-        return src.template ReinterpretCast<float>();
+    if constexpr (std::is_same_v<T, C>) {
+        return src.template ReinterpretCast<C>();
     } else {
-        LocalTensor<float> dst = buf.Get<float>();
+        LocalTensor<C> dst = buf.Get<C>();
         Cast(dst, src, RoundMode::CAST_NONE, count);
         return dst;
     }
 }
 
-// Where a float result is built before it is rounded into the output tile.
-template <typename T>
-__aicore__ inline LocalTensor<float> FloatView(const LocalTensor<T>& dst, TBuf<QuePosition::VECCALC>& buf)
+// Where a C result is built before it is rounded into the output tile.
+template <typename C, typename T>
+__aicore__ inline LocalTensor<C> ComputeView(const LocalTensor<T>& dst, TBuf<QuePosition::VECCALC>& buf)
 {
-    if constexpr (std::is_same_v<T, float>) {
-        return dst.template ReinterpretCast<float>();
+    if constexpr (std::is_same_v<T, C>) {
+        return dst.template ReinterpretCast<C>();
     } else {
-        return buf.Get<float>();
+        return buf.Get<C>();
     }
 }
 
-template <typename T>
-__aicore__ inline void StoreFloat(const LocalTensor<T>& dst, const LocalTensor<float>& src, uint32_t count)
+template <typename C, typename T>
+__aicore__ inline void StoreCompute(const LocalTensor<T>& dst, const LocalTensor<C>& src, uint32_t count)
 {
-    if constexpr (!std::is_same_v<T, float>) {
+    if constexpr (!std::is_same_v<T, C>) {
         Cast(dst, src, RoundMode::CAST_RINT, count);
     }
 }
@@ -114,9 +114,10 @@ private:
         LocalTensor<TYPE_SELF> selfLocal = inQueueSelf.DeQue<TYPE_SELF>();
         LocalTensor<TYPE_OUT> outLocal = outQueueOut.AllocTensor<TYPE_OUT>();
         if constexpr (TILING_KEY == HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910B) {
-            LocalTensor<float> gradOutputValue = AsFloat<TYPE_GRAD_OUTPUT>(gradOutputLocal, castBufGradOutput, count);
-            LocalTensor<float> selfValue = AsFloat<TYPE_SELF>(selfLocal, castBufSelf, count);
-            LocalTensor<float> outValue = FloatView<TYPE_OUT>(outLocal, castBufOut);
+            LocalTensor<float> gradOutputValue =
+                AsCompute<float, TYPE_GRAD_OUTPUT>(gradOutputLocal, castBufGradOutput, count);
+            LocalTensor<float> selfValue = AsCompute<float, TYPE_SELF>(selfLocal, castBufSelf, count);
+            LocalTensor<float> outValue = ComputeView<float, TYPE_OUT>(outLocal, castBufOut);
             LocalTensor<uint8_t> mask0 = maskBuf0.Get<uint8_t>();
             uint32_t cmpCount = (count + 255) / 256 * 256;            // Compare works on whole 256-byte blocks
             Muls(outValue, selfValue, 0.33333334f, count);            // t0 = muls(self, 0.33333334)
@@ -128,11 +129,12 @@ private:
             Select(selfValue, mask0, outValue, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE,
                    count);                                    // t2 = select(below, t1, 1.0)
             Mul(outValue, gradOutputValue, selfValue, count); // out = mul(gradOutput, t2)
-            StoreFloat<TYPE_OUT>(outLocal, outValue, count);
+            StoreCompute<float, TYPE_OUT>(outLocal, outValue, count);
         } else if constexpr (TILING_KEY == HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910_93) {
-            LocalTensor<float> gradOutputValue = AsFloat<TYPE_GRAD_OUTPUT>(gradOutputLocal, castBufGradOutput, count);
-            LocalTensor<float> selfValue = AsFloat<TYPE_SELF>(selfLocal, castBufSelf, count);
-            LocalTensor<float> outValue = FloatView<TYPE_OUT>(outLocal, castBufOut);
+            LocalTensor<float> gradOutputValue =
+                AsCompute<float, TYPE_GRAD_OUTPUT>(gradOutputLocal, castBufGradOutput, count);
+            LocalTensor<float> selfValue = AsCompute<float, TYPE_SELF>(selfLocal, castBufSelf, count);
+            LocalTensor<float> outValue = ComputeView<float, TYPE_OUT>(outLocal, castBufOut);
             LocalTensor<uint8_t> mask0 = maskBuf0.Get<uint8_t>();
             uint32_t cmpCount = (count + 255) / 256 * 256;            // Compare works on whole 256-byte blocks
             Muls(outValue, selfValue, 0.33333334f, count);            // t0 = muls(self, 0.33333334)
@@ -144,11 +146,12 @@ private:
             Select(selfValue, mask0, outValue, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE,
                    count);                                    // t2 = select(below, t1, 1.0)
             Mul(outValue, gradOutputValue, selfValue, count); // out = mul(gradOutput, t2)
-            StoreFloat<TYPE_OUT>(outLocal, outValue, count);
+            StoreCompute<float, TYPE_OUT>(outLocal, outValue, count);
         } else if constexpr (TILING_KEY == HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND950) {
-            LocalTensor<float> gradOutputValue = AsFloat<TYPE_GRAD_OUTPUT>(gradOutputLocal, castBufGradOutput, count);
-            LocalTensor<float> selfValue = AsFloat<TYPE_SELF>(selfLocal, castBufSelf, count);
-            LocalTensor<float> outValue = FloatView<TYPE_OUT>(outLocal, castBufOut);
+            LocalTensor<float> gradOutputValue =
+                AsCompute<float, TYPE_GRAD_OUTPUT>(gradOutputLocal, castBufGradOutput, count);
+            LocalTensor<float> selfValue = AsCompute<float, TYPE_SELF>(selfLocal, castBufSelf, count);
+            LocalTensor<float> outValue = ComputeView<float, TYPE_OUT>(outLocal, castBufOut);
             LocalTensor<uint8_t> mask0 = maskBuf0.Get<uint8_t>();
             uint32_t cmpCount = (count + 255) / 256 * 256;            // Compare works on whole 256-byte blocks
             Muls(outValue, selfValue, 0.33333334f, count);            // t0 = muls(self, 0.33333334)
@@ -160,7 +163,7 @@ private:
             Select(selfValue, mask0, outValue, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE,
                    count);                                    // t2 = select(below, t1, 1.0)
             Mul(outValue, gradOutputValue, selfValue, count); // out = mul(gradOutput, t2)
-            StoreFloat<TYPE_OUT>(outLocal, outValue, count);
+            StoreCompute<float, TYPE_OUT>(outLocal, outValue, count);
         }
         outQueueOut.EnQue<TYPE_OUT>(outLocal);
         inQueueGradOutput.FreeTensor(gradOutputLocal);

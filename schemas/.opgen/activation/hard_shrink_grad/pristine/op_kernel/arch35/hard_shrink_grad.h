@@ -20,40 +20,43 @@ using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;
 
-// Inputs are computed in float: cast (exact) unless they already are float.
-template <typename T>
-__aicore__ inline LocalTensor<float> AsFloat(const LocalTensor<T>& src, TBuf<QuePosition::VECCALC>& buf, uint32_t count)
+// Inputs are computed in C (float, or the type a dtype computes in as it is): cast (exact) unless they are C.
+template <typename C, typename T>
+__aicore__ inline LocalTensor<C> AsCompute(const LocalTensor<T>& src, TBuf<QuePosition::VECCALC>& buf, uint32_t count)
 {
-    if constexpr (std::is_same_v<T, float>) {
-        return src.template ReinterpretCast<float>();
+    if constexpr (std::is_same_v<T, C>) {
+        return src.template ReinterpretCast<C>();
     } else {
-        LocalTensor<float> dst = buf.Get<float>();
+        LocalTensor<C> dst = buf.Get<C>();
         Cast(dst, src, RoundMode::CAST_NONE, count);
         return dst;
     }
 }
 
-// Where a float result is built before it is rounded into the output tile.
-template <typename T>
-__aicore__ inline LocalTensor<float> FloatView(const LocalTensor<T>& dst, TBuf<QuePosition::VECCALC>& buf)
+// Where a C result is built before it is rounded into the output tile.
+template <typename C, typename T>
+__aicore__ inline LocalTensor<C> ComputeView(const LocalTensor<T>& dst, TBuf<QuePosition::VECCALC>& buf)
 {
-    if constexpr (std::is_same_v<T, float>) {
-        return dst.template ReinterpretCast<float>();
+    if constexpr (std::is_same_v<T, C>) {
+        return dst.template ReinterpretCast<C>();
     } else {
-        return buf.Get<float>();
+        return buf.Get<C>();
     }
 }
 
-template <typename T>
-__aicore__ inline void StoreFloat(const LocalTensor<T>& dst, const LocalTensor<float>& src, uint32_t count)
+template <typename C, typename T>
+__aicore__ inline void StoreCompute(const LocalTensor<T>& dst, const LocalTensor<C>& src, uint32_t count)
 {
-    if constexpr (!std::is_same_v<T, float>) {
+    if constexpr (!std::is_same_v<T, C>) {
         Cast(dst, src, RoundMode::CAST_RINT, count);
     }
 }
 
 template <typename TYPE_GRADIENTS, typename TYPE_FEATURES, typename TYPE_BACKPROPS, uint32_t TILING_KEY>
 class KernelHardShrinkGrad {
+    // the type values are computed in: these dtypes as they are (they have the vector instructions), others in float
+    using ComputeT = std::conditional_t<std::is_same_v<TYPE_BACKPROPS, half>, TYPE_BACKPROPS, float>;
+
 public:
     __aicore__ inline KernelHardShrinkGrad() {}
 
@@ -71,14 +74,14 @@ public:
         pipe.InitBuffer(inQueueFeatures, BUFFER_NUM, tileDataNum * sizeof(TYPE_FEATURES));
         backpropsGm.SetGlobalBuffer((__gm__ TYPE_BACKPROPS*)backprops + offset, coreDataNum);
         pipe.InitBuffer(outQueueBackprops, BUFFER_NUM, tileDataNum * sizeof(TYPE_BACKPROPS));
-        if constexpr (!std::is_same_v<TYPE_GRADIENTS, float>) { // a float32 tensor is read in place
-            pipe.InitBuffer(castBufGradients, tileDataNum * sizeof(float));
+        if constexpr (!std::is_same_v<TYPE_GRADIENTS, ComputeT>) { // a tensor of the compute type is read in place
+            pipe.InitBuffer(castBufGradients, tileDataNum * sizeof(ComputeT));
         }
-        if constexpr (!std::is_same_v<TYPE_FEATURES, float>) { // a float32 tensor is read in place
-            pipe.InitBuffer(castBufFeatures, tileDataNum * sizeof(float));
+        if constexpr (!std::is_same_v<TYPE_FEATURES, ComputeT>) { // a tensor of the compute type is read in place
+            pipe.InitBuffer(castBufFeatures, tileDataNum * sizeof(ComputeT));
         }
-        if constexpr (!std::is_same_v<TYPE_BACKPROPS, float>) { // a float32 tensor is read in place
-            pipe.InitBuffer(castBufBackprops, tileDataNum * sizeof(float));
+        if constexpr (!std::is_same_v<TYPE_BACKPROPS, ComputeT>) { // a tensor of the compute type is read in place
+            pipe.InitBuffer(castBufBackprops, tileDataNum * sizeof(ComputeT));
         }
         pipe.InitBuffer(maskBuf0, tileDataNum / 8);
     }
@@ -115,17 +118,21 @@ private:
         LocalTensor<TYPE_FEATURES> featuresLocal = inQueueFeatures.DeQue<TYPE_FEATURES>();
         LocalTensor<TYPE_BACKPROPS> backpropsLocal = outQueueBackprops.AllocTensor<TYPE_BACKPROPS>();
         if constexpr (TILING_KEY == HARD_SHRINK_GRAD_TILING_KEY_ASCEND950) {
-            LocalTensor<float> gradientsValue = AsFloat<TYPE_GRADIENTS>(gradientsLocal, castBufGradients, count);
-            LocalTensor<float> featuresValue = AsFloat<TYPE_FEATURES>(featuresLocal, castBufFeatures, count);
-            LocalTensor<float> backpropsValue = FloatView<TYPE_BACKPROPS>(backpropsLocal, castBufBackprops);
+            LocalTensor<ComputeT> gradientsValue =
+                AsCompute<ComputeT, TYPE_GRADIENTS>(gradientsLocal, castBufGradients, count);
+            LocalTensor<ComputeT> featuresValue =
+                AsCompute<ComputeT, TYPE_FEATURES>(featuresLocal, castBufFeatures, count);
+            LocalTensor<ComputeT> backpropsValue =
+                ComputeView<ComputeT, TYPE_BACKPROPS>(backpropsLocal, castBufBackprops);
             LocalTensor<uint8_t> mask0 = maskBuf0.Get<uint8_t>();
-            uint32_t cmpCount = (count + 255) / 256 * 256;                  // Compare works on whole 256-byte blocks
-            Abs(backpropsValue, featuresValue, count);                      // mag = abs(features)
-            Compares(mask0, backpropsValue, lambd_, CMPMODE::LE, cmpCount); // dead = le(mag, lambd)
-            Duplicate(featuresValue, 0.0f, count);                          // zero = fill(0.0)
+            uint32_t cmpCount = (count + 255) / 256 * 256; // Compare works on whole 256-byte blocks
+            Abs(backpropsValue, featuresValue, count);     // mag = abs(features)
+            Compares(mask0, backpropsValue, static_cast<ComputeT>(lambd_), CMPMODE::LE,
+                     cmpCount);                                           // dead = le(mag, lambd)
+            Duplicate(featuresValue, static_cast<ComputeT>(0.0f), count); // zero = fill(0.0)
             Select(backpropsValue, mask0, featuresValue, gradientsValue, SELMODE::VSEL_TENSOR_TENSOR_MODE,
                    count); // backprops = select(dead, zero, gradients)
-            StoreFloat<TYPE_BACKPROPS>(backpropsLocal, backpropsValue, count);
+            StoreCompute<ComputeT, TYPE_BACKPROPS>(backpropsLocal, backpropsValue, count);
         }
         outQueueBackprops.EnQue<TYPE_BACKPROPS>(backpropsLocal);
         inQueueGradients.FreeTensor(gradientsLocal);

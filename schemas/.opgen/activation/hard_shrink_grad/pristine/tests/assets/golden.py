@@ -30,9 +30,9 @@ def hard_shrink_grad_golden(gradients, features, *, lambd=0.5, **kwargs):
     variant = _VARIANTS.get(kwargs.get("short_soc_version"), _default)
     out_dtype = gradients.dtype
     shape = np.broadcast_shapes(gradients.shape, features.shape)
-    cdt = np.float32
+    cdt = out_dtype.type if out_dtype.name in ('float16',) else np.float32
     with np.errstate(all="ignore"):
-        gradients = np.broadcast_to(gradients.astype(np.float32), shape)
-        features = np.broadcast_to(features.astype(np.float32), shape)
+        gradients = np.broadcast_to(gradients.astype(cdt), shape)
+        features = np.broadcast_to(features.astype(cdt), shape)
         _outputs = variant(gradients, features, cdt, shape, lambd)
         return _outputs[0].astype(out_dtype)

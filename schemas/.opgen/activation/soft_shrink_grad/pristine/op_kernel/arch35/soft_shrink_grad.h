@@ -20,34 +20,34 @@ using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;
 
-// Inputs are computed in float: cast (exact) unless they already are float.
-template <typename T>
-__aicore__ inline LocalTensor<float> AsFloat(const LocalTensor<T>& src, TBuf<QuePosition::VECCALC>& buf, uint32_t count)
+// Inputs are computed in C (float, or the type a dtype computes in as it is): cast (exact) unless they are C.
+template <typename C, typename T>
+__aicore__ inline LocalTensor<C> AsCompute(const LocalTensor<T>& src, TBuf<QuePosition::VECCALC>& buf, uint32_t count)
 {
-    if constexpr (std::is_same_v<T, float>) {
-        return src.template ReinterpretCast<float>();
+    if constexpr (std::is_same_v<T, C>) {
+        return src.template ReinterpretCast<C>();
     } else {
-        LocalTensor<float> dst = buf.Get<float>();
+        LocalTensor<C> dst = buf.Get<C>();
         Cast(dst, src, RoundMode::CAST_NONE, count);
         return dst;
     }
 }
 
-// Where a float result is built before it is rounded into the output tile.
-template <typename T>
-__aicore__ inline LocalTensor<float> FloatView(const LocalTensor<T>& dst, TBuf<QuePosition::VECCALC>& buf)
+// Where a C result is built before it is rounded into the output tile.
+template <typename C, typename T>
+__aicore__ inline LocalTensor<C> ComputeView(const LocalTensor<T>& dst, TBuf<QuePosition::VECCALC>& buf)
 {
-    if constexpr (std::is_same_v<T, float>) {
-        return dst.template ReinterpretCast<float>();
+    if constexpr (std::is_same_v<T, C>) {
+        return dst.template ReinterpretCast<C>();
     } else {
-        return buf.Get<float>();
+        return buf.Get<C>();
     }
 }
 
-template <typename T>
-__aicore__ inline void StoreFloat(const LocalTensor<T>& dst, const LocalTensor<float>& src, uint32_t count)
+template <typename C, typename T>
+__aicore__ inline void StoreCompute(const LocalTensor<T>& dst, const LocalTensor<C>& src, uint32_t count)
 {
-    if constexpr (!std::is_same_v<T, float>) {
+    if constexpr (!std::is_same_v<T, C>) {
         Cast(dst, src, RoundMode::CAST_RINT, count);
     }
 }
@@ -115,9 +115,10 @@ private:
         LocalTensor<TYPE_INPUT_X> inputXLocal = inQueueInputX.DeQue<TYPE_INPUT_X>();
         LocalTensor<TYPE_OUTPUT_Y> outputYLocal = outQueueOutputY.AllocTensor<TYPE_OUTPUT_Y>();
         if constexpr (TILING_KEY == SOFT_SHRINK_GRAD_TILING_KEY_ASCEND950) {
-            LocalTensor<float> inputGradValue = AsFloat<TYPE_INPUT_GRAD>(inputGradLocal, castBufInputGrad, count);
-            LocalTensor<float> inputXValue = AsFloat<TYPE_INPUT_X>(inputXLocal, castBufInputX, count);
-            LocalTensor<float> outputYValue = FloatView<TYPE_OUTPUT_Y>(outputYLocal, castBufOutputY);
+            LocalTensor<float> inputGradValue =
+                AsCompute<float, TYPE_INPUT_GRAD>(inputGradLocal, castBufInputGrad, count);
+            LocalTensor<float> inputXValue = AsCompute<float, TYPE_INPUT_X>(inputXLocal, castBufInputX, count);
+            LocalTensor<float> outputYValue = ComputeView<float, TYPE_OUTPUT_Y>(outputYLocal, castBufOutputY);
             LocalTensor<uint8_t> mask0 = maskBuf0.Get<uint8_t>();
             uint32_t cmpCount = (count + 255) / 256 * 256;                // Compare works on whole 256-byte blocks
             Abs(outputYValue, inputXValue, count);                        // mag = abs(input_x)
@@ -125,7 +126,7 @@ private:
             Duplicate(inputXValue, 0.0f, count);                          // zero = fill(0.0)
             Select(outputYValue, mask0, inputXValue, inputGradValue, SELMODE::VSEL_TENSOR_TENSOR_MODE,
                    count); // output_y = select(dead, zero, input_grad)
-            StoreFloat<TYPE_OUTPUT_Y>(outputYLocal, outputYValue, count);
+            StoreCompute<float, TYPE_OUTPUT_Y>(outputYLocal, outputYValue, count);
         }
         outQueueOutputY.EnQue<TYPE_OUTPUT_Y>(outputYLocal);
         inQueueInputGrad.FreeTensor(inputGradLocal);

@@ -20,34 +20,34 @@ using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;
 
-// Inputs are computed in float: cast (exact) unless they already are float.
-template <typename T>
-__aicore__ inline LocalTensor<float> AsFloat(const LocalTensor<T>& src, TBuf<QuePosition::VECCALC>& buf, uint32_t count)
+// Inputs are computed in C (float, or the type a dtype computes in as it is): cast (exact) unless they are C.
+template <typename C, typename T>
+__aicore__ inline LocalTensor<C> AsCompute(const LocalTensor<T>& src, TBuf<QuePosition::VECCALC>& buf, uint32_t count)
 {
-    if constexpr (std::is_same_v<T, float>) {
-        return src.template ReinterpretCast<float>();
+    if constexpr (std::is_same_v<T, C>) {
+        return src.template ReinterpretCast<C>();
     } else {
-        LocalTensor<float> dst = buf.Get<float>();
+        LocalTensor<C> dst = buf.Get<C>();
         Cast(dst, src, RoundMode::CAST_NONE, count);
         return dst;
     }
 }
 
-// Where a float result is built before it is rounded into the output tile.
-template <typename T>
-__aicore__ inline LocalTensor<float> FloatView(const LocalTensor<T>& dst, TBuf<QuePosition::VECCALC>& buf)
+// Where a C result is built before it is rounded into the output tile.
+template <typename C, typename T>
+__aicore__ inline LocalTensor<C> ComputeView(const LocalTensor<T>& dst, TBuf<QuePosition::VECCALC>& buf)
 {
-    if constexpr (std::is_same_v<T, float>) {
-        return dst.template ReinterpretCast<float>();
+    if constexpr (std::is_same_v<T, C>) {
+        return dst.template ReinterpretCast<C>();
     } else {
-        return buf.Get<float>();
+        return buf.Get<C>();
     }
 }
 
-template <typename T>
-__aicore__ inline void StoreFloat(const LocalTensor<T>& dst, const LocalTensor<float>& src, uint32_t count)
+template <typename C, typename T>
+__aicore__ inline void StoreCompute(const LocalTensor<T>& dst, const LocalTensor<C>& src, uint32_t count)
 {
-    if constexpr (!std::is_same_v<T, float>) {
+    if constexpr (!std::is_same_v<T, C>) {
         Cast(dst, src, RoundMode::CAST_RINT, count);
     }
 }
@@ -113,14 +113,15 @@ private:
         LocalTensor<TYPE_FEATURES> featuresLocal = inQueueFeatures.DeQue<TYPE_FEATURES>();
         LocalTensor<TYPE_OUTPUT> outputLocal = outQueueOutput.AllocTensor<TYPE_OUTPUT>();
         if constexpr (TILING_KEY == SOFTSIGN_GRAD_TILING_KEY_ASCEND950) {
-            LocalTensor<float> gradientsValue = AsFloat<TYPE_GRADIENTS>(gradientsLocal, castBufGradients, count);
-            LocalTensor<float> featuresValue = AsFloat<TYPE_FEATURES>(featuresLocal, castBufFeatures, count);
-            LocalTensor<float> outputValue = FloatView<TYPE_OUTPUT>(outputLocal, castBufOutput);
+            LocalTensor<float> gradientsValue =
+                AsCompute<float, TYPE_GRADIENTS>(gradientsLocal, castBufGradients, count);
+            LocalTensor<float> featuresValue = AsCompute<float, TYPE_FEATURES>(featuresLocal, castBufFeatures, count);
+            LocalTensor<float> outputValue = ComputeView<float, TYPE_OUTPUT>(outputLocal, castBufOutput);
             Abs(outputValue, featuresValue, count);                // mag = abs(features)
             Adds(featuresValue, outputValue, 1.0f, count);         // d = adds(mag, 1.0)
             Mul(outputValue, featuresValue, featuresValue, count); // d2 = mul(d, d)
             Div(outputValue, gradientsValue, outputValue, count);  // output = div(gradients, d2)
-            StoreFloat<TYPE_OUTPUT>(outputLocal, outputValue, count);
+            StoreCompute<float, TYPE_OUTPUT>(outputLocal, outputValue, count);
         }
         outQueueOutput.EnQue<TYPE_OUTPUT>(outputLocal);
         inQueueGradients.FreeTensor(gradientsLocal);

@@ -34,7 +34,7 @@ TEST_F(HardShrinkGradTilingAscend950, tiling_float16_test_shape)
                                               },
                                               {{"lambd", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}}, &compileInfo, 64,
                                               245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 9984 1056964608 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 20224 1056964608 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -53,7 +53,7 @@ TEST_F(HardShrinkGradTilingAscend950, tiling_float16_all_cores)
                                               },
                                               {{"lambd", Ops::NN::AnyValue::CreateFrom<float>(0.5f)}}, &compileInfo, 64,
                                               245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 9984 1056964608 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1048576 16384 16384 20224 1056964608 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 64U);
@@ -208,7 +208,7 @@ TEST_F(HardShrinkGradTilingAscend950, tiling_float16_test_shape_attrs_0)
                                               },
                                               {{"lambd", Ops::NN::AnyValue::CreateFrom<float>(1.0f)}}, &compileInfo, 64,
                                               245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 9984 1065353216 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 256 256 20224 1065353216 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
