@@ -100,19 +100,25 @@ COST_KEYS = ("vector_instructions_per_element_ratio", "gm_ub_bytes_per_element_r
 
 
 def costs(wanted: list[str], sources: CannSources) -> list[str]:
-    """One line per upstream row that ran: the cost ratios and the distance from upstream's outputs."""
-    lines = [f"{'op':<20}{'row':<40}{'instr':>8}{'gm<->ub':>9}{'ub':>7}{'max abs':>11}{'ulp':>8}"]
+    """One line per upstream row that ran: the cost ratios and the distance from upstream's outputs; then every
+    row of the run that did not pass."""
+    lines = [f"{'op':<20}{'row':<44}{'instr':>7}{'gm<->ub':>9}{'ub':>7}{'max abs':>11}{'ulp':>8}"]
     print(lines[0], flush=True)
+    other: list[str] = []
     for name, (op_dir, spec_path) in samples().items():
         if wanted and name not in wanted:
             continue
         spec = load_spec(spec_path).spec
         for row in kernel_run_rows(op_dir, spec, build_plan(spec, spec_path.name), sources, Trust(True)):
-            if row.item.endswith(" upstream") and row.status == "pass":
+            if row.status != "pass":
+                other.append(f"{name} | {row.item} | {row.status} | {row.reason}")
+            elif row.item.endswith(" upstream"):
                 ratio, gm, ub, apart, ulp = (row.figures.get(key, "-") for key in COST_KEYS)
-                line = f"{name:<20}{row.item:<40}{ratio:>8}{gm:>9}{ub:>7}{apart:>11.3g}{ulp:>8}"
+                line = f"{name:<20}{row.item:<44}{ratio:>7}{gm:>9}{ub:>7}{apart:>11.3g}{ulp:>8}"
                 lines.append(line)
                 print(line, flush=True)
+    lines += ["", "rows that did not pass:", *other]
+    print("\n".join(lines[-len(other) - 2:]), flush=True)
     return lines
 
 

@@ -14,6 +14,7 @@ from ..cann_sources import CannSources, stage_dir
 from ..errors import OpgenError
 from ..locks import held_lock
 from . import headers, layout, libraries, nnopbase, opbuild, protobuf, stub_libs, third_party, toolkit
+from .libraries import C_SEC_LIBRARY
 
 PREFIX_LAYOUT = "5"  # bump when what a prefix holds changes
 
@@ -34,6 +35,11 @@ class Prefix:
     @property
     def lib_dir(self) -> Path:
         return self.ascend_home / "x86_64-linux" / "lib64"
+
+    @property
+    def c_sec(self) -> Path:
+        """libboundscheck as the toolkit ships it (libraries.py builds it), which the tikicpulib stand-in links."""
+        return self.lib_dir / C_SEC_LIBRARY
 
     def build_sh_env(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
         """What build.sh needs set instead of a sourced set_env.sh (LC_ALL=C: its log is read in English)."""

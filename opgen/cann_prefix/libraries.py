@@ -18,6 +18,8 @@ from ..cann_sources import CannSources
 from . import protobuf
 from .framework import Framework, build_framework
 
+C_SEC_LIBRARY = "libc_sec.so"
+
 # the framework's archives that stand for toolkit libraries, in link order (users before what they use)
 CORE_ARCHIVES = ("tiling_api", "graph", "protos", "metadef", "platform", "error_manager", "mmpa", "c_sec", "dlog")
 SHARED = "libopgen_cann.so"
@@ -39,7 +41,7 @@ def install_libraries(sources: CannSources, protobuf_entry: Path, lib_dir: Path,
     for name in GROUPED_NAMES:
         _link(lib_dir / f"lib{name}.so", SHARED)
     shutil.copyfile(framework.root / "lib" / "libc_sec.a", lib_dir / "libc_sec.a")
-    subprocess.run(["gcc", "-shared", "-Wl,-soname,libc_sec.so", "-o", str(lib_dir / "libc_sec.so"),
+    subprocess.run(["gcc", "-shared", f"-Wl,-soname,{C_SEC_LIBRARY}", "-o", str(lib_dir / C_SEC_LIBRARY),
                     "-Wl,--whole-archive", str(lib_dir / "libc_sec.a"), "-Wl,--no-whole-archive"],
                    check=True, capture_output=True)
     for name in LOG_NAMES:

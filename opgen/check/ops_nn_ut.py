@@ -23,7 +23,7 @@ from ..errors import OpgenError
 from ..plan import RenderPlan
 from .items import CheckItem, bad, ok, skipped
 from .kernel import tikicpulib
-from .kernel.build import unmapped_reason
+from .kernel.build import KernelArch, unmapped_reason
 from .trust import Trust
 
 TIER = "ops-nn-ut"
@@ -78,20 +78,21 @@ def kernel_ut_rows(prefix: Prefix, sources: CannSources, plan: RenderPlan, op_di
     if problems := tikicpulib.declare_kernel(sources, plan, op_dir, soc):
         return [skipped(label, f"the kernel does not build on opgen's CPU model ({problems[0]}); the kernel tier "
                                "reports it")]
-    try:
-        targets = tikicpulib.prepare(sources, socs, prefix.lib_dir / "libc_sec.so")
-    except OpgenError as error:
-        return [bad(label, f"the tikicpulib stand-in did not build: {error}")]
-    env = tikicpulib.build_sh_env(targets)
-    rows = [_kernel_row(prefix, _run(prefix, sources, plan, "opkernel", soc, op_dir, env), False)]
     kernel_ut = sources.repo("ops-nn") / plan.rel_dir / "tests/ut" / UT_NAMES["opkernel"]
-    if (kernel_ut / f"{plan.name}_tiling_def.h").is_file():
+    upstream_runs = (kernel_ut / f"{plan.name}_tiling_def.h").is_file()
+    spelled: dict[str, KernelArch] = {}
+    if upstream_runs:
         # upstream may spell the SoC otherwise (HardSwishGradV2: "ascend910B1"), and CMake target names are exact
         cmake = (kernel_ut / "CMakeLists.txt").read_text(encoding="utf-8", errors="replace")
         spelled = {name: arch for name in _ADD_OP_TEST_CASE.findall(cmake) for ut, arch in socs.items()
                    if name.lower() == ut}
         tikicpulib.declare_upstream_kernel(sources, plan, kernel_ut.parents[2], soc)
-        env = tikicpulib.build_sh_env(tikicpulib.prepare(sources, socs | spelled, prefix.lib_dir / "libc_sec.so"))
+    try:  # one targets file for both runs: it declares what either kernel calls
+        env = tikicpulib.build_sh_env(tikicpulib.prepare(sources, socs | spelled, prefix.c_sec))
+    except OpgenError as error:
+        return [bad(label, f"the tikicpulib stand-in did not build: {error}")]
+    rows = [_kernel_row(prefix, _run(prefix, sources, plan, "opkernel", soc, op_dir, env), False)]
+    if upstream_runs:
         rows.append(_kernel_row(prefix, _run(prefix, sources, plan, "opkernel", soc, None, env), True))
     elif kernel_ut.is_dir():
         rows.append(skipped(f"upstream {label}", f"upstream's kernel UT has no {plan.name}_tiling_def.h: ops-nn's "
