@@ -54,7 +54,7 @@ MUTANTS = (
                  "Adds(zValue, xValue, 1.0f, count);", "Adds(zValue, xValue, 1.5f, count);", "ascend310b", "float32",
                  "the 310B branch adds 1.5 where the recipe adds 1.0"),
     KernelMutant("classic_compare_mode", "activation/hard_shrink_grad", "op_kernel/arch35/hard_shrink_grad.h",
-                 "CMPMODE::LE, cmpCount", "CMPMODE::GE, cmpCount", "ascend950", "float16",
+                 "CMPMODE::LE,", "CMPMODE::GE,", "ascend950", "float16",
                  "dead = |x| <= lambd becomes >="),
     KernelMutant("dropped_abs", "activation/softsign_grad", "op_kernel/arch35/softsign_grad.h",
                  "Abs(outputValue, featuresValue, count);", "Muls(outputValue, featuresValue, 1.0f, count);",
