@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..plan import RenderPlan
+from ..plan.classic import computes_in
 from ..plan.golden import GoldenVariant
 from ..plan.tensors import DtypeCombination
 
@@ -58,8 +59,7 @@ def pack_mask(bits: Array) -> npt.NDArray[np.uint8]:
 def compute_dtype(plan: RenderPlan, combination: DtypeCombination) -> np.dtype[Any]:
     """float32 recipes compute in float32, but for the key dtypes they name native; native ones in the first
     output's dtype."""
-    key = combination.key.name
-    return np.dtype(np.float32) if plan.float_compute and key not in plan.native_dtypes else numpy_dtype(key)
+    return numpy_dtype(computes_in(combination.key, plan.float_compute, plan.native_dtypes).name)
 
 
 def emulate(

@@ -87,8 +87,7 @@ class ClassicKernel:
     block_apis: tuple[str, ...]  # the calls reading a constant block: a <Api>WithBlock helper each
 
     def computes_in(self, key: Dtype) -> Dtype:
-        """The dtype a combination with this key dtype computes in."""
-        return DTYPES["float32"] if self.float_compute and key.name not in self.native else key
+        return computes_in(key, self.float_compute, self.native)
 
     @property
     def temp_buffers(self) -> tuple[str, ...]:
@@ -136,6 +135,12 @@ class ClassicKernel:
         guard = " || ".join(f"TILING_KEY == {self.key_macro}{v.soc_enum}" for v in users)
         return CalcBuffer(member, size, guard, "only this tiling key's Compute() uses it" if len(users) == 1
                           else "only these tiling keys' Compute() use it")
+
+
+def computes_in(key: Dtype, float_compute: bool, native: tuple[str, ...]) -> Dtype:
+    """The dtype a combination with this key dtype computes in: float32 for a float32 recipe unless the key is one
+    of its native_dtypes, else the key itself (the kernel's ComputeT, the emulator's and golden.py's cdt)."""
+    return DTYPES["float32"] if float_compute and key.name not in native else key
 
 
 _ADV_API_HEADERS = {
