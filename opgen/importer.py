@@ -240,9 +240,8 @@ def _platforms(socs: dict[str, AICoreConfig | None], columns: dict[str, list[str
         platform = CommentedMap(soc=soc, kernel="arch35_dag" if arch35 and dag else
                                 "classic_arch35" if arch35 else "classic")
         if config is not None:
-            flags = {field: config.flags[flag] == "true" for flag, field in _FLAGS.items() if flag in config.flags}
-            unset = {} if "PrecisionReduceFlag" in config.flags else {"precision_reduce": None}
-            platform["aicore"] = {**flags, **unset}
+            platform["aicore"] = {field: config.flags[flag] == "true" if flag in config.flags else None
+                                  for flag, field in _FLAGS.items()}
             op_file = config.extend_cfg_info.get("opFile.value")
             if op_file is not None and op_file != f"{name}_apt":
                 platform["op_file"] = op_file

@@ -35,6 +35,10 @@ UB_SCRATCH_OPS = frozenset({"select", "sign"})
 BLOCK_OPS = frozenset(op for op, sig in OPS.items() if sig.args == ("tensor", "tensor") and not sig.gives_mask)
 BLOCK_ARCHES = frozenset({2002, 2201, 3002})
 REPEAT_BYTES = 256  # one vector repeat: eight 32-byte blocks
+# Atlas training (dav_c100, impl/basic_api/dav_c100): no DataCopyPad, no Compares, and Select only in
+# SELMODE::VSEL_CMPMASK_SPR, whose mask register takes one repeat's bits from a 32-byte aligned address; its keys
+# copy whole blocks and compare and select a repeat at a time, scalar operands kept as constant repeats
+BY_REPEAT_ARCHES = frozenset({1001})
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,7 @@ class ClassicVariant:
     shared_tmp_factor: int  # value-sized elements per element of the adv_api temp buffer it needs (0: none)
     uses_ub_scratch: bool  # it calls an API writing asc-devkit's UB scratch (UB_SCRATCH_OPS)
     constants: tuple[str, ...]  # the BlockConstant members its Compute() reads
+    by_repeat: bool = False  # its SoC's arch is in BY_REPEAT_ARCHES
 
     @property
     def ub_fixed_bytes(self) -> int:
@@ -102,11 +107,34 @@ class ClassicKernel:
     def shared_tmp_factor(self) -> int:
         return max(v.shared_tmp_factor for v in self.variants)
 
+    @property
+    def by_repeat_guard(self) -> str:
+        """The tiling keys of BY_REPEAT_ARCHES SoCs, as the class's constexpr condition ('' when none)."""
+        return " || ".join(f"TILING_KEY == {self.key_macro}{v.soc_enum}" for v in self.variants if v.by_repeat)
+
+    @property
+    def gm_size(self) -> str:
+        """Init's element count of a core's GlobalTensors: a BY_REPEAT_ARCHES key's span the whole tensor."""
+        return "gmSize" if self.by_repeat_guard else "coreDataNum"
+
+    @property
+    def entry_groups(self) -> tuple[tuple[str, tuple[ClassicVariant, ...]], ...]:
+        """The kernel entry's tiling-key branches under the preprocessor line that keeps them: a BY_REPEAT_ARCHES
+        key's kernel builds only for __CCE_AICORE__ 100 and the others' not there (upstream hard_swish_grad_v2.cpp
+        branches the same way), since each calls APIs the other arch lacks."""
+        by_repeat = tuple(v for v in self.variants if v.by_repeat)
+        others = tuple(v for v in self.variants if not v.by_repeat)
+        if not by_repeat:
+            return (("", others),)
+        return (("#if __CCE_AICORE__ == 100", by_repeat),) + ((("#else", others),) if others else ())
+
     def scratch_bits(self, variant: ClassicVariant, value_bits: int, float_tensors: set[str]) -> int:
-        """UB bits one element takes in one tiling key's buffers: its value buffers, its shared temp and one bit
-        per mask; the cast buffers of `float_tensors` (float32 in this combination, read in place) take none."""
+        """UB bits one element takes in one tiling key's buffers: its value buffers, its shared temp and its masks
+        (ClassicVariant.mask_bits); the cast buffers of `float_tensors` (float32 in this combination, read in place)
+        take none."""
         made = sum(t.name not in float_tensors for t in self.cast_tensors)
-        return (made + variant.temp_count + variant.shared_tmp_factor) * value_bits + variant.mask_count
+        mask_bits = value_bits // 8 if variant.by_repeat else 1
+        return (made + variant.temp_count + variant.shared_tmp_factor) * value_bits + variant.mask_count * mask_bits
 
     @property
     def buffers(self) -> tuple[CalcBuffer, ...]:
@@ -116,7 +144,9 @@ class ClassicKernel:
                       for b, t in zip(self.cast_buffers, self.cast_tensors, strict=True))
         temps = tuple(self._keyed(b, size, [v for v in self.variants if v.temp_count > k])
                       for k, b in enumerate(self.temp_buffers))
-        masks = tuple(self._keyed(b, "tileDataNum / 8", [v for v in self.variants if v.mask_count > k])
+        # a BY_REPEAT_ARCHES key's masks take a 32-byte slot a repeat: MASK_BITS (sizeof the compute type) an element
+        mask_size = "tileDataNum * MASK_BITS / 8" if self.by_repeat_guard else "tileDataNum / 8"
+        masks = tuple(self._keyed(b, mask_size, [v for v in self.variants if v.mask_count > k])
                       for k, b in enumerate(self.mask_buffers))
         shared = (self._keyed(SHARED_TMP, f"{self.shared_tmp_factor} * {size}",
                               [v for v in self.variants if v.shared_tmp_factor]),) if self.shared_tmp_factor else ()
@@ -161,18 +191,23 @@ def classic_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool,
     bodies = []
     constants: dict[str, BlockConstant] = {}
     block_apis: set[str] = set()
+    def constant(value: str) -> BlockConstant:
+        k = len(constants)
+        return constants.setdefault(value, BlockConstant(f"constBuf{k}", f"const{k}", value))
+
     for key, soc, steps in variants:
-        blocks: dict[str, BlockConstant] = {}
-        for step in _block_fills(steps, {t.name for t in outputs}) if SOCS[soc].npu_arch in BLOCK_ARCHES else ():
-            value = _arg(step.args[0], {}, value_type, float_compute)
-            k = len(constants)
-            blocks[step.out] = constants.setdefault(value, BlockConstant(f"constBuf{k}", f"const{k}", value))
+        arch = SOCS[soc].npu_arch
+        blocks = {step.out: constant(_arg(step.args[0], {}, value_type, float_compute))
+                  for step in (_block_fills(steps, {t.name for t in outputs}) if arch in BLOCK_ARCHES else ())}
         block_apis.update(SPELLINGS[s.op].ascendc for s in steps if blocks.keys() & set(s.tensor_args))
-        lines, temps, masks = _body(tensors, steps, value_type, float_compute, blocks)
+        scalars = {value: constant(value) for value in _by_repeat_scalars(steps, value_type, float_compute)
+                   } if arch in BY_REPEAT_ARCHES else None
+        lines, temps, masks = _body(tensors, steps, value_type, float_compute, blocks, scalars)
         factor = max((SPELLINGS[s.op].tmp_factor[0 if float_compute else 1] for s in steps), default=0)
+        read = [*blocks.values(), *(scalars or {}).values()]
         bodies.append(ClassicVariant(key, soc, soc.upper(), tuple(lines), temps, masks, factor,
                                      any(s.op in UB_SCRATCH_OPS for s in steps),
-                                     tuple(dict.fromkeys(c.member for c in blocks.values()))))
+                                     tuple(dict.fromkeys(c.member for c in read)), arch in BY_REPEAT_ARCHES))
     return ClassicKernel(
         value_type=value_type,
         float_compute=float_compute,
@@ -188,6 +223,12 @@ def classic_kernel(tensors: tuple[TensorPlan, ...], float_compute: bool,
     )
 
 
+def _by_repeat_scalars(steps: tuple[Step, ...], value_type: str, float_compute: bool) -> list[str]:
+    """The scalar operands of compares and selects, which BY_REPEAT_ARCHES take as tensors only."""
+    return [_scalar(s.args[-1], value_type, float_compute) for s in steps
+            if (OPS[s.op].gives_mask or s.op == "select") and not isinstance(s.args[-1], str)]
+
+
 def _block_fills(steps: tuple[Step, ...], outputs: set[str]) -> list[Step]:
     """The fills whose every reader is a BLOCK_OPS call taking it as one operand and a computed value as the
     other (the helper reads one block)."""
@@ -199,7 +240,10 @@ def _block_fills(steps: tuple[Step, ...], outputs: set[str]) -> list[Step]:
 
 
 def _body(tensors: tuple[TensorPlan, ...], steps: tuple[Step, ...], value_type: str, float_compute: bool,
-          blocks: Mapping[str, BlockConstant]) -> tuple[list[str], int, int]:
+          blocks: Mapping[str, BlockConstant], scalars: Mapping[str, BlockConstant] | None
+          ) -> tuple[list[str], int, int]:
+    """Compute()'s statements; `scalars` (a BY_REPEAT_ARCHES key: the constants standing for scalar operands)
+    makes compares and selects run a repeat at a time."""
     names: dict[str, str] = {value: c.local for value, c in blocks.items()}
     lines: list[str] = []
     read = {a for s in steps for a in s.tensor_args}
@@ -227,12 +271,12 @@ def _body(tensors: tuple[TensorPlan, ...], steps: tuple[Step, ...], value_type: 
     temps, used = _assign(computed, outputs, views)
     masks, used_masks = _assign(computed, outputs, (), mask=True)
     lines.extend(f"LocalTensor<{value_type}> {c.local} = {c.member}.Get<{value_type}>();"
-                 for c in dict.fromkeys(blocks.values()))
+                 for c in dict.fromkeys([*blocks.values(), *(scalars or {}).values()]))
     lines.extend(f"LocalTensor<{value_type}> tmp{k} = tmpBuf{k}.Get<{value_type}>();" for k in range(used))
     lines.extend(f"LocalTensor<uint8_t> mask{k} = maskBuf{k}.Get<uint8_t>();" for k in range(used_masks))
     if any(SPELLINGS[s.op].tmp_factor[0] for s in steps):
         lines.append(f"LocalTensor<uint8_t> sharedTmp = {SHARED_TMP}.Get<uint8_t>();")
-    if any(OPS[s.op].gives_mask for s in steps):
+    if any(OPS[s.op].gives_mask for s in steps) and scalars is None:
         lines.append(f"uint32_t {CMP_COUNT} = ({COUNT} + 255) / 256 * 256; // Compare works on whole 256-byte "
                      "blocks")
     names.update({value: slot if isinstance(slot, str) else f"tmp{slot}" for value, slot in temps.items()})
@@ -241,9 +285,11 @@ def _body(tensors: tuple[TensorPlan, ...], steps: tuple[Step, ...], value_type: 
         if step.out in blocks:
             lines.append(f"// {step}: {blocks[step.out].local}, filled once in Init")
         else:
-            lines.append(f"{_call(step, names, value_type, float_compute, blocks)} // {step}")
+            lines.append(f"{_call(step, names, value_type, float_compute, blocks, scalars)} // {step}")
+    # dav_c100 rounds float to half only in CAST_NONE (its round-to-nearest: vconv_f322f16), not CAST_RINT
+    store = f"{value_type}, {{}}" if scalars is None else f"{value_type}, {{}}, RoundMode::CAST_NONE"
     if float_compute:
-        lines.extend(f"StoreCompute<{value_type}, {t.type_param}>({t.camel}Local, {t.camel}Value, {COUNT});"
+        lines.extend(f"StoreCompute<{store.format(t.type_param)}>({t.camel}Local, {t.camel}Value, {COUNT});"
                      for t in tensors if t.role == "output")
     return lines, used, used_masks
 
@@ -313,10 +359,18 @@ def _arg(arg: Arg, names: dict[str, str], value_type: str, float_compute: bool) 
 
 
 def _call(step: Step, names: dict[str, str], value_type: str, float_compute: bool,
-          blocks: Mapping[str, BlockConstant]) -> str:
+          blocks: Mapping[str, BlockConstant], scalars: Mapping[str, BlockConstant] | None) -> str:
     api = SPELLINGS[step.op].ascendc
     dst = names[step.out]
     args = [_arg(a, names, value_type, float_compute) for a in step.args]
+    if scalars is not None and (OPS[step.op].gives_mask or step.op == "select"):
+        block = "false" if isinstance(step.args[-1], str) else "true"
+        if block == "true":
+            args[-1] = scalars[args[-1]].local
+        if step.op == "select":
+            return f"SelectByRepeat<{block}>({', '.join([dst, *args, COUNT])});"
+        return (f"CompareByRepeat<{block}>({dst}, {args[0]}, {args[1]}, CMPMODE::{COMPARE_MODES[step.op][0]}, "
+                f"{COUNT});")
     if blocks.keys() & set(step.tensor_args):
         first = "true" if step.args[0] in blocks else "false"
         return f"{api}WithBlock<{first}>({', '.join([dst, *args, COUNT])});"

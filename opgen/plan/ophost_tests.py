@@ -46,6 +46,7 @@ class UtPlatform:
 UT_PLATFORMS = {
     "ascend910b": UtPlatform(48, 196608, "2201"),
     "ascend910_93": UtPlatform(48, 196608, "2201"),
+    "ascend910": UtPlatform(32, 262144, "1001"),
     "ascend310p": UtPlatform(8, 262144, "2002"),
     "ascend310b": UtPlatform(1, 262144, ""),
     "ascend950": UtPlatform(64, 245760, "3510"),

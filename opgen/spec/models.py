@@ -121,7 +121,8 @@ RecipeStep = Annotated[
     WithJsonSchema({"type": "string", "pattern": r"^\s*\w+\s*=\s*[a-z_][a-z0-9_]*\(.*\)\s*$"}),
 ]
 FormulaText = Annotated[str, AfterValidator(_formula)]
-SocName = Literal["ascend910b", "ascend910_93", "ascend310p", "ascend310b", "ascend950", "ascend350"]
+SocName = Literal["ascend910b", "ascend910", "ascend910_93", "ascend310p", "ascend310b", "ascend950",
+                  "ascend350"]
 assert set(SocName.__args__) == set(SOCS)  # type: ignore[attr-defined]
 
 
@@ -208,15 +209,15 @@ class AttrSpec(Model):
 
 
 class AICoreFlags(Model):
-    """OpAICoreConfig flags of arch35 ops (`<op>_def.cpp`)."""
+    """OpAICoreConfig flags (`<op>_def.cpp`); each null is a flag the def does not call, as upstream's config of
+    HardSwishGradV2's ascend910 sets three flags only and some ops leave PrecisionReduceFlag."""
 
-    dynamic_compile_static: bool = True
-    dynamic_format: bool = False
-    dynamic_rank_support: bool = True
-    dynamic_shape_support: bool = True
-    need_check_support: bool = False
-    precision_reduce: bool | None = Field(True, description="PrecisionReduceFlag; null: not called, as upstream's "
-                                          "def leaves it for some ops")
+    dynamic_compile_static: bool | None = True
+    dynamic_format: bool | None = False
+    dynamic_rank_support: bool | None = True
+    dynamic_shape_support: bool | None = True
+    need_check_support: bool | None = False
+    precision_reduce: bool | None = True
 
 
 class PlatformSpec(Model):

@@ -25,6 +25,7 @@ SOCS: dict[str, Soc] = {
     s.name: s
     for s in (
         Soc("ascend910b", "arch22", "ascend910b1", "Ascend910B", 2201, 48, 192 * KIB, 8 * KIB),
+        Soc("ascend910", "arch22", None, "Ascend910", 1001, 32, 256 * KIB, 8 * KIB),
         Soc("ascend910_93", "arch22", "ascend910_9391", "Ascend910_93", 2201, 48, 192 * KIB, 8 * KIB),
         Soc("ascend310p", "arch22", "ascend310p1", "Ascend310P", 2002, 10, 256 * KIB, 8 * KIB),
         Soc("ascend310b", None, None, "Ascend310B", 3002, 1, 248 * KIB, 0),

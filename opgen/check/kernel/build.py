@@ -59,6 +59,7 @@ ARCHES: dict[int, KernelArch] = {
     for a in (
         KernelArch(2201, 220, "C220", ("__DAV_C220_VEC__", "__DAV_VEC__")),
         KernelArch(3510, 310, "C310", ("__DAV_C310_VEC__", "__DAV_VEC__")),
+        KernelArch(1001, 100, "C100", ()),
         KernelArch(2002, 200, "M200", ()),
         KernelArch(3002, 300, "M300", ()),
     )

@@ -20,7 +20,6 @@ import numpy.typing as npt
 
 from ...cann_sources import CannSources
 from ...plan import RenderPlan
-from ...plan.ophost_tests import OPS_NN_UT_DIRS
 from ...plan.platforms import SocPlan
 from ...spec.models import KERNEL_FACT_PREFIX, OpSpec
 from ..items import CheckItem, bad, ok, skipped
@@ -65,7 +64,7 @@ def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sourc
     if unusable is not None:
         return skipped(label, f"not compared: the spec lists {where} on {soc.name} {variant.dtype_label} "
                               f"({unusable.fact}) as no oracle: {unusable.reason}")
-    harness = TilingHarness.of_tests(upstream, OPS_NN_UT_DIRS.get(soc.name, ""))
+    harness = TilingHarness.of_tests(upstream, soc.arch or "")  # its tiling UTs sit under its tiling dir's name
     if harness is None:
         return skipped(label, f"not run: {where}: neither a tiling UT of its own under tests/ut/op_host nor a "
                               "TilingParse<...> under op_host names the compile info its tiling takes")
