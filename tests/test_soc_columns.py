@@ -143,6 +143,28 @@ def test_a_bad_index_list_is_one_clear_problem(run, tmp_path: Path, indices: str
     assert snapshot(out) == {}
 
 
+
+PLATFORM_910 = "    combinations: [1, 2]  #"
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    (PLATFORM_910, "    combinations: [0, 1, 2]  #", "platforms[2].combinations: ascend910 has no bfloat16: list the "
+                                                  "combinations it supports, without 0"),
+    ("  same_shape: [gradOutput, self, out]", "  broadcast: [gradOutput, self]",
+     "platforms[2].soc: ascend910's kernel moves whole 32-byte blocks of elements (its arch has no DataCopyPad): it "
+     "takes no broadcast and no 1-bit mask tensor; drop ascend910 from platforms"),
+])
+def test_ascend910_refuses_what_its_arch_cannot_run(run, tmp_path: Path, old: str, new: str, message: str) -> None:
+    text = HSG.read_text(encoding="utf-8")
+    assert old in text
+    spec = copy_spec(HSG, tmp_path, lambda _: text.replace(old, new))
+    out = tmp_path / "out"
+    result = run("gen", spec, "-o", out)
+    assert result.code == 2, result
+    assert message in " ".join(result.err.split()), result.err  # rich may wrap
+    assert "Traceback" not in result.err
+    assert snapshot(out) == {}
+
 FAULTS = [
     # (what, old, new, failing row, reason text)
     ("a column dropped from one tensor of the config",
@@ -202,7 +224,10 @@ def test_an_st_row_for_a_soc_lacking_its_combination_fails(tree: Path, tmp_path:
 def test_the_plan_keeps_each_socs_combinations() -> None:
     spec = load_spec(HSG).spec
     plan = build_plan(spec, HSG.name)
-    assert all(s.combinations == plan.combinations and s.def_columns == () for s in plan.socs)
+    others = [s for s in plan.socs if s.name != "ascend910"]
+    assert others and all(s.combinations == plan.combinations and s.def_columns == () for s in others)
+    [training] = [s for s in plan.socs if s.name == "ascend910"]  # upstream's config910A: fp16 and fp32
+    assert [c.key.name for c in training.combinations] == ["float16", "float32"] and training.def_columns
 
 
 def _rendered(tmp_path: Path, text: str) -> dict[str, str]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..spec.dtypes import DTYPES, Dtype
 from ..spec.recipe import OPS, Arg, AttrRef, Step
-from ..spec.socs import SOCS
+from ..spec.socs import BY_REPEAT_ARCHES, SOCS
 from .ops import COMPARE_MODES, SPELLINGS
 from .reserved import lower_camel
 from .tensors import TensorPlan
@@ -35,10 +35,6 @@ UB_SCRATCH_OPS = frozenset({"select", "sign"})
 BLOCK_OPS = frozenset(op for op, sig in OPS.items() if sig.args == ("tensor", "tensor") and not sig.gives_mask)
 BLOCK_ARCHES = frozenset({2002, 2201, 3002})
 REPEAT_BYTES = 256  # one vector repeat: eight 32-byte blocks
-# Atlas training (dav_c100, impl/basic_api/dav_c100): no DataCopyPad, no Compares, and Select only in
-# SELMODE::VSEL_CMPMASK_SPR, whose mask register takes one repeat's bits from a 32-byte aligned address; its keys
-# copy whole blocks and compare and select a repeat at a time, scalar operands kept as constant repeats
-BY_REPEAT_ARCHES = frozenset({1001})
 
 
 @dataclass(frozen=True)

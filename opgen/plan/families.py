@@ -91,7 +91,7 @@ def kernel_families(spec: OpSpec, socs: tuple[SocPlan, ...], tests: UtBuilder) -
         paths = family_paths(spec.snake_name, name, several=len(names) > 1, op_file=family_op_file(spec, name))
         if {OPS_NN_UT_DIRS.get(s.name) for s in hosted_socs(members)} == {"arch22"}:  # built for those SoCs only
             paths["tiling_ut"] = f"tests/ut/op_host/arch22/test_{spec.snake_name}_tiling.cpp"
-        kernel_dirs = {OPS_NN_UT_DIRS.get(s.name) for s in members}
+        kernel_dirs = {OPS_NN_UT_DIRS.get(s.name) for s in members if s.kernel_ut_soc}  # SoCs with kernel UTs
         if len(names) > 1 and len(kernel_dirs) == 1 and None not in kernel_dirs:
             # AddOpTestCase compiles tests/ut/op_kernel/test_<op>*.cpp and its SoC's arch dir with that SoC's
             # kernel: another family's UT at the top level would run against this family's kernel

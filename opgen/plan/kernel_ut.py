@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from ..spec.models import OpSpec
+from ..spec.socs import BY_REPEAT_ARCHES, SOCS
 from .attrs import KernelScalars
 from .broadcast import SCH_MODE_ONE_DIM, SCH_MODE_ONE_DIM_ADVANCE, BroadcastPlan, one_dim_advance
 from .choice import ChoicePlan
@@ -104,8 +105,10 @@ def kernel_ut_plan(
                   for v in others]
     else:
         struct = f"{spec.op_type}TilingData"
+        # a BY_REPEAT_ARCHES key's kernel builds for __CCE_AICORE__ 100 alone, a SoC ops-nn's kernel UTs have none
+        # of (cmake/func.cmake map_compute_unit)
         cases = [_classic_case(name, soc.combinations[0], soc, shape, elements, cores, tensors, scalars)
-                 for soc in socs for cores in (1, MULTI_CORES)]
+                 for soc in socs if SOCS[soc.name].npu_arch not in BY_REPEAT_ARCHES for cores in (1, MULTI_CORES)]
     return KernelUtPlan(
         socs=tuple(s for s in socs if s.kernel_ut_soc),
         flags=" ".join(f"-D{t.macro}={t.dtypes[0].kernel}" for t in tensors),

@@ -18,7 +18,7 @@ from .optional import optional_issues
 from .recipe import OPS, Step
 from .reference import reference_problems
 from .soc_columns import soc_column_issues
-from .socs import SOCS, TILING_SOC_ALIASES
+from .socs import BY_REPEAT_ARCHES, SOCS, TILING_SOC_ALIASES
 
 
 def check_semantics(spec: OpSpec) -> list[SpecIssue]:
@@ -106,6 +106,12 @@ def _platforms(spec: OpSpec) -> list[SpecIssue]:
                 issues.append(SpecIssue((*loc, "kernel"), f"{p.soc} is not an arch35 SoC; use kernel: classic"))
             if p.aicore is None:
                 issues.append(SpecIssue((*loc, "aicore"), "arch35 ops register an OpAICoreConfig; add aicore: {}"))
+        if SOCS[p.soc].npu_arch in BY_REPEAT_ARCHES and (spec.constraints.broadcast or any(
+                DTYPES[d].size_bits == 1 for t in (*spec.inputs, *spec.outputs)
+                for d in t.dtype_column(spec.combination_count))):
+            issues.append(SpecIssue((*loc, "soc"), f"{p.soc}'s kernel moves whole 32-byte blocks of elements (its "
+                                    "arch has no DataCopyPad): it takes no broadcast and no 1-bit mask tensor; drop "
+                                    f"{p.soc} from platforms"))
         if p.op_file is not None and p.kernel == "classic":
             issues.append(SpecIssue((*loc, "op_file"), "a classic kernel is op_kernel/<op>.cpp with no opFile.value; "
                                     "remove op_file"))

@@ -11,6 +11,7 @@ from collections import Counter
 
 from .issues import SpecIssue
 from .models import OpSpec
+from .socs import LACKING_DTYPES
 
 
 def soc_column_issues(spec: OpSpec) -> list[SpecIssue]:
@@ -33,5 +34,21 @@ def soc_column_issues(spec: OpSpec) -> list[SpecIssue]:
         for index, times in Counter(chosen).items():
             if times > 1:
                 issues.append(SpecIssue(loc, f"lists combination {index} {times} times; list each once"))
+    return issues + _lacking(spec)
+
+
+def _lacking(spec: OpSpec) -> list[SpecIssue]:
+    """A SoC takes no combination with a dtype its vector core lacks (socs.LACKING_DTYPES)."""
+    issues = []
+    count = spec.combination_count
+    tensors = [*spec.inputs, *spec.outputs]
+    for i, platform in enumerate(spec.platforms):
+        lacking = LACKING_DTYPES.get(platform.soc, frozenset())
+        chosen = platform.combinations if platform.combinations is not None else range(count)
+        bad = [k for k in chosen if 0 <= k < count and lacking & {t.dtype_column(count)[k] for t in tensors}]
+        if bad:
+            issues.append(SpecIssue(("platforms", i, "combinations"), f"{platform.soc} has no "
+                                    f"{', '.join(sorted(lacking))}: list the combinations it supports, without "
+                                    f"{', '.join(map(str, bad))}"))
     return issues
 

@@ -34,6 +34,15 @@ SOCS: dict[str, Soc] = {
     )
 }
 
+# Atlas training (dav_c100, impl/basic_api/dav_c100): no DataCopyPad, no Compares, and Select only in
+# SELMODE::VSEL_CMPMASK_SPR, whose mask register takes one repeat's bits from a 32-byte aligned address; its classic
+# keys copy whole blocks and compare and select a repeat at a time, scalar operands kept as constant repeats
+BY_REPEAT_ARCHES = frozenset({1001})
+
+# dtypes a SoC's vector core has no instructions for: Atlas training (dav_c100) converts and computes no
+# bfloat16 (asc-devkit impl/basic_api/dav_c100/kernel_operator_vec_vconv_impl.h has no bf16 conversion)
+LACKING_DTYPES = {"ascend910": frozenset({"bfloat16"})}
+
 # platform_ascendc reports these SoCs to a tiling as another SoC's SocVersion (asc-devkit
 # impl/utils/tiling/platform/platform_ascendc.cpp: "Ascend910_93" -> SocVersion::ASCEND910B)
 TILING_SOC_ALIASES = {"ascend910_93": "ascend910b"}

@@ -37,6 +37,9 @@ static const TileBudget TILE_BUDGETS[] = {
     {HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910_93, ge::DT_BF16, 193, 8192},
     {HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910_93, ge::DT_FLOAT16, 193, 8192},
     {HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910_93, ge::DT_FLOAT, 193, 8192},
+    {HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910, ge::DT_BF16, 196, 9216},
+    {HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910, ge::DT_FLOAT16, 196, 9216},
+    {HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910, ge::DT_FLOAT, 196, 9216},
     {HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND950, ge::DT_BF16, 193, 0},
     {HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND950, ge::DT_FLOAT16, 193, 0},
     {HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND950, ge::DT_FLOAT, 193, 0},
@@ -113,6 +116,10 @@ ge::graphStatus HardSwishGradV2Tiling::SelectTilingKey(platform_ascendc::SocVers
     }
     if (socVersion == platform_ascendc::SocVersion::ASCEND910_93) {
         tilingKey = HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910_93;
+        return ge::GRAPH_SUCCESS;
+    }
+    if (socVersion == platform_ascendc::SocVersion::ASCEND910) {
+        tilingKey = HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910;
         return ge::GRAPH_SUCCESS;
     }
     if (socVersion == platform_ascendc::SocVersion::ASCEND950) {

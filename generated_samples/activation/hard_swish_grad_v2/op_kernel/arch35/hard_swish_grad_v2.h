@@ -19,6 +19,34 @@ namespace NsHardSwishGradV2 {
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;
+constexpr uint32_t REPEAT_BYTES = 256; // one vector repeat: eight 32-byte blocks
+
+// Atlas training series (dav_c100) has no Compares and selects only in SELMODE::VSEL_CMPMASK_SPR, from a mask
+// register loaded with one repeat's bits from a 32-byte aligned address: its keys compare and select a repeat at a
+// time, each repeat's mask bits in a MASK_SLOT of their own, and a scalar operand is a constant repeat (BLOCK).
+constexpr uint32_t MASK_SLOT = 32;  // bytes of mask a repeat
+constexpr uint32_t COPY_BLOCK = 32; // elements every whole-block copy moves a multiple of (32 bytes of any dtype)
+
+template <bool BLOCK, typename T>
+__aicore__ inline void CompareByRepeat(const LocalTensor<uint8_t>& dst, const LocalTensor<T>& src0,
+                                       const LocalTensor<T>& src1, CMPMODE mode, uint32_t count)
+{
+    constexpr uint32_t perRepeat = REPEAT_BYTES / sizeof(T);
+    for (uint32_t offset = 0; offset < count; offset += perRepeat) {
+        Compare(dst[offset / perRepeat * MASK_SLOT], src0[offset], BLOCK ? src1 : src1[offset], mode, perRepeat);
+    }
+}
+
+template <bool BLOCK, typename T>
+__aicore__ inline void SelectByRepeat(const LocalTensor<T>& dst, const LocalTensor<uint8_t>& mask,
+                                      const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count)
+{
+    constexpr uint32_t perRepeat = REPEAT_BYTES / sizeof(T);
+    for (uint32_t offset = 0; offset < count; offset += perRepeat) {
+        Select(dst[offset], mask[offset / perRepeat * MASK_SLOT], src0[offset], BLOCK ? src1 : src1[offset],
+               SELMODE::VSEL_CMPMASK_SPR, perRepeat);
+    }
+}
 
 // Inputs are computed in C (float, or the type a dtype computes in as it is): cast (exact) unless they are C.
 template <typename C, typename T>
@@ -44,16 +72,20 @@ __aicore__ inline LocalTensor<C> ComputeView(const LocalTensor<T>& dst, TBuf<Que
     }
 }
 
-template <typename C, typename T>
+template <typename C, typename T, RoundMode MODE = RoundMode::CAST_RINT>
 __aicore__ inline void StoreCompute(const LocalTensor<T>& dst, const LocalTensor<C>& src, uint32_t count)
 {
     if constexpr (!std::is_same_v<T, C>) {
-        Cast(dst, src, RoundMode::CAST_RINT, count);
+        Cast(dst, src, MODE, count);
     }
 }
 
 template <typename TYPE_GRAD_OUTPUT, typename TYPE_SELF, typename TYPE_OUT, uint32_t TILING_KEY>
 class KernelHardSwishGradV2 {
+    // the Atlas training series' keys: whole-block copies, compares and selects a repeat at a time
+    static constexpr bool BY_REPEAT = TILING_KEY == HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910;
+    static constexpr uint32_t MASK_BITS = BY_REPEAT ? sizeof(float) : 1; // bits an element
+
 public:
     __aicore__ inline KernelHardSwishGradV2() {}
 
@@ -64,11 +96,17 @@ public:
         uint64_t offset = blockIdx * tilingData.blockFormer;
         coreDataNum = (blockIdx + 1 == GetBlockNum()) ? tilingData.blockTail : tilingData.blockFormer;
         tileDataNum = tilingData.tileDataNum;
-        gradOutputGm.SetGlobalBuffer((__gm__ TYPE_GRAD_OUTPUT*)gradOutput + offset, coreDataNum);
+        uint64_t gmSize = coreDataNum;
+        if constexpr (BY_REPEAT) { // its copies address the tensors from their start (ProcessBlocks)
+            coreOffset = offset;
+            offset = 0;
+            gmSize = tilingData.totalNum;
+        }
+        gradOutputGm.SetGlobalBuffer((__gm__ TYPE_GRAD_OUTPUT*)gradOutput + offset, gmSize);
         pipe.InitBuffer(inQueueGradOutput, BUFFER_NUM, tileDataNum * sizeof(TYPE_GRAD_OUTPUT));
-        selfGm.SetGlobalBuffer((__gm__ TYPE_SELF*)self + offset, coreDataNum);
+        selfGm.SetGlobalBuffer((__gm__ TYPE_SELF*)self + offset, gmSize);
         pipe.InitBuffer(inQueueSelf, BUFFER_NUM, tileDataNum * sizeof(TYPE_SELF));
-        outGm.SetGlobalBuffer((__gm__ TYPE_OUT*)out + offset, coreDataNum);
+        outGm.SetGlobalBuffer((__gm__ TYPE_OUT*)out + offset, gmSize);
         pipe.InitBuffer(outQueueOut, BUFFER_NUM, tileDataNum * sizeof(TYPE_OUT));
         if constexpr (!std::is_same_v<TYPE_GRAD_OUTPUT, float>) { // a float32 tensor is read in place
             pipe.InitBuffer(castBufGradOutput, tileDataNum * sizeof(float));
@@ -79,10 +117,39 @@ public:
         if constexpr (!std::is_same_v<TYPE_OUT, float>) { // a float32 tensor is read in place
             pipe.InitBuffer(castBufOut, tileDataNum * sizeof(float));
         }
-        pipe.InitBuffer(maskBuf0, tileDataNum / 8);
+        pipe.InitBuffer(maskBuf0, tileDataNum * MASK_BITS / 8);
+        if constexpr (TILING_KEY ==
+                      HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910) { // only this tiling key's Compute() uses it
+            pipe.InitBuffer(constBuf0, REPEAT_BYTES);
+            Duplicate(constBuf0.Get<float>(), -3.0f, static_cast<int32_t>(REPEAT_BYTES / sizeof(float)));
+        }
+        if constexpr (TILING_KEY ==
+                      HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910) { // only this tiling key's Compute() uses it
+            pipe.InitBuffer(constBuf1, REPEAT_BYTES);
+            Duplicate(constBuf1.Get<float>(), 0.0f, static_cast<int32_t>(REPEAT_BYTES / sizeof(float)));
+        }
+        if constexpr (TILING_KEY ==
+                      HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910) { // only this tiling key's Compute() uses it
+            pipe.InitBuffer(constBuf2, REPEAT_BYTES);
+            Duplicate(constBuf2.Get<float>(), 3.0f, static_cast<int32_t>(REPEAT_BYTES / sizeof(float)));
+        }
+        if constexpr (TILING_KEY ==
+                      HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910) { // only this tiling key's Compute() uses it
+            pipe.InitBuffer(constBuf3, REPEAT_BYTES);
+            Duplicate(constBuf3.Get<float>(), 1.0f, static_cast<int32_t>(REPEAT_BYTES / sizeof(float)));
+        }
     }
 
     __aicore__ inline void Process()
+    {
+        if constexpr (BY_REPEAT) {
+            ProcessBlocks();
+        } else {
+            ProcessPadded();
+        }
+    }
+
+    __aicore__ inline void ProcessPadded()
     {
         uint64_t tileNum = (coreDataNum + tileDataNum - 1) / tileDataNum;
         for (uint64_t i = 0; i < tileNum; i++) {
@@ -94,6 +161,72 @@ public:
     }
 
 private:
+    // DataCopy moves whole 32-byte blocks (no DataCopyPad on the Atlas training series). Every tile but the
+    // tensor's last is whole blocks (the tiling's multiples of TILE_ALIGN); the last moves the whole blocks ending
+    // at the tensor's end, recomputing the elements before it from the same inputs; a tensor under COPY_BLOCK
+    // elements moves element by element.
+    __aicore__ inline void ProcessBlocks()
+    {
+        uint64_t tileNum = (coreDataNum + tileDataNum - 1) / tileDataNum;
+        for (uint64_t i = 0; i < tileNum; i++) {
+            uint64_t start = coreOffset + i * tileDataNum;
+            uint64_t count = i + 1 == tileNum ? coreDataNum - i * tileDataNum : tileDataNum;
+            uint64_t whole = (count + COPY_BLOCK - 1) / COPY_BLOCK * COPY_BLOCK;
+            if (start + count >= whole) {
+                start = start + count - whole;
+                CopyInBlocks(start, static_cast<uint32_t>(whole));
+                Compute(static_cast<uint32_t>(whole));
+                CopyOutBlocks(start, static_cast<uint32_t>(whole));
+            } else {
+                CopyInElements(start, static_cast<uint32_t>(count));
+                Compute(static_cast<uint32_t>(count));
+                CopyOutElements(start, static_cast<uint32_t>(count));
+            }
+        }
+    }
+
+    __aicore__ inline void CopyInBlocks(uint64_t start, uint32_t count)
+    {
+        LocalTensor<TYPE_GRAD_OUTPUT> gradOutputLocal = inQueueGradOutput.AllocTensor<TYPE_GRAD_OUTPUT>();
+        DataCopy(gradOutputLocal, gradOutputGm[start], count);
+        inQueueGradOutput.EnQue(gradOutputLocal);
+        LocalTensor<TYPE_SELF> selfLocal = inQueueSelf.AllocTensor<TYPE_SELF>();
+        DataCopy(selfLocal, selfGm[start], count);
+        inQueueSelf.EnQue(selfLocal);
+    }
+
+    __aicore__ inline void CopyOutBlocks(uint64_t start, uint32_t count)
+    {
+        LocalTensor<TYPE_OUT> outLocal = outQueueOut.DeQue<TYPE_OUT>();
+        DataCopy(outGm[start], outLocal, count);
+        outQueueOut.FreeTensor(outLocal);
+    }
+
+    __aicore__ inline void CopyInElements(uint64_t start, uint32_t count)
+    {
+        LocalTensor<TYPE_GRAD_OUTPUT> gradOutputLocal = inQueueGradOutput.AllocTensor<TYPE_GRAD_OUTPUT>();
+        for (uint32_t j = 0; j < count; j++) {
+            gradOutputLocal.SetValue(j, gradOutputGm.GetValue(start + j));
+        }
+        inQueueGradOutput.EnQue(gradOutputLocal);
+        LocalTensor<TYPE_SELF> selfLocal = inQueueSelf.AllocTensor<TYPE_SELF>();
+        for (uint32_t j = 0; j < count; j++) {
+            selfLocal.SetValue(j, selfGm.GetValue(start + j));
+        }
+        inQueueSelf.EnQue(selfLocal);
+        PipeBarrier<PIPE_ALL>(); // the scalar unit's stores land before the vector reads them
+    }
+
+    __aicore__ inline void CopyOutElements(uint64_t start, uint32_t count)
+    {
+        PipeBarrier<PIPE_ALL>(); // the vector's results land before the scalar unit reads them
+        LocalTensor<TYPE_OUT> outLocal = outQueueOut.DeQue<TYPE_OUT>();
+        for (uint32_t j = 0; j < count; j++) {
+            outGm.SetValue(start + j, outLocal.GetValue(j));
+        }
+        outQueueOut.FreeTensor(outLocal);
+    }
+
     __aicore__ inline void CopyIn(uint64_t progress, uint32_t count)
     {
         LocalTensor<TYPE_GRAD_OUTPUT> gradOutputLocal = inQueueGradOutput.AllocTensor<TYPE_GRAD_OUTPUT>();
@@ -147,6 +280,24 @@ private:
                    count);                                    // t2 = select(below, t1, 1.0)
             Mul(outValue, gradOutputValue, selfValue, count); // out = mul(gradOutput, t2)
             StoreCompute<float, TYPE_OUT>(outLocal, outValue, count);
+        } else if constexpr (TILING_KEY == HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND910) {
+            LocalTensor<float> gradOutputValue =
+                AsCompute<float, TYPE_GRAD_OUTPUT>(gradOutputLocal, castBufGradOutput, count);
+            LocalTensor<float> selfValue = AsCompute<float, TYPE_SELF>(selfLocal, castBufSelf, count);
+            LocalTensor<float> outValue = ComputeView<float, TYPE_OUT>(outLocal, castBufOut);
+            LocalTensor<float> const0 = constBuf0.Get<float>();
+            LocalTensor<float> const1 = constBuf1.Get<float>();
+            LocalTensor<float> const2 = constBuf2.Get<float>();
+            LocalTensor<float> const3 = constBuf3.Get<float>();
+            LocalTensor<uint8_t> mask0 = maskBuf0.Get<uint8_t>();
+            Muls(outValue, selfValue, 0.33333334f, count);                       // t0 = muls(self, 0.33333334)
+            Adds(outValue, outValue, 0.5f, count);                               // t = adds(t0, 0.5)
+            CompareByRepeat<true>(mask0, selfValue, const0, CMPMODE::GT, count); // above = gt(self, -3.0)
+            SelectByRepeat<true>(outValue, mask0, outValue, const1, count);      // t1 = select(above, t, 0.0)
+            CompareByRepeat<true>(mask0, selfValue, const2, CMPMODE::LT, count); // below = lt(self, 3.0)
+            SelectByRepeat<true>(selfValue, mask0, outValue, const3, count);     // t2 = select(below, t1, 1.0)
+            Mul(outValue, gradOutputValue, selfValue, count);                    // out = mul(gradOutput, t2)
+            StoreCompute<float, TYPE_OUT, RoundMode::CAST_NONE>(outLocal, outValue, count);
         } else if constexpr (TILING_KEY == HARD_SWISH_GRAD_V2_TILING_KEY_ASCEND950) {
             LocalTensor<float> gradOutputValue =
                 AsCompute<float, TYPE_GRAD_OUTPUT>(gradOutputLocal, castBufGradOutput, count);
@@ -187,11 +338,16 @@ private:
     TBuf<QuePosition::VECCALC> castBufSelf;
     TBuf<QuePosition::VECCALC> castBufOut;
     TBuf<QuePosition::VECCALC> maskBuf0;
+    TBuf<QuePosition::VECCALC> constBuf0;
+    TBuf<QuePosition::VECCALC> constBuf1;
+    TBuf<QuePosition::VECCALC> constBuf2;
+    TBuf<QuePosition::VECCALC> constBuf3;
     GlobalTensor<TYPE_GRAD_OUTPUT> gradOutputGm;
     GlobalTensor<TYPE_SELF> selfGm;
     GlobalTensor<TYPE_OUT> outGm;
     uint64_t coreDataNum = 0;
     uint64_t tileDataNum = 0;
+    uint64_t coreOffset = 0; // BY_REPEAT: this core's first element
 };
 } // namespace NsHardSwishGradV2
 

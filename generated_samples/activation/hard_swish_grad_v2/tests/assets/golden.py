@@ -12,7 +12,7 @@ __golden__ = {"kernel": {"hard_swish_grad_v2": "hard_swish_grad_v2_golden"}}
 
 
 def _default(gradOutput, self, cdt, shape):
-    """Kernel math of Ascend910B, Ascend910_93, Ascend950."""
+    """Kernel math of Ascend910B, Ascend910_93, Ascend910, Ascend950."""
     t0 = np.multiply(self, cdt(0.33333334))
     t = np.add(t0, cdt(0.5))
     above = np.greater(self, cdt(-3.0))
@@ -26,6 +26,7 @@ def _default(gradOutput, self, cdt, shape):
 _VARIANTS = {
     "Ascend910B": _default,
     "Ascend910_93": _default,
+    "Ascend910": _default,
     "Ascend950": _default,
 }
 

@@ -144,8 +144,50 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_009_ascend910_93_nor
     EXPECT_EQ(aclRet, ACLNN_SUCCESS);
 }
 
+// float16 on ascend910: accepted
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_010_ascend910_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto outDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardswishBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend910: accepted
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_011_ascend910_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto outDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardswishBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend910: not a combination ascend910 registers
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_012_ascend910_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardswishBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
 // bfloat16 on ascend950: accepted
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_010_ascend950_normal_bfloat16)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_013_ascend950_normal_bfloat16)
 {
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -159,7 +201,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_010_ascend950_normal
 }
 
 // float16 on ascend950: accepted
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_011_ascend950_normal_float16)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_014_ascend950_normal_float16)
 {
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -173,7 +215,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_011_ascend950_normal
 }
 
 // float32 on ascend950: accepted
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_012_ascend950_normal_float32)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_015_ascend950_normal_float32)
 {
     SocVersionManager socVersion(SocVersion::ASCEND950);
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -187,7 +229,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_012_ascend950_normal
 }
 
 // gradOutput is a null pointer
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_013_null_gradOutput)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_016_null_gradOutput)
 {
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
@@ -199,7 +241,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_013_null_gradOutput)
 }
 
 // self is a null pointer
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_014_null_self)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_017_null_self)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
@@ -211,7 +253,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_014_null_self)
 }
 
 // out is a null pointer
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_015_null_out)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_018_null_out)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -223,7 +265,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_015_null_out)
 }
 
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_016_empty)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_019_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -237,7 +279,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_016_empty)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_017_dtype_float64_rejected)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_020_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
@@ -250,7 +292,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_017_dtype_float64_re
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_018_dtype_complex64_rejected)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_021_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
@@ -263,7 +305,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_018_dtype_complex64_
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_019_dtype_complex128_rejected)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_022_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
@@ -276,7 +318,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_019_dtype_complex128
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_020_dtype_undefined_rejected)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_023_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
@@ -289,7 +331,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_020_dtype_undefined_
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_021_dtype_int32_rejected)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_024_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -302,7 +344,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_021_dtype_int32_reje
 }
 
 // self float16, the others bfloat16: dtypes must agree
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_022_self_dtype_differs)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_025_self_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -315,7 +357,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_022_self_dtype_diffe
 }
 
 // out float16, the others bfloat16: dtypes must agree
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_023_out_dtype_differs)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_026_out_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -328,7 +370,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_023_out_dtype_differ
 }
 
 // self has another shape: shapes must be equal
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_024_self_shape_differs)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_027_self_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1025}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -341,7 +383,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_024_self_shape_diffe
 }
 
 // out has another shape: shapes must be equal
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_025_out_shape_differs)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_028_out_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -354,7 +396,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_025_out_shape_differ
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_026_rank_8)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_029_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -367,7 +409,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_026_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_027_rank_9_rejected)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_030_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -380,7 +422,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_027_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_028_scalar)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_031_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -393,7 +435,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_028_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_029_not_contiguous_bfloat16)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_032_not_contiguous_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -406,7 +448,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_029_not_contiguous_b
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_030_not_contiguous_float16)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_033_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -419,7 +461,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_030_not_contiguous_f
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_031_format_nchw)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_034_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
@@ -432,7 +474,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_031_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_032_format_nhwc)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_035_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
@@ -445,7 +487,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_032_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_033_format_mixed)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_036_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);

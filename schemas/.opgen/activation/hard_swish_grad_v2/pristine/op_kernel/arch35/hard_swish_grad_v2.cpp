@@ -17,6 +17,13 @@ extern "C" __global__ __aicore__ void hard_swish_grad_v2(GM_ADDR gradOutput, GM_
 {
     REGISTER_TILING_DEFAULT(HardSwishGradV2TilingData);
     GET_TILING_DATA_WITH_STRUCT(HardSwishGradV2TilingData, tilingData, tiling);
+#if __CCE_AICORE__ == 100
+    if (TILING_KEY_IS(3)) { // ascend910
+        KernelHardSwishGradV2<DTYPE_GRADOUTPUT, DTYPE_SELF, DTYPE_OUT, 3> op;
+        op.Init(gradOutput, self, out, tilingData);
+        op.Process();
+    }
+#else
     if (TILING_KEY_IS(0)) { // ascend910b
         KernelHardSwishGradV2<DTYPE_GRADOUTPUT, DTYPE_SELF, DTYPE_OUT, 0> op;
         op.Init(gradOutput, self, out, tilingData);
@@ -30,4 +37,5 @@ extern "C" __global__ __aicore__ void hard_swish_grad_v2(GM_ADDR gradOutput, GM_
         op.Init(gradOutput, self, out, tilingData);
         op.Process();
     }
+#endif
 }

@@ -44,11 +44,11 @@ __aicore__ inline LocalTensor<C> ComputeView(const LocalTensor<T>& dst, TBuf<Que
     }
 }
 
-template <typename C, typename T>
+template <typename C, typename T, RoundMode MODE = RoundMode::CAST_RINT>
 __aicore__ inline void StoreCompute(const LocalTensor<T>& dst, const LocalTensor<C>& src, uint32_t count)
 {
     if constexpr (!std::is_same_v<T, C>) {
-        Cast(dst, src, RoundMode::CAST_RINT, count);
+        Cast(dst, src, MODE, count);
     }
 }
 
