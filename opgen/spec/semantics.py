@@ -107,8 +107,7 @@ def _platforms(spec: OpSpec) -> list[SpecIssue]:
             if p.aicore is None:
                 issues.append(SpecIssue((*loc, "aicore"), "arch35 ops register an OpAICoreConfig; add aicore: {}"))
         if SOCS[p.soc].npu_arch in BY_REPEAT_ARCHES and (spec.constraints.broadcast or any(
-                DTYPES[d].size_bits == 1 for t in (*spec.inputs, *spec.outputs)
-                for d in t.dtype_column(spec.combination_count))):
+                DTYPES[d].size_bits == 1 for t in (*spec.inputs, *spec.outputs) for d in t.dtype_column(1))):
             issues.append(SpecIssue((*loc, "soc"), f"{p.soc}'s kernel moves whole 32-byte blocks of elements (its "
                                     "arch has no DataCopyPad): it takes no broadcast and no 1-bit mask tensor; drop "
                                     f"{p.soc} from platforms"))

@@ -45,7 +45,8 @@ def _lacking(spec: OpSpec) -> list[SpecIssue]:
     for i, platform in enumerate(spec.platforms):
         lacking = LACKING_DTYPES.get(platform.soc, frozenset())
         chosen = platform.combinations if platform.combinations is not None else range(count)
-        bad = [k for k in chosen if 0 <= k < count and lacking & {t.dtype_column(count)[k] for t in tensors}]
+        columns = [t.dtype_column(count) for t in tensors]  # a list of another length is refused elsewhere
+        bad = [k for k in chosen if 0 <= k < count and lacking & {c[k] for c in columns if k < len(c)}]
         if bad:
             issues.append(SpecIssue(("platforms", i, "combinations"), f"{platform.soc} has no "
                                     f"{', '.join(sorted(lacking))}: list the combinations it supports, without "

@@ -35,7 +35,8 @@ def _files(op_dir: Path) -> set[str]:
 def test_plan_has_one_family_per_kernel_value_with_its_socs_and_dirs(tmp_path: Path) -> None:
     plan = loaded(copy_sample(tmp_path, HSWISH))[1]
     assert [(f.name, f.soc_names, f.kernel_entry, f.tiling_source, f.st_arch) for f in plan.families] == [
-        ("classic", ("ascend910b", "ascend910_93"), f"op_kernel/{OP}.cpp", f"op_host/arch22/{OP}_tiling.cpp", "arch22"),
+        ("classic", ("ascend910b", "ascend910_93", "ascend910"), f"op_kernel/{OP}.cpp",
+         f"op_host/arch22/{OP}_tiling.cpp", "arch22"),
         ("classic_arch35", ("ascend950",), f"op_kernel/arch35/{OP}.cpp", f"op_host/arch35/{OP}_tiling_arch35.cpp",
          "arch35"),
     ]
@@ -58,11 +59,11 @@ def test_the_family_files_are_where_upstream_keeps_them(cann_src: Path, tmp_path
 def test_cmake_lists_both_families_socs_and_tiling_dirs(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, HSWISH)
     host = (op_dir / "op_host/CMakeLists.txt").read_text()
-    assert 'set(SUPPORT_COMPUTE_UNIT "ascend910b" "ascend910_93" "ascend950")' in host
-    assert 'set(SUPPORT_TILING_DIR "arch22" "arch22" "arch35")' in host
+    assert 'set(SUPPORT_COMPUTE_UNIT "ascend910b" "ascend910_93" "ascend910" "ascend950")' in host
+    assert 'set(SUPPORT_TILING_DIR "arch22" "arch22" "arch22" "arch35")' in host
     kernel = (op_dir / "op_kernel/CMakeLists.txt").read_text()
     calls = re.findall(r"add_kernel_sources\(([^)]*)\)", kernel)
-    assert calls == ["COMPUTE_UNITS ascend910b ascend910_93",
+    assert calls == ["COMPUTE_UNITS ascend910b ascend910_93 ascend910",
                      f"KERNEL_SRC arch35/{OP}.cpp COMPUTE_UNITS ascend950"]
     assert "SUPPORT_COMPUTE_UNIT" not in (op_dir / "CMakeLists.txt").read_text()
 

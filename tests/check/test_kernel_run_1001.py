@@ -50,6 +50,17 @@ def test_a_compare_mode_fault_in_the_910_branch_fails_its_rows(tmp_path: Path, c
             items[label].reason
 
 
+def test_an_api_the_arch_lacks_compiles_and_fails_its_rows(tmp_path: Path, cann_src: Path) -> None:
+    """Compares, as the other arches' keys compare with a scalar: dav_c100 reports it unsupported and writes no
+    mask, as the NPU would leave it."""
+    op_dir = copy_sample(tmp_path, HSG)
+    edit(op_dir / HEADER, GT, "Compares(mask0, selfValue, -3.0f, CMPMODE::GT, count);")
+    items = _items(op_dir, cann_src)
+    for label in ROWS:
+        assert items[label].status == "fail" and "out differs from the golden" in items[label].reason, \
+            items[label].reason
+
+
 def test_a_tail_copied_without_stepping_back_writes_past_the_output(tmp_path: Path, cann_src: Path) -> None:
     op_dir = copy_sample(tmp_path, HSG)
     edit(op_dir / HEADER, STEP_BACK, "start = start + count - count;")
