@@ -19,7 +19,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .errors import OpgenError
 from .spec.dtypes import PROTO_DTYPES
-from .spec.models import DefCall, SocName, camel_to_snake
+from .spec.models import AICoreFlags, DefCall, SocName, camel_to_snake
 from .upstream import OpFacts, parse_op_dir
 from .upstream.models import AclnnParam, AICoreConfig, DefTensor, ProtoAttr, ProtoTensor, ProtoType
 
@@ -43,6 +43,7 @@ def import_spec(op_dir: Path) -> str:
     yaml = YAML(typ="rt")
     yaml.width = 4096
     yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.representer.add_representer(type(None), lambda r, _: r.represent_scalar("tag:yaml.org,2002:null", "null"))
     buffer = io.StringIO()
     yaml.dump(data, buffer)
     return buffer.getvalue()
@@ -240,8 +241,12 @@ def _platforms(socs: dict[str, AICoreConfig | None], columns: dict[str, list[str
         platform = CommentedMap(soc=soc, kernel="arch35_dag" if arch35 and dag else
                                 "classic_arch35" if arch35 else "classic")
         if config is not None:
-            platform["aicore"] = {field: config.flags[flag] == "true" if flag in config.flags else None
-                                  for flag, field in _FLAGS.items()}
+            called = {field: config.flags[flag] == "true" if flag in config.flags else None
+                      for flag, field in _FLAGS.items()}
+            defaults = AICoreFlags().model_dump()
+            platform["aicore"] = CommentedMap((field, value) for field, value in called.items()
+                                              if value != defaults[field])
+            platform["aicore"].fa.set_flow_style()
             op_file = config.extend_cfg_info.get("opFile.value")
             if op_file is not None and op_file != f"{name}_apt":
                 platform["op_file"] = op_file
