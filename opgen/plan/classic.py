@@ -126,8 +126,8 @@ class ClassicKernel:
 
     def scratch_bits(self, variant: ClassicVariant, value_bits: int, float_tensors: set[str]) -> int:
         """UB bits one element takes in one tiling key's buffers: its value buffers, its shared temp and its masks
-        (ClassicVariant.mask_bits); the cast buffers of `float_tensors` (float32 in this combination, read in place)
-        take none."""
+        (one bit, or a BY_REPEAT_ARCHES key's MASK_BITS); the cast buffers of `float_tensors` (float32 in this
+        combination, read in place) take none."""
         made = sum(t.name not in float_tensors for t in self.cast_tensors)
         mask_bits = value_bits // 8 if variant.by_repeat else 1
         return (made + variant.temp_count + variant.shared_tmp_factor) * value_bits + variant.mask_count * mask_bits

@@ -41,11 +41,10 @@ def _lacking(spec: OpSpec) -> list[SpecIssue]:
     """A SoC takes no combination with a dtype its vector core lacks (socs.LACKING_DTYPES)."""
     issues = []
     count = spec.combination_count
-    tensors = [*spec.inputs, *spec.outputs]
+    columns = [t.dtype_column(count) for t in (*spec.inputs, *spec.outputs)]  # another length is refused elsewhere
     for i, platform in enumerate(spec.platforms):
         lacking = LACKING_DTYPES.get(platform.soc, frozenset())
         chosen = platform.combinations if platform.combinations is not None else range(count)
-        columns = [t.dtype_column(count) for t in tensors]  # a list of another length is refused elsewhere
         bad = [k for k in chosen if 0 <= k < count and lacking & {c[k] for c in columns if k < len(c)}]
         if bad:
             issues.append(SpecIssue(("platforms", i, "combinations"), f"{platform.soc} has no "

@@ -14,7 +14,7 @@ class Soc:
     kernel_ut_soc: str | None  # SoC name AddOpTestCase takes
     short_version: str  # what platform info reports, used in UT and golden kwargs
     npu_arch: int  # __NPU_ARCH__ of its AI core (asc-devkit platform_ascendc.cpp)
-    vector_cores: int  # AIV cores (runtime's platform_config ini: vector_core_cnt, ai_core_cnt on 310P)
+    vector_cores: int  # AIV cores (runtime's platform_config ini: vector_core_cnt, ai_core_cnt on 310P and 910)
     ub_bytes: int  # unified buffer per core: ub_size of the platform ini, TOTAL_UB_SIZE of asc-devkit
     # the top of the UB asc-devkit's basic API keeps for its own temporaries (TOTAL_UB_SIZE - TMP_UB_OFFSET: Select
     # duplicates its scalar there); a tile reaching it is overwritten mid-Compute of a kernel that selects
