@@ -120,8 +120,8 @@ FAULTS = {
                                         "no matching function for call to 'Sub", 0, ()),
     "constant of another type": ("Maxs(zValue, xValue, -10000.0f, count);",
                                  "Maxs(zValue, xValue, (half)-10000.0f, count);", "Maxs", 0, ()),
-    "wrong dtype in a Cast": ("Cast(dst, src, RoundMode::CAST_RINT, count);",
-                              "Cast(dst, src.template ReinterpretCast<int64_t>(), RoundMode::CAST_RINT, count);",
+    "wrong dtype in a Cast": ("Cast(dst, src, MODE, count);",
+                              "Cast(dst, src.template ReinterpretCast<int64_t>(), MODE, count);",
                               "CastIntrinsicsImpl(half*&, long int*&", 1, ()),
     # the consistency tier's "every field the kernel reads is written by the host" sees this one too
     "bad tiling field": ("tilingData.blockTail", "tilingData.blockTale", "has no member named 'blockTale'", 0,
