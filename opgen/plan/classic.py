@@ -283,9 +283,9 @@ def _body(tensors: tuple[TensorPlan, ...], steps: tuple[Step, ...], value_type: 
         else:
             lines.append(f"{_call(step, names, value_type, float_compute, blocks, scalars)} // {step}")
     # dav_c100 rounds float to half only in CAST_NONE (its round-to-nearest: vconv_f322f16), not CAST_RINT
-    store = f"{value_type}, {{}}" if scalars is None else f"{value_type}, {{}}, RoundMode::CAST_NONE"
+    mode = "" if scalars is None else ", RoundMode::CAST_NONE"
     if float_compute:
-        lines.extend(f"StoreCompute<{store.format(t.type_param)}>({t.camel}Local, {t.camel}Value, {COUNT});"
+        lines.extend(f"StoreCompute<{value_type}, {t.type_param}{mode}>({t.camel}Local, {t.camel}Value, {COUNT});"
                      for t in tensors if t.role == "output")
     return lines, used, used_masks
 
@@ -360,8 +360,9 @@ def _call(step: Step, names: dict[str, str], value_type: str, float_compute: boo
     dst = names[step.out]
     args = [_arg(a, names, value_type, float_compute) for a in step.args]
     if scalars is not None and (OPS[step.op].gives_mask or step.op == "select"):
-        block = "false" if isinstance(step.args[-1], str) else "true"
-        if block == "true":
+        scalar = not isinstance(step.args[-1], str)
+        block = "true" if scalar else "false"
+        if scalar:
             args[-1] = scalars[args[-1]].local
         if step.op == "select":
             return f"SelectByRepeat<{block}>({', '.join([dst, *args, COUNT])});"
