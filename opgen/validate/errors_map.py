@@ -2,7 +2,9 @@
 
 build.sh prefixes each stdout line with `[YYYY-mm-dd HH:MM:SS] ` (its last line, 1919) and colours its
 own `[ERROR]` lines; both are stripped before matching. Compiler, CMake and gtest errors win over
-build.sh's summary lines, which only repeat that something failed.
+build.sh's summary lines, which only repeat that something failed. Before any of that, build.sh sources
+install_deps.sh, which lists the tools it found missing (` - dos2unix` under `Missing dependencies:`) and
+ends with "re-run this script": the missing tools are the error, not that last line.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ _GTEST_FAILED = re.compile(r"^\[  FAILED  \] (?P<msg>\S.*)$")
 _LINKER = re.compile(r"^(?P<msg>.*(?:undefined reference to|multiple definition of) .*)$")
 _BUILD_SH = re.compile(r"^(?:\[ERROR\]|ERROR:)\s*(?P<msg>.*)$")
 _PRIMARY = (_COMPILER, _CMAKE, _GTEST_AT, _GTEST_FAILED, _LINKER)
+_MISSING_TOOLS = "Missing dependencies:"
+_MISSING_TOOL = re.compile(r"^- (?P<tool>\S+)(?: \(required: >= (?P<version>[^)]+)\))?$")
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,9 @@ def clean(line: str) -> str:
 def first_error(lines: Sequence[str], first_line_no: int, mapper: PathMapper) -> FirstError | None:
     """The first compiler/CMake/gtest error, else build.sh's first `[ERROR]`, else the last line."""
     cleaned = [clean(ln) for ln in lines]
+    missing = _missing_tools(cleaned, first_line_no)
+    if missing is not None:
+        return missing
     for patterns in (_PRIMARY, (_BUILD_SH,)):
         for i, text in enumerate(cleaned):
             for pattern in patterns:
@@ -54,6 +61,23 @@ def first_error(lines: Sequence[str], first_line_no: int, mapper: PathMapper) ->
         return None
     i, text = tail[-1]
     return FirstError(first_line_no + i, text, text, None, None, None, None)
+
+
+def _missing_tools(cleaned: list[str], first_line_no: int) -> FirstError | None:
+    """install_deps.sh's list of tools build.sh needs and did not find, as one error naming each tool."""
+    start = next((i for i, text in enumerate(cleaned) if text.strip() == _MISSING_TOOLS), None)
+    if start is None:
+        return None
+    tools = []
+    for text in cleaned[start + 1 :]:
+        match = _MISSING_TOOL.match(text.strip())
+        if not match:
+            break
+        version = match["version"]
+        tools.append(f"{match['tool']} (>= {version})" if version else match["tool"])
+    named = ", ".join(tools) or "see the log"
+    message = f"build.sh needs tools this machine lacks: {named}; install them (e.g. apt-get install) and run again"
+    return FirstError(first_line_no + start, cleaned[start].strip(), message, None, None, None, None)
 
 
 def _make(match: re.Match[str], text: str, log_line: int, after: list[str], mapper: PathMapper) -> FirstError:

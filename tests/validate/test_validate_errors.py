@@ -123,3 +123,24 @@ def test_a_symbol_defined_twice_beats_build_sh_summaries_and_names_both_objects(
 
     assert error is not None and error.log_line == 1
     assert "multiple definition of `gelu_grad'" in error.message and "test_gelu_grad.cpp.o" in error.message
+
+
+def test_a_tool_build_sh_lacks_is_the_error_not_its_rerun_advice(tmp_path: Path) -> None:
+    """build.sh checks its tools first (install_deps.sh): the row names dos2unix, not "re-run this script"."""
+    lines = [
+        "==== Checking dependencies ====",
+        "",
+        " Missing dependencies:",
+        " - dos2unix",
+        " - pigz (required: >= 2.4)",
+        "",
+        " Please run:",
+        "    bash install_deps.sh",
+        "    After installation, re-run this script.",
+        "[ERROR] UT build/test failed",
+    ]
+
+    error = first_error(lines, 1, mapper(tmp_path))
+
+    assert error is not None and error.log_line == 3
+    assert "dos2unix, pigz (>= 2.4)" in error.message and "re-run" not in error.message
