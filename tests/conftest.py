@@ -34,6 +34,7 @@ settings.load_profile(FUZZ)
 # only tests that ask for the `cann_src` fixture see them
 CANN_SRC = os.environ.get("OPGEN_CANN_SRC") or None
 _SOURCE_TESTS = {"ran": 0, "skipped": 0}
+_SOURCE_PROPERTY = "cann-sources"
 
 
 @pytest.fixture(autouse=True)
@@ -51,13 +52,21 @@ def _records_apart(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Tem
 
 
 @pytest.fixture
-def cann_src() -> Path:
+def cann_src(request: pytest.FixtureRequest) -> Path:
     """The open CANN sources side by side ($OPGEN_CANN_SRC); the test is skipped, and says so, without them."""
     if CANN_SRC is None:
-        _SOURCE_TESTS["skipped"] += 1
+        request.node.user_properties.append((_SOURCE_PROPERTY, "skipped"))
         pytest.skip("needs the CANN sources: set OPGEN_CANN_SRC (docs/check.md 'Getting the CANN sources')")
-    _SOURCE_TESTS["ran"] += 1
+    request.node.user_properties.append((_SOURCE_PROPERTY, "ran"))
     return Path(CANN_SRC)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Counted from the reports, which pytest-xdist carries from its workers to the one that prints."""
+    if report.when == "setup":
+        for name, value in report.user_properties:
+            if name == _SOURCE_PROPERTY:
+                _SOURCE_TESTS[value] += 1
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -75,7 +75,11 @@ def gen_data(shape, dtype_name, soc_version, attrs=None, seed=0):
     inputs.append(activations)
     _outputs = golden_fn(*inputs, short_soc_version=soc_version, **(attrs or {}))
     _outputs = _outputs if isinstance(_outputs, tuple) else (_outputs,)
-    for name, value in zip(['y'], _outputs, strict=True):
+    names = ['y']
+    if len(_outputs) != len(names):  # what zip(strict=True) says on Python 3.10+; ops-nn documents 3.7+
+        print(f"gen_data.py: the golden gave {len(_outputs)} outputs for {len(names)}: {names}", file=sys.stderr)
+        sys.exit(2)
+    for name, value in zip(names, _outputs):
         np.asarray(value).astype(dtype).tofile(f"golden_{name}.bin")
 
 
