@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..spec.models import OpSpec
-from .family_paths import family_op_file, family_paths
-from .kernel_ut import KernelUtPlan
-from .ophost_tests import OPS_NN_UT_DIRS, OphostUtPlan, hosted_socs
-from .platforms import SocPlan
+from .registry.family_paths import family_op_file, family_paths
+from .registry.platforms import SocPlan
+from .testcases.kernel_ut import KernelUtPlan
+from .testcases.ophost_tests import OPS_NN_UT_DIRS, OphostUtPlan, hosted_socs
 
 # the family's unit tests, from its dialect, SoCs and kernel entry (relative to tests/ut/op_kernel)
 # (arch35 dialect, the family's SoCs, its kernel entry and kernel dir, both relative to tests/ut/op_kernel/)
