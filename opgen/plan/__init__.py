@@ -13,7 +13,7 @@ from .aclnn.examples import ExamplePlan, example_plan
 from .aclnn.l0 import L0Plan, l0_plan
 from .aclnn.wrapper import AclnnParts, AclnnPlan, aclnn_parts, aclnn_plan
 from .cmake import CmakePlan, cmake_plan
-from .families import KernelFamily, dialect_of, kernel_families
+from .families import KernelFamily, kernel_families
 from .kernel.broadcast import BroadcastPlan, broadcast_plan
 from .kernel.budget import recipe_reads
 from .kernel.classic import ClassicKernel, classic_kernel
@@ -24,8 +24,8 @@ from .kernel.lowering import lower
 from .kernel.optional import AbsentPlan, absent_plan
 from .registry.attrs import AttrPlan, KernelScalars, attr_plans, kernel_scalars, proto_attr_plans
 from .registry.choice import ChoicePlan, choice_plan
-from .registry.platforms import SocPlan, soc_plan
-from .registry.soc_columns import share_configs
+from .registry.family_paths import dialect_of
+from .registry.platforms import SocPlan, share_configs, soc_plan
 from .registry.tensors import (
     DtypeCombination,
     SameDtype,
@@ -37,7 +37,7 @@ from .registry.tensors import (
     tensor_plans,
 )
 from .registry.text import LicenseHeader, SpecText
-from .testcases.golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan, mask_values
+from .testcases.golden import GoldenPlan, GoldenVariant, absent_golden, golden_lines, golden_plan, mask_values
 from .testcases.kernel_ut import KernelUtPlan, kernel_ut_plan
 from .testcases.ophost_tests import OphostUtPlan, ophost_ut_plan
 from .testcases.st_cases import absent_inputs, st_csv
@@ -318,9 +318,11 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     lowered = {variant: lower(steps, dialects.get(variant, families[0].dialect))
                for variant, steps in spec.compute.variants.items()}
     variants = tuple(_golden_variant(variant, steps, socs, choice) for variant, steps in lowered.items())
-    absent = absent_plan(spec, tensors, float_compute, variants, "arch35" if dag else "classic", scalars.var_names)
-    golden = golden_plan(name, tensors, float_compute, attrs, scalars, variants, (
-        absent.tensor.name, absent.golden_table, absent.golden_variants) if absent else None,
+    layout = "arch35" if dag else "classic"
+    absent = absent_plan(spec, tensors, float_compute, layout, scalars.var_names)
+    golden = golden_plan(
+        name, tensors, float_compute, attrs, scalars, variants,
+        absent_golden(spec, absent.tensor, variants, layout) if absent else None,
         choice.attr.name if choice else "", choice is not None and not choice.is_string, spec.compute.native_dtypes)
     return RenderPlan(
         opgen_version=__version__, op_type=spec.op_type, name=name, category=spec.category,

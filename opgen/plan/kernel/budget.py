@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ...spec.choice import platform_variants
 from ...spec.models import OpSpec
-from ..families import dialect_of
+from ..registry.family_paths import dialect_of
 from ..registry.tensors import combinations, tensor_plans
 from .classic import classic_kernel
 from .classic_tiling import ClassicDtypeCase, classic_dtype_cases

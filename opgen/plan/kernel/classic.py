@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ...spec.dtypes import DTYPES, Dtype
 from ...spec.recipe import OPS, Arg, AttrRef, Step
 from ...spec.socs import BY_REPEAT_ARCHES, SOCS
-from ..registry.reserved import lower_camel
+from ..registry.attrs import attr_member
 from ..registry.tensors import TensorPlan
 from .ops import COMPARE_MODES, SPELLINGS
 
@@ -343,11 +343,6 @@ def _scalar(value: float | AttrRef, value_type: str, float_compute: bool) -> str
     if value_type == "ComputeT":  # from a float literal: half's constructor from double is not in every runtime
         return f"static_cast<ComputeT>({value!r}f)"
     return f"{value!r}f" if value_type == "float" else f"static_cast<{value_type}>({value!r})"
-
-
-def attr_member(attr: str) -> str:
-    """The classic kernel's member an attr's tiling field is copied into."""
-    return f"{lower_camel(attr)}_"
 
 
 def _arg(arg: Arg, names: dict[str, str], value_type: str, float_compute: bool) -> str:

@@ -1,4 +1,4 @@
-"""The absent path of an optional input: a second DAG, its TPL dtype values, its golden variants.
+"""The absent path of an optional input: a second DAG and its TPL dtype values (its golden: testcases.golden).
 
 As upstream MishGrad: the tiling asks `GetOptionalInputDesc(i)`; nullptr picks the DAG that computes the
 input's value from the others (the spec's `compute.absent` steps) and a TPL dtype value of its own, which
@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ...spec.models import OpSpec
-from ..registry.reserved import upper_camel, upper_snake
+from ..registry.reserved import upper_camel
 from ..registry.tensors import TensorPlan
-from ..testcases.golden import GoldenVariant, golden_lines, mask_values
 from .dag import DagKernel, dag_kernel
 from .lowering import lower
 
@@ -26,8 +25,6 @@ class AbsentPlan:
     presence_decl: str
     dag_struct: str
     dag: DagKernel | None  # arch35 only
-    golden_variants: tuple[GoldenVariant, ...]  # the golden variants with the absent steps in front
-    golden_table: str  # golden.py's table of those variants
 
 
 def absent_name(tensor: TensorPlan) -> str:
@@ -35,25 +32,22 @@ def absent_name(tensor: TensorPlan) -> str:
     return f"Without{upper_camel(tensor.name)}"
 
 
-def absent_plan(spec: OpSpec, tensors: tuple[TensorPlan, ...], float_compute: bool,
-                variants: tuple[GoldenVariant, ...], layout: str, var_names: tuple[str, ...] = ()) -> AbsentPlan | None:
+def absent_plan(spec: OpSpec, tensors: tuple[TensorPlan, ...], float_compute: bool, layout: str,
+                var_names: tuple[str, ...] = ()) -> AbsentPlan | None:
     """The absent path of the one optional input with `compute.absent` steps that the kernel reads, if any."""
     by_name = {t.name: t for t in tensors}
     names = [n for n in spec.compute.absent if n in by_name and by_name[n].read_by_kernel and by_name[n].optional]
     if not names:
         return None
     tensor = by_name[names[0]]
-    lowered = {v: lower(spec.compute.absent[tensor.name] + steps, layout) for v, steps in spec.compute.variants.items()}
     suffix = absent_name(tensor)
     without = tuple(replace(t, read_by_kernel=False) if t.name == tensor.name else t for t in tensors)
-    dag_steps = lowered[spec.platforms[0].compute_variant]
+    variant = spec.compute.variants[spec.platforms[0].compute_variant]
+    dag_steps = lower(spec.compute.absent[tensor.name] + variant, layout)
     dag = dag_kernel(without, float_compute, dag_steps, (), var_names) if layout == "arch35" else None
-    golden = tuple(GoldenVariant(f"{v.name}_without_{tensor.name}", v.socs, golden_lines(lowered[v.name]),
-                                 mask_values(lowered[v.name]), about=v.about) for v in variants)
     presence = f"{tensor.camel}Present"
     return AbsentPlan(
         tensor=tensor, presence=presence,
         presence_decl=f"const bool {presence} = tilingContext->GetOptionalInputDesc({tensor.index}) != nullptr;",
         dag_struct=f"{spec.op_type}{suffix}Dag", dag=dag,
-        golden_variants=golden, golden_table=f"_VARIANTS_WITHOUT_{upper_snake(tensor.name)}",
     )

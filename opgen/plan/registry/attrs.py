@@ -16,7 +16,6 @@ import numpy as np
 from ...spec.attrs import recipe_attrs
 from ...spec.choice import choice_attr, choice_options
 from ...spec.models import AttrSpec, OpSpec
-from ..kernel.classic import attr_member
 from .reserved import lower_camel
 
 AttrValue = bool | int | float | str
@@ -184,3 +183,8 @@ def c_literal(kind: str, value: AttrValue) -> str:
     if kind == "string":
         return f'"{value}"'
     return str(int(value))
+
+
+def attr_member(attr: str) -> str:
+    """The classic kernel's member an attr's tiling field is copied into."""
+    return f"{lower_camel(attr)}_"

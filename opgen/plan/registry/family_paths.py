@@ -1,8 +1,30 @@
-"""Where each file of a kernel family lives in the op dir (no plan imports: the SoC plan needs it too)."""
+"""What a kernel family's name fixes: its blueprint set and lowering dialect, and where each of its files
+lives in the op dir (no plan imports: the SoC plan and the UB budget need it too)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...spec.models import OpSpec
+
+
+@dataclass(frozen=True)
+class FamilyShape:
+    """What a family's name fixes, before the op's name and SoCs are known."""
+
+    blueprint: str  # blueprints/<blueprint>: the family's own files
+    dialect: str  # lowering.NATIVE key: the vector ops its kernel has natively
+    under_arch35: bool  # its kernel headers and host tiling live in the arch35/ subdirs
+    namespace_pattern: str  # {op}: the op type
+    default_st_arch: str  # tests/st/<arch>, for SoCs without a tiling dir
+
+
+SHAPES: dict[str, FamilyShape] = {
+    "classic": FamilyShape("classic", "classic", False, "Ns{op}", "arch22"),
+    "arch35_dag": FamilyShape("arch35", "arch35", True, "{op}Ns", "arch35"),
+    # a TPipe/TQue kernel for 950 under op_kernel/arch35/ (activation/softsign_grad, hard_shrink_grad)
+    "classic_arch35": FamilyShape("classic", "classic", True, "Ns{op}", "arch35"),
+}
 
 
 def family_paths(op: str, name: str, several: bool, op_file: str | None = None) -> dict[str, str]:
@@ -36,3 +58,8 @@ def op_file_value(spec: OpSpec, kernel: str) -> str:
 def family_op_file(spec: OpSpec, kernel: str) -> str | None:
     """The `op_file` a family's platforms give (the spec check makes them agree)."""
     return next((p.op_file for p in spec.platforms if p.kernel == kernel and p.op_file), None)
+
+
+def dialect_of(kernel: str) -> str:
+    """The lowering dialect of a platform's `kernel:` value."""
+    return SHAPES[kernel].dialect

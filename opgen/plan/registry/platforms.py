@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...spec.models import OpSpec, PlatformSpec
 from ...spec.socs import SOCS, TILING_SOC_ALIASES
@@ -37,7 +37,7 @@ class SocPlan:
     binary_json: str
     combinations: tuple[DtypeCombination, ...]  # the combinations this SoC supports (soc_columns)
     def_columns: tuple[ConfigTensor, ...]  # its OpAICoreConfig's own columns; empty: the def's main columns
-    declares_config: bool = True  # False: it adds another SoC's identical config (soc_columns.share_configs)
+    declares_config: bool = True  # False: it adds another SoC's identical config (share_configs)
 
     @property
     def has_config(self) -> bool:
@@ -68,6 +68,21 @@ def soc_plan(spec: OpSpec, platform: PlatformSpec, all_combos: tuple[DtypeCombin
         variant=platform.compute_variant, binary_json=json.dumps(document, indent=4) + "\n",
         combinations=combos, def_columns=config_columns(tensors, all_combos, combos),
     )
+
+
+def share_configs(socs: tuple[SocPlan, ...]) -> tuple[SocPlan, ...]:
+    """SoCs with the same own columns (and the same flags) add one OpAICoreConfig, the first one's, as ops-nn
+    adds config950 for both mc62 and ascend950; SoCs taking the main columns keep a config each."""
+    first: dict[tuple[object, ...], str] = {}
+    shared = []
+    for soc in socs:
+        if not soc.def_columns:
+            shared.append(soc)
+            continue
+        key = (soc.def_columns, soc.aicore_flags, soc.extend_cfg)
+        owner = first.setdefault(key, soc.config_var)
+        shared.append(soc if owner == soc.config_var else replace(soc, config_var=owner, declares_config=False))
+    return tuple(shared)
 
 
 def _selected_key(spec: OpSpec, platform: PlatformSpec) -> int | None:

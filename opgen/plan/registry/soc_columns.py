@@ -8,17 +8,11 @@ only those combinations.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, TypeVar
+from dataclasses import dataclass
 
 from ...spec.models import PlatformSpec
 from ...spec.socs import SOCS
 from .tensors import DtypeCombination, TensorPlan, def_lists
-
-if TYPE_CHECKING:
-    from .platforms import SocPlan
-
-SocPlanT = TypeVar("SocPlanT", bound="SocPlan")
 
 
 @dataclass(frozen=True)
@@ -83,18 +77,3 @@ def combination_series(platforms: tuple[PlatformSpec, ...], combos: tuple[DtypeC
         if len(having) < len(platforms):
             series[combo.index] = repr(tuple(dict.fromkeys(having)))
     return series
-
-
-def share_configs(socs: tuple[SocPlanT, ...]) -> tuple[SocPlanT, ...]:
-    """SoCs with the same own columns (and the same flags) add one OpAICoreConfig, the first one's, as ops-nn
-    adds config950 for both mc62 and ascend950; SoCs taking the main columns keep a config each."""
-    first: dict[tuple[object, ...], str] = {}
-    shared = []
-    for soc in socs:
-        if not soc.def_columns:
-            shared.append(soc)
-            continue
-        key = (soc.def_columns, soc.aicore_flags, soc.extend_cfg)
-        owner = first.setdefault(key, soc.config_var)
-        shared.append(soc if owner == soc.config_var else replace(soc, config_var=owner, declares_config=False))
-    return tuple(shared)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,9 +13,7 @@ from ...spec.models import OpSpec
 from ..kernel.classic_tiling import TILING_FIELDS
 from ..registry.attrs import AttrPlan, AttrValue, KernelScalars, attr_settings, c_literal
 from ..registry.choice import ChoicePlan
-
-if TYPE_CHECKING:
-    from .ophost_tests import TilingCase
+from .ut_cases import TilingCase
 
 ANY_VALUE_TYPES = {"float": "float", "int": "int64_t", "bool": "bool", "string": "std::string"}
 C_LAYOUT = {"float": "<f4", "int64_t": "<i8", "bool": "?"}  # numpy spellings of the attr fields' C types

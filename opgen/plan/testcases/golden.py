@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...spec.models import OpSpec
 from ...spec.recipe import OPS, Step
+from ..kernel.lowering import lower
 from ..kernel.ops import SPELLINGS
 from ..registry.attrs import AttrPlan, KernelScalars
+from ..registry.reserved import upper_snake
 from ..registry.tensors import TensorPlan
 
 
@@ -61,6 +64,16 @@ def golden_lines(steps: tuple[Step, ...]) -> tuple[str, ...]:
         args = [a if isinstance(a, str) else f"cdt({a})" for a in step.args]  # an AttrRef prints its name
         lines.append(f"{step.out} = {SPELLINGS[step.op].numpy.format(*args)}")
     return tuple(lines)
+
+
+def absent_golden(spec: OpSpec, absent: TensorPlan, variants: tuple[GoldenVariant, ...],
+                  layout: str) -> tuple[str, str, tuple[GoldenVariant, ...]]:
+    """The absent input's name, golden.py's table of its variants, and those variants: each one with the spec's
+    `compute.absent` steps in front, run by the same SoCs."""
+    lowered = {v: lower(spec.compute.absent[absent.name] + steps, layout) for v, steps in spec.compute.variants.items()}
+    return absent.name, f"_VARIANTS_WITHOUT_{upper_snake(absent.name)}", tuple(
+        GoldenVariant(f"{v.name}_without_{absent.name}", v.socs, golden_lines(lowered[v.name]),
+                      mask_values(lowered[v.name]), about=v.about) for v in variants)
 
 
 def golden_plan(

@@ -27,6 +27,7 @@ from ..registry.platforms import SocPlan
 from ..registry.tensors import DtypeCombination, TensorPlan
 from .attr_cases import with_attrs
 from .optional_ut import absent_infershape_cases, absent_tiling_cases
+from .ut_cases import InfershapeCase, TensorCase, TilingCase
 
 LOCAL_RESERVED_UB = 256  # PlatformAscendC takes it off Ascend910B's UB (kfc buffers)
 ELEWISE_MIN_BITS_PER_CORE = 32768  # opbase ElewiseTiling: at least 4 KiB per core
@@ -68,43 +69,6 @@ def hosted_socs(socs: tuple[SocPlan, ...]) -> tuple[SocPlan, ...]:
     without an arch dir keeps its suites only when no other SoC of the family has one, else they would sit in a
     top-level file that the others' builds run against their own platform (GeluGrad's 310B suites under 910B)."""
     return tuple(s for s in socs if s.name in OPS_NN_UT_DIRS) or socs
-
-
-@dataclass(frozen=True)
-class TensorCase:
-    shape: str  # C++ initializer of the dims
-    dtype: str  # ge::DataType enumerator
-
-
-@dataclass(frozen=True)
-class InfershapeCase:
-    name: str
-    inputs: tuple[TensorCase, ...]
-    outputs: tuple[str, ...]  # dtypes; the executor starts every output with an empty shape
-    expect: str  # GRAPH_SUCCESS | GRAPH_FAILED
-    output_shapes: tuple[str, ...]
-    instance_args: str = ""  # IR instance numbers, given when an optional input is absent
-
-
-@dataclass(frozen=True)
-class TilingCase:
-    name: str
-    inputs: tuple[TensorCase, ...]
-    outputs: tuple[TensorCase, ...]
-    expect: str
-    tiling_key: int = 0
-    block_dim: int = 0
-    tiling_data: str = ""  # ExecuteTestCase's text of the tiling data (int64 words), "" where not computed
-    fields: tuple[tuple[str, int], ...] = ()  # arch35: EleBaseTilingDataV2 fields computed here
-    workspaces: str = ""
-    instance_args: str = ""  # attrs and IR instance numbers, given when an optional input is absent
-    classic_fields: tuple[int, ...] = ()  # classic: the values of TILING_FIELDS, which tiling_data prints
-    ub_align: int = 0  # arch35: ElewiseTiling's ubFormer alignment (elements): 256 bytes of the DAG's narrowest dtype
-    attr_checks: tuple[tuple[str, str], ...] = ()  # arch35: (tiling struct field, expected C++ literal) per attr
-
-    @property
-    def succeeds(self) -> bool:
-        return self.expect == "GRAPH_SUCCESS"
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,9 @@ instance count 0 (the instance-number arguments of ops-nn's TilingContextPara / 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from ..registry.tensors import TensorPlan
-
-if TYPE_CHECKING:
-    from .ophost_tests import InfershapeCase, TilingCase
+from .ut_cases import InfershapeCase, TilingCase
 
 
 def instance_args(inputs: list[TensorPlan], absent: TensorPlan, outputs: list[TensorPlan]) -> str:
