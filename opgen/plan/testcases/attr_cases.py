@@ -26,9 +26,9 @@ def with_attrs(cases: list[TilingCase], spec: OpSpec, attrs: tuple[AttrPlan, ...
         return cases
     defaults, *others = attr_settings(spec)
     given = [_given(c, attrs, defaults, scalars, dag) if c.succeeds else c for c in cases]
-    given += _below_min_cases(cases, spec, attrs, scalars, dag)
+    given += _below_min_cases(cases, spec, attrs, defaults, scalars, dag)
     if choice is not None:
-        given += _choice_cases(cases, spec, attrs, scalars, choice, choice_shift)
+        given += _choice_cases(cases, attrs, defaults, scalars, choice, choice_shift)
         others = [o for o in others if o[choice.attr.name] == choice.attr.value]
     first = next((c for c in cases if c.succeeds), None)
     if first is None or not scalars.attrs:
@@ -37,11 +37,10 @@ def with_attrs(cases: list[TilingCase], spec: OpSpec, attrs: tuple[AttrPlan, ...
                     for n, values in enumerate(others)]
 
 
-def _choice_cases(cases: list[TilingCase], spec: OpSpec, attrs: tuple[AttrPlan, ...], scalars: KernelScalars,
-                  choice: ChoicePlan, shift: int) -> list[TilingCase]:
+def _choice_cases(cases: list[TilingCase], attrs: tuple[AttrPlan, ...], defaults: Mapping[str, AttrValue],
+                  scalars: KernelScalars, choice: ChoicePlan, shift: int) -> list[TilingCase]:
     """Each succeeding case again at each other value of the choice attr (its DAG: the key's choice argument
     moves), and the first one at a value the attr does not take, which the tiling refuses."""
-    defaults = attr_settings(spec)[0]
     name = choice.attr.name
     succeeding = [c for c in cases if c.succeeds]
     found = [replace(_given(c, attrs, {**defaults, name: v.value}, scalars, True), name=f"{c.name}_{v.label}",
@@ -55,13 +54,12 @@ def _choice_cases(cases: list[TilingCase], spec: OpSpec, attrs: tuple[AttrPlan, 
     return found
 
 
-def _below_min_cases(cases: list[TilingCase], spec: OpSpec, attrs: tuple[AttrPlan, ...], scalars: KernelScalars,
-                     dag: bool) -> list[TilingCase]:
+def _below_min_cases(cases: list[TilingCase], spec: OpSpec, attrs: tuple[AttrPlan, ...],
+                     defaults: Mapping[str, AttrValue], scalars: KernelScalars, dag: bool) -> list[TilingCase]:
     """The first succeeding case with an attr one below its min (min_when true), which the tiling refuses."""
     first = next((c for c in cases if c.succeeds), None)
     if first is None:
         return []
-    defaults = attr_settings(spec)[0]
     refused = []
     for attr, bound in ((a, a.min) for a in spec.def_attrs if a.min is not None):
         below = bound - 1 if attr.type == "float" else int(bound) - 1
