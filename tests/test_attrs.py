@@ -14,7 +14,7 @@ from conftest import copy_spec, snapshot
 
 from opgen.check.numerics import check_numerics
 from opgen.plan import build_plan
-from opgen.plan.attr_cases import classic_tiling_bytes
+from opgen.plan.testcases.attr_cases import classic_tiling_bytes
 from opgen.spec.load import load_spec
 from opgen.spec.models import OpSpec
 

@@ -22,7 +22,7 @@ from ruamel.yaml import YAML
 from tree_sitter import Language, Node, Parser
 
 from opgen.generate import render_loaded
-from opgen.plan.text import SpecText, cpp_comment, hash_comment, md_inline, md_math
+from opgen.plan.registry.text import SpecText, cpp_comment, hash_comment, md_inline, md_math
 from opgen.spec.load import LoadedSpec, load_spec, parse_spec
 
 # each attack carries a marker word `injected...`: it must never appear outside comments and strings
@@ -182,9 +182,9 @@ def test_samples_keep_their_text() -> None:
 @pytest.mark.parametrize("escape", ["cpp_comment", "hash_comment", "md_inline", "md_math"])
 def test_without_an_escape_the_scan_fails(monkeypatch: pytest.MonkeyPatch, escape: str) -> None:
     """Injected fault: one escape turned into the identity lets attack text through, and the scan says so."""
-    import opgen.plan.text
+    import opgen.plan.registry.text
 
-    monkeypatch.setattr(opgen.plan.text, escape, lambda text: text)
+    monkeypatch.setattr(opgen.plan.registry.text, escape, lambda text: text)
     files = _render(_hostile_spec(GELU))
     assert any(_problems(path, data) for path, data in files.items() if not path.startswith(".opgen/"))
 

@@ -14,7 +14,7 @@ from conftest import SCHEMAS, copy_spec, snapshot
 
 from opgen.check.numerics import check_numerics, load_golden
 from opgen.plan import build_plan
-from opgen.plan.st_cases import read_st_value
+from opgen.plan.testcases.st_cases import read_st_value
 from opgen.spec.load import load_spec
 
 MISH = SCHEMAS / "mish_grad.yaml"

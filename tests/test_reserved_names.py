@@ -1,6 +1,6 @@
 """The plan's reserved-name set stays true: each name is really emitted, and the samples emit no other.
 
-Names the spec validates against (opgen.plan.reserved) must appear in the rendered samples; and every free
+Names the spec validates against (opgen.plan.registry.reserved) must appear in the rendered samples; and every free
 lowercase C++ identifier of the samples is either reserved, a keyword, or derived from a spec name.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import GELU, GELU_DIR, RELU, RELU_DIR
 
-from opgen.plan import reserved
+from opgen.plan.registry import reserved
 from opgen.spec.load import load_spec
 from opgen.spec.models import camel_to_snake
 

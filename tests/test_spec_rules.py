@@ -155,7 +155,7 @@ def test_float_attr_with_an_integer_default_prints_a_float_literal(run, tmp_path
 def test_the_budget_check_costs_what_the_tiling_divides_ub_by() -> None:
     """The refusal uses the same per-element bits the rendered classic tiling prints in TILE_BUDGETS."""
     from opgen.plan import build_plan
-    from opgen.plan.budget import platform_element_bits
+    from opgen.plan.kernel.budget import platform_element_bits
     from opgen.spec.load import parse_spec
 
     spec = parse_spec(_live_values(40)(GELU.read_text(encoding="utf-8")), "fits.yaml")

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from conftest import GELU, GELU_DIR, RELU, RELU_DIR, SAMPLES
 
-from opgen.plan.st_cases import read_st_value
+from opgen.plan.testcases.st_cases import read_st_value
 from opgen.spec.load import load_spec
 from opgen.spec.socs import SOCS, TILING_SOC_ALIASES
 

@@ -19,7 +19,7 @@ from .items import CheckItem, skipped, verdict
 from .readers import MD_CELL, Source, read_source
 
 LABEL = "aclnn scalar rules == docs"
-# the docs' phrase (opgen/plan/aclnn_rules.py prints it): "[when F is true, ]below M it is refused (...)"
+# the docs' phrase (opgen/plan/aclnn/aclnn_rules.py prints it): "[when F is true, ]below M it is refused (...)"
 _RULE = re.compile(r"(?:when (\w+) is true, )?below (-?[\d.]+(?:e[+-]?\d+)?) it is (refused|taken as)")
 # a char*'s values (ValuesRule.docs_text): 'nullptr is refused (...); one of "none", "tanh", any other value is refused'
 _VALUES = re.compile(r'one of ((?:"\w+", )*"\w+"), any other value is refused')

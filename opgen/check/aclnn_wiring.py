@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..plan import RenderPlan
-from ..plan.reserved import lower_camel
+from ..plan.registry.reserved import lower_camel
 from .aclnn_rules import rules_item
 from .items import CheckItem, skipped, verdict
 from .readers import MD_CELL, Source, read_source

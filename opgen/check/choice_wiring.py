@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from ..plan.reserved import lower_camel, upper_camel
+from ..plan.registry.reserved import lower_camel, upper_camel
 from .aclnn_wiring import DefAttr, read_def_attrs
 from .items import CheckItem, skipped, verdict
 from .readers import OpFiles, Source, defines, read_source

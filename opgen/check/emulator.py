@@ -17,9 +17,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..plan import RenderPlan
-from ..plan.classic import computes_in
-from ..plan.golden import GoldenVariant
-from ..plan.tensors import DtypeCombination
+from ..plan.kernel.classic import computes_in
+from ..plan.registry.tensors import DtypeCombination
+from ..plan.testcases.golden import GoldenVariant
 
 Array = npt.NDArray[Any]
 

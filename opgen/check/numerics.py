@@ -32,9 +32,9 @@ import numpy.typing as npt
 
 from ..errors import OpgenError
 from ..plan import RenderPlan
-from ..plan.attrs import AttrValue, attr_settings, shown_attrs
-from ..plan.st_cases import read_st_value
-from ..plan.tensors import DtypeCombination
+from ..plan.registry.attrs import AttrValue, attr_settings, shown_attrs
+from ..plan.registry.tensors import DtypeCombination
+from ..plan.testcases.st_cases import read_st_value
 from ..spec.models import OpSpec
 from .emulator import emulate, numpy_dtype, saturated, unpack_mask
 from .numerics_optional import absent_marked, present_inputs, rounding_bound, row_combination, without

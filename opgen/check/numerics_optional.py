@@ -16,9 +16,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..plan import RenderPlan
-from ..plan.golden import golden_lines
-from ..plan.lowering import lower
-from ..plan.tensors import DtypeCombination
+from ..plan.kernel.lowering import lower
+from ..plan.registry.tensors import DtypeCombination
+from ..plan.testcases.golden import golden_lines
 from ..spec.models import OpSpec
 from .emulator import numpy_dtype
 

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..plan import RenderPlan
-from ..plan.tensors import DtypeCombination, TensorPlan
+from ..plan.registry.tensors import DtypeCombination, TensorPlan
 from ..spec.models import OpSpec
 from .emulator import numpy_dtype, pack_mask
 

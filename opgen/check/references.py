@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..plan import RenderPlan
-from ..plan.attrs import AttrValue, kernel_value
+from ..plan.registry.attrs import AttrValue, kernel_value
 from ..spec.formula import evaluate
 from ..spec.models import OpSpec
 from ..spec.reference import ResolvedReference, resolve_reference

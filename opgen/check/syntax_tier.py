@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ..plan.st_cases import ST_COLUMNS
+from ..plan.testcases.st_cases import ST_COLUMNS
 from ..record import RECORD_DIR
 from .items import CheckItem, bad, ok, skipped
 from .trust import Trust

@@ -9,28 +9,24 @@ from ..spec.choice import platform_variants
 from ..spec.dtypes import Dtype
 from ..spec.models import OpSpec
 from ..spec.recipe import Step
-from .aclnn import AclnnParts, AclnnPlan, aclnn_parts, aclnn_plan
-from .attrs import AttrPlan, KernelScalars, attr_plans, kernel_scalars, proto_attr_plans
-from .broadcast import BroadcastPlan, broadcast_plan
-from .budget import recipe_reads
-from .choice import ChoicePlan, choice_plan
-from .classic import ClassicKernel, classic_kernel
-from .classic_tiling import TILE_ALIGN, ClassicDtypeCase, classic_dtype_cases
+from .aclnn.examples import ExamplePlan, example_plan
+from .aclnn.l0 import L0Plan, l0_plan
+from .aclnn.wrapper import AclnnParts, AclnnPlan, aclnn_parts, aclnn_plan
 from .cmake import CmakePlan, cmake_plan
-from .dag import DagKernel
-from .dag_paths import DagBranch, NamedDag, dag_branches, present_dags
-from .examples import ExamplePlan, example_plan
-from .families import KernelFamily, dialect_of, kernel_families
-from .golden import GoldenPlan, GoldenVariant, golden_lines, golden_plan, mask_values
-from .kernel_ut import KernelUtPlan, kernel_ut_plan
-from .l0 import L0Plan, l0_plan
-from .lowering import lower
-from .ophost_tests import OphostUtPlan, ophost_ut_plan
-from .optional import AbsentPlan, absent_plan
-from .platforms import SocPlan, soc_plan
-from .soc_columns import share_configs
-from .st_cases import absent_inputs, st_csv
-from .tensors import (
+from .families import KernelFamily, kernel_families
+from .kernel.broadcast import BroadcastPlan, broadcast_plan
+from .kernel.budget import recipe_reads
+from .kernel.classic import ClassicKernel, classic_kernel
+from .kernel.classic_tiling import TILE_ALIGN, ClassicDtypeCase, classic_dtype_cases
+from .kernel.dag import DagKernel
+from .kernel.dag_paths import DagBranch, NamedDag, dag_branches, present_dags
+from .kernel.lowering import lower
+from .kernel.optional import AbsentPlan, absent_plan
+from .registry.attrs import AttrPlan, KernelScalars, attr_plans, kernel_scalars, proto_attr_plans
+from .registry.choice import ChoicePlan, choice_plan
+from .registry.family_paths import dialect_of
+from .registry.platforms import SocPlan, share_configs, soc_plan
+from .registry.tensors import (
     DtypeCombination,
     SameDtype,
     TensorPlan,
@@ -40,7 +36,11 @@ from .tensors import (
     same_dtype,
     tensor_plans,
 )
-from .text import LicenseHeader, SpecText
+from .registry.text import LicenseHeader, SpecText
+from .testcases.golden import GoldenPlan, GoldenVariant, absent_golden, golden_lines, golden_plan, mask_values
+from .testcases.kernel_ut import KernelUtPlan, kernel_ut_plan
+from .testcases.ophost_tests import OphostUtPlan, ophost_ut_plan
+from .testcases.st_cases import absent_inputs, st_csv
 
 NO_BROADCAST_REASON = " (the kernel does not broadcast)"
 SUPPORT_MARKS = {True: "\u221a", False: "\u00d7"}  # the check and cross ops-nn product tables use
@@ -318,9 +318,11 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     lowered = {variant: lower(steps, dialects.get(variant, families[0].dialect))
                for variant, steps in spec.compute.variants.items()}
     variants = tuple(_golden_variant(variant, steps, socs, choice) for variant, steps in lowered.items())
-    absent = absent_plan(spec, tensors, float_compute, variants, "arch35" if dag else "classic", scalars.var_names)
-    golden = golden_plan(name, tensors, float_compute, attrs, scalars, variants, (
-        absent.tensor.name, absent.golden_table, absent.golden_variants) if absent else None,
+    layout = "arch35" if dag else "classic"
+    absent = absent_plan(spec, tensors, float_compute, layout, scalars.var_names)
+    golden = golden_plan(
+        name, tensors, float_compute, attrs, scalars, variants,
+        absent_golden(spec, absent.tensor, variants, layout) if absent else None,
         choice.attr.name if choice else "", choice is not None and not choice.is_string, spec.compute.native_dtypes)
     return RenderPlan(
         opgen_version=__version__, op_type=spec.op_type, name=name, category=spec.category,

@@ -12,33 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..spec.models import OpSpec
-from .family_paths import family_op_file, family_paths
-from .kernel_ut import KernelUtPlan
-from .ophost_tests import OPS_NN_UT_DIRS, OphostUtPlan, hosted_socs
-from .platforms import SocPlan
+from .registry.family_paths import SHAPES, family_op_file, family_paths
+from .registry.platforms import SocPlan
+from .testcases.kernel_ut import KernelUtPlan
+from .testcases.ophost_tests import OPS_NN_UT_DIRS, OphostUtPlan, hosted_socs
 
 # the family's unit tests, from its dialect, SoCs and kernel entry (relative to tests/ut/op_kernel)
 # (arch35 dialect, the family's SoCs, its kernel entry and kernel dir, both relative to tests/ut/op_kernel/)
 UtBuilder = Callable[[bool, tuple[SocPlan, ...], str, str], tuple[KernelUtPlan, OphostUtPlan]]
-
-
-@dataclass(frozen=True)
-class FamilyShape:
-    """What a family's name fixes, before the op's name and SoCs are known."""
-
-    blueprint: str  # blueprints/<blueprint>: the family's own files
-    dialect: str  # lowering.NATIVE key: the vector ops its kernel has natively
-    under_arch35: bool  # its kernel headers and host tiling live in the arch35/ subdirs
-    namespace_pattern: str  # {op}: the op type
-    default_st_arch: str  # tests/st/<arch>, for SoCs without a tiling dir
-
-
-SHAPES: dict[str, FamilyShape] = {
-    "classic": FamilyShape("classic", "classic", False, "Ns{op}", "arch22"),
-    "arch35_dag": FamilyShape("arch35", "arch35", True, "{op}Ns", "arch35"),
-    # a TPipe/TQue kernel for 950 under op_kernel/arch35/ (activation/softsign_grad, hard_shrink_grad)
-    "classic_arch35": FamilyShape("classic", "classic", True, "Ns{op}", "arch35"),
-}
 
 
 @dataclass(frozen=True)
@@ -107,7 +88,3 @@ def kernel_families(spec: OpSpec, socs: tuple[SocPlan, ...], tests: UtBuilder) -
         ))
     return tuple(families)
 
-
-def dialect_of(kernel: str) -> str:
-    """The lowering dialect of a platform's `kernel:` value."""
-    return SHAPES[kernel].dialect

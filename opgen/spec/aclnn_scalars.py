@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..plan.reserved import lower_camel
+from ..plan.registry.reserved import lower_camel
 from .bounds import FLOAT_MAX, INT64
 from .issues import SpecIssue
 from .models import OpSpec

@@ -103,8 +103,8 @@ def _test_data(spec: OpSpec) -> list[SpecIssue]:
 
 def ub_issues(spec: OpSpec) -> list[SpecIssue]:
     """A tile of TILE_ALIGN elements must fit each SoC's UB: else tiling fails on every shape at run time."""
-    from ..plan.budget import platform_element_bits
-    from ..plan.classic_tiling import TILE_ALIGN
+    from ..plan.kernel.budget import platform_element_bits
+    from ..plan.kernel.classic_tiling import TILE_ALIGN
 
     issues = []
     reported: set[int] = set()

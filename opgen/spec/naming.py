@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..plan.reserved import (
+from ..plan.registry.reserved import (
     CPP_KEYWORDS,
     CPP_NAMES,
     DAG_FILL_SUFFIX,

@@ -18,7 +18,7 @@ from opgen.check.kernel.run import kernel_run_rows
 from opgen.check.kernel.run_build import bindings_source, modelled_names
 from opgen.check.kernel.tier import kernel_tier
 from opgen.check.trust import Trust
-from opgen.plan.attrs import KernelScalars
+from opgen.plan.registry.attrs import KernelScalars
 
 from .trees import RELU, copy_sample, cut_plan, edit, loaded
 

@@ -24,7 +24,7 @@ from opgen.check.numerics_samples import edge_values
 from opgen.check.references import build_reference
 from opgen.errors import OpgenError
 from opgen.plan import RenderPlan, build_plan
-from opgen.plan.golden import GoldenVariant
+from opgen.plan.testcases.golden import GoldenVariant
 from opgen.spec.load import load_spec
 from opgen.spec.models import ComputeSpec, OpSpec
 from opgen.spec.recipe import Step, parse_step

@@ -19,7 +19,7 @@ from opgen.cann_sources import resolve_sources
 from opgen.check.items import CheckItem
 from opgen.check.ops_nn_ut import kernel_ut_rows, ops_nn_ut_tier
 from opgen.check.trust import Trust
-from opgen.plan.ophost_tests import UT_PLATFORMS
+from opgen.plan.testcases.ophost_tests import UT_PLATFORMS
 
 from .trees import GELU, RELU, by_item, copy_sample, edit, loaded
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from ...cann_sources import CannSources
 from ...plan import RenderPlan
 from ...plan.families import KernelFamily
-from ...plan.tensors import DtypeCombination
+from ...plan.registry.tensors import DtypeCombination
 from ...spec.socs import SOCS
 
 COMMON_DEFINES = ("-D_GLIBCXX_USE_CXX11_ABI=0", "-DASCENDC_CPU_DEBUG=1", "-DASCENDC_DEBUG=1", "-DASCENDC_DUMP=0",

@@ -17,11 +17,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...plan import RenderPlan
-from ...plan.attr_cases import C_LAYOUT
-from ...plan.attrs import AttrValue, KernelScalars
-from ...plan.choice import ChoiceValue
-from ...plan.dag_paths import DagBranch
-from ...plan.ophost_tests import ELEWISE_CACHE_LINE, ELEWISE_MIN_BITS_PER_CORE, ELEWISE_SCHEDULE_MODE, TPL_DTYPE_BITS
+from ...plan.kernel.dag_paths import DagBranch
+from ...plan.registry.attrs import AttrValue, KernelScalars
+from ...plan.registry.choice import ChoiceValue
+from ...plan.testcases.attr_cases import C_LAYOUT
+from ...plan.testcases.ophost_tests import (
+    ELEWISE_CACHE_LINE,
+    ELEWISE_MIN_BITS_PER_CORE,
+    ELEWISE_SCHEDULE_MODE,
+    TPL_DTYPE_BITS,
+)
 from .build import KernelVariant
 from .tpl_launch import dispatch_lines, launch_call
 

@@ -26,11 +26,11 @@ from ...cann_prefix.framework import TILING_EXECUTOR, build_framework, executor_
 from ...cann_sources import CannSources, cache_root
 from ...errors import OpgenError
 from ...plan import RenderPlan
-from ...plan.attr_cases import ANY_VALUE_TYPES
-from ...plan.attrs import AttrValue, c_literal, shown_attrs
 from ...plan.families import KernelFamily
-from ...plan.optional_ut import instance_args
-from ...plan.platforms import SocPlan
+from ...plan.registry.attrs import AttrValue, c_literal, shown_attrs
+from ...plan.registry.platforms import SocPlan
+from ...plan.testcases.attr_cases import ANY_VALUE_TYPES
+from ...plan.testcases.optional_ut import instance_args
 from ...spec.models import OpSpec
 from ..trust import run_tree_code
 from .build import KernelVariant

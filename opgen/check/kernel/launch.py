@@ -14,9 +14,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ...plan import RenderPlan
-from ...plan.attrs import AttrValue, shown_attrs
-from ...plan.golden import GoldenVariant
-from ...plan.tensors import DtypeCombination
+from ...plan.registry.attrs import AttrValue, shown_attrs
+from ...plan.registry.tensors import DtypeCombination
+from ...plan.testcases.golden import GoldenVariant
 from ...spec.models import OpSpec
 from ..emulator import emulate, numpy_dtype
 from ..numerics import within_tolerance

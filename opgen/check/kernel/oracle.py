@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from ...cann_sources import CannSources
 from ...plan import RenderPlan
-from ...plan.platforms import SocPlan
+from ...plan.registry.platforms import SocPlan
 from ...spec.models import KERNEL_FACT_PREFIX, OpSpec
 from ..items import CheckItem, bad, ok, skipped
 from .build import KernelVariant

@@ -27,12 +27,12 @@ import numpy as np
 
 from ...cann_sources import CannSources, enable_hint
 from ...plan import RenderPlan
-from ...plan.attr_cases import classic_tiling_bytes
-from ...plan.attrs import AttrValue, attr_settings
-from ...plan.classic_tiling import classic_case, classic_tiling
-from ...plan.golden import GoldenVariant
-from ...plan.ophost_tests import UT_PLATFORMS
-from ...plan.platforms import SocPlan
+from ...plan.kernel.classic_tiling import classic_case, classic_tiling
+from ...plan.registry.attrs import AttrValue, attr_settings
+from ...plan.registry.platforms import SocPlan
+from ...plan.testcases.attr_cases import classic_tiling_bytes
+from ...plan.testcases.golden import GoldenVariant
+from ...plan.testcases.ophost_tests import UT_PLATFORMS
 from ...spec.models import OpSpec
 from ...spec.socs import SOCS
 from ..items import CheckItem, bad, ok, skipped

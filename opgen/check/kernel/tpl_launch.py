@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...cann_sources import CannSources
-from ...plan.broadcast import SCH_MODE_ONE_DIM_ADVANCE
+from ...plan.kernel.broadcast import SCH_MODE_ONE_DIM_ADVANCE
 from ...spec.dtypes import DTYPES
 from ..bounded import BoundedRun, compile_memory, compile_timeout, run_bounded
 from .build import KernelVariant, compile_command

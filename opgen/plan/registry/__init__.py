@@ -1,0 +1,1 @@
+"""The registrations: what the spec registers (tensors, attrs, SoCs, formats, platforms, dtype columns)."""
