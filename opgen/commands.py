@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -157,14 +158,16 @@ def import_(
     """Write a spec from an existing ops-nn op dir's registered facts; its recipe and reference are
     placeholders that fail `opgen check` until written."""
     from .importer import import_spec
+    from .write import write_file
 
     text = import_spec(op_dir)
     if output is None:
         sys.stdout.write(text)
         return
-    if output.exists():
-        raise OpgenError(f"{output} already exists; name another file")
-    output.write_text(text, encoding="utf-8")
+    refusal = f"{output} already exists; name another file"
+    if os.path.lexists(output):
+        raise OpgenError(refusal)
+    write_file(output, text.encode("utf-8"), refuse_existing=refusal)
 
 
 @app.command()
@@ -173,12 +176,13 @@ def schema(
 ) -> None:
     """Print the JSON Schema of the op spec (schemas/opspec.schema.json is this output)."""
     from .spec.schema import spec_json_schema
+    from .write import write_file
 
     text = spec_json_schema()
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
+        write_file(output, text.encode("utf-8"))
 
 
 def _register_feature_commands() -> None:

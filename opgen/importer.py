@@ -7,10 +7,10 @@ Only registered facts are imported; the math is not: the recipe and the referenc
 
 from __future__ import annotations
 
-import ast
 import io
-import operator
 import re
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import get_args
 
@@ -18,17 +18,19 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .errors import OpgenError
+from .files import read_regular
+from .import_values import ValueProblem, attr_value
 from .spec.dtypes import PROTO_DTYPES
 from .spec.models import AICoreFlags, DefCall, SocName, camel_to_snake
 from .upstream import OpFacts, parse_op_dir
-from .upstream.models import AclnnParam, AICoreConfig, DefTensor, ProtoAttr, ProtoTensor, ProtoType
+from .upstream.models import AclnnFunction, AclnnParam, AICoreConfig, DefTensor, ProtoAttr, ProtoTensor, ProtoType
+from .upstream.opdir import is_def_file
 
 _BY_GE = {d.ge: d.name for d in PROTO_DTYPES.values()}
 _ATTR_TYPES = {"Float": "float", "Int": "int", "Bool": "bool", "String": "string"}
 _FLAGS = {"DynamicCompileStaticFlag": "dynamic_compile_static", "DynamicFormatFlag": "dynamic_format",
           "DynamicRankSupportFlag": "dynamic_rank_support", "DynamicShapeSupportFlag": "dynamic_shape_support",
           "NeedCheckSupportFlag": "need_check_support", "PrecisionReduceFlag": "precision_reduce"}
-_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 PLACEHOLDER = "imported: write the op's math"
 
 
@@ -39,6 +41,7 @@ def import_spec(op_dir: Path) -> str:
     facts = parse_op_dir(op_dir)
     if facts.definition is None:
         raise OpgenError("no op_host/*_def.cpp with an OpDef; pass an ops-nn op dir", where=str(op_dir))
+    _check_tensors(facts, op_dir.resolve())
     data = spec_data(facts, op_dir.resolve())
     yaml = YAML(typ="rt")
     yaml.width = 4096
@@ -76,9 +79,14 @@ def spec_data(facts: OpFacts, op_dir: Path) -> CommentedMap:
         data[key] = [_tensor(t, columns[t.name], _proto_type(facts, proto.get(t.name)))
                      for t in definition.tensors if t.direction == direction]
     proto_attrs = {a.name: a for a in facts.proto.attrs} if facts.proto else {}
-    attrs = [_attr(a.name, a.type, a.default, a.attr_type, proto_attrs.get(a.name)) for a in definition.attrs]
+    def_files = [f for f in facts.files if is_def_file(f)]
+    attrs = [_located(op_dir, def_files, f'"{a.name}"', partial(_attr, a.name, a.type, a.default, a.attr_type,
+                                                                 proto_attrs.get(a.name)), f"attr {a.name!r}")
+             for a in definition.attrs]
     known = {a.name for a in definition.attrs}
-    attrs += [_proto_only(_attr(a.name, a.type, a.default, "OPTIONAL", None))
+    protos = [f for f in facts.files if f.startswith("op_graph/")]
+    attrs += [_proto_only(_located(op_dir, protos, a.name, partial(_attr, a.name, a.type, a.default, "OPTIONAL", None),
+                                   f"attr {a.name!r}"))
               for a in proto_attrs.values() if a.name not in known]
     if attrs:
         data["attrs"] = attrs
@@ -96,7 +104,7 @@ def spec_data(facts: OpFacts, op_dir: Path) -> CommentedMap:
                                                 "dtype the outputs take", "datatype_from")
     choice = next((a for a in attrs if a["type"] == "string"), None)
     data["compute"] = _placeholder_recipe(definition.tensors, list(choice["values"]) if choice else ["default"])
-    api = _aclnn_api(facts)
+    api = _aclnn_api(facts, op_dir)
     l0_stems = [m.group(1) for f in facts.files if (m := re.fullmatch(r"(?:op_host/)?op_api/(?!aclnn_)(\w+)\.cpp", f))]
     if api:
         data["aclnn"] = api
@@ -114,6 +122,34 @@ def spec_data(facts: OpFacts, op_dir: Path) -> CommentedMap:
                     "products": [{"name": r.product, "supported": r.supported}
                                  for r in (facts.docs[0].rows if facts.docs else ())]}
     return data
+
+
+def _check_tensors(facts: OpFacts, op_dir: Path) -> None:
+    """An op opgen generates takes at least one input and gives at least one output."""
+    definition = facts.definition
+    assert definition is not None
+    for direction in ("Input", "Output"):
+        if not any(t.direction == direction for t in definition.tensors):
+            raise OpgenError(f"the OpDef {definition.op_type} registers no {direction} (`this->{direction}(\"...\")`); "
+                             f"opgen generates ops with at least one input and one output",
+                             where=_where(op_dir, [f for f in facts.files if is_def_file(f)], "OpDef"))
+
+
+def _located(op_dir: Path, files: list[str], needle: str, make: Callable[[], CommentedMap], what: str) -> CommentedMap:
+    """`make()`, its ValueProblem raised as an OpgenError at the file:line where `needle` is registered."""
+    try:
+        return make()
+    except ValueProblem as problem:
+        raise OpgenError(f"{what}: {problem}", where=_where(op_dir, files, needle)) from None
+
+
+def _where(op_dir: Path, files: list[str], needle: str) -> str:
+    """`<file>:<line>` of the first of the files holding `needle`, else the first file (else the op dir)."""
+    for rel in files:
+        data = read_regular(op_dir / rel).decode("utf-8", errors="replace")
+        if needle in data:
+            return f"{op_dir / rel}:{data.count(chr(10), 0, data.index(needle)) + 1}"
+    return str(op_dir / files[0]) if files else str(op_dir)
 
 
 def _columns(tensors: tuple[DefTensor, ...], socs: dict[str, AICoreConfig | None]) -> dict[str, list[str]]:
@@ -177,10 +213,10 @@ def _attr(name: str, written_type: str | None, default: str | None, attr_type: s
     kind = _ATTR_TYPES.get(written_type or "", (written_type or "").lower())
     out = CommentedMap(name=name, type=kind)
     if default is not None:
-        out["default"] = _value(kind, default)
+        out["default"] = attr_value(kind, default)
     if proto is not None and proto.default is not None and default is not None \
-            and _value(kind, proto.default) != out["default"]:
-        out["proto_default"] = _value(kind, proto.default)
+            and attr_value(kind, proto.default) != out["default"]:
+        out["proto_default"] = attr_value(kind, proto.default)
     if attr_type != "OPTIONAL":
         out["attr_type"] = attr_type.lower() if attr_type else None
     if kind == "string":  # the accepted values are in the tiling's code, not registered
@@ -193,40 +229,6 @@ def _attr(name: str, written_type: str | None, default: str | None, attr_type: s
 def _proto_only(attr: CommentedMap) -> CommentedMap:
     attr["proto_only"] = True
     return attr
-
-
-def _value(kind: str, written: str) -> bool | int | float | str:
-    text = written.strip()
-    if kind == "bool":
-        return text == "true"
-    if kind == "string":
-        return text.strip('"')
-    number = _arithmetic(re.sub(r"(?<=\d)[fFlLuU]+\b", "", text))
-    if number is None:
-        return text  # not plain arithmetic: kept as written, and the spec's loader names it
-    return int(number) if kind == "int" else float(number)
-
-
-def _arithmetic(text: str) -> float | None:
-    """A default written as number arithmetic (`1.0 / 6.0`), evaluated node by node; None for anything else."""
-    try:
-        tree = ast.parse(text, mode="eval").body
-    except SyntaxError:
-        return None
-
-    def value(node: ast.AST) -> float:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
-            return float(node.value)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-            return -value(node.operand) if isinstance(node.op, ast.USub) else value(node.operand)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult | ast.Div):
-            return float(_OPERATORS[type(node.op)](value(node.left), value(node.right)))
-        raise ValueError(text)
-
-    try:
-        return value(tree)
-    except (ValueError, ZeroDivisionError):
-        return None
 
 
 def _platforms(socs: dict[str, AICoreConfig | None], columns: dict[str, list[str]], dag: bool,
@@ -269,7 +271,7 @@ def _placeholder_recipe(tensors: tuple[DefTensor, ...], variants: list[str]) -> 
     return CommentedMap(dtype="float32", variants={variant: steps for variant in variants})
 
 
-def _aclnn_api(facts: OpFacts) -> CommentedMap | None:
+def _aclnn_api(facts: OpFacts, op_dir: Path) -> CommentedMap | None:
     """The aclnn API as its header declares it: tensors matched to the op's in order (the last ones are the
     outputs), scalars matched to attrs by name, the parameter order and the `const`s where they are not opgen's."""
     definition = facts.definition
@@ -281,6 +283,8 @@ def _aclnn_api(facts: OpFacts) -> CommentedMap | None:
     params = [p for p in first.params if p.name not in ("workspaceSize", "executor")]
     tensors = [p for p in params if _bare(p.type) == "aclTensor*"]
     op_outs = [t.name for t in definition.tensors if t.direction == "Output"]
+    _check_api(first, tensors, len(op_outs), _where(op_dir, [h.file for h in facts.aclnn if first in h.functions],
+                                                    first.name))
     ins, outs = tensors[: len(tensors) - len(op_outs)], tensors[len(tensors) - len(op_outs):]
     op_ins = [t for t in definition.tensors if t.direction == "Input"]
     required = [t.name for t in op_ins if t.param_type != "OPTIONAL"]
@@ -309,6 +313,22 @@ def _aclnn_api(facts: OpFacts) -> CommentedMap | None:
     if outs and all(p.type.replace(" ", "").startswith("const") for p in outs):
         api["const_outputs"] = True
     return api
+
+
+def _check_api(function: AclnnFunction, tensors: list[AclnnParam], outputs: int, where: str) -> None:
+    """What the spec's `aclnn:` needs of the header: named parameters, no varargs, an aclTensor* for each output
+    and at least one input."""
+    for k, param in enumerate(function.params):
+        if param.type == "...":
+            raise OpgenError(f"{function.name} takes variable arguments (...); an aclnn API opgen wraps has a fixed "
+                             "parameter list: import an op whose header declares one", where=where)
+        if not param.name:
+            raise OpgenError(f"{function.name}'s parameter {k + 1} ({param.type}) has no name; the spec names every "
+                             "API parameter: name it in the header", where=where)
+    if len(tensors) < outputs + 1:
+        raise OpgenError(f"{function.name} takes {len(tensors)} aclTensor* parameter(s), but the op registers "
+                         f"{outputs} output(s) and at least one input, each an aclTensor* of the API (outputs "
+                         "last); import an op whose header takes them", where=where)
 
 
 def _bare(c_type: str) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import OpgenError
+from .files import NotRegularFile, read_regular
 from .spec.license_from import KEPT_DIR
 
 if TYPE_CHECKING:
@@ -59,8 +60,19 @@ def sha256(data: bytes) -> str:
 
 
 def record_root(spec_path: Path, record_dir: Path | None) -> Path:
-    """Where the records of a spec's ops go: `--record-dir`, else `.opgen/` beside the spec."""
-    return record_dir if record_dir is not None else spec_path.parent / RECORD_DIR
+    """Where the records of a spec's ops go: `--record-dir`, else `.opgen/` beside the spec. A spec read through
+    /dev or /proc (`/dev/stdin < op.yaml`) has no folder of its own: its record never goes there."""
+    if record_dir is not None:
+        return record_dir
+    folder = Path(os.path.normpath(spec_path.parent.absolute()))
+    if any(place in _SYSTEM_DIRS for place in (folder, *folder.parents, folder.resolve(), *folder.resolve().parents)):
+        raise OpgenError(f"the spec is read through {folder}, which is no place for its record (.opgen/ beside the "
+                         "spec); pass --record-dir DIR (or set OPGEN_RECORD_DIR), or pass the spec file itself",
+                         where=str(spec_path))
+    return spec_path.parent / RECORD_DIR
+
+
+_SYSTEM_DIRS = frozenset({Path("/dev"), Path("/proc"), Path("/sys")})
 
 
 def legacy_record(op_dir: Path) -> Path:
@@ -93,10 +105,18 @@ def record_files(plan: RenderPlan, spec_text: str, files: dict[str, bytes], *, o
 
 
 def read_manifest(record: Path) -> Manifest | None:
-    """None when missing or not a manifest (`null`, nested past the parser's depth, fields missing)."""
+    """None when missing or not a manifest (`null`, nested past the parser's depth, fields missing). A manifest
+    that is no regular file (a fifo would block the read forever) is refused: opgen never makes one."""
     try:
-        return Manifest.from_json(json.loads((record / MANIFEST).read_bytes()))
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        raw = read_regular(record / MANIFEST)
+    except NotRegularFile as error:
+        raise OpgenError(f"damaged record: {error.path} is {error.kind}, not a manifest opgen wrote; move it "
+                         f"away (or delete the record {record}) and run again") from None
+    except OSError:
+        return None
+    try:
+        return Manifest.from_json(json.loads(raw))
+    except (ValueError, KeyError, TypeError, RecursionError):
         return None
 
 

@@ -80,10 +80,31 @@ def tree(files: Mapping[str, bytes]) -> Callable[[Path], None]:
 
 
 def single_file(data: bytes) -> Callable[[Path], None]:
+    """A builder writing one file and syncing it to disk, so the rename that puts it in place never exposes
+    a file whose bytes are still only in memory (a crash then leaves the old file, not an empty one)."""
+
     def build(stage: Path) -> None:
-        stage.write_bytes(data)
+        fd = os.open(stage, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     return build
+
+
+def write_file(target: Path, data: bytes, *, refuse_existing: str | None = None) -> None:
+    """Put one file in place whole or not at all: written beside it, synced, then renamed over it; a full disk
+    or an interrupt leaves the old file (or none) as it was. `refuse_existing`: the message when it exists."""
+    if os.path.lexists(target) and not target.is_symlink() and not target.is_file():
+        raise OpgenError(f"{target} is not a regular file; name a file to write")
+    if target.is_symlink():
+        raise OpgenError(f"{target} is a symlink; opgen does not write through links, name the file itself")
+    with locked([target.parent]):
+        replace_all([Replacement(target, single_file(data), refuse_existing)])
 
 
 def write_trees(root: Path, trees: Mapping[str, Mapping[str, bytes]], *, force: bool) -> list[Path]:

@@ -156,3 +156,19 @@ def test_a_tiling_bound_on_the_wrong_attr_is_refused_naming_the_fix(run, tmp_pat
     result = run("gen", spec, "-o", tmp_path / "out")
     assert result.code == 2 and "attrs[0].min_when: says when min applies, but there is no min" in result.err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_derived_check_value_stays_within_its_type(run, tmp_path: Path) -> None:
+    """A float attr's default near float32's top and an int's at int64's top: the derived non-default values
+    step the other way (halved, one down) instead of overflowing, in the UTs and ST rows, with no warning."""
+    spec = copy_spec(HARD_SHRINK, tmp_path, lambda t: t.replace(
+        "{name: lambd, type: float, default: 0.5,", "{name: lambd, type: float, default: 3.4e38,").replace(
+        "attrs:\n", "attrs:\n  - {name: steps, type: int, default: 9223372036854775807, doc: An int at its top.}\n", 1))
+    result = run("gen", spec, "-o", tmp_path / "out")
+    assert result.code == 0, result.err
+    assert "Warning" not in result.err and "overflow" not in result.err, result.err
+    text = "\n".join(data.decode(errors="replace") for data in snapshot(tmp_path / "out").values())
+    assert "6.8e+38" not in text and "9223372036854775808" not in text
+    lambds = {float(v) for v in re.findall(r"'lambd': ([^,}]+)", text)}  # the ST rows' settings
+    assert len(lambds) == 2 and all(v <= np.finfo(np.float32).max for v in lambds), lambds
+    assert "9223372036854775806" in text  # steps one below its default

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..files import NotRegularFile, read_regular
 from .issues import SpecIssue
 from .models import MAX_LICENSE_CHARS, OpSpec
 
@@ -28,7 +29,10 @@ def read_license_file(spec: OpSpec, base: Path | None) -> tuple[str | None, Spec
         return None, SpecIssue(FIELD, f"{value!r} is not a file (looked for {path}); give the path of a text file, "
                                "relative to the spec (for a copy of the spec, e.g. an op's record, pass the original "
                                "spec with --spec)")
-    raw = path.read_bytes()[: MAX_LICENSE_CHARS * 4 + 1]
+    try:
+        raw = read_regular(path, MAX_LICENSE_CHARS * 4 + 1)
+    except NotRegularFile as error:
+        return None, SpecIssue(FIELD, f"{value!r} is {error.kind}; give the path of a text file")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -10,6 +10,7 @@ import os
 import re
 from pathlib import Path
 
+from ..files import NotRegularFile, read_regular
 from .issues import SpecIssue
 from .models import MAX_LICENSE_CHARS, OpSpec
 
@@ -63,7 +64,7 @@ def read_license_from(spec: OpSpec, base: Path | None) -> tuple[dict[str, str] |
     if not checkout.is_dir():
         for kept in kept_dirs(spec, base):
             if all((kept / f"{style}.txt").is_file() for style in STYLES):
-                return {style: (kept / f"{style}.txt").read_text(encoding="utf-8").rstrip("\n")
+                return {style: read_regular(kept / f"{style}.txt").decode("utf-8").rstrip("\n")
                         for style in STYLES}, []
         return None, [SpecIssue((FIELD, "checkout"), f"{source.checkout!r} is not a directory (looked for "
                                 f"{checkout}) and no record of this op keeps its headers; give the root of the "
@@ -86,7 +87,9 @@ def _header_of(checkout: Path, rel: str, style: str) -> tuple[str | None, str]:
     if not path.is_file():
         return None, f"is not a file of the checkout (looked for {path}); name a file it has"
     try:
-        text = path.read_bytes()[: 1 << 20].decode("utf-8")
+        text = read_regular(path, 1 << 20).decode("utf-8")
+    except NotRegularFile as error:
+        return None, f"is {error.kind}; name a text file of the checkout"
     except UnicodeDecodeError:
         return None, "is not UTF-8 text"
     header = leading_header(text, style)

@@ -15,6 +15,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
 from ..errors import OpgenError, spec_error
+from ..files import NotRegularFile, read_regular
 from . import models
 from .attrs import attr_types
 from .issues import SpecIssue
@@ -39,9 +40,15 @@ class LoadedSpec:
 
 
 def load_spec(path: Path) -> LoadedSpec:
-    if not path.is_file():
-        raise OpgenError("spec file not found; pass the path of an op spec YAML (see schemas/)", where=str(path))
-    raw = path.read_bytes()
+    try:
+        raw = read_regular(path, MAX_SPEC_BYTES + 1)
+    except NotRegularFile as error:
+        raise OpgenError(f"the spec is {error.kind}, not a regular file; opgen reads no spec from a pipe or a "
+                         "device: save it to a file first (`cat > op.yaml`) and pass that file",
+                         where=str(path)) from None
+    except (FileNotFoundError, NotADirectoryError):
+        raise OpgenError("spec file not found; pass the path of an op spec YAML (see schemas/)",
+                         where=str(path)) from None
     if len(raw) > MAX_SPEC_BYTES:
         raise OpgenError(f"spec is larger than {MAX_SPEC_BYTES} bytes; an op spec is a few KiB", where=str(path))
     try:

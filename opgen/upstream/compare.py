@@ -93,7 +93,7 @@ def _value(kind: str | None, default: str | None) -> object:
     if kind == "Float":
         try:
             return _number(ast.parse(re.sub(r"(\d\.?)[fF]\b", r"\1", default), mode="eval").body)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError):  # not plain arithmetic, or nested past reading
             return default
     return default.strip('"').lower() if kind == "Bool" else default.strip('"')
 

@@ -18,17 +18,56 @@ def _parser() -> Parser:
 
 
 def parse(source: bytes) -> Node:
-    """The root node of a C/C++ source."""
-    return _parser().parse(source).root_node
+    """The root node of a C/C++ source, its dead branches (`#if 0`, `#if 1`'s `#else`) blanked first."""
+    return _parser().parse(live_source(source)).root_node
+
+
+_IF = re.compile(rb"\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b\s*(.*?)\s*(?://.*|/\*.*)?$")
+_CONSTANT = re.compile(rb"\(?\s*([01])\s*\)?")
+
+
+def live_source(source: bytes) -> bytes:
+    """The source with the lines of branches the preprocessor never compiles emptied (line numbers kept): the
+    body of `#if 0` and the `#else`/`#elif` branches of `#if 1`. A condition on anything but 0 or 1 is not
+    decided here: all its branches stay."""
+    lines = source.split(b"\n")
+    frames: list[list[bool | None]] = []  # per open #if: [this branch's constant (None: undecided), a branch taken]
+    for number, line in enumerate(lines):
+        directive = _IF.match(line)
+        dead = any(frame[0] is False for frame in frames)
+        if directive is not None:
+            kind, condition = directive.group(1), directive.group(2)
+            constant = _CONSTANT.fullmatch(condition)
+            if kind in (b"if", b"ifdef", b"ifndef"):
+                value = constant.group(1) == b"1" if kind == b"if" and constant else None
+                frames.append([value, value is True])
+            elif frames and kind in (b"elif", b"else"):
+                frame = frames[-1]
+                if frame[1]:  # an earlier branch is always compiled: this one never is
+                    frame[0] = False
+                elif kind == b"else":
+                    frame[0] = None if frame[0] is None else not frame[0]
+                else:
+                    frame[0] = constant.group(1) == b"1" if constant else None
+                    frame[1] = frame[0] is True
+            elif frames and kind == b"endif":
+                frames.pop()
+            continue
+        if dead:
+            lines[number] = b""
+    return b"\n".join(lines)
 
 
 def descendants(node: Node, *types: str) -> Iterator[Node]:
-    """Every node of the given types under `node`, in source order, not descending into a match."""
-    for child in node.children:
+    """Every node of the given types under `node`, in source order, not descending into a match. A walk with
+    a stack of its own: an expression nested thousands deep is read like any other, never a RecursionError."""
+    stack = list(reversed(node.children))
+    while stack:
+        child = stack.pop()
         if child.type in types:
             yield child
         else:
-            yield from descendants(child, *types)
+            stack.extend(reversed(child.children))
 
 
 def text(node: Node) -> str:
@@ -60,6 +99,12 @@ def string_value(node: Node) -> str | None:
     if node.type != "string_literal":
         return None
     return "".join(text(c) for c in node.named_children if c.type in ("string_content", "escape_sequence"))
+
+
+def literal(node: Node) -> str:
+    """An argument as written: a string literal verbatim (quotes, escapes and spaces kept, so its value can be
+    decoded as C++ would), anything else with whitespace normalised."""
+    return text(node) if node.type in ("string_literal", "concatenated_string", "raw_string_literal") else written(node)
 
 
 def value(node: Node) -> str:

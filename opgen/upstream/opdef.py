@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from ..errors import OpgenError
-from .cpp import Call, chain, descendants, enumerators, parse, text, value, written
+from .cpp import Call, chain, descendants, enumerators, literal, parse, text, value, written
 from .models import AICoreConfig, DefAttr, DefTensor, OpDef
 
 _COLUMNS = {"DataType": "data_type", "Format": "format", "UnknownShapeFormat": "unknown_shape_format"}
@@ -130,7 +130,7 @@ def _attr(calls: tuple[Call, ...]) -> DefAttr:
         if call.name == "AttrType":
             attr_type = call.args_written
         elif call.name in _ATTR_TYPES:
-            kind, default = call.name, call.args_written or None
+            kind, default = call.name, ", ".join(literal(a) for a in call.args) or None
         else:
             flags[call.name] = call.args_written
     return DefAttr(name=calls[0].name_arg, attr_type=attr_type, type=kind, default=default, flags=flags)

@@ -7,7 +7,7 @@ from tree_sitter import Node
 
 from ..errors import OpgenError
 from ..spec.dtypes import PROTO_TYPE_CLASSES
-from .cpp import Call, descendants, parse, statement_chains, string_value, text, written
+from .cpp import Call, descendants, literal, parse, statement_chains, string_value, text, written
 from .models import Proto, ProtoAttr, ProtoTensor, ProtoType
 
 _ATTR_KINDS = ("ATTR", "REQUIRED_ATTR")
@@ -30,7 +30,7 @@ def _proto(calls: tuple[Call, ...], where: str) -> Proto:
             tensors.append(ProtoTensor(kind=call.name, name=written(call.args[0]),
                                        type=_tensor_type(call.args[1], datatypes, where)))
         elif call.name in _ATTR_KINDS and len(call.args) >= 2:
-            default = written(call.args[2]) if len(call.args) > 2 else None
+            default = literal(call.args[2]) if len(call.args) > 2 else None
             attrs.append(ProtoAttr(kind=call.name, name=written(call.args[0]), type=written(call.args[1]),
                                    default=default))
         elif call.name not in (*_SKIPPED, "DATATYPE"):

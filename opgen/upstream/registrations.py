@@ -41,7 +41,8 @@ def read_aclnn_header(source: bytes, file: str) -> AclnnHeader:
         marked = any(c.type == "attribute_declaration" and text(c) == _MARK.decode() for c in declaration.children)
         functions.append(AclnnFunction(
             name=written(name) if name else "", return_type=_base_type(declaration) if kind else "",
-            params=tuple(_param(p) for p in params.named_children if p.type == "parameter_declaration")
+            params=tuple(_param(p) if p.type == "parameter_declaration" else AclnnParam(type="...", name="")
+                         for p in params.children if p.type in ("parameter_declaration", "..."))
             if params else (), aclnn_api=marked))
     return AclnnHeader(file=file, functions=tuple(functions))
 
@@ -57,16 +58,17 @@ def _base_type(declaration: Node) -> str:
 
 
 def _param(node: Node) -> AclnnParam:
-    """`const aclTensor* x` -> (`const aclTensor*`, `x`); `aclOpExecutor** e` -> (`aclOpExecutor**`, `e`)."""
+    """`const aclTensor* x` -> (`const aclTensor*`, `x`); `aclOpExecutor** e` -> (`aclOpExecutor**`, `e`); an
+    unnamed `const aclScalar*` -> (`const aclScalar*`, ``)."""
     kind = _base_type(node)
     declarator = node.child_by_field_name("declarator")
     suffix = ""
-    while declarator is not None and declarator.type in ("pointer_declarator", "reference_declarator",
-                                                         "array_declarator"):
-        if declarator.type == "array_declarator":
+    while declarator is not None and declarator.type.removeprefix("abstract_") in (
+            "pointer_declarator", "reference_declarator", "array_declarator"):
+        if declarator.type.endswith("array_declarator"):
             suffix += "[]"
         else:
-            suffix += "*" if declarator.type == "pointer_declarator" else "&"
+            suffix += "*" if declarator.type.endswith("pointer_declarator") else "&"
             suffix += "".join(" " + text(c) for c in declarator.children if c.type == "type_qualifier")
         declarator = declarator.child_by_field_name("declarator")
     return AclnnParam(type=f"{kind}{suffix}", name=written(declarator) if declarator is not None else "")

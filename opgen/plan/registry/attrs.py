@@ -144,9 +144,16 @@ def _other(attr: AttrSpec, k: int) -> AttrValue:
         return attr.check_value
     if attr.type == "bool":
         return not attr.default
-    if attr.type == "int":
-        return int(attr.default) + 1 + k
-    return (float(attr.default) * 2.0 if attr.default else 0.5) + 0.25 * k
+    if attr.type == "int":  # an int64: stepping down from a default at its top
+        up = int(attr.default) + 1 + k
+        return up if up <= _INT64_MAX else int(attr.default) - 1 - k
+    default = float(attr.default)
+    value = (default * 2.0 if default else 0.5) + 0.25 * k
+    return value if abs(value) <= _FLOAT32_MAX else default / (2.0 + k)  # a float32: halving a default near its top
+
+
+_INT64_MAX = (1 << 63) - 1
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def _attr(index: int, attr: AttrSpec) -> AttrPlan:
