@@ -65,9 +65,10 @@ def print_table(report: CheckReport, console: Console | None = None) -> None:
 
     terminal = sys.stdout.isatty()
     console = console or make_console(width=None if terminal else FULL_WIDTH, soft_wrap=False)
-    title = Text(f"opgen check {report.op_type} ({report.families}) — {report.op_dir}")  # Text: no markup
-    table = Table(title=title, title_justify="left",
-                  show_lines=False, expand=False)
+    # the heading is a line of its own, never folded at the table's width: a long op dir path stays whole
+    console.print(Text(f"opgen check {report.op_type} ({report.families}) — {report.op_dir}"),  # Text: no markup
+                  soft_wrap=True)
+    table = Table(show_lines=False, expand=False)
     table.add_column("tier", no_wrap=True)
     table.add_column("item", overflow="fold", max_width=60 if terminal else None)
     table.add_column("status", no_wrap=True)

@@ -60,9 +60,9 @@ def test_help_names_every_tier() -> None:
 
 
 def test_the_table_off_a_terminal_prints_every_row_on_one_line(tmp_path: Path) -> None:
-    op_dir = copy_sample(tmp_path / "[bold]x[/bold]", RELU)
+    op_dir = copy_sample(tmp_path / ("long" * 40) / "[bold]x[/bold]", RELU)
     result = run(op_dir, "--tier", "structure")
-    assert f"— {op_dir}" in result.output  # markup in the path printed as typed
+    assert f"— {op_dir}" in result.output  # markup in the path printed as typed, and a long one never folded
     rows = [line.split("│") for line in result.output.splitlines() if line.startswith("│")]
     assert rows and all(row[3].strip() in ("PASS", "FAIL", "SKIPPED") for row in rows)  # no row folded in two
 
