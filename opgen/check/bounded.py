@@ -46,16 +46,16 @@ LARGEST = 1e6
 REAPER = Path(__file__).resolve().with_name("reaper.py")
 GRACE = 0.5  # how long pipes are still read once the child has ended
 STOP_WAIT = 3.0  # how long the reaper may take to kill what it watches before its group gets SIGKILL
-SETTINGS = {
-    "OPGEN_COMPILE_TIMEOUT": "seconds one preprocess or compile may take",
-    "OPGEN_COMPILE_MEMORY": "GiB of address space one preprocess or compile may take",
-    "OPGEN_EXEC_TIMEOUT": "seconds one run of tree code may take",
-    "OPGEN_CHILD_OUTPUT": "MiB of stdout and stderr opgen keeps from one child",
+SETTINGS = {  # name: what it gives, an example
+    "OPGEN_COMPILE_TIMEOUT": ("seconds one preprocess or compile may take", "300"),
+    "OPGEN_COMPILE_MEMORY": ("GiB of address space one preprocess or compile may take", "4"),
+    "OPGEN_EXEC_TIMEOUT": ("seconds one run of tree code may take", "600"),
+    "OPGEN_CHILD_OUTPUT": ("MiB of stdout and stderr opgen keeps from one child", "256"),
 }
 
 
-class Interrupted(BaseException):
-    """opgen got SIGINT or SIGTERM: no child may start, none is left running. A BaseException, so no tier's
+class Interrupted(KeyboardInterrupt):
+    """opgen got SIGINT or SIGTERM: no child may start, none is left running. A KeyboardInterrupt, so no tier's
     `except Exception` turns it into a row."""
 
 
@@ -68,8 +68,9 @@ def _setting(name: str, default: float) -> float:
     except ValueError:
         value = math.nan
     if not 0 < value <= LARGEST:  # nan, inf, 0, negative, too large
-        raise OpgenError(f"{name}={text!r} is not a setting: give the {SETTINGS[name]}, a number greater than 0 "
-                         f"and at most {LARGEST:.0e} (e.g. {name}={default:g}), or unset it for the default")
+        what, example = SETTINGS[name]
+        raise OpgenError(f"{name}={text!r} is not a setting: give the {what}, a number greater than 0 and at most "
+                         f"{LARGEST:.0e} (e.g. {name}={example}), or unset it for the default")
     return value
 
 
@@ -205,7 +206,7 @@ def _pump(process: subprocess.Popen[bytes], deadline: float, input: str | None,
         while not _stopping:
             now = time.monotonic()
             if now >= deadline:
-                return _joined(kept, process) + (True, False)
+                return (*_joined(kept, process), True, False)
             if ended is None and process.poll() is not None:
                 ended = now
             if ended is not None and (not selector.get_map() or now - ended > GRACE):
@@ -215,25 +216,24 @@ def _pump(process: subprocess.Popen[bytes], deadline: float, input: str | None,
                     process.wait(min(deadline - now, 0.05))
                 continue
             for key, _ in selector.select(min(deadline - now, 0.05 if ended is None else GRACE / 5)):
-                stream = key.fileobj
-                if stream is process.stdin:
+                if key.fileobj is process.stdin:
                     try:
                         pending = pending[os.write(key.fd, pending[:65536]):]
                     except BrokenPipeError:
                         pending = pending[:0]
                     if not pending:
-                        selector.unregister(stream)
-                        stream.close()  # type: ignore[union-attr]
+                        selector.unregister(key.fd)
+                        process.stdin.close()
                     continue
                 data = os.read(key.fd, 1 << 16)
                 if not data:
-                    selector.unregister(stream)
+                    selector.unregister(key.fd)
                     continue
                 kept[key.fd].append(data)
                 total += len(data)
                 if total > cap:
-                    return _joined(kept, process) + (False, True)
-        return _joined(kept, process) + (False, False)
+                    return (*_joined(kept, process), False, True)
+        return (*_joined(kept, process), False, False)
     finally:
         selector.close()
 

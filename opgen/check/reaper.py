@@ -17,6 +17,7 @@ e.g. one re-parented by a subreaper of its own that outlives this process's swee
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import resource
@@ -64,10 +65,8 @@ def _sweep() -> None:
         if not left:
             return
         for pid in left:
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
         try:
             while os.waitpid(-1, os.WNOHANG)[0]:
                 pass
@@ -84,11 +83,9 @@ def _exec(memory: int, command: list[str]) -> None:
         if memory:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         os.execvp(command[0], command)
-    except BaseException as error:  # noqa: BLE001 - nothing may run past this point in the child
-        try:
+    except BaseException as error:
+        with contextlib.suppress(OSError):
             os.write(2, f"opgen: cannot run {command[0]}: {error}\n".encode())
-        except OSError:
-            pass
     os._exit(127)
 
 
