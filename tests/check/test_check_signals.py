@@ -64,9 +64,20 @@ def _wait_for(condition: Callable[[], bool], seconds: float) -> bool:
     return False
 
 
+# `opgen check ARGS...` with SIGINT handled as an interactive shell leaves it, even when pytest runs as a
+# background job (which ignores SIGINT, and so would opgen)
+_OPGEN = """
+import signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
+from opgen.cli import main
+sys.argv = ["opgen", "check", *sys.argv[1:]]
+main()
+"""
+
+
 def _check(args: list[str], tmp_path: Path) -> subprocess.Popen[str]:
     out = (tmp_path / "out.txt").open("w")
-    return subprocess.Popen([sys.executable, "-m", "opgen", "check", *args], stdout=out, stderr=out, text=True)
+    return subprocess.Popen([sys.executable, "-c", _OPGEN, *args], stdout=out, stderr=out, text=True)
 
 
 def _reap_all(process: subprocess.Popen[str], left: set[int]) -> None:
