@@ -13,6 +13,11 @@ INTERRUPTED = 130  # exit code after Ctrl-C or SIGTERM, as a shell reports a SIG
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
+    """SIGINT and SIGTERM: the children `opgen check` bounds are killed and none starts any more (so the
+    threads waiting on them return at once), then the run unwinds as from Ctrl-C."""
+    bounded = sys.modules.get(f"{__package__}.check.bounded")  # not imported: no such child was started
+    if bounded is not None:
+        bounded.stop_all()
     raise KeyboardInterrupt
 
 
@@ -57,6 +62,8 @@ def main() -> None:
     An ignored SIGINT (a background job of a non-interactive shell) stays ignored.
     """
     signal.signal(signal.SIGTERM, _terminate)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _terminate)
     try:
         from .streams import prepare
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..cann_sources import CannSources
+from ..check.bounded import run_bounded
 from ..locks import held_lock
 from ..validate.checkout import open_checkout
 from ..validate.errors_map import PathMapper, first_error
@@ -107,8 +108,9 @@ def _run(prefix: Prefix, ops_nn: Path, kind: UtKind, op: str, soc: str, experime
     with log.open("w", encoding="utf-8") as out:
         out.write("$ " + " ".join(argv) + "\n")
         out.flush()
-        done = subprocess.run(argv, cwd=ops_nn, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=TIMEOUT,
-                              check=False)
+        done = run_bounded(argv, timeout=TIMEOUT, cwd=ops_nn, env=env, output=out)
+    if done.timed_out:
+        raise subprocess.TimeoutExpired(argv, TIMEOUT)
     seconds = time.perf_counter() - start
     ran, passed, failed = gtest_counts(log.read_text(encoding="utf-8", errors="replace"))
     return UtRun(kind, op, soc, done.returncode, ran, passed, failed, seconds, log)

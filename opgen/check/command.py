@@ -60,16 +60,19 @@ def check(
     --tier / --skip-tier choose the tiers (e.g. --skip-tier kernel --skip-tier ops-nn-ut in an edit loop); a tier left
     out is reported SKIPPED. Every preprocess and compile of tree files is bounded by OPGEN_COMPILE_TIMEOUT
     (seconds) and OPGEN_COMPILE_MEMORY (GiB, default 4), every run of tree code by OPGEN_EXEC_TIMEOUT (seconds,
-    default 600). Exit 0 only when no tier fails (a SKIPPED tier does not fail), 1 when one does, 2 on bad input.
+    default 600); opgen keeps at most OPGEN_CHILD_OUTPUT MiB (default 256) of one child's output. Exit 0 only
+    when no tier fails (a SKIPPED tier does not fail), 1 when one does, 2 on bad input, 130 when interrupted.
     """
     from ..errors import OpgenError
 
     try:
         from ..cann_sources import resolve_sources
+        from .bounded import check_settings
         from .headers import resolve_include_dirs
         from .runner import chosen_tiers, run_checks
         from .trust import Trust
 
+        check_settings()
         tiers = chosen_tiers(tier or [], skip_tier or [])
 
         include_dirs = resolve_include_dirs(cann_headers or [])

@@ -24,7 +24,7 @@ from ..errors import OpgenError
 from ..plan import RenderPlan
 from ..spec.load import LoadedSpec
 from ..spec.reference import NO_REFERENCE, resolve_reference
-from .bounded import exec_timeout, kill_group
+from .bounded import collect, exec_timeout, start
 from .items import CheckItem, bad, ok, skipped, verdict
 from .trust import ALLOW_EXEC_FLAG, Trust, run_tree_code
 
@@ -85,10 +85,8 @@ def _tree_golden_rows(golden: Path, spec_path: Path, seed: int) -> list[CheckIte
     """The tree's own golden.py, run as tree code (the user passed --allow-exec)."""
     command = [*_child_command(), "--golden", str(golden.resolve()), str(spec_path.resolve()), "--seed", str(seed)]
     run = run_tree_code(command, timeout=CHILD_TIMEOUT, env=_child_env())
-    allowed = exec_timeout(CHILD_TIMEOUT)
-    if run.timed_out:
-        return [bad("golden (tree)", f"the tree's {GOLDEN} took more than {allowed:.0f} s and was stopped with every "
-                    "process it started (OPGEN_EXEC_TIMEOUT)")]
+    if run.failure is not None:
+        return [bad("golden (tree)", f"the tree's {GOLDEN} {run.failure}")]
     return _rows(run.stdout, run.stderr, run.returncode, "golden (tree)")
 
 
@@ -133,30 +131,25 @@ def _child_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
 
 
-def start_child(op_dir: Path, spec_path: Path, *, seed: int = 0, trust: Trust = NO_EXEC) -> subprocess.Popen[str]:
-    """Start this tier in a fresh interpreter (see the module doc); collect its rows with `collect_child`."""
+def start_child(op_dir: Path, spec_path: Path, *, seed: int = 0, trust: Trust = NO_EXEC) -> subprocess.Popen[bytes]:
+    """Start this tier in a fresh interpreter (see the module doc), bounded as tree code is (bounded.py);
+    collect its rows with `collect_child`."""
     command = [*_child_command(), str(op_dir), str(spec_path), "--seed", str(seed)]
     if trust.allow_exec:
         command.append(ALLOW_EXEC_FLAG)
     # a cwd of its own: `python -m` puts the cwd first on sys.path, and the user's cwd may be the checked tree
     # (a `numpy.py` there would run on import)
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_child_env(),
-                            cwd=_CHILD_CWD, start_new_session=True)
+    return start(command, env=_child_env(), cwd=_CHILD_CWD)
 
 
-def collect_child(child: subprocess.Popen[str], *, timeout: float | None = None) -> list[CheckItem]:
+def collect_child(child: subprocess.Popen[bytes], *, timeout: float | None = None) -> list[CheckItem]:
     """The child's rows, or one failed row saying how it died. Its default time outlasts the tree golden's
     bound inside it, so that run ends (its processes killed, its dir removed) before this one is stopped."""
     timeout = timeout if timeout is not None else CHILD_TIMEOUT + exec_timeout(CHILD_TIMEOUT)
-    try:
-        out, err = child.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        kill_group(child.pid)
-        child.communicate()
-        return [bad("numerics", f"the numerics check took more than {timeout:.0f} s")]
-    finally:
-        kill_group(child.pid)
-    return _rows(out, err, child.returncode, "numerics")
+    run = collect(child, timeout=timeout)
+    if run.failure is not None:
+        return [bad("numerics", f"the numerics check {run.failure}")]
+    return _rows(run.stdout, run.stderr, run.returncode, "numerics")
 
 
 def _rows(out: str, err: str, returncode: int, item: str) -> list[CheckItem]:

@@ -111,8 +111,7 @@ def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *
         loaded, plan = load_target(op_dir, spec)
     except BaseException:
         if child is not None:
-            child.kill()
-            child.communicate()
+            collect_child(child, timeout=0)
         raise
     op_dir = op_dir.resolve()  # absolute before any thread starts: nothing may depend on the cwd
     jobs: dict[str, Callable[[], list[CheckItem]]] = {

@@ -326,8 +326,8 @@ def python_errors(path: Path, *, golden: bool | None = None, timeout: float = 12
     if static or not trust.allow_exec:
         return static
     run = run_tree_code([sys.executable, "-I", "-B", "-c", _GOLDEN_PROBE, str(path.resolve())], timeout=timeout)
-    if run.timed_out:
-        return [SyntaxFinding(path, 1, f"importing took more than {timeout:.0f}s")]
+    if run.failure is not None:  # a cut output's last line is no answer
+        return [SyntaxFinding(path, 1, f"importing it {run.failure}")]
     try:
         problems = json.loads(run.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):

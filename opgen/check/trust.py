@@ -38,6 +38,7 @@ class TreeRun:
     stdout: str
     stderr: str
     timed_out: bool
+    failure: str | None  # why it counts as failed whatever it printed (bounded.BoundedRun.failure)
 
 
 def run_tree_code(command: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
@@ -52,7 +53,7 @@ def run_tree_code(command: Sequence[str], *, timeout: float, env: Mapping[str, s
             target.write_bytes(data)
         child_env = {**os.environ, **(env or {}), "HOME": scratch, "TMPDIR": scratch}
         run = run_bounded(command, timeout=exec_timeout(timeout), cwd=scratch, env=child_env)
-    return TreeRun(run.returncode, run.stdout, run.stderr, run.timed_out)
+    return TreeRun(run.returncode, run.stdout, run.stderr, run.timed_out, run.failure)
 
 
 def _text(data: bytes | str | None) -> str:

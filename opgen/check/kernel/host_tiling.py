@@ -174,8 +174,8 @@ def host_tilings(op_dir: Path, plan: RenderPlan, harness: TilingHarness, soc: So
             return HostTilings({}, f"the host tiling did not link: {problem}")
         done = run_tree_code([str(exe)], timeout=RUN_TIMEOUT)
     lines = [line.removeprefix(_MARK) for line in done.stdout.splitlines() if line.startswith(_MARK)]
-    if done.timed_out or len(lines) != len(unique):
-        tail = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
+    if done.failure is not None or len(lines) != len(unique):  # a cut output is no answer, even a full one
+        tail = done.failure or (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
         return HostTilings({}, f"the host tiling driver ended (exit {done.returncode}) after {len(lines)} of "
                                f"{len(unique)} cases: {tail}")
     cached.parent.mkdir(parents=True, exist_ok=True)

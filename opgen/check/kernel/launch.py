@@ -146,7 +146,7 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
             checks = [line.rsplit("] ", 1)[-1] for line in done.stdout.splitlines() if line.startswith("[ERROR]")]
             after = f", after asc-devkit's CPU-debug check: {checks[0]}" if checks else ""
             return ShapeRun(shapes, launch.cores, 0.0, 0.0,
-                            (f"{where}: the kernel did not finish: {'timeout' if done.timed_out else tail}{after}",))
+                            (f"{where}: the kernel did not finish: {done.failure or tail}{after}",))
         overruns = [line for line in done.stdout.splitlines() if line.startswith("overrun ")]
         padded = [line for line in overruns if padding_tolerated and in_allocation_padding(line)]
         problems = [_overrun(line, where) for line in overruns if line not in padded]

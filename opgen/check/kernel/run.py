@@ -170,6 +170,8 @@ def _dag_row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources,
         return [_unbuilt(label, variant, build)]
     described = run_tree_code([str(build.executable), DESCRIBE], timeout=60.0, files={})
     dags = parse_facts(described.stdout)
+    if described.failure is not None:
+        return [bad(label, f"the built kernel, asked to describe its DAG, {described.failure}")]
     if any(p.key not in dags for p in every):
         return [bad(label, f"the built kernel did not describe its DAG: {described.stderr.strip()[-200:]}")]
     rng = np.random.default_rng(seed)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ...cann_sources import CannSources, cache_root
 from ...plan import RenderPlan
+from ..bounded import run_bounded
 from ..confined import ConfinedCompile, compile_confined
 from .build import KernelVariant, compile_command, wrapper_source
 from .dag_run import launcher_source
@@ -203,8 +204,9 @@ def _build(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: Ren
         if compiled.returncode != 0:
             return KernelBuild(None, "compile: " + _first_error(compiled.stderr, op_dir))
         exe = Path(scratch) / "kernel"
-        linked = subprocess.run(["g++", str(obj), str(runtime), "-o", str(exe)], capture_output=True, text=True,
-                                errors="replace", timeout=TIMEOUT, check=False)
+        linked = run_bounded(["g++", str(obj), str(runtime), "-o", str(exe)], timeout=TIMEOUT)
+        if linked.failure is not None:
+            return KernelBuild(None, f"link: g++ {linked.failure}", stopped=True)
         if linked.returncode != 0:
             missing = tuple(sorted(set(_UNDEFINED.findall(linked.stderr)) & _declared(sources, variant)))
             if missing:

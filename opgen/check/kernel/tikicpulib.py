@@ -35,6 +35,7 @@ from ...errors import OpgenError
 from ...locks import held_lock
 from ...plan import RenderPlan
 from ...spec.socs import SOCS
+from ..bounded import run_bounded
 from .build import BASE_FLAGS, COMMON_DEFINES, KernelArch, KernelVariant, kernel_sources, kernel_variants, soc_arch
 from .intrinsics import HEADER, intrinsic_dir, learn
 from .run_build import (
@@ -152,8 +153,9 @@ def _build_library(sources: CannSources, arch: KernelArch, library: Path) -> Non
         objects = [Path(scratch) / f"{unit.stem}.o" for unit in units]
         for unit, obj in zip(units, objects, strict=True):
             for _ in range(MAX_ROUNDS):
-                done = subprocess.run(["nice", "-n", "10", "g++", *flags, str(unit), "-o", str(obj)],
-                                      capture_output=True, text=True, errors="replace", timeout=TIMEOUT, check=False)
+                done = run_bounded(["nice", "-n", "10", "g++", *flags, str(unit), "-o", str(obj)], timeout=TIMEOUT)
+                if done.failure is not None:
+                    raise OpgenError(f"the tikicpulib stand-in's {unit.name}: g++ {done.failure}")
                 if done.returncode == 0 or not learn(sources, arch, done.stderr):
                     break
             if done.returncode != 0:

@@ -71,6 +71,8 @@ def read_args(sources: CannSources, variant: KernelVariant, op_dir: Path, entry:
                        *(f"#undef {d.split('(')[0]}\n#define {d}" for d in _KINDS),
                        "opgen_ui ASCENDC_TPL_UI_RANGE ASCENDC_TPL_UI_LIST ASCENDC_TPL_UI_MIX", call, ""])
     done = _preprocessed(sources, variant, op_dir, probe)
+    if done.failure is not None:
+        return f"{header.name}: the preprocessor {done.failure}"
     if done.returncode != 0:
         return f"{header.name}: the preprocessor failed: {done.stderr.strip()[:300]}"
     text = done.stdout[done.stdout.rfind("opgen_ui"):]
@@ -100,6 +102,8 @@ class EntryForm:
 def entry_form(sources: CannSources, variant: KernelVariant, op_dir: Path, entry: Path) -> EntryForm | str:
     """The entry's form as the kernel build sees it: directives run (macros unexpanded), the last entry defined."""
     done = _preprocessed(sources, variant, op_dir, f'#include "{entry}"\n', "-fdirectives-only")
+    if done.failure is not None:
+        return f"{entry.name}: the preprocessor {done.failure}"
     if done.returncode != 0:
         return f"{entry.name}: the preprocessor failed: {done.stderr.strip()[:300]}"
     found = list(_ENTRY.finditer(done.stdout))
