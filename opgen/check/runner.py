@@ -22,11 +22,13 @@ from ..plan import RenderPlan
 from ..record import RECORD_DIR_ENV, SPEC_COPY, find_record
 from ..spec.load import LoadedSpec
 from .items import CheckItem, TierResult, bad, skipped
+from .tree_guard import probe_items, special_items
 from .tree_links import links_leaving
 from .trust import Trust
 
 NO_EXEC = Trust()
 TIERS = ("structure", "syntax", "consistency", "numerics", "headers", "kernel", "ops-nn-ut", "upstream")
+PREPROCESSING = ("syntax", "headers", "kernel", "ops-nn-ut")  # the tiers that run a preprocessor on tree files
 
 
 @dataclass(frozen=True)
@@ -101,10 +103,19 @@ def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *
 
     start = time.perf_counter()
     path = spec_path(op_dir, spec)
-    if leaving := links_leaving(op_dir):
+    chosen = [t for t in TIERS if t in tiers]
+    leaving = links_leaving(op_dir)
+    special = [] if leaving else special_items(op_dir)
+    if leaving or special:
         loaded, plan = load_target(op_dir, spec)
-        return CheckReport(op_dir.resolve(), loaded.path, "none", plan.op_type, plan.families_text,
-                           _refused_links(leaving, [t for t in TIERS if t in tiers]), time.perf_counter() - start)
+        refused = _refused_links(leaving, chosen) if leaving else _refused(special, chosen, "not run: the tree holds "
+                                                                            "files that are not regular files (see "
+                                                                            "structure); nothing of it was read")
+        return CheckReport(op_dir.resolve(), loaded.path, "none", plan.op_type, plan.families_text, refused,
+                           time.perf_counter() - start)
+    # a tree asking the preprocessor about paths outside it: structure names each file, no preprocessor runs
+    probing = [t for t in PREPROCESSING if t in tiers]
+    probing = probing if probing and probe_items(op_dir) else []
     # the numerics child (torch: the slowest tier) starts before anything else; it reloads the spec itself
     child = start_child(op_dir.resolve(), path.resolve(), seed=seed, trust=trust) if "numerics" in tiers else None
     try:
@@ -125,7 +136,7 @@ def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *
         "ops-nn-ut": lambda: _ops_nn_ut(op_dir, plan, sources, trust),
         "upstream": lambda: _upstream(op_dir, loaded, plan, sources),
     }
-    chosen = [t for t in TIERS if t in tiers]
+    jobs.update({name: _not_preprocessed(name) for name in probing})
     for name in chosen:  # loaded here, not in the threads: two threads importing one package at once (the
         for module in TIER_MODULES.get(name, ()):  # consistency and upstream tiers both reach opgen.upstream)
             importlib.import_module(module, __package__)  # can deadlock on Python's module locks
@@ -147,10 +158,19 @@ TIER_MODULES = {"structure": (".structure",), "syntax": (".syntax_tier",), "cons
 def _refused_links(leaving: list[str], chosen: list[str]) -> tuple[TierResult, ...]:
     """A tree linking outside itself fails structure, and no other tier reads it."""
     why = "not run: the tree has symlinks leading outside it (see structure); nothing of it was read"
-    return tuple(
-        TierResult(name, tuple(bad(f"symlink {link}", "leads outside the tree (or nowhere): replace it by the file")
-                               for link in leaving) if name == "structure" else (skipped(f"{name} tier", why),))
-        for name in chosen)
+    return _refused([bad(f"symlink {link}", "leads outside the tree (or nowhere): replace it by the file")
+                     for link in leaving], chosen, why)
+
+
+def _not_preprocessed(name: str) -> Callable[[], list[CheckItem]]:
+    why = "not run: the tree's C/C++ asks about paths outside it (see structure); nothing was preprocessed"
+    return lambda: [skipped(f"{name} tier", why)]
+
+
+def _refused(found: list[CheckItem], chosen: list[str], why: str) -> tuple[TierResult, ...]:
+    """Structure fails with `found`; every other chosen tier is SKIPPED saying `why`."""
+    return tuple(TierResult(name, tuple(found) if name == "structure" else (skipped(f"{name} tier", why),))
+                 for name in chosen)
 
 
 def _timed(name: str, job: Callable[[], list[CheckItem]], since: float | None = None) -> TierResult:
