@@ -60,7 +60,8 @@ def check(
     --tier / --skip-tier choose the tiers (e.g. --skip-tier kernel --skip-tier ops-nn-ut in an edit loop); a tier left
     out is reported SKIPPED. Every preprocess and compile of tree files is bounded by OPGEN_COMPILE_TIMEOUT
     (seconds) and OPGEN_COMPILE_MEMORY (GiB, default 4), every run of tree code by OPGEN_EXEC_TIMEOUT (seconds,
-    default 600). Exit 0 only when no tier fails (a SKIPPED tier does not fail), 1 when one does, 2 on bad input.
+    default 600). Exit 0 only when no tier fails (a SKIPPED tier does not fail), 1 when one does, 2 on bad input,
+    3 when every selected tier was SKIPPED (nothing was checked).
     """
     from ..errors import OpgenError
 

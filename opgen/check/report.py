@@ -30,7 +30,7 @@ def to_json(report: CheckReport) -> dict[str, Any]:
         "op_type": report.op_type,
         "families": report.families,
         "sources": report.sources,
-        "status": PASS if report.passed else FAIL,
+        "status": FAIL if not report.passed else PASS if report.checked else SKIP,
         "exit_code": report.exit_code,
         "seconds": round(report.seconds, 3),
         "tiers": [
@@ -143,4 +143,7 @@ def summary(report: CheckReport) -> str:
     if skipped:
         why = escape(visible("; ".join(f"{t.tier}: {t.items[0].reason}" for t in skipped if t.items)))
         parts.append(f"[yellow]SKIPPED[/]: {names(skipped)} ({why})")
+    if report.passed and not report.checked:
+        parts.insert(0, f"[bold yellow]NOTHING CHECKED[/]: every selected tier was SKIPPED, which is no pass "
+                        f"(exit {report.exit_code})")
     return " — ".join(parts) + escape(f" [{report.seconds:.1f} s]")

@@ -28,6 +28,7 @@ from .trust import Trust
 
 NO_EXEC = Trust()
 TIERS = ("structure", "syntax", "consistency", "numerics", "headers", "kernel", "ops-nn-ut", "upstream")
+NOTHING_CHECKED = 3  # the exit code of a run where every selected tier was SKIPPED (no sources, no --allow-exec)
 PREPROCESSING = ("syntax", "headers", "kernel", "ops-nn-ut")  # the tiers that run a preprocessor on tree files
 
 
@@ -40,14 +41,20 @@ class CheckReport:
     families: str  # the kernel families, comma separated
     tiers: tuple[TierResult, ...]
     seconds: float
+    left_out: tuple[str, ...] = ()  # tiers in `tiers` only to say --tier/--skip-tier left them out
 
     @property
     def passed(self) -> bool:
         return all(t.status != "fail" for t in self.tiers)
 
     @property
+    def checked(self) -> bool:
+        """Some selected tier ran a check: a run where every one was SKIPPED proved nothing."""
+        return any(t.status != "skip" for t in self.tiers if t.tier not in self.left_out)
+
+    @property
     def exit_code(self) -> int:
-        return 0 if self.passed else 1
+        return 1 if not self.passed else 0 if self.checked else NOTHING_CHECKED
 
 
 def spec_path(op_dir: Path, spec: Path | None) -> Path:
@@ -80,7 +87,11 @@ def chosen_tiers(only: Sequence[str], left_out: Sequence[str]) -> tuple[str, ...
     """The tiers `--tier` (all when none) and `--skip-tier` leave; an unknown name is bad input."""
     if unknown := sorted({*only, *left_out} - set(TIERS)):
         raise OpgenError(f"no tier named {', '.join(map(repr, unknown))}: the tiers are {', '.join(TIERS)}")
-    return tuple(t for t in TIERS if (not only or t in only) and t not in left_out)
+    chosen = tuple(t for t in TIERS if (not only or t in only) and t not in left_out)
+    if not chosen:
+        raise OpgenError("--tier/--skip-tier leave no tier to run, so nothing would be checked: name a tier with "
+                         f"--tier that no --skip-tier removes (the tiers are {', '.join(TIERS)})")
+    return chosen
 
 
 def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Path] = (), *, seed: int = 0,
@@ -94,7 +105,7 @@ def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Pa
     ran = {t.tier: t for t in report.tiers}
     why = "left out by --tier/--skip-tier"
     every = tuple(ran.get(name) or TierResult(name, (skipped(f"{name} tier", why),)) for name in TIERS)
-    return dataclasses.replace(report, tiers=every)
+    return dataclasses.replace(report, tiers=every, left_out=tuple(name for name in TIERS if name not in ran))
 
 
 def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *, seed: int,
