@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,9 +59,8 @@ def leaves_tree(include: Include, path: Path, root: Path | None) -> bool:
 # What a tree may not do with the preprocessor: learn whether a path exists on the checker's machine. A
 # `__has_include("/etc/shadow")` (or `#include` of it) would turn that into PASS or FAIL, so every spelling that
 # can reach a path outside the tree is refused before anything compiles: an absolute or climbing target, a
-# computed one (a macro names the path), and a token that `##` could paste into `__has_include`.
-PROBES = ("__has_include_next", "__has_include")
-_PASTE_PIECES = frozenset(name[:n] for name in PROBES for n in range(1, len(name))) - set(PROBES)
+# computed one (a macro names the path), and identifiers that `##` could paste together into `__has_include`.
+PROBES = ("__has_include", "__has_include_next")
 _PROBE = re.compile(r"(?<![\w$])(__has_include_next|__has_include)(?![\w$])")
 _PROBE_ARG = re.compile(r'[ \t]*\([ \t]*(?:"([^"\n]*)"|<([^>\n]*)>)[ \t]*\)')
 _HEADER_NAME = re.compile(r'(?:[ \t\f\v]|/\*.*?\*/)*(?:"([^"\n]*)"|<([^>\n]*)>)', re.S)
@@ -78,16 +78,56 @@ _TOKEN = re.compile(r"""
 """, re.X | re.S)
 
 
-def probe_findings(text: str, path: Path, root: Path | None, *, includes: bool = True) -> list[tuple[int, str]]:
-    """(line, message) of each spelling in `text` (a file at `path` in the tree `root`) that can test or read a
-    path outside the tree; `includes=False` leaves `#include` lines to the caller. The text is read as the
-    preprocessor reads it (spliced lines, ISO trigraph `??/` too, comments, raw strings), erring towards refusal."""
+@dataclass(frozen=True)
+class Scan:
+    """One file read as the preprocessor reads it: what in it reaches outside the tree, and its identifiers."""
+
+    findings: list[tuple[int, str]]  # (line, message)
+    identifiers: dict[str, int]  # outside comments and literals, each with the line it first appears on
+
+
+def scan(text: str, path: Path, root: Path | None, *, includes: bool = True) -> Scan:
+    """`text`, a file at `path` in the tree `root`: every spelling that can test or read a path outside the tree
+    (`includes=False` leaves `#include` lines to the caller), read with lines spliced (the ISO trigraph `??/` too),
+    comments and raw strings as the preprocessor has them, erring towards refusal."""
     found: dict[tuple[int, str], None] = {}
+    identifiers: dict[str, int] = {}
     for variant in dict.fromkeys((text, text.replace("??/", "\\"))):
         spliced, starts = _splice(variant)
-        for offset, message in [*_has_include_uses(spliced, path, root), *_token_uses(spliced, path, root, includes)]:
+        uses, offsets = _token_uses(spliced, path, root, includes)
+        for offset, message in [*_has_include_uses(spliced, path, root), *uses]:
             found[(bisect.bisect_right(starts, offset), message)] = None
-    return sorted(found)
+        for word, offset in offsets.items():
+            identifiers.setdefault(word, bisect.bisect_right(starts, offset))
+    return Scan(sorted(found), identifiers)
+
+
+def probe_findings(text: str, path: Path, root: Path | None, *, includes: bool = True) -> list[tuple[int, str]]:
+    """`scan`'s findings for one file read alone, and its identifiers that could be pasted into a probe."""
+    scanned = scan(text, path, root, includes=includes)
+    pieces = pasted_probe(scanned.identifiers)
+    return sorted([*scanned.findings, *([(scanned.identifiers[pieces[0]], paste_message(pieces))] if pieces else [])])
+
+
+def paste_message(pieces: Sequence[str], where: str = "") -> str:
+    return (f"the identifiers {', '.join(map(repr, pieces))}{where} could be pasted (##) into {''.join(pieces)}, "
+            "which probes paths outside the tree: refused (rename one of them)")
+
+
+def pasted_probe(identifiers: Collection[str]) -> tuple[str, ...]:
+    """Two or more of `identifiers` that, pasted in this order, spell `__has_include` (or `_next`); () if none do.
+    A pasted name is made of tokens the source spells, so a tree lacking such pieces cannot build one."""
+    for target in PROBES:
+        spelled: list[tuple[str, ...] | None] = [()] + [None] * len(target)  # [n]: pieces spelling target[:n]
+        for end in range(1, len(target) + 1):
+            for start in range(end):
+                before, piece = spelled[start], target[start:end]
+                if before is not None and piece in identifiers and (start, end) != (0, len(target)):
+                    spelled[end] = (*before, piece)
+                    break
+        if found := spelled[-1]:
+            return found
+    return ()
 
 
 def included_names(text: str) -> set[str]:
@@ -126,9 +166,11 @@ def _has_include_uses(spliced: str, path: Path, root: Path | None) -> list[tuple
     return uses
 
 
-def _token_uses(spliced: str, path: Path, root: Path | None, includes: bool) -> list[tuple[int, str]]:
-    """Include directives leaving the tree (or computed), and identifiers `##` could paste into `__has_include`."""
+def _token_uses(spliced: str, path: Path, root: Path | None, includes: bool) -> tuple[list[tuple[int, str]],
+                                                                                      dict[str, int]]:
+    """Include directives leaving the tree (or computed), and the first offset of each identifier."""
     uses = []
+    identifiers: dict[str, int] = {}
     pos, line_start, directive = 0, True, False
     while (token := _TOKEN.match(spliced, pos)) is not None:
         kind, word = token.lastgroup, token.group()
@@ -138,6 +180,8 @@ def _token_uses(spliced: str, path: Path, root: Path | None, includes: bool) -> 
             continue
         if kind == "comment" or (kind == "other" and word.isspace()):
             continue
+        if kind == "ident":
+            identifiers.setdefault(word, token.start())
         if kind == "hash" and line_start:
             directive = True
         elif directive and kind == "ident" and word in ("include", "include_next", "import"):
@@ -150,11 +194,8 @@ def _token_uses(spliced: str, path: Path, root: Path | None, includes: bool) -> 
                 if includes and leaves_tree(Include(0, target, header.group(1) is not None), path, root):
                     uses.append((token.start(), f"#{word} {target!r} leaves the tree (an absolute path or a `..` "
                                                 "out of it): refused"))
-        elif kind == "ident" and word in _PASTE_PIECES:
-            uses.append((token.start(), f"the token {word!r} could be pasted (##) into __has_include, which probes "
-                                        "paths outside the tree: refused (rename it)"))
         line_start, directive = False, directive and kind == "hash"
-    return uses
+    return uses, identifiers
 
 
 def _target(match: re.Match[str]) -> str:

@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-from .cpp_includes import included_names, probe_findings
+from .cpp_includes import included_names, paste_message, pasted_probe, scan
 from .items import CheckItem, bad
 
 # a file compiled or included as C/C++ by its name; any other tree file a C/C++ file #includes is read as C/C++ too
@@ -71,11 +71,16 @@ def probe_items(op_dir: Path) -> list[CheckItem]:
             break
         as_cpp |= more
     items = []
+    seen: dict[str, str] = {}  # each identifier of the files, with where it first appears
     for path in sorted(as_cpp):
-        found = probe_findings(texts[path], path, root)
-        if found:
-            rel = path.relative_to(root).as_posix()
+        rel = path.relative_to(root).as_posix()
+        scanned = scan(texts[path], path, root)
+        for word, line in scanned.identifiers.items():
+            seen.setdefault(word, f"{rel}:{line}")
+        if scanned.findings:
             items.append(bad(f"preprocessor probe {rel}", "; ".join(f"{rel}:{line}: {message}"
-                                                                    for line, message in found)))
+                                                                    for line, message in scanned.findings)))
+    if pieces := pasted_probe(seen):  # the pieces may sit in different files
+        where = " (" + ", ".join(seen[p] for p in pieces) + ")"
+        items.append(bad("preprocessor probe (pasted)", paste_message(pieces, where)))
     return items
-

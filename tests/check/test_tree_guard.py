@@ -17,7 +17,7 @@ from opgen.check.cpp_includes import probe_findings
 from opgen.check.runner import CheckReport, run_checks
 from opgen.check.structure import structure_tier
 from opgen.check.syntax import cpp_syntax_errors
-from opgen.check.tree_guard import read_regular
+from opgen.check.tree_guard import probe_items, read_regular
 
 from .trees import RELU, copy_sample, loaded
 
@@ -62,7 +62,7 @@ def test_a_probe_of_a_path_outside_the_tree_fails_the_same_whether_it_exists_or_
     statuses = {t.tier: t.status for t in reports[0].tiers}
     assert statuses == {"structure": "fail", "syntax": "skip", "consistency": "pass"}
     [refused] = [i for i in reports[0].tiers[0].items if i.status == "fail"]
-    assert refused.item == f"preprocessor probe {INFERSHAPE}" and f"{INFERSHAPE}:" in refused.reason
+    assert refused.item.startswith("preprocessor probe") and f"{INFERSHAPE}:" in refused.reason
     assert "refused" in refused.reason
     assert _outcome(reports[0], there) == _outcome(reports[1], absent)
 
@@ -71,8 +71,16 @@ def test_in_tree_and_system_probes_are_allowed(tmp_path: Path) -> None:
     source = tmp_path / "op_host" / "x.cpp"
     source.parent.mkdir()
     text = ('#if __has_include("x_tiling.h") && __has_include(<cstdint>)\n#include "../op_kernel/k.h"\n#endif\n'
-            'const char* s = "_"; // __h in a comment is no token\n')
+            'const char* s = "__has_"; // __h in a comment is no token\nint _ = 0, a = 1, s2 = 0;\n')
     assert probe_findings(text, source, tmp_path) == []
+
+
+def test_pieces_of_a_pasted_probe_in_two_files_are_named(tmp_path: Path) -> None:
+    (tmp_path / "a.h").write_text("#define CAT(a, b) a##b\n#define XCAT(a, b) CAT(a, b)\n#define FIRST __ha\n")
+    (tmp_path / "b.cpp").write_text('#include "a.h"\n\n#if XCAT(FIRST, s_include)("/etc/passwd")\n#endif\n')
+    [item] = probe_items(tmp_path)
+    assert item.item == "preprocessor probe (pasted)" and item.status == "fail"
+    assert "'__ha', 's_include' (a.h:3, b.cpp:3) could be pasted (##) into __has_include" in item.reason
 
 
 def test_the_syntax_tier_stops_a_probe_the_text_scan_would_miss(tmp_path: Path,
