@@ -13,8 +13,6 @@ import hashlib
 import os
 import re
 import shutil
-import subprocess
-import sys
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -22,6 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from .errors import OpgenError
+from .kernel_tiling_def import read_regular, write_kernel_tiling_header
 
 SRC_ENV = "OPGEN_CANN_SRC"
 TOOLKIT_ENV = "OPGEN_CANN"
@@ -62,10 +61,10 @@ NEEDS: dict[Use, tuple[str, ...]] = {
     "ut": ("ops-nn", "ops-math", "metadef", "ge", "opbase", "runtime", "asc-devkit", "libboundscheck", "json",
            "googletest"),
 }
-KERNEL_TILING_SCRIPT = "impl/adv_api/cmake/scripts/gen_kernel_tiling_data_def.py"
 ADV_API_LINKS = "impl/adv_api/cmake/kernel_headers.cmake"
 KERNEL_SOURCE_DIR = "tbe_ascendc/op"  # stage dir standing where ops-nn's kernel build puts an op's kernel sources
-STAGE_FORMAT = 3  # bump when the stage's layout changes: a stage of another layout is rebuilt
+STAGE_FORMAT = 4  # bump when the stage's layout changes: a stage of another layout is rebuilt (4: kernel_tiling.h
+# derived by opgen, so a stage whose header the sources' script wrote is never reused)
 _INSTALL_LINK = re.compile(
     r"CREATE_LINK\s+(\S+)\s+\$\{ASCENDC_INSTALL_BASE_PATH\}/asc/include/adv_api/(\S+?)\s+SYMBOLIC")
 
@@ -196,8 +195,8 @@ def cache_root() -> Path:
 
 
 def stage_dir(sources: CannSources) -> Path:
-    """asc-devkit's headers at the paths an installed toolkit has them, plus the generated
-    `kernel_tiling/kernel_tiling.h`; built once per asc-devkit content, in the user's cache dir."""
+    """asc-devkit's headers at the paths an installed toolkit has them, plus `kernel_tiling/kernel_tiling.h`
+    (derived by opgen, nothing in the sources is run); built once per asc-devkit content, in the user's cache dir."""
     devkit = sources.repo("asc-devkit")
     stage = cache_root() / "cann-stage" / f"{sources.content_key('asc-devkit')}-v{STAGE_FORMAT}"
     if (stage / "kernel_tiling" / "kernel_tiling.h").is_file():
@@ -219,13 +218,11 @@ def stage_dir(sources: CannSources) -> Path:
     (part / KERNEL_SOURCE_DIR).mkdir(parents=True)
     (part / KERNEL_SOURCE_DIR).parent.joinpath("inc").symlink_to(sources.root / "ops-nn/common/inc/op_kernel")
     _adv_api_lib(devkit, part / "lib")
-    done = subprocess.run([sys.executable, str(devkit / KERNEL_TILING_SCRIPT), str(devkit / "include/adv_api"),
-                           str(part / "kernel_tiling/kernel_tiling.h")], capture_output=True, text=True,
-                          check=False, cwd=part)
-    if done.returncode != 0 or not (part / "kernel_tiling/kernel_tiling.h").is_file():
+    try:
+        write_kernel_tiling_header(devkit / "include/adv_api", part / "kernel_tiling/kernel_tiling.h")
+    except OpgenError:
         shutil.rmtree(part, ignore_errors=True)
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise OpgenError(f"asc-devkit's {KERNEL_TILING_SCRIPT} failed: {tail}")
+        raise
     try:
         part.rename(stage)
     except OSError:  # another process finished the same stage first
@@ -239,7 +236,7 @@ def _adv_api_lib(devkit: Path, lib: Path) -> None:
     Every dir on a link's path is a real dir of links here, so nothing is written into the sources."""
     source = devkit / "include/adv_api"
     _mirror(source, lib)
-    text = (devkit / ADV_API_LINKS).read_text(encoding="utf-8")
+    text = read_regular(str(devkit / ADV_API_LINKS))
     for rel, dest in _INSTALL_LINK.findall(text):
         link = lib / dest
         for depth in range(1, len(Path(dest).parts)):  # each parent a real dir mirroring its source

@@ -61,7 +61,8 @@ def check(
     out is reported SKIPPED. Every preprocess and compile of tree files is bounded by OPGEN_COMPILE_TIMEOUT
     (seconds) and OPGEN_COMPILE_MEMORY (GiB, default 4), every run of tree code by OPGEN_EXEC_TIMEOUT (seconds,
     default 600); opgen keeps at most OPGEN_CHILD_OUTPUT MiB (default 256) of one child's output. Exit 0 only
-    when no tier fails (a SKIPPED tier does not fail), 1 when one does, 2 on bad input, 130 when interrupted.
+    when no tier fails (a SKIPPED tier does not fail), 1 when one does, 2 on bad input, 3 when every selected tier
+    was SKIPPED (nothing was checked), 130 when interrupted.
     """
     from ..errors import OpgenError
 

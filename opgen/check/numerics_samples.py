@@ -46,7 +46,8 @@ def edge_values(dtype_name: str) -> Array:
     return values[np.sort(first)]
 
 
-def _domain(spec: OpSpec, tensor: TensorPlan) -> tuple[float, float] | None:
+def input_domain(spec: OpSpec, tensor: TensorPlan) -> tuple[float, float] | None:
+    """The values the spec says an input takes (`domain`), if it says."""
     return next((t.domain for t in spec.inputs if t.name == tensor.name), None)
 
 
@@ -55,7 +56,7 @@ def value_range(spec: OpSpec, tensor: TensorPlan, combo: DtypeCombination) -> tu
     if tensor.is_mask or dtype.name == "bool":
         return (0, 1)
     if dtype.is_float:
-        return _domain(spec, tensor) or spec.tests.value_range
+        return input_domain(spec, tensor) or spec.tests.value_range
     return (0 if dtype.name.startswith("uint") else -INT_RANGE, INT_RANGE)
 
 
@@ -91,7 +92,7 @@ def edge_inputs(plan: RenderPlan, combo: DtypeCombination, rng: np.random.Genera
                  spec: OpSpec) -> list[Array]:
     """The product of the edge values of every input the kernel reads (mask bits 0 and 1); others random."""
     varied = {t.name: np.array([False, True]) if t.is_mask else
-              _within(edge_values(t.dtypes[combo.index].name), _domain(spec, t))
+              within_domain(edge_values(t.dtypes[combo.index].name), input_domain(spec, t))
               for t in plan.inputs if t.read_by_kernel}
     sizes = [len(v) for v in varied.values()]
     if int(np.prod(sizes)) <= EDGE_GRID_LIMIT:
@@ -110,7 +111,7 @@ def edge_inputs(plan: RenderPlan, combo: DtypeCombination, rng: np.random.Genera
     return inputs
 
 
-def _within(values: Array, domain: tuple[float, float] | None) -> Array:
+def within_domain(values: Array, domain: tuple[float, float] | None) -> Array:
     """The edge values inside the input's domain, its bounds and NaN."""
     if domain is None:
         return values

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from .items import FAIL, PASS, SKIP, CheckItem, Figure, Status, TierResult
@@ -17,6 +18,9 @@ if TYPE_CHECKING:
 LABELS: dict[Status, str] = {PASS: "PASS", FAIL: "FAIL", SKIP: "SKIPPED"}
 STYLES: dict[Status, str] = {PASS: "green", FAIL: "bold red", SKIP: "yellow"}
 FULL_WIDTH = 100_000  # not on a terminal (a log, a pipe, an issue note): every row in full, one line each
+# characters a terminal acts on or reorders instead of showing: controls (C0, C1, ESC, CR, backspace), format
+# characters (bidi overrides and isolates, zero-width joiners), line and paragraph separators, lone surrogates
+_UNSHOWN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
 def to_json(report: CheckReport) -> dict[str, Any]:
@@ -26,7 +30,7 @@ def to_json(report: CheckReport) -> dict[str, Any]:
         "op_type": report.op_type,
         "families": report.families,
         "sources": report.sources,
-        "status": PASS if report.passed else FAIL,
+        "status": FAIL if not report.passed else PASS if report.checked else SKIP,
         "exit_code": report.exit_code,
         "seconds": round(report.seconds, 3),
         "tiers": [
@@ -57,6 +61,21 @@ def print_json(report: CheckReport) -> None:
     sys.stdout.write(json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n")
 
 
+def visible(text: str) -> str:
+    """Tree text as the table may print it: every character a terminal would act on spelled as an escape
+    (`\\x1b`, `\\u202e`), so a hostile file name or message cannot overdraw a FAIL row or move the cursor."""
+    if not any(unicodedata.category(c) in _UNSHOWN for c in text):
+        return text
+    return "".join(_escaped(c) if unicodedata.category(c) in _UNSHOWN else c for c in text)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 def print_table(report: CheckReport, console: Console | None = None) -> None:
     from rich.table import Table
     from rich.text import Text
@@ -66,7 +85,7 @@ def print_table(report: CheckReport, console: Console | None = None) -> None:
     terminal = sys.stdout.isatty()
     console = console or make_console(width=None if terminal else FULL_WIDTH, soft_wrap=False)
     # the heading is a line of its own, never folded at the table's width: a long op dir path stays whole
-    console.print(Text(f"opgen check {report.op_type} ({report.families}) — {report.op_dir}"),  # Text: no markup
+    console.print(Text(visible(f"opgen check {report.op_type} ({report.families}) — {report.op_dir}")),  # no markup
                   soft_wrap=True)
     table = Table(show_lines=False, expand=False)
     table.add_column("tier", no_wrap=True)
@@ -78,11 +97,11 @@ def print_table(report: CheckReport, console: Console | None = None) -> None:
         table.add_row(Text(tier.tier, style="bold"), Text("(tier)", style="dim"), _status(tier.status),
                       f"{counts[PASS]} passed, {counts[FAIL]} failed, {counts[SKIP]} skipped in {tier.seconds:.1f} s")
         for n, item in enumerate(tier.items):
-            table.add_row("", Text(item.item), _status(item.status), Text(detail(item)),  # Text: no markup
+            table.add_row("", Text(visible(item.item)), _status(item.status), Text(visible(detail(item))),  # no markup
                           end_section=n == len(tier.items) - 1)
     console.print(table)
-    console.print(Text(f"spec: {report.spec_path}", style="dim"), soft_wrap=True)  # e.g. the record's copy
-    console.print(Text(f"CANN sources: {report.sources}", style="dim"), soft_wrap=True)
+    console.print(Text(visible(f"spec: {report.spec_path}"), style="dim"), soft_wrap=True)  # e.g. the record's copy
+    console.print(Text(visible(f"CANN sources: {report.sources}"), style="dim"), soft_wrap=True)
     console.print(summary(report), soft_wrap=True)
 
 
@@ -123,6 +142,9 @@ def summary(report: CheckReport) -> str:
     if passed:
         parts.append(f"[green]passed[/]: {names(passed)}")
     if skipped:
-        why = escape("; ".join(f"{t.tier}: {t.items[0].reason}" for t in skipped if t.items))
+        why = escape(visible("; ".join(f"{t.tier}: {t.items[0].reason}" for t in skipped if t.items)))
         parts.append(f"[yellow]SKIPPED[/]: {names(skipped)} ({why})")
+    if report.passed and not report.checked:
+        parts.insert(0, f"[bold yellow]NOTHING CHECKED[/]: every selected tier was SKIPPED, which is no pass "
+                        f"(exit {report.exit_code})")
     return " — ".join(parts) + escape(f" [{report.seconds:.1f} s]")

@@ -22,11 +22,14 @@ from ..plan import RenderPlan
 from ..record import RECORD_DIR_ENV, SPEC_COPY, find_record
 from ..spec.load import LoadedSpec
 from .items import CheckItem, TierResult, bad, skipped
+from .tree_guard import probe_items, special_items
 from .tree_links import links_leaving
 from .trust import Trust
 
 NO_EXEC = Trust()
 TIERS = ("structure", "syntax", "consistency", "numerics", "headers", "kernel", "ops-nn-ut", "upstream")
+NOTHING_CHECKED = 3  # the exit code of a run where every selected tier was SKIPPED (no sources, no --allow-exec)
+PREPROCESSING = ("syntax", "headers", "kernel", "ops-nn-ut")  # the tiers that run a preprocessor on tree files
 
 
 @dataclass(frozen=True)
@@ -38,14 +41,20 @@ class CheckReport:
     families: str  # the kernel families, comma separated
     tiers: tuple[TierResult, ...]
     seconds: float
+    left_out: tuple[str, ...] = ()  # tiers in `tiers` only to say --tier/--skip-tier left them out
 
     @property
     def passed(self) -> bool:
         return all(t.status != "fail" for t in self.tiers)
 
     @property
+    def checked(self) -> bool:
+        """Some selected tier ran a check: a run where every one was SKIPPED proved nothing."""
+        return any(t.status != "skip" for t in self.tiers if t.tier not in self.left_out)
+
+    @property
     def exit_code(self) -> int:
-        return 0 if self.passed else 1
+        return 1 if not self.passed else 0 if self.checked else NOTHING_CHECKED
 
 
 def spec_path(op_dir: Path, spec: Path | None) -> Path:
@@ -78,7 +87,11 @@ def chosen_tiers(only: Sequence[str], left_out: Sequence[str]) -> tuple[str, ...
     """The tiers `--tier` (all when none) and `--skip-tier` leave; an unknown name is bad input."""
     if unknown := sorted({*only, *left_out} - set(TIERS)):
         raise OpgenError(f"no tier named {', '.join(map(repr, unknown))}: the tiers are {', '.join(TIERS)}")
-    return tuple(t for t in TIERS if (not only or t in only) and t not in left_out)
+    chosen = tuple(t for t in TIERS if (not only or t in only) and t not in left_out)
+    if not chosen:
+        raise OpgenError("--tier/--skip-tier leave no tier to run, so nothing would be checked: name a tier with "
+                         f"--tier that no --skip-tier removes (the tiers are {', '.join(TIERS)})")
+    return chosen
 
 
 def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Path] = (), *, seed: int = 0,
@@ -92,7 +105,7 @@ def run_checks(op_dir: Path, spec: Path | None = None, include_dirs: Sequence[Pa
     ran = {t.tier: t for t in report.tiers}
     why = "left out by --tier/--skip-tier"
     every = tuple(ran.get(name) or TierResult(name, (skipped(f"{name} tier", why),)) for name in TIERS)
-    return dataclasses.replace(report, tiers=every)
+    return dataclasses.replace(report, tiers=every, left_out=tuple(name for name in TIERS if name not in ran))
 
 
 def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *, seed: int,
@@ -101,10 +114,19 @@ def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *
 
     start = time.perf_counter()
     path = spec_path(op_dir, spec)
-    if leaving := links_leaving(op_dir):
+    chosen = [t for t in TIERS if t in tiers]
+    leaving = links_leaving(op_dir)
+    special = [] if leaving else special_items(op_dir)
+    if leaving or special:
         loaded, plan = load_target(op_dir, spec)
-        return CheckReport(op_dir.resolve(), loaded.path, "none", plan.op_type, plan.families_text,
-                           _refused_links(leaving, [t for t in TIERS if t in tiers]), time.perf_counter() - start)
+        refused = _refused_links(leaving, chosen) if leaving else _refused(special, chosen, "not run: the tree holds "
+                                                                            "files that are not regular files (see "
+                                                                            "structure); nothing of it was read")
+        return CheckReport(op_dir.resolve(), loaded.path, "none", plan.op_type, plan.families_text, refused,
+                           time.perf_counter() - start)
+    # a tree asking the preprocessor about paths outside it: structure names each file, no preprocessor runs
+    probing = [t for t in PREPROCESSING if t in tiers]
+    probing = probing if probing and probe_items(op_dir) else []
     # the numerics child (torch: the slowest tier) starts before anything else; it reloads the spec itself
     child = start_child(op_dir.resolve(), path.resolve(), seed=seed, trust=trust) if "numerics" in tiers else None
     try:
@@ -124,7 +146,7 @@ def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *
         "ops-nn-ut": lambda: _ops_nn_ut(op_dir, plan, sources, trust),
         "upstream": lambda: _upstream(op_dir, loaded, plan, sources),
     }
-    chosen = [t for t in TIERS if t in tiers]
+    jobs.update({name: _not_preprocessed(name) for name in probing})
     for name in chosen:  # loaded here, not in the threads: two threads importing one package at once (the
         for module in TIER_MODULES.get(name, ()):  # consistency and upstream tiers both reach opgen.upstream)
             importlib.import_module(module, __package__)  # can deadlock on Python's module locks
@@ -146,10 +168,19 @@ TIER_MODULES = {"structure": (".structure",), "syntax": (".syntax_tier",), "cons
 def _refused_links(leaving: list[str], chosen: list[str]) -> tuple[TierResult, ...]:
     """A tree linking outside itself fails structure, and no other tier reads it."""
     why = "not run: the tree has symlinks leading outside it (see structure); nothing of it was read"
-    return tuple(
-        TierResult(name, tuple(bad(f"symlink {link}", "leads outside the tree (or nowhere): replace it by the file")
-                               for link in leaving) if name == "structure" else (skipped(f"{name} tier", why),))
-        for name in chosen)
+    return _refused([bad(f"symlink {link}", "leads outside the tree (or nowhere): replace it by the file")
+                     for link in leaving], chosen, why)
+
+
+def _not_preprocessed(name: str) -> Callable[[], list[CheckItem]]:
+    why = "not run: the tree's C/C++ asks about paths outside it (see structure); nothing was preprocessed"
+    return lambda: [skipped(f"{name} tier", why)]
+
+
+def _refused(found: list[CheckItem], chosen: list[str], why: str) -> tuple[TierResult, ...]:
+    """Structure fails with `found`; every other chosen tier is SKIPPED saying `why`."""
+    return tuple(TierResult(name, tuple(found) if name == "structure" else (skipped(f"{name} tier", why),))
+                 for name in chosen)
 
 
 def _timed(name: str, job: Callable[[], list[CheckItem]], since: float | None = None) -> TierResult:

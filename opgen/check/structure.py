@@ -28,12 +28,16 @@ from .readers import (
     read_source,
     read_st_csv,
 )
+from .tree_guard import probe_items, special_items
 
 TIER = "structure"
 
 
 def structure_tier(op_dir: Path, loaded: LoadedSpec, plan: RenderPlan) -> list[CheckItem]:
-    return [required_files(op_dir, loaded), *name_items(op_dir, plan)]
+    """A tree holding a FIFO, socket or device gets only those rows: nothing else of it is opened."""
+    if special := special_items(op_dir):
+        return special
+    return [required_files(op_dir, loaded), *name_items(op_dir, plan), *probe_items(op_dir)]
 
 
 def name_items(op_dir: Path, plan: RenderPlan) -> list[CheckItem]:

@@ -28,7 +28,7 @@ import tree_sitter_cpp
 from tree_sitter import Language, Node, Parser
 
 from .bounded import BoundedRun, compile_memory, compile_timeout, run_bounded
-from .cpp_includes import leaves_tree, strip_includes
+from .cpp_includes import leaves_tree, probe_findings, strip_includes
 from .readers import golden_assignment
 from .trust import Trust, run_tree_code
 
@@ -38,6 +38,7 @@ CANN_MACROS = Path(__file__).with_name("cann_macros.h")
 _MARKER = re.compile(r'^#\s+(\d+)\s+"((?:[^"\\]|\\.)*)"')
 _CPP_DIAG = re.compile(r"^(.*?):(?:(\d+):(?:\d+:)?)?\s*(fatal error|error|note):\s*(.*)$")
 _UNTERMINATED = re.compile(r'unterminated argument list invoking macro "(\w+)"')
+_POISONED = re.compile(r'poisoned "__has_include')
 _STDIN = "<stdin>"
 _OWN_FILES = frozenset({_STDIN, "<built-in>", "<command-line>", str(CANN_MACROS)})
 _LINE_ENDS = (b";", b"{", b"}", b":", b",")
@@ -226,6 +227,8 @@ def cpp_syntax_errors(path: Path, *, defines: Iterable[str] = (), root: Path | N
     if leaving := [i for i in includes if leaves_tree(i, path, root)]:
         return [SyntaxFinding(path, i.line, f"#include {i.target!r} leaves the tree (an absolute path or a `..` "
                               "out of it): refused") for i in leaving]
+    if probes := probe_findings(source, path, root, includes=False):
+        return [SyntaxFinding(path, line, message) for line, message in probes]
     source_lines, extra = source.split("\n"), tuple(defines)
     configs = [(), *TARGET_CONFIGS] if _TARGET_GUARD.search(source) else [()]
     findings: dict[tuple[int, str], None] = {}
@@ -239,6 +242,10 @@ def cpp_syntax_errors(path: Path, *, defines: Iterable[str] = (), root: Path | N
         expanded, stderr = run.stdout, run.stderr
         cut = len(source_lines) + 1  # a macro call left open swallows the rest of the file
         diagnostics = list(_diagnostics(stderr))
+        if probed := [line for line, message in diagnostics if _POISONED.search(message)]:
+            # this finding alone: what else the preprocessor said may depend on what the probe found
+            return [SyntaxFinding(path, _place("", probed[0], source), "__has_include reached through a macro "
+                                  "(## or an alias) probes paths outside the tree: refused")]
         for line, message in diagnostics:
             line = _place(message, line, source)
             cut = min(cut, line) if _UNTERMINATED.search(message) else cut

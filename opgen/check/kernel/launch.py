@@ -3,6 +3,7 @@ the outputs compared with the golden within the spec's tolerances. Shared by the
 
 from __future__ import annotations
 
+import math
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from ...spec.models import OpSpec
 from ..emulator import emulate, numpy_dtype
 from ..numerics import within_tolerance
 from ..numerics_optional import absent_marked
-from ..numerics_samples import edge_values
+from ..numerics_samples import edge_values, input_domain, within_domain
 from ..trust import run_tree_code
 
 RUN_TIMEOUT = 300.0
@@ -106,6 +107,8 @@ class ShapeRun:
     inputs: tuple[npt.NDArray[Any], ...] = ()  # what the launch was given
     outputs: tuple[npt.NDArray[Any], ...] = ()  # what the kernel wrote (empty when it did not finish)
     cost: LaunchCost | None = None
+    mismatched: int = 0  # output elements not within the tolerances of the golden
+    nonfinite: int = 0  # of those, an inf or NaN against another value (max_abs and max_rel are then inf)
 
 
 def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, golden: GoldenVariant,
@@ -120,7 +123,7 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
     upstream's other behaviour there); `padding_tolerated`:
     writes past an output's end inside the padding GE allocates are counted (`padded`), not problems."""
     shape = shapes.output
-    inputs = list(given) if given is not None else _inputs(spec, plan, combo, shapes, rng)
+    inputs = list(given) if given is not None else draw_inputs(spec, plan, combo, shapes, rng)
     files = {f"in_{t.name}.bin": a.tobytes() for t, a in zip(plan.inputs, inputs, strict=True)
              if t.name != shapes.absent}
     files["tiling.bin"] = launch.tiling
@@ -145,7 +148,7 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
             tail = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
             checks = [line.rsplit("] ", 1)[-1] for line in done.stdout.splitlines() if line.startswith("[ERROR]")]
             after = f", after asc-devkit's CPU-debug check: {checks[0]}" if checks else ""
-            return ShapeRun(shapes, launch.cores, 0.0, 0.0,
+            return ShapeRun(shapes, launch.cores, math.inf, math.inf,  # no output: nothing bounds its error
                             (f"{where}: the kernel did not finish: {done.failure or tail}{after}",))
         overruns = [line for line in done.stdout.splitlines() if line.startswith("overrun ")]
         padded = [line for line in overruns if padding_tolerated and in_allocation_padding(line)]
@@ -162,8 +165,35 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
         compared = [np.zeros_like(a) if t.name == shapes.absent else a
                     for t, a in zip(plan.inputs, inputs, strict=True)]
     expected = emulate(plan, golden, combo, emulated, attrs)
+    found = compare_outputs(spec, plan, combo, got, expected, compared, where, saturating=saturating,
+                            nonfinite_excused=nonfinite_excused)
+    return ShapeRun(shapes, launch.cores, found.max_abs, found.max_rel, (*problems, *found.problems), (), asserts,
+                    errors[0].rsplit("] ", 1)[-1] if errors else "", found.excused,
+                    tuple(line.split()[1] for line in padded), tuple(inputs), got, cost, found.mismatched,
+                    found.nonfinite)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The outputs against the golden: the largest differences, how many elements differ (`nonfinite` of them an
+    inf or NaN against another value, which no finite difference measures: max_abs and max_rel are then inf)."""
+
+    max_abs: float
+    max_rel: float
+    problems: tuple[str, ...]
+    mismatched: int
+    nonfinite: int
+    excused: int
+
+
+def compare_outputs(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, got: Sequence[npt.NDArray[Any]],
+                    expected: Sequence[npt.NDArray[Any]], compared: Sequence[npt.NDArray[Any]], where: str, *,
+                    saturating: bool = False, nonfinite_excused: bool = False) -> Comparison:
+    """Each output within the spec's tolerances of the golden (`run_shape`'s flags); `compared`: the inputs."""
+    shape = tuple(got[0].shape) if got else ()
     max_abs = max_rel = 0.0
-    excused = 0
+    excused = mismatched = nonfinite = 0
+    problems = []
     for tensor, have, want in zip(plan.outputs, got, expected, strict=True):
         tol = spec.golden.tolerances.get(tensor.dtypes[combo.index].name) or spec.golden.tolerances[combo.key.name]
         passed, diff = within_tolerance(have, want, tol.rtol, tol.atol,
@@ -178,19 +208,22 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
             excused += int(other.sum())
             diff, passed = np.where(other, 0.0, diff), passed | other
         finite = np.isfinite(diff)
+        unbounded = ~passed & ~finite
         reference = np.abs(np.asarray(want, dtype=np.float64).ravel())
-        max_abs = max(max_abs, float(diff[finite].max(initial=0.0)))
+        max_abs = max(max_abs, float(diff[finite].max(initial=0.0)), math.inf if unbounded.any() else 0.0)
         with np.errstate(all="ignore"):  # a huge error over a tiny reference is an inf ratio, not a warning
             rel = diff[finite] / np.maximum(reference[finite], np.finfo(np.float64).tiny)
-        max_rel = max(max_rel, float(rel[reference[finite] > tol.atol].max(initial=0.0)))
+        max_rel = max(max_rel, float(rel[reference[finite] > tol.atol].max(initial=0.0)),
+                      math.inf if unbounded.any() else 0.0)
         if not passed.all():
             k = int(np.flatnonzero(~passed)[0])
-            problems.append(f"{where}: {tensor.name} differs from the golden at {int((~passed).sum())} element(s), "
+            count, inf_nan = int((~passed).sum()), int(unbounded.sum())
+            mismatched, nonfinite = mismatched + count, nonfinite + inf_nan
+            which = f" ({inf_nan} an inf or NaN against another value)" if inf_nan else ""
+            problems.append(f"{where}: {tensor.name} differs from the golden at {count} element(s){which}, "
                             f"first [{k}]: {have.ravel()[k]!r} vs {want.ravel()[k]!r} (rtol {tol.rtol}, "
                             f"atol {tol.atol})")
-    return ShapeRun(shapes, launch.cores, max_abs, max_rel, tuple(problems), (), asserts,
-                    errors[0].rsplit("] ", 1)[-1] if errors else "", excused,
-                    tuple(line.split()[1] for line in padded), tuple(inputs), got, cost)
+    return Comparison(max_abs, max_rel, tuple(problems), mismatched, nonfinite, excused)
 
 
 def cost_figures(runs: Sequence[ShapeRun]) -> dict[str, float | int | str]:
@@ -233,18 +266,21 @@ def _saturated_golden(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return np.where(np.isnan(wide), 0.0, wide).astype(values.dtype)
 
 
-def _inputs(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, shapes: Shapes,
+def draw_inputs(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, shapes: Shapes,
             rng: np.random.Generator) -> list[npt.NDArray[Any]]:
-    """Uniform values in the ST range; the dtype's edge values first (each input a different order)."""
-    low, high = spec.tests.value_range
+    """Uniform values in the input's `domain` (else the ST range); the dtype's edge values inside that domain
+    first (each input a different order), as the numerics tier draws them: out of its domain an input is no
+    value the op is defined for (a tanh's y past [-1, 1] overflows y * y in half)."""
     arrays = []
     for k, (tensor, shape) in enumerate(zip(plan.inputs, shapes.inputs, strict=True)):
         if tensor.is_mask:  # packed bits, one per element
             arrays.append(rng.integers(0, 256, -(-int(np.prod(shape)) // 8), dtype=np.uint8))
             continue
         dtype = tensor.dtypes[combo.index]
+        domain = input_domain(spec, tensor)
+        low, high = domain or spec.tests.value_range
         values = rng.uniform(low, high, shape).astype(numpy_dtype(dtype.name)).ravel()
-        edges = np.roll(edge_values(dtype.name), k)[: values.size]
+        edges = np.roll(within_domain(edge_values(dtype.name), domain), k)[: values.size]
         values[: edges.size] = edges
         arrays.append(values.reshape(shape))
     return arrays

@@ -277,6 +277,7 @@ def _summary(label: str, plan: RenderPlan, variant: KernelVariant, runs: list[Sh
     problems = [p for r in runs for p in r.problems]
     figures: dict[str, float | int | str] = {
         "max_abs": max(r.max_abs for r in runs), "max_rel": max(r.max_rel for r in runs),
+        "mismatched": sum(r.mismatched for r in runs), "nonfinite_mismatched": sum(r.nonfinite for r in runs),
         "shapes": ";".join(r.shapes.label for r in runs),
         "cores": ";".join(str(r.cores) for r in runs), "tiling": tiling, **cost_figures(runs)}
     narrow = any(t.dtypes[variant.combination.index].name in ("float16", "bfloat16") for t in plan.outputs)
