@@ -429,7 +429,7 @@ def test_the_docs_state_the_strings_values_and_refusals() -> None:
         '| approximate | input | The GELU the gradient is of, "none" (exact, erf) or "tanh" (the tanh approximation). '
         'It sets attr approximate; required (the def default is "none"), nullptr is refused (ACLNN_ERR_PARAM_NULLPTR); '
         'one of "none", "tanh", any other value is refused (ACLNN_ERR_PARAM_INVALID). | char* | - |')
-    assert "or a char*) is a null pointer" in rows["ACLNN_ERR_PARAM_NULLPTR"]
+    assert "or a char*), workspaceSize or executor is a null pointer" in rows["ACLNN_ERR_PARAM_NULLPTR"]
     assert "or a char* is none of its values" in rows["ACLNN_ERR_PARAM_INVALID"]
     assert "below its bound" not in rows["ACLNN_ERR_PARAM_INVALID"]  # no scalar has a min
 

@@ -20,12 +20,13 @@ from .l0 import L0Plan
 SHARED_MAX_DIMS = (8, "MAX_SUPPORT_DIMS_NUMS")  # ops-nn common/inc/op_api/op_api_def_nn.h
 RETURN_CODES = (
     ("ACLNN_SUCCESS", 0, "Success."),
-    ("ACLNN_ERR_PARAM_NULLPTR", 161001, "A tensor argument (or a required aclScalar) is a null pointer."),
+    ("ACLNN_ERR_PARAM_NULLPTR", 161001, "A tensor argument (or a required aclScalar), workspaceSize or executor is "
+     "a null pointer."),
     ("ACLNN_ERR_PARAM_INVALID", 161002, "A dtype, format or shape is not supported (see the tables and constraints)."),
 )
 INVALID_VALUE = "A dtype, format or shape is not supported, or a scalar is below its bound (see the tables and " \
     "constraints)."
-NULL_STRING = "A tensor argument (or a required aclScalar, or a char*) is a null pointer."
+NULL_STRING = "A tensor argument (or a required aclScalar, or a char*), workspaceSize or executor is a null pointer."
 INVALID_STRING = "A dtype, format or shape is not supported, {}a char* is none of its values (see the tables and " \
     "constraints)."
 

@@ -300,8 +300,35 @@ TEST_F(l2_silu_backward_test, silu_backward_021_null_gradInput)
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
 }
 
+// workspaceSize is a null pointer, every tensor valid
+TEST_F(l2_silu_backward_test, silu_backward_022_null_workspace_size)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSiluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(nullptr);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
+// executor is a null pointer, every tensor valid
+TEST_F(l2_silu_backward_test, silu_backward_023_null_executor)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    // OP_API_UT always passes an executor: call GetWorkspaceSize with the converted arguments and a null one
+    auto args = ConvertDescToAclTypes(make_tuple(gradOutputDesc, selfDesc, gradInputDesc));
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet =
+        InvokeGetWorkspaceSizeFunc(aclnnSiluBackwardGetWorkspaceSize, args, make_tuple(), &workspaceSize, nullptr);
+    ReleaseAclTypes(args);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_silu_backward_test, silu_backward_022_empty)
+TEST_F(l2_silu_backward_test, silu_backward_024_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -315,7 +342,7 @@ TEST_F(l2_silu_backward_test, silu_backward_022_empty)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_silu_backward_test, silu_backward_023_dtype_float64_rejected)
+TEST_F(l2_silu_backward_test, silu_backward_025_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
@@ -328,7 +355,7 @@ TEST_F(l2_silu_backward_test, silu_backward_023_dtype_float64_rejected)
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_silu_backward_test, silu_backward_024_dtype_complex64_rejected)
+TEST_F(l2_silu_backward_test, silu_backward_026_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
@@ -341,7 +368,7 @@ TEST_F(l2_silu_backward_test, silu_backward_024_dtype_complex64_rejected)
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_silu_backward_test, silu_backward_025_dtype_complex128_rejected)
+TEST_F(l2_silu_backward_test, silu_backward_027_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
@@ -354,7 +381,7 @@ TEST_F(l2_silu_backward_test, silu_backward_025_dtype_complex128_rejected)
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_silu_backward_test, silu_backward_026_dtype_undefined_rejected)
+TEST_F(l2_silu_backward_test, silu_backward_028_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
@@ -367,7 +394,7 @@ TEST_F(l2_silu_backward_test, silu_backward_026_dtype_undefined_rejected)
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_silu_backward_test, silu_backward_027_dtype_int32_rejected)
+TEST_F(l2_silu_backward_test, silu_backward_029_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -380,7 +407,7 @@ TEST_F(l2_silu_backward_test, silu_backward_027_dtype_int32_rejected)
 }
 
 // self bfloat16, the others float16: dtypes must agree
-TEST_F(l2_silu_backward_test, silu_backward_028_self_dtype_differs)
+TEST_F(l2_silu_backward_test, silu_backward_030_self_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -393,7 +420,7 @@ TEST_F(l2_silu_backward_test, silu_backward_028_self_dtype_differs)
 }
 
 // gradInput bfloat16, the others float16: dtypes must agree
-TEST_F(l2_silu_backward_test, silu_backward_029_gradInput_dtype_differs)
+TEST_F(l2_silu_backward_test, silu_backward_031_gradInput_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -406,7 +433,7 @@ TEST_F(l2_silu_backward_test, silu_backward_029_gradInput_dtype_differs)
 }
 
 // self has another shape: shapes must be equal
-TEST_F(l2_silu_backward_test, silu_backward_030_self_shape_differs)
+TEST_F(l2_silu_backward_test, silu_backward_032_self_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1025}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -419,7 +446,7 @@ TEST_F(l2_silu_backward_test, silu_backward_030_self_shape_differs)
 }
 
 // gradInput has another shape: shapes must be equal
-TEST_F(l2_silu_backward_test, silu_backward_031_gradInput_shape_differs)
+TEST_F(l2_silu_backward_test, silu_backward_033_gradInput_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -432,7 +459,7 @@ TEST_F(l2_silu_backward_test, silu_backward_031_gradInput_shape_differs)
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_silu_backward_test, silu_backward_032_rank_8)
+TEST_F(l2_silu_backward_test, silu_backward_034_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -445,7 +472,7 @@ TEST_F(l2_silu_backward_test, silu_backward_032_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_silu_backward_test, silu_backward_033_rank_9_rejected)
+TEST_F(l2_silu_backward_test, silu_backward_035_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -458,7 +485,7 @@ TEST_F(l2_silu_backward_test, silu_backward_033_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_silu_backward_test, silu_backward_034_scalar)
+TEST_F(l2_silu_backward_test, silu_backward_036_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -471,7 +498,7 @@ TEST_F(l2_silu_backward_test, silu_backward_034_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_silu_backward_test, silu_backward_035_not_contiguous_float16)
+TEST_F(l2_silu_backward_test, silu_backward_037_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -484,7 +511,7 @@ TEST_F(l2_silu_backward_test, silu_backward_035_not_contiguous_float16)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_silu_backward_test, silu_backward_036_not_contiguous_bfloat16)
+TEST_F(l2_silu_backward_test, silu_backward_038_not_contiguous_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -497,7 +524,7 @@ TEST_F(l2_silu_backward_test, silu_backward_036_not_contiguous_bfloat16)
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_silu_backward_test, silu_backward_037_format_nchw)
+TEST_F(l2_silu_backward_test, silu_backward_039_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
@@ -510,7 +537,7 @@ TEST_F(l2_silu_backward_test, silu_backward_037_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_silu_backward_test, silu_backward_038_format_nhwc)
+TEST_F(l2_silu_backward_test, silu_backward_040_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
@@ -523,7 +550,7 @@ TEST_F(l2_silu_backward_test, silu_backward_038_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_silu_backward_test, silu_backward_039_format_mixed)
+TEST_F(l2_silu_backward_test, silu_backward_041_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);

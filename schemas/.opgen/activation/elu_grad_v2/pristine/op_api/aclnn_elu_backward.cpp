@@ -106,6 +106,8 @@ aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const 
                                              const aclTensor* selfOrResult, aclTensor* gradInput,
                                              uint64_t* workspaceSize, aclOpExecutor** executor)
 {
+    OP_CHECK_COMM_INPUT(workspaceSize, executor);
+
     L2_DFX_PHASE_1(aclnnEluBackward, DFX_IN(gradOutput, alpha, scale, inputScale, isResult, selfOrResult),
                    DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();
