@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ...spec.models import OpSpec, camel_to_snake
 from ..registry.attrs import c_literal
 from ..registry.platforms import SocPlan
+from ..registry.soc_columns import GatedSoc
 from ..registry.tensors import DtypeCombination, TensorPlan
 from .aclnn_attrs import AclnnAttrs, AclnnScalarPlan
 from .aclnn_order import in_api_order
@@ -173,7 +174,8 @@ class _Matrix:
 
 def aclnn_ut_cases(spec: OpSpec, inputs: Sequence[_Param], outputs: Sequence[_Param],
                    combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
-                   attrs: AclnnAttrs) -> tuple[AclnnUtCase, ...]:
+                   attrs: AclnnAttrs, unregistered: tuple[GatedSoc, ...] = ()) -> tuple[AclnnUtCase, ...]:
+    """`unregistered`: SoCs the def does not register whose vector core lacks a dtype of the op (soc_columns)."""
     # cases without a SoC run on the UT's default SoC: only the combinations it registers are accepted there
     home = next((s for s in socs if s.name == UT_DEFAULT_SOC), None)
     m = _Matrix(spec, inputs, outputs, home.combinations if home else combos, attrs)
@@ -185,15 +187,18 @@ def aclnn_ut_cases(spec: OpSpec, inputs: Sequence[_Param], outputs: Sequence[_Pa
             continue  # a def column no SoC registers (every SoC lists its own): no SoC accepts it
         runs_on = None if combo in m.combos else hosts[0]
         m.add(f"normal_{combo.label}", f"{every}: accepted", SUCCESS, base, combo, soc=runs_on)
-    for soc in socs:
+    gated: tuple[SocPlan | GatedSoc, ...] = (*socs, *unregistered)
+    for soc in gated:
         for combo in soc.combinations:
             m.add(f"{soc.name}_normal_{combo.label}", f"{combo.key.name} on {soc.name}: accepted", SUCCESS,
                   base, combo, soc=soc.soc_enum)
         taken = {c.key for c in soc.combinations}
         for combo in combos:
             if combo.key not in taken:
-                m.add(f"{soc.name}_{combo.label}_rejected", f"{combo.key.name} on {soc.name}: not a combination "
-                      f"{soc.name} registers", INVALID, base, combo, soc=soc.soc_enum)
+                why = f"{soc.name} has no {combo.key.name}" if soc in unregistered else \
+                    f"not a combination {soc.name} registers"
+                m.add(f"{soc.name}_{combo.label}_rejected", f"{combo.key.name} on {soc.name}: {why}", INVALID, base,
+                      combo, soc=soc.soc_enum)
     for p in m.all_params():
         m.add(f"null_{p.name}", f"{p.name} is a null pointer", NULLPTR, base, combos[0], null=p.name)
     for out in OUT_PARAMS:  # OP_CHECK_COMM_INPUT: refused before anything writes through them

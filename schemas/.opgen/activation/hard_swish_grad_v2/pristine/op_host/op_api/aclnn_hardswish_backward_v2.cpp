@@ -29,12 +29,17 @@ static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataT
                                                                        op::DataType::DT_FLOAT};
 static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
                                                                                  op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                  op::DataType::DT_FLOAT};
 
 static const std::initializer_list<op::DataType>& SocDtypeSupportList()
 {
     SocVersion socVersion = GetCurrentPlatformInfo().GetSocVersion();
     if (socVersion == SocVersion::ASCEND910) {
         return ASCEND910_DTYPE_SUPPORT_LIST;
+    }
+    if (socVersion == SocVersion::ASCEND310P) {
+        return ASCEND310P_DTYPE_SUPPORT_LIST;
     }
     return DTYPE_SUPPORT_LIST;
 }

@@ -108,8 +108,98 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_006_ascend950_normal_float32)
     EXPECT_EQ(aclRet, ACLNN_SUCCESS);
 }
 
+// float16 on ascend910: accepted
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_007_ascend910_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend910: accepted
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_008_ascend910_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend910: ascend910 has no bfloat16
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_009_ascend910_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
+// float16 on ascend310p: accepted
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_010_ascend310p_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend310p: accepted
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_011_ascend310p_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend310p: ascend310p has no bfloat16
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_012_ascend310p_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
 // gradOutput is a null pointer
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_007_null_gradOutput)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_013_null_gradOutput)
 {
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     char approximate[] = "none";
@@ -122,7 +212,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_007_null_gradOutput)
 }
 
 // self is a null pointer
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_008_null_self)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_014_null_self)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     char approximate[] = "none";
@@ -136,7 +226,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_008_null_self)
 }
 
 // gradInput is a null pointer
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_009_null_gradInput)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_015_null_gradInput)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -149,7 +239,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_009_null_gradInput)
 }
 
 // workspaceSize is a null pointer, every tensor valid
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_010_null_workspace_size)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_016_null_workspace_size)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -162,7 +252,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_010_null_workspace_size)
 }
 
 // executor is a null pointer, every tensor valid
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_011_null_executor)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_017_null_executor)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -178,7 +268,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_011_null_executor)
 }
 
 // approximate is a null pointer
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_012_null_approximate)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_018_null_approximate)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -191,7 +281,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_012_null_approximate)
 }
 
 // approximate "none", one of its values: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_013_approximate_none)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_019_approximate_none)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -205,7 +295,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_013_approximate_none)
 }
 
 // approximate "tanh", one of its values: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_014_approximate_tanh)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_020_approximate_tanh)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -219,7 +309,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_014_approximate_tanh)
 }
 
 // approximate "unknown", none of its values: rejected
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_015_approximate_unknown_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_021_approximate_unknown_rejected)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -233,7 +323,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_015_approximate_unknown_reject
 }
 
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_016_empty)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_022_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -248,7 +338,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_016_empty)
 }
 
 // gradOutput empty, the others not: shapes do not broadcast
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_017_empty_gradOutput_only)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_023_empty_gradOutput_only)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -262,7 +352,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_017_empty_gradOutput_only)
 }
 
 // self empty, the others not: shapes do not broadcast
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_018_empty_self_only)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_024_empty_self_only)
 {
     auto gradOutputDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -276,7 +366,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_018_empty_self_only)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_019_dtype_float64_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_025_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
@@ -290,7 +380,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_019_dtype_float64_rejected)
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_020_dtype_complex64_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_026_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
@@ -304,7 +394,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_020_dtype_complex64_rejected)
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_021_dtype_complex128_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_027_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
@@ -318,7 +408,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_021_dtype_complex128_rejected)
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_022_dtype_undefined_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_028_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
@@ -332,7 +422,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_022_dtype_undefined_rejected)
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_023_dtype_int32_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_029_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -346,7 +436,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_023_dtype_int32_rejected)
 }
 
 // inputs float32 and bfloat16: promoted to float32
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_024_promote_float32_bfloat16)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_030_promote_float32_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -360,7 +450,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_024_promote_float32_bfloat16)
 }
 
 // inputs bfloat16 and float32: promoted to float32
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_025_promote_bfloat16_float32)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_031_promote_bfloat16_float32)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -374,7 +464,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_025_promote_bfloat16_float32)
 }
 
 // bfloat16 inputs cannot be cast to an int32 output
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_026_promoted_dtype_not_castable_to_out)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_032_promoted_dtype_not_castable_to_out)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -388,7 +478,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_026_promoted_dtype_not_castabl
 }
 
 // shapes broadcast: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_027_broadcast_16_16x16)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_033_broadcast_16_16x16)
 {
     auto gradOutputDesc = TensorDesc({16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -402,7 +492,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_027_broadcast_16_16x16)
 }
 
 // shapes broadcast: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_028_broadcast_16x5x5_5x5)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_034_broadcast_16x5x5_5x5)
 {
     auto gradOutputDesc = TensorDesc({16, 5, 5}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({5, 5}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -416,7 +506,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_028_broadcast_16x5x5_5x5)
 }
 
 // the output is not the broadcast shape
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_029_out_shape_not_broadcast_shape)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_035_out_shape_not_broadcast_shape)
 {
     auto gradOutputDesc = TensorDesc({16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -430,7 +520,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_029_out_shape_not_broadcast_sh
 }
 
 // the input shapes do not broadcast
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_030_shapes_not_broadcastable)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_036_shapes_not_broadcastable)
 {
     auto gradOutputDesc = TensorDesc({2, 3}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({4, 3}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -444,7 +534,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_030_shapes_not_broadcastable)
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_031_rank_8)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_037_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -458,7 +548,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_031_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_032_rank_9_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_038_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -472,7 +562,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_032_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_033_scalar)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_039_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -486,7 +576,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_033_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_034_not_contiguous_bfloat16)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_040_not_contiguous_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -500,7 +590,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_034_not_contiguous_bfloat16)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_035_not_contiguous_float16)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_041_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -514,7 +604,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_035_not_contiguous_float16)
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_036_format_nchw)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_042_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
@@ -528,7 +618,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_036_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_037_format_nhwc)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_043_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
@@ -542,7 +632,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_037_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_038_format_mixed)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_044_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
