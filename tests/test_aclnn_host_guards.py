@@ -82,6 +82,11 @@ def test_the_wrapper_and_the_l0_op_refuse_bf16_where_the_soc_has_none(op: str) -
     assert "ACL_BF16" in rejected and "EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);" in rejected
     accepted = _case(ut, "ascend910_normal_float16")
     assert "SocVersion::ASCEND910)" in accepted and "EXPECT_EQ(aclRet, ACLNN_SUCCESS);" in accepted
+    docs = next(op_dir.glob("docs/aclnn*.md")).read_text(encoding="utf-8")
+    for soc in ("Ascend910", "Ascend310P"):
+        said = re.search(rf"^- On {soc} the data tensors take ([\w, ]+) only: another dtype there returns "
+                         "ACLNN_ERR_PARAM_INVALID.$", docs, re.M)
+        assert said and "bfloat16" not in said.group(1) and "float16" in said.group(1), soc
 
 
 def test_a_soc_the_spec_registers_keeps_its_own_columns() -> None:

@@ -77,6 +77,7 @@ class SocDtypeList:
     soc_enum: str  # op::SocVersion enumerator
     name: str  # the C++ list's name
     dtypes: str  # op::DataType enumerators, comma separated
+    shown: str  # the docs' sentence: on which SoC the data tensors take which dtypes
 
 
 def soc_dtype_lists(socs: tuple[tuple[str, tuple[DtypeCombination, ...]], ...],
@@ -87,8 +88,10 @@ def soc_dtype_lists(socs: tuple[tuple[str, tuple[DtypeCombination, ...]], ...],
     for soc_enum, mine in socs:
         keys = tuple(dict.fromkeys(c.key.ge for c in mine))
         if keys != every:
+            names = ", ".join(dict.fromkeys(c.key.name for c in mine)) or "no dtype"
             lists.append(SocDtypeList(soc_enum, f"{soc_enum}_DTYPE_SUPPORT_LIST",
-                                      ", ".join(f"op::DataType::{k}" for k in keys)))
+                                      ", ".join(f"op::DataType::{k}" for k in keys),
+                                      f"On {SOCS[soc_enum.lower()].short_version} the data tensors take {names} only"))
     return tuple(lists)
 
 
