@@ -514,16 +514,22 @@ def test_char_parameter_for_a_numeric_attr_is_refused(run, tmp_path: Path) -> No
         "aclnn.scalars[0].type", "type char* cannot carry the float attr alpha; use aclScalar, double, float")
 
 
-@pytest.mark.parametrize("kind", ["aclScalar", "float", "double"])
-def test_a_bound_with_many_digits_is_printed_alike_and_passes_check(run, tmp_path: Path, kind: str) -> None:
+@pytest.mark.parametrize(("kind", "violation", "effect"), [
+    ("aclScalar", "error", "refused"), ("float", "error", "refused"), ("double", "error", "refused"),
+    ("aclScalar", "clamp", "clamped"),
+])
+def test_a_bound_with_many_digits_is_printed_alike_and_passes_check(run, tmp_path: Path, kind: str, violation: str,
+                                                                    effect: str) -> None:
     """Issue 37 item 10: the docs printed the bound with %g (0.123457) and the wrapper kept every digit, so check
     failed the tree gen wrote; both now print the shortest text that reads back as the spec's value."""
     spec = copy_spec(SPEC, tmp_path, lambda t: _with_scalars(
-        t, f"  scalars:\n    - {{name: lam, attr: alpha, type: {kind}, min: 0.1234567891}}\n"))
+        t, f"  scalars:\n    - {{name: lam, attr: alpha, type: {kind}, min: 0.1234567891, "
+           f"on_violation: {violation}}}\n"))
     assert run("gen", spec, "-o", tmp_path / "out").code == 0
     op_dir = tmp_path / "out" / "activation" / "hard_sigmoid_grad"
-    assert "below 0.1234567891 it is refused" in _read(op_dir, "docs/aclnnHardsigmoidBackward.md")
-    assert re.search(r"lam\S* < 0\.1234567891f?\)", _read(op_dir, "op_api/aclnn_hardsigmoid_backward.cpp"))
+    said = "refused" if violation == "error" else "taken as 0.1234567891"
+    assert f"below 0.1234567891 it is {said}" in _read(op_dir, "docs/aclnnHardsigmoidBackward.md")
+    assert re.search(r"(lam|alphaValue)\S* < 0\.1234567891f?\)", _read(op_dir, "op_api/aclnn_hardsigmoid_backward.cpp"))
     result = run("check", op_dir, "--tier", "structure", "--tier", "syntax", "--tier", "consistency")
     assert result.code == 0, result.out[-3000:]
-    assert "lam >= 0.1234567891 (refused)" in result.out
+    assert f"lam >= 0.1234567891 ({effect})" in result.out
