@@ -429,7 +429,7 @@ def test_the_docs_state_the_strings_values_and_refusals() -> None:
         '| approximate | input | The GELU the gradient is of, "none" (exact, erf) or "tanh" (the tanh approximation). '
         'It sets attr approximate; required (the def default is "none"), nullptr is refused (ACLNN_ERR_PARAM_NULLPTR); '
         'one of "none", "tanh", any other value is refused (ACLNN_ERR_PARAM_INVALID). | char* | - |')
-    assert "or a char*) is a null pointer" in rows["ACLNN_ERR_PARAM_NULLPTR"]
+    assert "or a char*), workspaceSize or executor is a null pointer" in rows["ACLNN_ERR_PARAM_NULLPTR"]
     assert "or a char* is none of its values" in rows["ACLNN_ERR_PARAM_INVALID"]
     assert "below its bound" not in rows["ACLNN_ERR_PARAM_INVALID"]  # no scalar has a min
 
@@ -512,3 +512,24 @@ def test_char_parameter_for_a_numeric_attr_is_refused(run, tmp_path: Path) -> No
     assert m is not None, line
     assert (m.group("field"), m.group("message")) == (
         "aclnn.scalars[0].type", "type char* cannot carry the float attr alpha; use aclScalar, double, float")
+
+
+@pytest.mark.parametrize(("kind", "violation", "effect"), [
+    ("aclScalar", "error", "refused"), ("float", "error", "refused"), ("double", "error", "refused"),
+    ("aclScalar", "clamp", "clamped"),
+])
+def test_a_bound_with_many_digits_is_printed_alike_and_passes_check(run, tmp_path: Path, kind: str, violation: str,
+                                                                    effect: str) -> None:
+    """Issue 37 item 10: the docs printed the bound with %g (0.123457) and the wrapper kept every digit, so check
+    failed the tree gen wrote; both now print the shortest text that reads back as the spec's value."""
+    spec = copy_spec(SPEC, tmp_path, lambda t: _with_scalars(
+        t, f"  scalars:\n    - {{name: lam, attr: alpha, type: {kind}, min: 0.1234567891, "
+           f"on_violation: {violation}}}\n"))
+    assert run("gen", spec, "-o", tmp_path / "out").code == 0
+    op_dir = tmp_path / "out" / "activation" / "hard_sigmoid_grad"
+    said = "refused" if violation == "error" else "taken as 0.1234567891"
+    assert f"below 0.1234567891 it is {said}" in _read(op_dir, "docs/aclnnHardsigmoidBackward.md")
+    assert re.search(r"(lam|alphaValue)\S* < 0\.1234567891f?\)", _read(op_dir, "op_api/aclnn_hardsigmoid_backward.cpp"))
+    result = run("check", op_dir, "--tier", "structure", "--tier", "syntax", "--tier", "consistency")
+    assert result.code == 0, result.out[-3000:]
+    assert f"lam >= 0.1234567891 ({effect})" in result.out

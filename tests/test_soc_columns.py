@@ -150,6 +150,9 @@ PLATFORM_910 = "    combinations: [1, 2]  #"
 @pytest.mark.parametrize(("old", "new", "message"), [
     (PLATFORM_910, "    combinations: [0, 1, 2]  #", "platforms[2].combinations: ascend910 has no bfloat16: list the "
                                                   "combinations it supports, without 0"),
+    ("  - soc: ascend910\n    kernel: classic\n    tiling_key: 3\n    combinations: [1, 2]",
+     "  - soc: ascend310p\n    kernel: classic\n    tiling_key: 3\n    combinations: [0, 1, 2]",
+     "platforms[2].combinations: ascend310p has no bfloat16: list the combinations it supports, without 0"),
     ("  same_shape: [gradOutput, self, out]", "  broadcast: [gradOutput, self]",
      "platforms[2].soc: ascend910's kernel moves whole 32-byte blocks of elements (its arch has no DataCopyPad): it "
      "takes no broadcast and no 1-bit mask tensor; drop ascend910 from platforms"),

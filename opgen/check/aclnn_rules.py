@@ -29,6 +29,11 @@ _FUNCTION = re.compile(r"(?m)^[A-Za-z_][\w\s*&:<>]*?\b(\w+)\s*\([^;{]*\)\s*\{")
 _SPACE = re.compile(r"\s+")
 
 
+def _shown(value: float) -> str:
+    """A bound as the docs print it, every digit kept (a `%g` would show 0.1234567891 as 0.123457)."""
+    return repr(value).removesuffix(".0")
+
+
 @dataclass(frozen=True)
 class DocRule:
     scalar: str
@@ -40,8 +45,8 @@ class DocRule:
     @property
     def said(self) -> str:
         flag = f" while {self.when} is true" if self.when else ""
-        effect = f"is taken as {self.minimum:g}" if self.clamp else "is refused"
-        return f"the docs ({self.at}) say {self.scalar} below {self.minimum:g} {effect}{flag}"
+        effect = f"is taken as {_shown(self.minimum)}" if self.clamp else "is refused"
+        return f"the docs ({self.at}) say {self.scalar} below {_shown(self.minimum)} {effect}{flag}"
 
 
 def read_doc_rules(text: str, rel: str, names: list[str]) -> list[DocRule]:
@@ -145,8 +150,8 @@ def _clamp(src: Source, rule: DocRule, op_type: str) -> str | None:
         sets = re.fullmatch(rf"\s*{var}\s*=\s*([^;]+);\s*", m.group(2))
         if sets and _number(sets.group(1)) == rule.minimum and _matches(m.group(1), var, rule, ""):
             return None
-    return f"{src.at(call.start())}: {var} reaches l0op::{op_type} without `if ({var} < {rule.minimum:g}) " \
-           f"{{ {var} = {rule.minimum:g}; }}`; {rule.said}"
+    return f"{src.at(call.start())}: {var} reaches l0op::{op_type} without `if ({var} < {_shown(rule.minimum)}) " \
+           f"{{ {var} = {_shown(rule.minimum)}; }}`; {rule.said}"
 
 
 def _refuses(body: str, code: str) -> bool:
@@ -229,7 +234,7 @@ def rules_item(op_dir: Path, plan: RenderPlan, scalars: list[str]) -> CheckItem:
     problems += [p for d in strings for p in _string_refusals(wrapper, d)]
     stated = {r.scalar for r in rules} | {d.scalar for d in strings}
     problems += _undocumented(wrapper, [s for s in scalars if s not in stated], rels[1])
-    seen = [f"{r.scalar} >= {r.minimum:g}{f' while {r.when}' if r.when else ''} "
+    seen = [f"{r.scalar} >= {_shown(r.minimum)}{f' while {r.when}' if r.when else ''} "
             f"({'clamped' if r.clamp else 'refused'})" for r in rules]
     seen += [f"{d.scalar} one of {_quoted(d.values)} (others and nullptr refused)" for d in strings]
     return verdict(LABEL, problems, "; ".join(seen) or "no scalar rules")

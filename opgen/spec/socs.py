@@ -39,9 +39,10 @@ SOCS: dict[str, Soc] = {
 # keys copy whole blocks and compare and select a repeat at a time, scalar operands kept as constant repeats
 BY_REPEAT_ARCHES = frozenset({1001})
 
-# dtypes a SoC's vector core has no instructions for: Atlas training (dav_c100) converts and computes no
-# bfloat16 (asc-devkit impl/basic_api/dav_c100/kernel_operator_vec_vconv_impl.h has no bf16 conversion)
-LACKING_DTYPES = {"ascend910": frozenset({"bfloat16"})}
+# dtypes a SoC's vector core has no instructions for: Atlas training (dav_c100) and Atlas inference (dav_m200)
+# convert and compute no bfloat16 (asc-devkit impl/basic_api/dav_c100 and dav_m200/kernel_operator_vec_vconv_impl.h
+# have no bf16 conversion); the aclnn wrapper and l0 op refuse it there as upstream's (ACLNN_ERR_PARAM_INVALID)
+LACKING_DTYPES = {"ascend910": frozenset({"bfloat16"}), "ascend310p": frozenset({"bfloat16"})}
 
 # platform_ascendc reports these SoCs to a tiling as another SoC's SocVersion (asc-devkit
 # impl/utils/tiling/platform/platform_ascendc.cpp: "Ascend910_93" -> SocVersion::ASCEND910B)

@@ -61,7 +61,7 @@ def test_dropped_op_attr_fails_naming_the_attr(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, SIGMOID)
     edit(op_dir / L0_SIGMOID, "OP_ATTR(alpha, beta)", "OP_ATTR(alpha)")
     reason = _failing_row(op_dir, OP_ATTR_ROW)
-    assert reason.startswith(f"{L0_SIGMOID}:38: OP_ATTR(alpha), the def's attrs in order are (alpha, beta) "
+    assert reason.startswith(f"{L0_SIGMOID}:55: OP_ATTR(alpha), the def's attrs in order are (alpha, beta) "
                              "(op_host/hard_sigmoid_grad_def.cpp:36): beta never reaches the kernel")
 
 
@@ -69,7 +69,7 @@ def test_swapped_op_attr_fails(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, SIGMOID)
     edit(op_dir / L0_SIGMOID, "OP_ATTR(alpha, beta)", "OP_ATTR(beta, alpha)")
     reason = _failing_row(op_dir, OP_ATTR_ROW)
-    assert f"{L0_SIGMOID}:38: OP_ATTR(beta, alpha), the def's attrs in order are (alpha, beta)" in reason
+    assert f"{L0_SIGMOID}:55: OP_ATTR(beta, alpha), the def's attrs in order are (alpha, beta)" in reason
     assert "GE binds OP_ATTR by position" in reason
 
 
@@ -132,7 +132,7 @@ def test_wrapper_swapping_two_attrs_fails(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, SIGMOID)
     edit(op_dir / WRAPPER_SIGMOID, "selfContiguous, alphaValue, betaValue,", "selfContiguous, betaValue, alphaValue,")
     reason = _failing_row(op_dir, WRAPPER_ROW)
-    assert reason.startswith(f"{WRAPPER_SIGMOID}:89: attr alpha gets `0.5f`, the def default is 0.16666666666666666f "
+    assert reason.startswith(f"{WRAPPER_SIGMOID}:109: attr alpha gets `0.5f`, the def default is 0.16666666666666666f "
                              "(op_host/hard_sigmoid_grad_def.cpp:36)")
     assert "attr beta gets `0.16666666666666666f`" in reason
 
@@ -140,7 +140,7 @@ def test_wrapper_swapping_two_attrs_fails(tmp_path: Path) -> None:
 def test_wrapper_with_a_stale_default_fails(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, SIGMOID)
     edit(op_dir / WRAPPER_SIGMOID, "float betaValue = 0.5f;", "float betaValue = 0.25f;")
-    assert _failing_row(op_dir, WRAPPER_ROW) == (f"{WRAPPER_SIGMOID}:89: attr beta gets `0.25f`, the def default is "
+    assert _failing_row(op_dir, WRAPPER_ROW) == (f"{WRAPPER_SIGMOID}:109: attr beta gets `0.25f`, the def default is "
                                                  "0.5f (op_host/hard_sigmoid_grad_def.cpp:37)")
 
 
@@ -171,7 +171,7 @@ def test_refusal_with_the_wrong_sign_fails(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, SOFT)
     edit(op_dir / WRAPPER_SOFT, "lambda->ToFloat() < 0.0f", "lambda->ToFloat() > 0.0f")
     assert _failing_row(op_dir, RULES_ROW) == \
-        f"{WRAPPER_SOFT}:71: `if (lambda->ToFloat() > 0.0f)` refuses lambda; {SOFT_SAID}"
+        f"{WRAPPER_SOFT}:89: `if (lambda->ToFloat() > 0.0f)` refuses lambda; {SOFT_SAID}"
 
 
 def test_refusal_of_another_bound_fails(tmp_path: Path) -> None:
@@ -196,14 +196,14 @@ def test_dropped_refusal_fails(tmp_path: Path) -> None:
 def test_refusal_nothing_calls_fails(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, SOFT)
     edit(op_dir / WRAPPER_SOFT, "    CHECK_RET(CheckScalarValue(lambda), ACLNN_ERR_PARAM_INVALID);\n", "")
-    assert _failing_row(op_dir, RULES_ROW) == (f"{WRAPPER_SOFT}:71: CheckScalarValue refuses lambda, but nothing "
+    assert _failing_row(op_dir, RULES_ROW) == (f"{WRAPPER_SOFT}:89: CheckScalarValue refuses lambda, but nothing "
                                                f"calls CheckScalarValue; {SOFT_SAID}")
 
 
 def test_refusal_the_docs_do_not_state_fails(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, SOFT)
     edit(op_dir / "docs/aclnnSoftshrinkBackward.md", "; below 0 it is refused (ACLNN_ERR_PARAM_INVALID)", "")
-    assert _failing_row(op_dir, RULES_ROW) == (f"{WRAPPER_SOFT}:71: `if (lambda->ToFloat() < 0.0f)` refuses lambda, "
+    assert _failing_row(op_dir, RULES_ROW) == (f"{WRAPPER_SOFT}:89: `if (lambda->ToFloat() < 0.0f)` refuses lambda, "
                                                "the docs (docs/aclnnSoftshrinkBackward.md) state no bound for it")
 
 
@@ -211,7 +211,7 @@ def test_refusal_ignoring_its_flag_fails(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, LEAKY)
     edit(op_dir / WRAPPER_LEAKY, "if (selfIsResult && negativeSlope", "if (negativeSlope")
     assert _failing_row(op_dir, RULES_ROW) == (
-        f"{WRAPPER_LEAKY}:73: `if (negativeSlope->ToFloat() < 0.0f)` refuses negativeSlope; the docs "
+        f"{WRAPPER_LEAKY}:91: `if (negativeSlope->ToFloat() < 0.0f)` refuses negativeSlope; the docs "
         "(docs/aclnnLeakyReluBackward.md:38) say negativeSlope below 0 is refused while selfIsResult is true")
 
 
@@ -219,7 +219,7 @@ def test_dropped_clamp_fails(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, HARD)
     edit(op_dir / WRAPPER_HARD, "    if (lambdValue < 0.0f) {\n        lambdValue = 0.0f;\n    }\n", "")
     assert _failing_row(op_dir, RULES_ROW) == (
-        f"{WRAPPER_HARD}:103: lambdValue reaches l0op::HardShrinkGrad without `if (lambdValue < 0) "
+        f"{WRAPPER_HARD}:123: lambdValue reaches l0op::HardShrinkGrad without `if (lambdValue < 0) "
         "{ lambdValue = 0; }`; the docs (docs/aclnnHardshrinkBackward.md:38) say lambd below 0 is taken as 0")
 
 
@@ -251,7 +251,7 @@ def test_wrapper_handing_the_l0_op_the_default_string_fails(tmp_path: Path) -> N
     op_dir = copy_sample(tmp_path, GELU_V2)
     edit(op_dir / WRAPPER_GELU_V2, "selfContiguous, approximate, opExecutor", 'selfContiguous, "none", opExecutor')
     assert _failing_row(op_dir, WRAPPER_ROW) == \
-        f'{WRAPPER_GELU_V2}:140: attr approximate gets `"none"`, the docs say approximate sets it'
+        f'{WRAPPER_GELU_V2}:160: attr approximate gets `"none"`, the docs say approximate sets it'
 
 
 @pytest.mark.parametrize(("condition", "taken"), [
@@ -262,13 +262,13 @@ def test_wrapper_handing_the_l0_op_the_default_string_fails(tmp_path: Path) -> N
 def test_string_check_with_another_set_of_values_fails(tmp_path: Path, condition: str, taken: str) -> None:
     op_dir = copy_sample(tmp_path, GELU_V2)
     edit(op_dir / WRAPPER_GELU_V2, GELU_V2_VALUES, condition)
-    assert _failing_row(op_dir, RULES_ROW) == f"{WRAPPER_GELU_V2}:76: approximate may be {taken}; {GELU_V2_SAID}"
+    assert _failing_row(op_dir, RULES_ROW) == f"{WRAPPER_GELU_V2}:94: approximate may be {taken}; {GELU_V2_SAID}"
 
 
 def test_string_check_of_another_form_fails(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, GELU_V2)
     edit(op_dir / WRAPPER_GELU_V2, GELU_V2_VALUES, 'strcmp(approximate, "none") == 0')
-    assert _failing_row(op_dir, RULES_ROW) == (f'{WRAPPER_GELU_V2}:76: `if (strcmp(approximate, "none") == 0)` '
+    assert _failing_row(op_dir, RULES_ROW) == (f'{WRAPPER_GELU_V2}:94: `if (strcmp(approximate, "none") == 0)` '
                                                f"refuses approximate, not as `approximate` none of the values; "
                                                f"{GELU_V2_SAID}")
 
@@ -286,7 +286,7 @@ def test_dropped_string_check_fails(tmp_path: Path) -> None:
 def test_string_check_nothing_calls_fails(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, GELU_V2)
     edit(op_dir / WRAPPER_GELU_V2, "    CHECK_RET(CheckScalarValue(approximate), ACLNN_ERR_PARAM_INVALID);\n", "")
-    assert _failing_row(op_dir, RULES_ROW) == (f'{WRAPPER_GELU_V2}:76: CheckScalarValue refuses approximate outside '
+    assert _failing_row(op_dir, RULES_ROW) == (f'{WRAPPER_GELU_V2}:94: CheckScalarValue refuses approximate outside '
                                                f'"none", "tanh", but nothing calls CheckScalarValue; {GELU_V2_SAID}')
 
 
@@ -301,5 +301,5 @@ def test_string_values_the_docs_do_not_list_fail(tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, GELU_V2)
     edit(op_dir / "docs/aclnnGeluBackwardV2.md", '; one of "none", "tanh", any other value is refused '
          "(ACLNN_ERR_PARAM_INVALID)", "")
-    assert _failing_row(op_dir, RULES_ROW) == (f"{WRAPPER_GELU_V2}:76: `if ({GELU_V2_VALUES})` refuses approximate, "
+    assert _failing_row(op_dir, RULES_ROW) == (f"{WRAPPER_GELU_V2}:94: `if ({GELU_V2_VALUES})` refuses approximate, "
                                                "the docs (docs/aclnnGeluBackwardV2.md) list no values for it")

@@ -111,7 +111,7 @@ class AclnnScalarPlan:
 
     def bound(self, rule: ScalarRule) -> str:
         """The rule's minimum as a C++ literal of the parameter's value type."""
-        return repr(float(rule.minimum)) if self.kind == "double" else c_literal(self.attr.kind, rule.minimum)
+        return rule.literal(single=self.kind != "double")
 
     @property
     def value_checks(self) -> tuple[str, ...]:
@@ -328,7 +328,7 @@ def aclnn_attrs(spec: OpSpec, attrs: tuple[AttrPlan, ...]) -> AclnnAttrs:
             continue
         conversions.append(f"{value_type} {scalar.value_var} = {read};")
         if scalar.rule is not None and scalar.rule.clamp:
-            conversions += scalar.rule.clamp_lines(scalar.value_var, c_literal(attr.kind, scalar.rule.minimum))
+            conversions += scalar.rule.clamp_lines(scalar.value_var, scalar.rule.literal(single=True))
         args.append(scalar.value_var)
     return AclnnAttrs(
         scalars=scalars,

@@ -25,8 +25,20 @@ class ScalarRule:
 
     @property
     def shown(self) -> str:
-        """The bound as the docs and the logs print it: 0, 0.5, -2."""
-        return f"{self.minimum:g}"
+        """The bound as the docs and the logs print it, the shortest text that reads back as the spec's value (0,
+        0.5, -2, 0.1234567891): the wrapper's literal is spelled from it, so both state the same number."""
+        if isinstance(self.minimum, int):
+            return str(self.minimum)
+        text = repr(float(self.minimum))
+        return text.removesuffix(".0")
+
+    def literal(self, single: bool) -> str:
+        """The bound as the wrapper's C++ literal, the docs' digits: `0.1234567891f` (`single`: a float32 compare),
+        `0.5` (a double compare), `-2` (an int)."""
+        if isinstance(self.minimum, int):
+            return self.shown
+        text = self.shown if any(c in self.shown for c in ".e") else f"{self.shown}.0"
+        return f"{text}f" if single else text
 
     @property
     def docs_text(self) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ...spec.models import OpSpec, camel_to_snake
 from ..registry.attrs import c_literal
 from ..registry.platforms import SocPlan
+from ..registry.soc_columns import GatedSoc
 from ..registry.tensors import DtypeCombination, TensorPlan
 from .aclnn_attrs import AclnnAttrs, AclnnScalarPlan
 from .aclnn_order import in_api_order
@@ -29,6 +30,7 @@ FOREIGN_DTYPES = (("ACL_DOUBLE", "float64"), ("ACL_COMPLEX64", "complex64"), ("A
 OTHER_DTYPES = (("ACL_INT32", "int32"), ("ACL_INT64", "int64"), ("ACL_INT8", "int8"), ("ACL_UINT8", "uint8"),
                 ("ACL_FLOAT16", "float16"), ("ACL_FLOAT", "float32"))
 FORMATS = ("ACL_FORMAT_NCHW", "ACL_FORMAT_NHWC")
+OUT_PARAMS = ("workspaceSize", "executor")  # GetWorkspaceSize's out-parameters after the API's own
 UT_DEFAULT_SOC = "ascend910b"  # the SoC ops-nn's op_api UT stub reports unless a case sets one (opdev/platform.cpp)
 
 
@@ -57,6 +59,7 @@ class AclnnUtCase:
     outputs: tuple[UtParam, ...]
     expect: str  # the aclnnStatus GetWorkspaceSize must return
     workspace_zero: bool = False  # an empty tensor: the wrapper returns workspace size 0
+    null_out: str = ""  # "workspaceSize" or "executor": GetWorkspaceSize gets nullptr for that out-parameter
 
     @property
     def declared(self) -> tuple[UtParam, ...]:
@@ -120,7 +123,7 @@ class _Matrix:
             dtypes: Mapping[str, str] | DtypeCombination, *, soc: str | None = None, null: str | None = None,
             formats: Mapping[str, str] | None = None,
             views: Mapping[str, tuple[Sequence[int], Sequence[int]]] | None = None, workspace_zero: bool = False,
-            scalars: Sequence[str] | None = None) -> None:
+            scalars: Sequence[str] | None = None, null_out: str = "") -> None:
         """One case; `shapes`/`dtypes` give every parameter (a mapping) or one value for all (a shape, a combo)."""
         def shape_of(p: _Param) -> Sequence[int]:
             return shapes[p.name] if isinstance(shapes, Mapping) else shapes
@@ -139,7 +142,7 @@ class _Matrix:
         self.cases.append(AclnnUtCase(
             f"{self.aclnn_snake}_{len(self.cases) + 1:03d}_{name}", why, soc,
             tuple(in_api_order(self.aclnn, [*(param(p) for p in self.inputs), *self.scalar_params(scalars, null)])),
-            tuple(param(p) for p in self.outputs), expect, workspace_zero,
+            tuple(param(p) for p in self.outputs), expect, workspace_zero, null_out,
         ))
 
     def scalar_params(self, values: Sequence[str] | None, null: str | None) -> tuple[UtParam, ...]:
@@ -171,7 +174,8 @@ class _Matrix:
 
 def aclnn_ut_cases(spec: OpSpec, inputs: Sequence[_Param], outputs: Sequence[_Param],
                    combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
-                   attrs: AclnnAttrs) -> tuple[AclnnUtCase, ...]:
+                   attrs: AclnnAttrs, unregistered: tuple[GatedSoc, ...] = ()) -> tuple[AclnnUtCase, ...]:
+    """`unregistered`: SoCs the def does not register whose vector core lacks a dtype of the op (soc_columns)."""
     # cases without a SoC run on the UT's default SoC: only the combinations it registers are accepted there
     home = next((s for s in socs if s.name == UT_DEFAULT_SOC), None)
     m = _Matrix(spec, inputs, outputs, home.combinations if home else combos, attrs)
@@ -183,17 +187,23 @@ def aclnn_ut_cases(spec: OpSpec, inputs: Sequence[_Param], outputs: Sequence[_Pa
             continue  # a def column no SoC registers (every SoC lists its own): no SoC accepts it
         runs_on = None if combo in m.combos else hosts[0]
         m.add(f"normal_{combo.label}", f"{every}: accepted", SUCCESS, base, combo, soc=runs_on)
-    for soc in socs:
+    gated: tuple[SocPlan | GatedSoc, ...] = (*socs, *unregistered)
+    for soc in gated:
         for combo in soc.combinations:
             m.add(f"{soc.name}_normal_{combo.label}", f"{combo.key.name} on {soc.name}: accepted", SUCCESS,
                   base, combo, soc=soc.soc_enum)
         taken = {c.key for c in soc.combinations}
         for combo in combos:
             if combo.key not in taken:
-                m.add(f"{soc.name}_{combo.label}_rejected", f"{combo.key.name} on {soc.name}: not a combination "
-                      f"{soc.name} registers", INVALID, base, combo, soc=soc.soc_enum)
+                why = f"{soc.name} has no {combo.key.name}" if soc in unregistered else \
+                    f"not a combination {soc.name} registers"
+                m.add(f"{soc.name}_{combo.label}_rejected", f"{combo.key.name} on {soc.name}: {why}", INVALID, base,
+                      combo, soc=soc.soc_enum)
     for p in m.all_params():
         m.add(f"null_{p.name}", f"{p.name} is a null pointer", NULLPTR, base, combos[0], null=p.name)
+    for out in OUT_PARAMS:  # OP_CHECK_COMM_INPUT: refused before anything writes through them
+        m.add(f"null_{camel_to_snake(out)}", f"{out} is a null pointer, every tensor valid", NULLPTR, base,
+              m.combos[0], null_out=out)
     _scalars(m, base)
     _empty(m)
     _dtypes(m)

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..registry.attrs import AttrPlan
+from ..registry.platforms import SocPlan
+from ..registry.soc_columns import GatedSoc, SocDtypeList, host_dtype_lists
 from ..registry.tensors import DtypeCombination
 
 L0_TYPES = {"float": "float", "int": "int64_t", "bool": "bool", "string": "const char*"}
@@ -19,6 +21,7 @@ class L0Plan:
     support_dtypes: tuple[str, ...]  # op::DataType enumerators the kernel takes
     attr_params: tuple[str, ...]  # the attr parameters after the tensors, in def attr order
     attr_names: tuple[str, ...]  # their names: L0_DFX and OP_ATTR arguments
+    soc_dtype_lists: tuple[SocDtypeList, ...] = ()  # SoCs taking fewer dtypes: the AICore check picks per SoC
 
     @property
     def attr_params_text(self) -> str:
@@ -35,7 +38,13 @@ class L0Plan:
         return f", OP_ATTR({', '.join(self.attr_names)})" if self.attr_names else ""
 
 
-def l0_plan(file_stem: str, attrs: tuple[AttrPlan, ...], combos: tuple[DtypeCombination, ...]) -> L0Plan:
+def registered(socs: tuple[SocPlan, ...]) -> tuple[GatedSoc, ...]:
+    """The SoCs the def registers, with the combinations each supports."""
+    return tuple(GatedSoc(s.name, s.soc_enum, s.combinations) for s in socs)
+
+
+def l0_plan(file_stem: str, attrs: tuple[AttrPlan, ...], combos: tuple[DtypeCombination, ...],
+            socs: tuple[SocPlan, ...]) -> L0Plan:
     return L0Plan(file_stem=file_stem, support_dtypes=tuple(dict.fromkeys(f"op::DataType::{c.key.ge}" for c in combos)),
                   attr_params=tuple(f"{L0_TYPES[a.kind]} {a.field}" for a in attrs),
-                  attr_names=tuple(a.field for a in attrs))
+                  attr_names=tuple(a.field for a in attrs), soc_dtype_lists=host_dtype_lists(registered(socs), combos))

@@ -9,23 +9,24 @@ from typing import TypeVar
 from ...spec.models import OpSpec, camel_to_snake
 from ..registry.attrs import AttrPlan
 from ..registry.platforms import SocPlan
-from ..registry.soc_columns import SocDtypeList, soc_dtype_lists
+from ..registry.soc_columns import SocDtypeList, gated_socs, soc_dtype_lists
 from ..registry.tensors import DtypeCombination, TensorPlan
 from .aclnn_attrs import AclnnAttrs, AclnnParam, aclnn_attrs
 from .aclnn_mixed import l0_output_dtype, mixed_dtype_checks, mixed_output
 from .aclnn_order import in_api_order
 from .aclnn_ut import AclnnUtCase, aclnn_ut_cases, ut_params
-from .l0 import L0Plan
+from .l0 import L0Plan, registered
 
 SHARED_MAX_DIMS = (8, "MAX_SUPPORT_DIMS_NUMS")  # ops-nn common/inc/op_api/op_api_def_nn.h
 RETURN_CODES = (
     ("ACLNN_SUCCESS", 0, "Success."),
-    ("ACLNN_ERR_PARAM_NULLPTR", 161001, "A tensor argument (or a required aclScalar) is a null pointer."),
+    ("ACLNN_ERR_PARAM_NULLPTR", 161001, "A tensor argument (or a required aclScalar), workspaceSize or executor is "
+     "a null pointer."),
     ("ACLNN_ERR_PARAM_INVALID", 161002, "A dtype, format or shape is not supported (see the tables and constraints)."),
 )
 INVALID_VALUE = "A dtype, format or shape is not supported, or a scalar is below its bound (see the tables and " \
     "constraints)."
-NULL_STRING = "A tensor argument (or a required aclScalar, or a char*) is a null pointer."
+NULL_STRING = "A tensor argument (or a required aclScalar, or a char*), workspaceSize or executor is a null pointer."
 INVALID_STRING = "A dtype, format or shape is not supported, {}a char* is none of its values (see the tables and " \
     "constraints)."
 
@@ -189,7 +190,8 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     ret = "return false"
 
     mixed = None if a.promotion else mixed_output([p.tensor for p in data], outputs[0].tensor, combos)
-    soc_lists = soc_dtype_lists(tuple((s.soc_enum, s.combinations) for s in socs), combos)
+    gated = gated_socs(registered(socs), combos)
+    soc_lists = soc_dtype_lists(tuple((s.soc_enum, s.combinations) for s in gated), combos)
     support = "supportList" if soc_lists else "DTYPE_SUPPORT_LIST"
     dtype_checks = [f"const std::initializer_list<op::DataType>& {support} = SocDtypeSupportList();"] \
         if soc_lists else []
@@ -301,7 +303,8 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         return_codes=return_codes(scalars),
         ut_include=f"../../../{op_api_dir}/{file_stem}.h",
         ut_cases=aclnn_ut_cases(spec, ut_params([(p.name, p.tensor, p.unused) for p in inputs]),
-                                ut_params([(p.name, p.tensor, False) for p in outputs]), combos, socs, scalars),
+                                ut_params([(p.name, p.tensor, False) for p in outputs]), combos, socs, scalars,
+                                gated[len(socs):]),
         l0_mixed_dtype=l0_output_dtype([p.tensor.name for p in data], mixed) if mixed else "", attrs=scalars,
         soc_dtype_lists=soc_lists, leading_order=tuple(in_api_order(a, range(len(inputs) + len(scalars.scalars)))),
         stream_type="const aclrtStream" if a.const_stream else "aclrtStream",

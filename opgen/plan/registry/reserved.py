@@ -41,7 +41,8 @@ CPP_NAMES = frozenset((
     "src0", "src1", "std", "stream", "strides", "string", "tensor", "testing", "tileDataNum", "tileNum", "tiling",
     "tilingContext", "tilingContextPara", "tilingData", "tilingInfo", "tilingKey", "tilingStatus", "totalNum",
     "ubAlign", "ubFixedBytes", "ubSize", "uint1_t", "uint32_t", "uint64_t", "uint8_t", "uniqueExecutor", "usedCores",
-    "ut", "viewCopyResult", "workspace", "workspaceAddr", "workspaces", "workspaceSize"
+    "ut", "viewCopyResult", "workspace", "workspaceAddr", "workspaces", "workspaceSize",
+    "args", "make_tuple", "supportList",  # the aclnn UT's null-executor call, the wrapper's per-SoC dtype list
 ))
 # Python names of tests/assets/golden.py and gen_data.py (module names, functions, locals)
 PY_NAMES = frozenset((

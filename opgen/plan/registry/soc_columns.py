@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...spec.models import PlatformSpec
-from ...spec.socs import SOCS
+from ...spec.socs import LACKING_DTYPES, SOCS
 from .tensors import DtypeCombination, TensorPlan, def_lists
 
 
@@ -48,12 +48,36 @@ def config_columns(tensors: tuple[TensorPlan, ...], all_combos: tuple[DtypeCombi
 
 
 @dataclass(frozen=True)
+class GatedSoc:
+    """A SoC the host side accepts only some combinations on: one the spec registers with a subset, or one it does
+    not register whose vector core lacks a dtype of the op (upstream's aclnn refuses bf16 on ascend910 with
+    ACLNN_ERR_PARAM_INVALID, activation/elu_grad_v2/op_api/aclnn_elu_backward.cpp)."""
+
+    name: str
+    soc_enum: str  # op::SocVersion enumerator
+    combinations: tuple[DtypeCombination, ...]
+
+
+def gated_socs(registered: tuple[GatedSoc, ...], combos: tuple[DtypeCombination, ...]) -> tuple[GatedSoc, ...]:
+    """The registered SoCs, then each SoC the spec does not register that lacks a dtype some combination uses
+    (socs.LACKING_DTYPES), with the combinations it can run: what the aclnn wrapper and the l0 op check per SoC."""
+    names = {s.name for s in registered}
+    unregistered = []
+    for name, lacking in LACKING_DTYPES.items():
+        able = tuple(c for c in combos if not lacking & set(c.names))
+        if name not in names and len(able) < len(combos):
+            unregistered.append(GatedSoc(name, name.upper(), able))
+    return (*registered, *unregistered)
+
+
+@dataclass(frozen=True)
 class SocDtypeList:
     """The aclnn wrapper's dtype list on one SoC whose key dtypes are fewer than the op's."""
 
     soc_enum: str  # op::SocVersion enumerator
     name: str  # the C++ list's name
     dtypes: str  # op::DataType enumerators, comma separated
+    shown: str  # the docs' sentence: on which SoC the data tensors take which dtypes
 
 
 def soc_dtype_lists(socs: tuple[tuple[str, tuple[DtypeCombination, ...]], ...],
@@ -64,8 +88,10 @@ def soc_dtype_lists(socs: tuple[tuple[str, tuple[DtypeCombination, ...]], ...],
     for soc_enum, mine in socs:
         keys = tuple(dict.fromkeys(c.key.ge for c in mine))
         if keys != every:
+            names = ", ".join(dict.fromkeys(c.key.name for c in mine)) or "no dtype"
             lists.append(SocDtypeList(soc_enum, f"{soc_enum}_DTYPE_SUPPORT_LIST",
-                                      ", ".join(f"op::DataType::{k}" for k in keys)))
+                                      ", ".join(f"op::DataType::{k}" for k in keys),
+                                      f"On {SOCS[soc_enum.lower()].short_version} the data tensors take {names} only"))
     return tuple(lists)
 
 
@@ -77,3 +103,9 @@ def combination_series(platforms: tuple[PlatformSpec, ...], combos: tuple[DtypeC
         if len(having) < len(platforms):
             series[combo.index] = repr(tuple(dict.fromkeys(having)))
     return series
+
+
+def host_dtype_lists(registered: tuple[GatedSoc, ...],
+                     combos: tuple[DtypeCombination, ...]) -> tuple[SocDtypeList, ...]:
+    """The per-SoC dtype lists the aclnn wrapper and the l0 op print: registered subsets and lacking SoCs."""
+    return soc_dtype_lists(tuple((s.soc_enum, s.combinations) for s in gated_socs(registered, combos)), combos)

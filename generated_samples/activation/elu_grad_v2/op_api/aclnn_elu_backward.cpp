@@ -15,6 +15,7 @@
 #include "log/log.h"
 #include "op_api/op_api_def_nn.h"
 #include "aclnn_kernels/cast.h"
+#include "opdev/platform.h"
 #include "opdev/common_types.h"
 #include "opdev/data_type_utils.h"
 #include "opdev/format_utils.h"
@@ -27,6 +28,22 @@ using namespace op;
 
 static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
                                                                        op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                 op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                  op::DataType::DT_FLOAT};
+
+static const std::initializer_list<op::DataType>& SocDtypeSupportList()
+{
+    SocVersion socVersion = GetCurrentPlatformInfo().GetSocVersion();
+    if (socVersion == SocVersion::ASCEND910) {
+        return ASCEND910_DTYPE_SUPPORT_LIST;
+    }
+    if (socVersion == SocVersion::ASCEND310P) {
+        return ASCEND310P_DTYPE_SUPPORT_LIST;
+    }
+    return DTYPE_SUPPORT_LIST;
+}
 
 static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* selfOrResult, const aclScalar* alpha,
                          const aclScalar* scale, const aclScalar* inputScale, const aclTensor* gradInput)
@@ -42,8 +59,9 @@ static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* selfOrRes
 
 static bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* selfOrResult, const aclTensor* gradInput)
 {
-    OP_CHECK_DTYPE_NOT_SUPPORT(gradOutput, DTYPE_SUPPORT_LIST, return false);
-    OP_CHECK_DTYPE_NOT_SUPPORT(selfOrResult, DTYPE_SUPPORT_LIST, return false);
+    const std::initializer_list<op::DataType>& supportList = SocDtypeSupportList();
+    OP_CHECK_DTYPE_NOT_SUPPORT(gradOutput, supportList, return false);
+    OP_CHECK_DTYPE_NOT_SUPPORT(selfOrResult, supportList, return false);
     OP_CHECK_DTYPE_NOT_SAME(selfOrResult, gradOutput, return false);
     OP_CHECK_RESULT_DTYPE_CAST_FAILED(gradOutput->GetDataType(), gradInput->GetDataType(), return false);
     return true;
@@ -106,6 +124,8 @@ aclnnStatus aclnnEluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const 
                                              const aclTensor* selfOrResult, aclTensor* gradInput,
                                              uint64_t* workspaceSize, aclOpExecutor** executor)
 {
+    OP_CHECK_COMM_INPUT(workspaceSize, executor);
+
     L2_DFX_PHASE_1(aclnnEluBackward, DFX_IN(gradOutput, alpha, scale, inputScale, isResult, selfOrResult),
                    DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();

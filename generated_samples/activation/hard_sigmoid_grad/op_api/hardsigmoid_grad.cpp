@@ -14,6 +14,7 @@
 #include "opdev/op_def.h"
 #include "opdev/op_dfx.h"
 #include "opdev/op_log.h"
+#include "opdev/platform.h"
 #include "opdev/shape_utils.h"
 
 using namespace op;
@@ -23,12 +24,28 @@ OP_TYPE_REGISTER(HardSigmoidGrad);
 
 static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
     op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT,
+                                                                                 op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT,
+                                                                                  op::DataType::DT_FLOAT16};
+
+static const std::initializer_list<op::DataType>& AiCoreDtypeSupportList()
+{
+    SocVersion socVersion = GetCurrentPlatformInfo().GetSocVersion();
+    if (socVersion == SocVersion::ASCEND910) {
+        return ASCEND910_DTYPE_SUPPORT_LIST;
+    }
+    if (socVersion == SocVersion::ASCEND310P) {
+        return ASCEND310P_DTYPE_SUPPORT_LIST;
+    }
+    return AICORE_DTYPE_SUPPORT_LIST;
+}
 
 const aclTensor* HardSigmoidGrad(const aclTensor* grads, const aclTensor* input_x, float alpha, float beta,
                                  aclOpExecutor* executor)
 {
     L0_DFX(HardSigmoidGrad, grads, input_x, alpha, beta);
-    if (!CheckType(grads->GetDataType(), AICORE_DTYPE_SUPPORT_LIST)) {
+    if (!CheckType(grads->GetDataType(), AiCoreDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "HardSigmoidGrad does not support this dtype on AICore.");
         return nullptr;
     }

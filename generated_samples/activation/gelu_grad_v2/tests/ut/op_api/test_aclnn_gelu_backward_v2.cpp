@@ -108,8 +108,98 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_006_ascend950_normal_float32)
     EXPECT_EQ(aclRet, ACLNN_SUCCESS);
 }
 
+// float16 on ascend910: accepted
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_007_ascend910_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend910: accepted
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_008_ascend910_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend910: ascend910 has no bfloat16
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_009_ascend910_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
+// float16 on ascend310p: accepted
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_010_ascend310p_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend310p: accepted
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_011_ascend310p_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend310p: ascend310p has no bfloat16
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_012_ascend310p_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
 // gradOutput is a null pointer
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_007_null_gradOutput)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_013_null_gradOutput)
 {
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     char approximate[] = "none";
@@ -122,7 +212,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_007_null_gradOutput)
 }
 
 // self is a null pointer
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_008_null_self)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_014_null_self)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     char approximate[] = "none";
@@ -136,7 +226,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_008_null_self)
 }
 
 // gradInput is a null pointer
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_009_null_gradInput)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_015_null_gradInput)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -148,8 +238,37 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_009_null_gradInput)
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
 }
 
+// workspaceSize is a null pointer, every tensor valid
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_016_null_workspace_size)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackwardV2, INPUT(gradOutputDesc, selfDesc, approximate), OUTPUT(gradInputDesc));
+
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(nullptr);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
+// executor is a null pointer, every tensor valid
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_017_null_executor)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    char approximate[] = "none";
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    // OP_API_UT always passes an executor: call GetWorkspaceSize with the converted arguments and a null one
+    auto args = ConvertDescToAclTypes(make_tuple(gradOutputDesc, selfDesc, approximate, gradInputDesc));
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet =
+        InvokeGetWorkspaceSizeFunc(aclnnGeluBackwardV2GetWorkspaceSize, args, make_tuple(), &workspaceSize, nullptr);
+    ReleaseAclTypes(args);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
 // approximate is a null pointer
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_010_null_approximate)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_018_null_approximate)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -162,7 +281,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_010_null_approximate)
 }
 
 // approximate "none", one of its values: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_011_approximate_none)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_019_approximate_none)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -176,7 +295,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_011_approximate_none)
 }
 
 // approximate "tanh", one of its values: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_012_approximate_tanh)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_020_approximate_tanh)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -190,7 +309,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_012_approximate_tanh)
 }
 
 // approximate "unknown", none of its values: rejected
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_013_approximate_unknown_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_021_approximate_unknown_rejected)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -204,7 +323,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_013_approximate_unknown_reject
 }
 
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_014_empty)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_022_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -219,7 +338,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_014_empty)
 }
 
 // gradOutput empty, the others not: shapes do not broadcast
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_015_empty_gradOutput_only)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_023_empty_gradOutput_only)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -233,7 +352,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_015_empty_gradOutput_only)
 }
 
 // self empty, the others not: shapes do not broadcast
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_016_empty_self_only)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_024_empty_self_only)
 {
     auto gradOutputDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -247,7 +366,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_016_empty_self_only)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_017_dtype_float64_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_025_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
@@ -261,7 +380,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_017_dtype_float64_rejected)
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_018_dtype_complex64_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_026_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
@@ -275,7 +394,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_018_dtype_complex64_rejected)
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_019_dtype_complex128_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_027_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
@@ -289,7 +408,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_019_dtype_complex128_rejected)
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_020_dtype_undefined_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_028_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
@@ -303,7 +422,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_020_dtype_undefined_rejected)
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_021_dtype_int32_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_029_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -317,7 +436,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_021_dtype_int32_rejected)
 }
 
 // inputs float32 and bfloat16: promoted to float32
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_022_promote_float32_bfloat16)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_030_promote_float32_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -331,7 +450,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_022_promote_float32_bfloat16)
 }
 
 // inputs bfloat16 and float32: promoted to float32
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_023_promote_bfloat16_float32)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_031_promote_bfloat16_float32)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -345,7 +464,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_023_promote_bfloat16_float32)
 }
 
 // bfloat16 inputs cannot be cast to an int32 output
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_024_promoted_dtype_not_castable_to_out)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_032_promoted_dtype_not_castable_to_out)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -359,7 +478,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_024_promoted_dtype_not_castabl
 }
 
 // shapes broadcast: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_025_broadcast_16_16x16)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_033_broadcast_16_16x16)
 {
     auto gradOutputDesc = TensorDesc({16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -373,7 +492,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_025_broadcast_16_16x16)
 }
 
 // shapes broadcast: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_026_broadcast_16x5x5_5x5)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_034_broadcast_16x5x5_5x5)
 {
     auto gradOutputDesc = TensorDesc({16, 5, 5}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({5, 5}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -387,7 +506,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_026_broadcast_16x5x5_5x5)
 }
 
 // the output is not the broadcast shape
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_027_out_shape_not_broadcast_shape)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_035_out_shape_not_broadcast_shape)
 {
     auto gradOutputDesc = TensorDesc({16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -401,7 +520,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_027_out_shape_not_broadcast_sh
 }
 
 // the input shapes do not broadcast
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_028_shapes_not_broadcastable)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_036_shapes_not_broadcastable)
 {
     auto gradOutputDesc = TensorDesc({2, 3}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({4, 3}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -415,7 +534,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_028_shapes_not_broadcastable)
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_029_rank_8)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_037_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -429,7 +548,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_029_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_030_rank_9_rejected)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_038_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -443,7 +562,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_030_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_031_scalar)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_039_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -457,7 +576,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_031_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_032_not_contiguous_bfloat16)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_040_not_contiguous_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -471,7 +590,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_032_not_contiguous_bfloat16)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_033_not_contiguous_float16)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_041_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -485,7 +604,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_033_not_contiguous_float16)
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_034_format_nchw)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_042_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
@@ -499,7 +618,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_034_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_035_format_nhwc)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_043_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
@@ -513,7 +632,7 @@ TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_035_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_036_format_mixed)
+TEST_F(l2_gelu_backward_v2_test, gelu_backward_v2_044_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);

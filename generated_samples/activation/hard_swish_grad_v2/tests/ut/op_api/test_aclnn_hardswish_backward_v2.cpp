@@ -228,8 +228,50 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_015_ascend950_normal
     EXPECT_EQ(aclRet, ACLNN_SUCCESS);
 }
 
+// float16 on ascend310p: accepted
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_016_ascend310p_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto outDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardswishBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend310p: accepted
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_017_ascend310p_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto outDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardswishBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend310p: ascend310p has no bfloat16
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_018_ascend310p_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardswishBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
 // gradOutput is a null pointer
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_016_null_gradOutput)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_019_null_gradOutput)
 {
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
@@ -241,7 +283,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_016_null_gradOutput)
 }
 
 // self is a null pointer
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_017_null_self)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_020_null_self)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
@@ -253,7 +295,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_017_null_self)
 }
 
 // out is a null pointer
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_018_null_out)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_021_null_out)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -264,8 +306,35 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_018_null_out)
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
 }
 
+// workspaceSize is a null pointer, every tensor valid
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_022_null_workspace_size)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardswishBackwardV2, INPUT(gradOutputDesc, selfDesc), OUTPUT(outDesc));
+
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(nullptr);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
+// executor is a null pointer, every tensor valid
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_023_null_executor)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    // OP_API_UT always passes an executor: call GetWorkspaceSize with the converted arguments and a null one
+    auto args = ConvertDescToAclTypes(make_tuple(gradOutputDesc, selfDesc, outDesc));
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = InvokeGetWorkspaceSizeFunc(aclnnHardswishBackwardV2GetWorkspaceSize, args, make_tuple(),
+                                                    &workspaceSize, nullptr);
+    ReleaseAclTypes(args);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_019_empty)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_024_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -279,7 +348,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_019_empty)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_020_dtype_float64_rejected)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_025_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
@@ -292,7 +361,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_020_dtype_float64_re
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_021_dtype_complex64_rejected)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_026_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
@@ -305,7 +374,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_021_dtype_complex64_
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_022_dtype_complex128_rejected)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_027_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
@@ -318,7 +387,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_022_dtype_complex128
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_023_dtype_undefined_rejected)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_028_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
@@ -331,7 +400,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_023_dtype_undefined_
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_024_dtype_int32_rejected)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_029_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -344,7 +413,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_024_dtype_int32_reje
 }
 
 // self float16, the others bfloat16: dtypes must agree
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_025_self_dtype_differs)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_030_self_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -357,7 +426,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_025_self_dtype_diffe
 }
 
 // out float16, the others bfloat16: dtypes must agree
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_026_out_dtype_differs)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_031_out_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -370,7 +439,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_026_out_dtype_differ
 }
 
 // self has another shape: shapes must be equal
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_027_self_shape_differs)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_032_self_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1025}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -383,7 +452,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_027_self_shape_diffe
 }
 
 // out has another shape: shapes must be equal
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_028_out_shape_differs)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_033_out_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -396,7 +465,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_028_out_shape_differ
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_029_rank_8)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_034_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -409,7 +478,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_029_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_030_rank_9_rejected)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_035_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -422,7 +491,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_030_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_031_scalar)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_036_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -435,7 +504,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_031_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_032_not_contiguous_bfloat16)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_037_not_contiguous_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -448,7 +517,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_032_not_contiguous_b
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_033_not_contiguous_float16)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_038_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -461,7 +530,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_033_not_contiguous_f
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_034_format_nchw)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_039_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
@@ -474,7 +543,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_034_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_035_format_nhwc)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_040_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
@@ -487,7 +556,7 @@ TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_035_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_036_format_mixed)
+TEST_F(l2_hardswish_backward_v2_test, hardswish_backward_v2_041_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);

@@ -115,8 +115,104 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_006_ascend950_normal_flo
     EXPECT_EQ(aclRet, ACLNN_SUCCESS);
 }
 
+// float16 on ascend910: accepted
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_007_ascend910_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto negativeSlopeDesc = ScalarDesc(0.0f);
+    auto outDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend910: accepted
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_008_ascend910_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto negativeSlopeDesc = ScalarDesc(0.0f);
+    auto outDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend910: ascend910 has no bfloat16
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_009_ascend910_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto negativeSlopeDesc = ScalarDesc(0.0f);
+    auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
+// float16 on ascend310p: accepted
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_010_ascend310p_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto negativeSlopeDesc = ScalarDesc(0.0f);
+    auto outDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend310p: accepted
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_011_ascend310p_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto negativeSlopeDesc = ScalarDesc(0.0f);
+    auto outDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend310p: ascend310p has no bfloat16
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_012_ascend310p_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto negativeSlopeDesc = ScalarDesc(0.0f);
+    auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
 // gradOutput is a null pointer
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_007_null_gradOutput)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_013_null_gradOutput)
 {
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
@@ -130,7 +226,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_007_null_gradOutput)
 }
 
 // self is a null pointer
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_008_null_self)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_014_null_self)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto negativeSlopeDesc = ScalarDesc(0.0f);
@@ -144,7 +240,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_008_null_self)
 }
 
 // out is a null pointer
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_009_null_out)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_015_null_out)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -157,8 +253,38 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_009_null_out)
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
 }
 
+// workspaceSize is a null pointer, every tensor valid
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_016_null_workspace_size)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto negativeSlopeDesc = ScalarDesc(0.0f);
+    auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut =
+        OP_API_UT(aclnnLeakyReluBackward, INPUT(gradOutputDesc, selfDesc, negativeSlopeDesc, false), OUTPUT(outDesc));
+
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(nullptr);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
+// executor is a null pointer, every tensor valid
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_017_null_executor)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto negativeSlopeDesc = ScalarDesc(0.0f);
+    auto outDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    // OP_API_UT always passes an executor: call GetWorkspaceSize with the converted arguments and a null one
+    auto args = ConvertDescToAclTypes(make_tuple(gradOutputDesc, selfDesc, negativeSlopeDesc, false, outDesc));
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet =
+        InvokeGetWorkspaceSizeFunc(aclnnLeakyReluBackwardGetWorkspaceSize, args, make_tuple(), &workspaceSize, nullptr);
+    ReleaseAclTypes(args);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
 // negativeSlope is a null pointer
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_010_null_negativeSlope)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_018_null_negativeSlope)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -172,7 +298,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_010_null_negativeSlope)
 }
 
 // negativeSlope below 0 with selfIsResult true: rejected
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_011_negativeSlope_below_min_rejected)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_019_negativeSlope_below_min_rejected)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -187,7 +313,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_011_negativeSlope_below_
 }
 
 // negativeSlope 0 with selfIsResult true, the bound: accepted
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_012_negativeSlope_at_min)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_020_negativeSlope_at_min)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -202,7 +328,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_012_negativeSlope_at_min
 }
 
 // negativeSlope below 0 with selfIsResult false: accepted
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_013_negativeSlope_below_min_without_selfIsResult)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_021_negativeSlope_below_min_without_selfIsResult)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -217,7 +343,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_013_negativeSlope_below_
 }
 
 // negativeSlope ScalarDesc(0.5f), selfIsResult false: accepted
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_014_scalars_not_default)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_022_scalars_not_default)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -232,7 +358,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_014_scalars_not_default)
 }
 
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_015_empty)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_023_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -248,7 +374,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_015_empty)
 }
 
 // gradOutput empty, the others not: shapes do not broadcast
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_016_empty_gradOutput_only)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_024_empty_gradOutput_only)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -263,7 +389,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_016_empty_gradOutput_onl
 }
 
 // self empty, the others not: shapes do not broadcast
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_017_empty_self_only)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_025_empty_self_only)
 {
     auto gradOutputDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -278,7 +404,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_017_empty_self_only)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_018_dtype_float64_rejected)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_026_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
@@ -293,7 +419,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_018_dtype_float64_reject
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_019_dtype_complex64_rejected)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_027_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
@@ -308,7 +434,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_019_dtype_complex64_reje
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_020_dtype_complex128_rejected)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_028_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
@@ -323,7 +449,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_020_dtype_complex128_rej
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_021_dtype_undefined_rejected)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_029_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
@@ -338,7 +464,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_021_dtype_undefined_reje
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_022_dtype_int32_rejected)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_030_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -353,7 +479,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_022_dtype_int32_rejected
 }
 
 // self float16, the others bfloat16: dtypes must agree
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_023_self_dtype_differs)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_031_self_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -368,7 +494,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_023_self_dtype_differs)
 }
 
 // out float16, the others bfloat16: dtypes must agree
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_024_out_dtype_differs)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_032_out_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -383,7 +509,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_024_out_dtype_differs)
 }
 
 // shapes broadcast: accepted
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_025_broadcast_16_16x16)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_033_broadcast_16_16x16)
 {
     auto gradOutputDesc = TensorDesc({16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -398,7 +524,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_025_broadcast_16_16x16)
 }
 
 // shapes broadcast: accepted
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_026_broadcast_16x5x5_5x5)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_034_broadcast_16x5x5_5x5)
 {
     auto gradOutputDesc = TensorDesc({16, 5, 5}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({5, 5}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -413,7 +539,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_026_broadcast_16x5x5_5x5
 }
 
 // the output is not the broadcast shape
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_027_out_shape_not_broadcast_shape)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_035_out_shape_not_broadcast_shape)
 {
     auto gradOutputDesc = TensorDesc({16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -428,7 +554,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_027_out_shape_not_broadc
 }
 
 // the input shapes do not broadcast
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_028_shapes_not_broadcastable)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_036_shapes_not_broadcastable)
 {
     auto gradOutputDesc = TensorDesc({2, 3}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({4, 3}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -443,7 +569,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_028_shapes_not_broadcast
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_029_rank_8)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_037_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -458,7 +584,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_029_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_030_rank_9_rejected)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_038_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -473,7 +599,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_030_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_031_scalar)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_039_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -488,7 +614,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_031_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_032_not_contiguous_bfloat16)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_040_not_contiguous_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -503,7 +629,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_032_not_contiguous_bfloa
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_033_not_contiguous_float16)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_041_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -518,7 +644,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_033_not_contiguous_float
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_034_format_nchw)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_042_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
@@ -533,7 +659,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_034_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_035_format_nhwc)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_043_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
@@ -548,7 +674,7 @@ TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_035_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_036_format_mixed)
+TEST_F(l2_leaky_relu_backward_test, leaky_relu_backward_044_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);

@@ -102,8 +102,92 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_006_ascend950_normal_bfloat1
     EXPECT_EQ(aclRet, ACLNN_SUCCESS);
 }
 
+// float16 on ascend910: accepted
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_007_ascend910_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardtanhBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend910: accepted
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_008_ascend910_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardtanhBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend910: ascend910 has no bfloat16
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_009_ascend910_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardtanhBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
+// float16 on ascend310p: accepted
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_010_ascend310p_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardtanhBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend310p: accepted
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_011_ascend310p_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardtanhBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend310p: ascend310p has no bfloat16
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_012_ascend310p_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardtanhBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
 // gradOutput is a null pointer
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_007_null_gradOutput)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_013_null_gradOutput)
 {
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
@@ -115,7 +199,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_007_null_gradOutput)
 }
 
 // self is a null pointer
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_008_null_self)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_014_null_self)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
@@ -127,7 +211,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_008_null_self)
 }
 
 // gradInput is a null pointer
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_009_null_gradInput)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_015_null_gradInput)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
@@ -138,8 +222,35 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_009_null_gradInput)
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
 }
 
+// workspaceSize is a null pointer, every tensor valid
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_016_null_workspace_size)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnHardtanhBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(nullptr);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
+// executor is a null pointer, every tensor valid
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_017_null_executor)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    // OP_API_UT always passes an executor: call GetWorkspaceSize with the converted arguments and a null one
+    auto args = ConvertDescToAclTypes(make_tuple(gradOutputDesc, selfDesc, gradInputDesc));
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet =
+        InvokeGetWorkspaceSizeFunc(aclnnHardtanhBackwardGetWorkspaceSize, args, make_tuple(), &workspaceSize, nullptr);
+    ReleaseAclTypes(args);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_010_empty)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_018_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
     auto selfDesc = TensorDesc({0}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
@@ -153,7 +264,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_010_empty)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_011_dtype_float64_rejected)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_019_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
@@ -166,7 +277,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_011_dtype_float64_rejected)
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_012_dtype_complex64_rejected)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_020_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
@@ -179,7 +290,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_012_dtype_complex64_rejected
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_013_dtype_complex128_rejected)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_021_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
@@ -192,7 +303,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_013_dtype_complex128_rejecte
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_014_dtype_undefined_rejected)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_022_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
@@ -205,7 +316,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_014_dtype_undefined_rejected
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_015_dtype_int32_rejected)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_023_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
@@ -218,7 +329,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_015_dtype_int32_rejected)
 }
 
 // self float32, the others float16: dtypes must agree
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_016_self_dtype_differs)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_024_self_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
@@ -231,7 +342,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_016_self_dtype_differs)
 }
 
 // gradInput float32, the others float16: dtypes must agree
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_017_gradInput_dtype_differs)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_025_gradInput_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
@@ -244,7 +355,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_017_gradInput_dtype_differs)
 }
 
 // self has another shape: shapes must be equal
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_018_self_shape_differs)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_026_self_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
     auto selfDesc = TensorDesc({1025}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
@@ -257,7 +368,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_018_self_shape_differs)
 }
 
 // gradInput has another shape: shapes must be equal
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_019_gradInput_shape_differs)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_027_gradInput_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
@@ -270,7 +381,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_019_gradInput_shape_differs)
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_020_rank_8)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_028_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
@@ -283,7 +394,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_020_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_021_rank_9_rejected)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_029_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
@@ -296,7 +407,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_021_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_022_scalar)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_030_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
     auto selfDesc = TensorDesc({}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
@@ -309,7 +420,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_022_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_023_not_contiguous_float16)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_031_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-8.0, 8.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-8.0, 8.0);
@@ -322,7 +433,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_023_not_contiguous_float16)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_024_not_contiguous_float32)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_032_not_contiguous_float32)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-8.0, 8.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-8.0, 8.0);
@@ -335,7 +446,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_024_not_contiguous_float32)
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_025_format_nchw)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_033_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW).ValueRange(-8.0, 8.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW).ValueRange(-8.0, 8.0);
@@ -348,7 +459,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_025_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_026_format_nhwc)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_034_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NHWC).ValueRange(-8.0, 8.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NHWC).ValueRange(-8.0, 8.0);
@@ -361,7 +472,7 @@ TEST_F(l2_hardtanh_backward_test, hardtanh_backward_026_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_hardtanh_backward_test, hardtanh_backward_027_format_mixed)
+TEST_F(l2_hardtanh_backward_test, hardtanh_backward_035_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-8.0, 8.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT16, ACL_FORMAT_NCHW).ValueRange(-8.0, 8.0);

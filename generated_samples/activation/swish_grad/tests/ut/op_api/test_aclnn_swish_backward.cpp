@@ -109,8 +109,98 @@ TEST_F(l2_swish_backward_test, swish_backward_006_ascend950_normal_float32)
     EXPECT_EQ(aclRet, ACLNN_SUCCESS);
 }
 
+// float16 on ascend910: accepted
+TEST_F(l2_swish_backward_test, swish_backward_007_ascend910_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto betaOptionalDesc = ScalarDesc(1.0f);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSwishBackward, INPUT(gradOutputDesc, selfDesc, betaOptionalDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend910: accepted
+TEST_F(l2_swish_backward_test, swish_backward_008_ascend910_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto betaOptionalDesc = ScalarDesc(1.0f);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSwishBackward, INPUT(gradOutputDesc, selfDesc, betaOptionalDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend910: ascend910 has no bfloat16
+TEST_F(l2_swish_backward_test, swish_backward_009_ascend910_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto betaOptionalDesc = ScalarDesc(1.0f);
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSwishBackward, INPUT(gradOutputDesc, selfDesc, betaOptionalDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
+// float16 on ascend310p: accepted
+TEST_F(l2_swish_backward_test, swish_backward_010_ascend310p_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto betaOptionalDesc = ScalarDesc(1.0f);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSwishBackward, INPUT(gradOutputDesc, selfDesc, betaOptionalDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend310p: accepted
+TEST_F(l2_swish_backward_test, swish_backward_011_ascend310p_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto betaOptionalDesc = ScalarDesc(1.0f);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSwishBackward, INPUT(gradOutputDesc, selfDesc, betaOptionalDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend310p: ascend310p has no bfloat16
+TEST_F(l2_swish_backward_test, swish_backward_012_ascend310p_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto betaOptionalDesc = ScalarDesc(1.0f);
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSwishBackward, INPUT(gradOutputDesc, selfDesc, betaOptionalDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
 // gradOutput is a null pointer
-TEST_F(l2_swish_backward_test, swish_backward_007_null_gradOutput)
+TEST_F(l2_swish_backward_test, swish_backward_013_null_gradOutput)
 {
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto betaOptionalDesc = ScalarDesc(1.0f);
@@ -124,7 +214,7 @@ TEST_F(l2_swish_backward_test, swish_backward_007_null_gradOutput)
 }
 
 // self is a null pointer
-TEST_F(l2_swish_backward_test, swish_backward_008_null_self)
+TEST_F(l2_swish_backward_test, swish_backward_014_null_self)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto betaOptionalDesc = ScalarDesc(1.0f);
@@ -138,7 +228,7 @@ TEST_F(l2_swish_backward_test, swish_backward_008_null_self)
 }
 
 // gradInput is a null pointer
-TEST_F(l2_swish_backward_test, swish_backward_009_null_gradInput)
+TEST_F(l2_swish_backward_test, swish_backward_015_null_gradInput)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -151,8 +241,37 @@ TEST_F(l2_swish_backward_test, swish_backward_009_null_gradInput)
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
 }
 
+// workspaceSize is a null pointer, every tensor valid
+TEST_F(l2_swish_backward_test, swish_backward_016_null_workspace_size)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto betaOptionalDesc = ScalarDesc(1.0f);
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnSwishBackward, INPUT(gradOutputDesc, selfDesc, betaOptionalDesc), OUTPUT(gradInputDesc));
+
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(nullptr);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
+// executor is a null pointer, every tensor valid
+TEST_F(l2_swish_backward_test, swish_backward_017_null_executor)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto betaOptionalDesc = ScalarDesc(1.0f);
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    // OP_API_UT always passes an executor: call GetWorkspaceSize with the converted arguments and a null one
+    auto args = ConvertDescToAclTypes(make_tuple(gradOutputDesc, selfDesc, betaOptionalDesc, gradInputDesc));
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet =
+        InvokeGetWorkspaceSizeFunc(aclnnSwishBackwardGetWorkspaceSize, args, make_tuple(), &workspaceSize, nullptr);
+    ReleaseAclTypes(args);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
 // betaOptional nullptr: the def default scale = 1.0f, accepted
-TEST_F(l2_swish_backward_test, swish_backward_010_null_betaOptional_takes_default)
+TEST_F(l2_swish_backward_test, swish_backward_018_null_betaOptional_takes_default)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -166,7 +285,7 @@ TEST_F(l2_swish_backward_test, swish_backward_010_null_betaOptional_takes_defaul
 }
 
 // betaOptional ScalarDesc(0.5f): accepted
-TEST_F(l2_swish_backward_test, swish_backward_011_scalars_not_default)
+TEST_F(l2_swish_backward_test, swish_backward_019_scalars_not_default)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -180,7 +299,7 @@ TEST_F(l2_swish_backward_test, swish_backward_011_scalars_not_default)
 }
 
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_swish_backward_test, swish_backward_012_empty)
+TEST_F(l2_swish_backward_test, swish_backward_020_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -195,7 +314,7 @@ TEST_F(l2_swish_backward_test, swish_backward_012_empty)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_swish_backward_test, swish_backward_013_dtype_float64_rejected)
+TEST_F(l2_swish_backward_test, swish_backward_021_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
@@ -209,7 +328,7 @@ TEST_F(l2_swish_backward_test, swish_backward_013_dtype_float64_rejected)
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_swish_backward_test, swish_backward_014_dtype_complex64_rejected)
+TEST_F(l2_swish_backward_test, swish_backward_022_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
@@ -223,7 +342,7 @@ TEST_F(l2_swish_backward_test, swish_backward_014_dtype_complex64_rejected)
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_swish_backward_test, swish_backward_015_dtype_complex128_rejected)
+TEST_F(l2_swish_backward_test, swish_backward_023_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
@@ -237,7 +356,7 @@ TEST_F(l2_swish_backward_test, swish_backward_015_dtype_complex128_rejected)
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_swish_backward_test, swish_backward_016_dtype_undefined_rejected)
+TEST_F(l2_swish_backward_test, swish_backward_024_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
@@ -251,7 +370,7 @@ TEST_F(l2_swish_backward_test, swish_backward_016_dtype_undefined_rejected)
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_swish_backward_test, swish_backward_017_dtype_int32_rejected)
+TEST_F(l2_swish_backward_test, swish_backward_025_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -265,7 +384,7 @@ TEST_F(l2_swish_backward_test, swish_backward_017_dtype_int32_rejected)
 }
 
 // self float16, the others bfloat16: dtypes must agree
-TEST_F(l2_swish_backward_test, swish_backward_018_self_dtype_differs)
+TEST_F(l2_swish_backward_test, swish_backward_026_self_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -279,7 +398,7 @@ TEST_F(l2_swish_backward_test, swish_backward_018_self_dtype_differs)
 }
 
 // gradInput float16, the others bfloat16: dtypes must agree
-TEST_F(l2_swish_backward_test, swish_backward_019_gradInput_dtype_differs)
+TEST_F(l2_swish_backward_test, swish_backward_027_gradInput_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -293,7 +412,7 @@ TEST_F(l2_swish_backward_test, swish_backward_019_gradInput_dtype_differs)
 }
 
 // self has another shape: shapes must be equal
-TEST_F(l2_swish_backward_test, swish_backward_020_self_shape_differs)
+TEST_F(l2_swish_backward_test, swish_backward_028_self_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1025}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -307,7 +426,7 @@ TEST_F(l2_swish_backward_test, swish_backward_020_self_shape_differs)
 }
 
 // gradInput has another shape: shapes must be equal
-TEST_F(l2_swish_backward_test, swish_backward_021_gradInput_shape_differs)
+TEST_F(l2_swish_backward_test, swish_backward_029_gradInput_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -321,7 +440,7 @@ TEST_F(l2_swish_backward_test, swish_backward_021_gradInput_shape_differs)
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_swish_backward_test, swish_backward_022_rank_8)
+TEST_F(l2_swish_backward_test, swish_backward_030_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -335,7 +454,7 @@ TEST_F(l2_swish_backward_test, swish_backward_022_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_swish_backward_test, swish_backward_023_rank_9_rejected)
+TEST_F(l2_swish_backward_test, swish_backward_031_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -349,7 +468,7 @@ TEST_F(l2_swish_backward_test, swish_backward_023_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_swish_backward_test, swish_backward_024_scalar)
+TEST_F(l2_swish_backward_test, swish_backward_032_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -363,7 +482,7 @@ TEST_F(l2_swish_backward_test, swish_backward_024_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_swish_backward_test, swish_backward_025_not_contiguous_bfloat16)
+TEST_F(l2_swish_backward_test, swish_backward_033_not_contiguous_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -377,7 +496,7 @@ TEST_F(l2_swish_backward_test, swish_backward_025_not_contiguous_bfloat16)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_swish_backward_test, swish_backward_026_not_contiguous_float16)
+TEST_F(l2_swish_backward_test, swish_backward_034_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -391,7 +510,7 @@ TEST_F(l2_swish_backward_test, swish_backward_026_not_contiguous_float16)
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_swish_backward_test, swish_backward_027_format_nchw)
+TEST_F(l2_swish_backward_test, swish_backward_035_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
@@ -405,7 +524,7 @@ TEST_F(l2_swish_backward_test, swish_backward_027_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_swish_backward_test, swish_backward_028_format_nhwc)
+TEST_F(l2_swish_backward_test, swish_backward_036_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
@@ -419,7 +538,7 @@ TEST_F(l2_swish_backward_test, swish_backward_028_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_swish_backward_test, swish_backward_029_format_mixed)
+TEST_F(l2_swish_backward_test, swish_backward_037_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);

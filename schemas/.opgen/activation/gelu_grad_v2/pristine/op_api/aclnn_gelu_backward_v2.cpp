@@ -16,6 +16,7 @@
 #include "op_api/op_api_def_nn.h"
 #include "aclnn_kernels/cast.h"
 #include "level0/broadcast_to.h"
+#include "opdev/platform.h"
 #include "opdev/common_types.h"
 #include "opdev/data_type_utils.h"
 #include "opdev/format_utils.h"
@@ -29,6 +30,22 @@ using namespace op;
 
 static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16,
                                                                        op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                 op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                  op::DataType::DT_FLOAT};
+
+static const std::initializer_list<op::DataType>& SocDtypeSupportList()
+{
+    SocVersion socVersion = GetCurrentPlatformInfo().GetSocVersion();
+    if (socVersion == SocVersion::ASCEND910) {
+        return ASCEND910_DTYPE_SUPPORT_LIST;
+    }
+    if (socVersion == SocVersion::ASCEND310P) {
+        return ASCEND310P_DTYPE_SUPPORT_LIST;
+    }
+    return DTYPE_SUPPORT_LIST;
+}
 static constexpr const char* ACLNN_GELU_BACKWARD_V2_NAME = "aclnnGeluBackwardV2";
 
 static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const char* approximate,
@@ -46,11 +63,12 @@ static bool CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, con
 
 static bool CheckDtypeValid(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* gradInput)
 {
-    OP_CHECK_DTYPE_NOT_SUPPORT(gradOutput, DTYPE_SUPPORT_LIST, return false);
-    OP_CHECK_DTYPE_NOT_SUPPORT(self, DTYPE_SUPPORT_LIST, return false);
+    const std::initializer_list<op::DataType>& supportList = SocDtypeSupportList();
+    OP_CHECK_DTYPE_NOT_SUPPORT(gradOutput, supportList, return false);
+    OP_CHECK_DTYPE_NOT_SUPPORT(self, supportList, return false);
     auto promoteType = op::PromoteType(gradOutput->GetDataType(), self->GetDataType());
     OP_CHECK(
-        CheckType(promoteType, DTYPE_SUPPORT_LIST),
+        CheckType(promoteType, supportList),
         OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(ACLNN_GELU_BACKWARD_V2_NAME, "gradOutput, self",
                                                std::string(op::ToString(gradOutput->GetDataType()).GetString()) + ", " +
                                                    std::string(op::ToString(self->GetDataType()).GetString()),
@@ -107,6 +125,8 @@ static const aclTensor* BroadcastIfNeeded(const aclTensor* tensor, const op::Sha
 aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, char* approximate,
                                                 aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor)
 {
+    OP_CHECK_COMM_INPUT(workspaceSize, executor);
+
     L2_DFX_PHASE_1(aclnnGeluBackwardV2, DFX_IN(gradOutput, self, approximate), DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);

@@ -14,6 +14,7 @@
 #include "opdev/op_def.h"
 #include "opdev/op_dfx.h"
 #include "opdev/op_log.h"
+#include "opdev/platform.h"
 #include "opdev/shape_utils.h"
 
 using namespace op;
@@ -23,11 +24,27 @@ OP_TYPE_REGISTER(HardSwishGradV2);
 
 static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {
     op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                 op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> ASCEND310P_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT16,
+                                                                                  op::DataType::DT_FLOAT};
+
+static const std::initializer_list<op::DataType>& AiCoreDtypeSupportList()
+{
+    SocVersion socVersion = GetCurrentPlatformInfo().GetSocVersion();
+    if (socVersion == SocVersion::ASCEND910) {
+        return ASCEND910_DTYPE_SUPPORT_LIST;
+    }
+    if (socVersion == SocVersion::ASCEND310P) {
+        return ASCEND310P_DTYPE_SUPPORT_LIST;
+    }
+    return AICORE_DTYPE_SUPPORT_LIST;
+}
 
 const aclTensor* HardSwishGradV2(const aclTensor* gradOutput, const aclTensor* self, aclOpExecutor* executor)
 {
     L0_DFX(HardSwishGradV2, gradOutput, self);
-    if (!CheckType(gradOutput->GetDataType(), AICORE_DTYPE_SUPPORT_LIST)) {
+    if (!CheckType(gradOutput->GetDataType(), AiCoreDtypeSupportList())) {
         OP_LOGE(ACLNN_ERR_PARAM_INVALID, "HardSwishGradV2 does not support this dtype on AICore.");
         return nullptr;
     }

@@ -133,8 +133,122 @@ TEST_F(l2_elu_backward_test, elu_backward_006_ascend950_normal_float32)
     EXPECT_EQ(aclRet, ACLNN_SUCCESS);
 }
 
+// float16 on ascend910: accepted
+TEST_F(l2_elu_backward_test, elu_backward_007_ascend910_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
+    auto alphaDesc = ScalarDesc(1.0f);
+    auto scaleDesc = ScalarDesc(1.0f);
+    auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnEluBackward,
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
+                        OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend910: accepted
+TEST_F(l2_elu_backward_test, elu_backward_008_ascend910_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
+    auto alphaDesc = ScalarDesc(1.0f);
+    auto scaleDesc = ScalarDesc(1.0f);
+    auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnEluBackward,
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
+                        OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend910: ascend910 has no bfloat16
+TEST_F(l2_elu_backward_test, elu_backward_009_ascend910_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
+    auto alphaDesc = ScalarDesc(1.0f);
+    auto scaleDesc = ScalarDesc(1.0f);
+    auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnEluBackward,
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
+                        OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
+// float16 on ascend310p: accepted
+TEST_F(l2_elu_backward_test, elu_backward_010_ascend310p_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
+    auto alphaDesc = ScalarDesc(1.0f);
+    auto scaleDesc = ScalarDesc(1.0f);
+    auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnEluBackward,
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
+                        OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float32 on ascend310p: accepted
+TEST_F(l2_elu_backward_test, elu_backward_011_ascend310p_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
+    auto alphaDesc = ScalarDesc(1.0f);
+    auto scaleDesc = ScalarDesc(1.0f);
+    auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnEluBackward,
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
+                        OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend310p: ascend310p has no bfloat16
+TEST_F(l2_elu_backward_test, elu_backward_012_ascend310p_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
+    auto alphaDesc = ScalarDesc(1.0f);
+    auto scaleDesc = ScalarDesc(1.0f);
+    auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnEluBackward,
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
+                        OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
 // gradOutput is a null pointer
-TEST_F(l2_elu_backward_test, elu_backward_007_null_gradOutput)
+TEST_F(l2_elu_backward_test, elu_backward_013_null_gradOutput)
 {
     auto alphaDesc = ScalarDesc(1.0f);
     auto scaleDesc = ScalarDesc(1.0f);
@@ -151,7 +265,7 @@ TEST_F(l2_elu_backward_test, elu_backward_007_null_gradOutput)
 }
 
 // selfOrResult is a null pointer
-TEST_F(l2_elu_backward_test, elu_backward_008_null_selfOrResult)
+TEST_F(l2_elu_backward_test, elu_backward_014_null_selfOrResult)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -168,7 +282,7 @@ TEST_F(l2_elu_backward_test, elu_backward_008_null_selfOrResult)
 }
 
 // gradInput is a null pointer
-TEST_F(l2_elu_backward_test, elu_backward_009_null_gradInput)
+TEST_F(l2_elu_backward_test, elu_backward_015_null_gradInput)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -184,8 +298,44 @@ TEST_F(l2_elu_backward_test, elu_backward_009_null_gradInput)
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
 }
 
+// workspaceSize is a null pointer, every tensor valid
+TEST_F(l2_elu_backward_test, elu_backward_016_null_workspace_size)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
+    auto alphaDesc = ScalarDesc(1.0f);
+    auto scaleDesc = ScalarDesc(1.0f);
+    auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnEluBackward,
+                        INPUT(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc),
+                        OUTPUT(gradInputDesc));
+
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(nullptr);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
+// executor is a null pointer, every tensor valid
+TEST_F(l2_elu_backward_test, elu_backward_017_null_executor)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
+    auto alphaDesc = ScalarDesc(1.0f);
+    auto scaleDesc = ScalarDesc(1.0f);
+    auto inputScaleDesc = ScalarDesc(1.0f);
+    auto selfOrResultDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    // OP_API_UT always passes an executor: call GetWorkspaceSize with the converted arguments and a null one
+    auto args = ConvertDescToAclTypes(
+        make_tuple(gradOutputDesc, alphaDesc, scaleDesc, inputScaleDesc, false, selfOrResultDesc, gradInputDesc));
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet =
+        InvokeGetWorkspaceSizeFunc(aclnnEluBackwardGetWorkspaceSize, args, make_tuple(), &workspaceSize, nullptr);
+    ReleaseAclTypes(args);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
 // alpha is a null pointer
-TEST_F(l2_elu_backward_test, elu_backward_010_null_alpha)
+TEST_F(l2_elu_backward_test, elu_backward_018_null_alpha)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto scaleDesc = ScalarDesc(1.0f);
@@ -202,7 +352,7 @@ TEST_F(l2_elu_backward_test, elu_backward_010_null_alpha)
 }
 
 // scale is a null pointer
-TEST_F(l2_elu_backward_test, elu_backward_011_null_scale)
+TEST_F(l2_elu_backward_test, elu_backward_019_null_scale)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -219,7 +369,7 @@ TEST_F(l2_elu_backward_test, elu_backward_011_null_scale)
 }
 
 // inputScale is a null pointer
-TEST_F(l2_elu_backward_test, elu_backward_012_null_inputScale)
+TEST_F(l2_elu_backward_test, elu_backward_020_null_inputScale)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -236,7 +386,7 @@ TEST_F(l2_elu_backward_test, elu_backward_012_null_inputScale)
 }
 
 // alpha below 0 with isResult true: rejected
-TEST_F(l2_elu_backward_test, elu_backward_013_alpha_below_min_rejected)
+TEST_F(l2_elu_backward_test, elu_backward_021_alpha_below_min_rejected)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(-1.0f);
@@ -254,7 +404,7 @@ TEST_F(l2_elu_backward_test, elu_backward_013_alpha_below_min_rejected)
 }
 
 // alpha 0 with isResult true, the bound: accepted
-TEST_F(l2_elu_backward_test, elu_backward_014_alpha_at_min)
+TEST_F(l2_elu_backward_test, elu_backward_022_alpha_at_min)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(0.0f);
@@ -272,7 +422,7 @@ TEST_F(l2_elu_backward_test, elu_backward_014_alpha_at_min)
 }
 
 // alpha below 0 with isResult false: accepted
-TEST_F(l2_elu_backward_test, elu_backward_015_alpha_below_min_without_isResult)
+TEST_F(l2_elu_backward_test, elu_backward_023_alpha_below_min_without_isResult)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(-1.0f);
@@ -290,7 +440,7 @@ TEST_F(l2_elu_backward_test, elu_backward_015_alpha_below_min_without_isResult)
 }
 
 // alpha ScalarDesc(2.0f), scale ScalarDesc(2.25f), inputScale ScalarDesc(2.5f), isResult false: accepted
-TEST_F(l2_elu_backward_test, elu_backward_016_scalars_not_default)
+TEST_F(l2_elu_backward_test, elu_backward_024_scalars_not_default)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(2.0f);
@@ -308,7 +458,7 @@ TEST_F(l2_elu_backward_test, elu_backward_016_scalars_not_default)
 }
 
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_elu_backward_test, elu_backward_017_empty)
+TEST_F(l2_elu_backward_test, elu_backward_025_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -327,7 +477,7 @@ TEST_F(l2_elu_backward_test, elu_backward_017_empty)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_elu_backward_test, elu_backward_018_dtype_float64_rejected)
+TEST_F(l2_elu_backward_test, elu_backward_026_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -345,7 +495,7 @@ TEST_F(l2_elu_backward_test, elu_backward_018_dtype_float64_rejected)
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_elu_backward_test, elu_backward_019_dtype_complex64_rejected)
+TEST_F(l2_elu_backward_test, elu_backward_027_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -363,7 +513,7 @@ TEST_F(l2_elu_backward_test, elu_backward_019_dtype_complex64_rejected)
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_elu_backward_test, elu_backward_020_dtype_complex128_rejected)
+TEST_F(l2_elu_backward_test, elu_backward_028_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -381,7 +531,7 @@ TEST_F(l2_elu_backward_test, elu_backward_020_dtype_complex128_rejected)
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_elu_backward_test, elu_backward_021_dtype_undefined_rejected)
+TEST_F(l2_elu_backward_test, elu_backward_029_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -399,7 +549,7 @@ TEST_F(l2_elu_backward_test, elu_backward_021_dtype_undefined_rejected)
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_elu_backward_test, elu_backward_022_dtype_int32_rejected)
+TEST_F(l2_elu_backward_test, elu_backward_030_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -417,7 +567,7 @@ TEST_F(l2_elu_backward_test, elu_backward_022_dtype_int32_rejected)
 }
 
 // selfOrResult float16, the others bfloat16: dtypes must agree
-TEST_F(l2_elu_backward_test, elu_backward_023_selfOrResult_dtype_differs)
+TEST_F(l2_elu_backward_test, elu_backward_031_selfOrResult_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -435,7 +585,7 @@ TEST_F(l2_elu_backward_test, elu_backward_023_selfOrResult_dtype_differs)
 }
 
 // gradInput float16, the inputs bfloat16: the result is cast to it
-TEST_F(l2_elu_backward_test, elu_backward_024_gradInput_dtype_differs)
+TEST_F(l2_elu_backward_test, elu_backward_032_gradInput_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -453,7 +603,7 @@ TEST_F(l2_elu_backward_test, elu_backward_024_gradInput_dtype_differs)
 }
 
 // selfOrResult has another shape: shapes must be equal
-TEST_F(l2_elu_backward_test, elu_backward_025_selfOrResult_shape_differs)
+TEST_F(l2_elu_backward_test, elu_backward_033_selfOrResult_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -471,7 +621,7 @@ TEST_F(l2_elu_backward_test, elu_backward_025_selfOrResult_shape_differs)
 }
 
 // gradInput has another shape: shapes must be equal
-TEST_F(l2_elu_backward_test, elu_backward_026_gradInput_shape_differs)
+TEST_F(l2_elu_backward_test, elu_backward_034_gradInput_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -489,7 +639,7 @@ TEST_F(l2_elu_backward_test, elu_backward_026_gradInput_shape_differs)
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_elu_backward_test, elu_backward_027_rank_8)
+TEST_F(l2_elu_backward_test, elu_backward_035_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -507,7 +657,7 @@ TEST_F(l2_elu_backward_test, elu_backward_027_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_elu_backward_test, elu_backward_028_rank_9_rejected)
+TEST_F(l2_elu_backward_test, elu_backward_036_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -525,7 +675,7 @@ TEST_F(l2_elu_backward_test, elu_backward_028_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_elu_backward_test, elu_backward_029_scalar)
+TEST_F(l2_elu_backward_test, elu_backward_037_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -543,7 +693,7 @@ TEST_F(l2_elu_backward_test, elu_backward_029_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_elu_backward_test, elu_backward_030_not_contiguous_bfloat16)
+TEST_F(l2_elu_backward_test, elu_backward_038_not_contiguous_bfloat16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_BF16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -561,7 +711,7 @@ TEST_F(l2_elu_backward_test, elu_backward_030_not_contiguous_bfloat16)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_elu_backward_test, elu_backward_031_not_contiguous_float16)
+TEST_F(l2_elu_backward_test, elu_backward_039_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -579,7 +729,7 @@ TEST_F(l2_elu_backward_test, elu_backward_031_not_contiguous_float16)
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_elu_backward_test, elu_backward_032_format_nchw)
+TEST_F(l2_elu_backward_test, elu_backward_040_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NCHW).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -597,7 +747,7 @@ TEST_F(l2_elu_backward_test, elu_backward_032_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_elu_backward_test, elu_backward_033_format_nhwc)
+TEST_F(l2_elu_backward_test, elu_backward_041_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_NHWC).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);
@@ -615,7 +765,7 @@ TEST_F(l2_elu_backward_test, elu_backward_033_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_elu_backward_test, elu_backward_034_format_mixed)
+TEST_F(l2_elu_backward_test, elu_backward_042_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-2.0, 2.0);
     auto alphaDesc = ScalarDesc(1.0f);

@@ -108,8 +108,98 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_006_ascend950_normal_bf
     EXPECT_EQ(aclRet, ACLNN_SUCCESS);
 }
 
+// float32 on ascend910: accepted
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_007_ascend910_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float16 on ascend910: accepted
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_008_ascend910_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend910: ascend910 has no bfloat16
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_009_ascend910_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
+// float32 on ascend310p: accepted
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_010_ascend310p_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float16 on ascend310p: accepted
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_011_ascend310p_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend310p: ascend310p has no bfloat16
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_012_ascend310p_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
 // gradOutput is a null pointer
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_007_null_gradOutput)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_013_null_gradOutput)
 {
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto bufferDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
@@ -123,7 +213,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_007_null_gradOutput)
 }
 
 // self is a null pointer
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_008_null_self)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_014_null_self)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto bufferDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
@@ -137,7 +227,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_008_null_self)
 }
 
 // buffer is a null pointer
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_009_null_buffer)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_015_null_buffer)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -151,7 +241,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_009_null_buffer)
 }
 
 // gradInput is a null pointer
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_010_null_gradInput)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_016_null_gradInput)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -164,8 +254,37 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_010_null_gradInput)
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
 }
 
+// workspaceSize is a null pointer, every tensor valid
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_017_null_workspace_size)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnLogSigmoidBackward, INPUT(gradOutputDesc, selfDesc, bufferDesc), OUTPUT(gradInputDesc));
+
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(nullptr);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
+// executor is a null pointer, every tensor valid
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_018_null_executor)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto bufferDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    // OP_API_UT always passes an executor: call GetWorkspaceSize with the converted arguments and a null one
+    auto args = ConvertDescToAclTypes(make_tuple(gradOutputDesc, selfDesc, bufferDesc, gradInputDesc));
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = InvokeGetWorkspaceSizeFunc(aclnnLogSigmoidBackwardGetWorkspaceSize, args, make_tuple(),
+                                                    &workspaceSize, nullptr);
+    ReleaseAclTypes(args);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_011_empty)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_019_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -180,7 +299,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_011_empty)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_012_dtype_float64_rejected)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_020_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
@@ -194,7 +313,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_012_dtype_float64_rejec
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_013_dtype_complex64_rejected)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_021_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
@@ -208,7 +327,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_013_dtype_complex64_rej
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_014_dtype_complex128_rejected)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_022_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
@@ -222,7 +341,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_014_dtype_complex128_re
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_015_dtype_undefined_rejected)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_023_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
@@ -236,7 +355,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_015_dtype_undefined_rej
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_016_dtype_int32_rejected)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_024_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -250,7 +369,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_016_dtype_int32_rejecte
 }
 
 // self float16, the others float32: dtypes must agree
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_017_self_dtype_differs)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_025_self_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -264,7 +383,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_017_self_dtype_differs)
 }
 
 // gradInput float16, the others float32: dtypes must agree
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_018_gradInput_dtype_differs)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_026_gradInput_dtype_differs)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -278,7 +397,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_018_gradInput_dtype_dif
 }
 
 // self has another shape: shapes must be equal
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_019_self_shape_differs)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_027_self_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1025}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -292,7 +411,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_019_self_shape_differs)
 }
 
 // gradInput has another shape: shapes must be equal
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_020_gradInput_shape_differs)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_028_gradInput_shape_differs)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -306,7 +425,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_020_gradInput_shape_dif
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_021_rank_8)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_029_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -320,7 +439,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_021_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_022_rank_9_rejected)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_030_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -334,7 +453,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_022_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_023_scalar)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_031_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -348,7 +467,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_023_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_024_not_contiguous_float32)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_032_not_contiguous_float32)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -362,7 +481,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_024_not_contiguous_floa
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_025_not_contiguous_float16)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_033_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -376,7 +495,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_025_not_contiguous_floa
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_026_format_nchw)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_034_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
@@ -390,7 +509,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_026_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_027_format_nhwc)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_035_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
@@ -404,7 +523,7 @@ TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_027_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_028_format_mixed)
+TEST_F(l2_logsigmoid_backward_test, log_sigmoid_backward_036_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);

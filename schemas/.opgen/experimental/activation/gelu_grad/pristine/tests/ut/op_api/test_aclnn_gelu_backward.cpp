@@ -144,8 +144,92 @@ TEST_F(l2_gelu_backward_test, gelu_backward_009_ascend310b_normal_bfloat16)
     EXPECT_EQ(aclRet, ACLNN_SUCCESS);
 }
 
+// float32 on ascend910: accepted
+TEST_F(l2_gelu_backward_test, gelu_backward_010_ascend910_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float16 on ascend910: accepted
+TEST_F(l2_gelu_backward_test, gelu_backward_011_ascend910_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend910: ascend910 has no bfloat16
+TEST_F(l2_gelu_backward_test, gelu_backward_012_ascend910_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND910);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
+// float32 on ascend310p: accepted
+TEST_F(l2_gelu_backward_test, gelu_backward_013_ascend310p_normal_float32)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// float16 on ascend310p: accepted
+TEST_F(l2_gelu_backward_test, gelu_backward_014_ascend310p_normal_float16)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_SUCCESS);
+}
+
+// bfloat16 on ascend310p: ascend310p has no bfloat16
+TEST_F(l2_gelu_backward_test, gelu_backward_015_ascend310p_bfloat16_rejected)
+{
+    SocVersionManager socVersion(SocVersion::ASCEND310P);
+    auto gradOutputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_BF16, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(&workspaceSize);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_INVALID);
+}
+
 // gradOutput is a null pointer
-TEST_F(l2_gelu_backward_test, gelu_backward_010_null_gradOutput)
+TEST_F(l2_gelu_backward_test, gelu_backward_016_null_gradOutput)
 {
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
@@ -157,7 +241,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_010_null_gradOutput)
 }
 
 // self is a null pointer
-TEST_F(l2_gelu_backward_test, gelu_backward_011_null_self)
+TEST_F(l2_gelu_backward_test, gelu_backward_017_null_self)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
@@ -169,7 +253,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_011_null_self)
 }
 
 // gradInput is a null pointer
-TEST_F(l2_gelu_backward_test, gelu_backward_012_null_gradInput)
+TEST_F(l2_gelu_backward_test, gelu_backward_018_null_gradInput)
 {
     auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -180,8 +264,35 @@ TEST_F(l2_gelu_backward_test, gelu_backward_012_null_gradInput)
     EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
 }
 
+// workspaceSize is a null pointer, every tensor valid
+TEST_F(l2_gelu_backward_test, gelu_backward_019_null_workspace_size)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnGeluBackward, INPUT(gradOutputDesc, selfDesc), OUTPUT(gradInputDesc));
+
+    aclnnStatus aclRet = ut.TestGetWorkspaceSize(nullptr);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
+// executor is a null pointer, every tensor valid
+TEST_F(l2_gelu_backward_test, gelu_backward_020_null_executor)
+{
+    auto gradOutputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto selfDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
+    auto gradInputDesc = TensorDesc({1024}, ACL_FLOAT, ACL_FORMAT_ND);
+    // OP_API_UT always passes an executor: call GetWorkspaceSize with the converted arguments and a null one
+    auto args = ConvertDescToAclTypes(make_tuple(gradOutputDesc, selfDesc, gradInputDesc));
+    uint64_t workspaceSize = UINT64_MAX;
+    aclnnStatus aclRet =
+        InvokeGetWorkspaceSizeFunc(aclnnGeluBackwardGetWorkspaceSize, args, make_tuple(), &workspaceSize, nullptr);
+    ReleaseAclTypes(args);
+    EXPECT_EQ(aclRet, ACLNN_ERR_PARAM_NULLPTR);
+}
+
 // every tensor empty: accepted with workspace 0
-TEST_F(l2_gelu_backward_test, gelu_backward_013_empty)
+TEST_F(l2_gelu_backward_test, gelu_backward_021_empty)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -195,7 +306,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_013_empty)
 }
 
 // gradOutput empty, the others not: shapes do not broadcast
-TEST_F(l2_gelu_backward_test, gelu_backward_014_empty_gradOutput_only)
+TEST_F(l2_gelu_backward_test, gelu_backward_022_empty_gradOutput_only)
 {
     auto gradOutputDesc = TensorDesc({0}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -208,7 +319,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_014_empty_gradOutput_only)
 }
 
 // self empty, the others not: shapes do not broadcast
-TEST_F(l2_gelu_backward_test, gelu_backward_015_empty_self_only)
+TEST_F(l2_gelu_backward_test, gelu_backward_023_empty_self_only)
 {
     auto gradOutputDesc = TensorDesc({16, 16}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({0}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -221,7 +332,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_015_empty_self_only)
 }
 
 // data tensors float64: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_test, gelu_backward_016_dtype_float64_rejected)
+TEST_F(l2_gelu_backward_test, gelu_backward_024_dtype_float64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DOUBLE, ACL_FORMAT_ND);
@@ -234,7 +345,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_016_dtype_float64_rejected)
 }
 
 // data tensors complex64: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_test, gelu_backward_017_dtype_complex64_rejected)
+TEST_F(l2_gelu_backward_test, gelu_backward_025_dtype_complex64_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX64, ACL_FORMAT_ND);
@@ -247,7 +358,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_017_dtype_complex64_rejected)
 }
 
 // data tensors complex128: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_test, gelu_backward_018_dtype_complex128_rejected)
+TEST_F(l2_gelu_backward_test, gelu_backward_026_dtype_complex128_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_COMPLEX128, ACL_FORMAT_ND);
@@ -260,7 +371,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_018_dtype_complex128_rejected)
 }
 
 // data tensors undefined: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_test, gelu_backward_019_dtype_undefined_rejected)
+TEST_F(l2_gelu_backward_test, gelu_backward_027_dtype_undefined_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
     auto selfDesc = TensorDesc({2, 8}, ACL_DT_UNDEFINED, ACL_FORMAT_ND);
@@ -273,7 +384,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_019_dtype_undefined_rejected)
 }
 
 // data tensors int32: not a dtype the kernel takes
-TEST_F(l2_gelu_backward_test, gelu_backward_020_dtype_int32_rejected)
+TEST_F(l2_gelu_backward_test, gelu_backward_028_dtype_int32_rejected)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_INT32, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -286,7 +397,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_020_dtype_int32_rejected)
 }
 
 // inputs float32 and float16: promoted to float32
-TEST_F(l2_gelu_backward_test, gelu_backward_021_promote_float32_float16)
+TEST_F(l2_gelu_backward_test, gelu_backward_029_promote_float32_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -299,7 +410,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_021_promote_float32_float16)
 }
 
 // inputs float16 and float32: promoted to float32
-TEST_F(l2_gelu_backward_test, gelu_backward_022_promote_float16_float32)
+TEST_F(l2_gelu_backward_test, gelu_backward_030_promote_float16_float32)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT16, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -312,7 +423,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_022_promote_float16_float32)
 }
 
 // float32 inputs cannot be cast to an int32 output
-TEST_F(l2_gelu_backward_test, gelu_backward_023_promoted_dtype_not_castable_to_out)
+TEST_F(l2_gelu_backward_test, gelu_backward_031_promoted_dtype_not_castable_to_out)
 {
     auto gradOutputDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 8}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -325,7 +436,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_023_promoted_dtype_not_castable_to_o
 }
 
 // shapes broadcast: accepted
-TEST_F(l2_gelu_backward_test, gelu_backward_024_broadcast_16_16x16)
+TEST_F(l2_gelu_backward_test, gelu_backward_032_broadcast_16_16x16)
 {
     auto gradOutputDesc = TensorDesc({16}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -338,7 +449,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_024_broadcast_16_16x16)
 }
 
 // shapes broadcast: accepted
-TEST_F(l2_gelu_backward_test, gelu_backward_025_broadcast_16x5x5_5x5)
+TEST_F(l2_gelu_backward_test, gelu_backward_033_broadcast_16x5x5_5x5)
 {
     auto gradOutputDesc = TensorDesc({16, 5, 5}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({5, 5}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -351,7 +462,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_025_broadcast_16x5x5_5x5)
 }
 
 // the output is not the broadcast shape
-TEST_F(l2_gelu_backward_test, gelu_backward_026_out_shape_not_broadcast_shape)
+TEST_F(l2_gelu_backward_test, gelu_backward_034_out_shape_not_broadcast_shape)
 {
     auto gradOutputDesc = TensorDesc({16}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({16, 16}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -364,7 +475,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_026_out_shape_not_broadcast_shape)
 }
 
 // the input shapes do not broadcast
-TEST_F(l2_gelu_backward_test, gelu_backward_027_shapes_not_broadcastable)
+TEST_F(l2_gelu_backward_test, gelu_backward_035_shapes_not_broadcastable)
 {
     auto gradOutputDesc = TensorDesc({2, 3}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({4, 3}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -377,7 +488,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_027_shapes_not_broadcastable)
 }
 
 // rank 8, the limit: accepted
-TEST_F(l2_gelu_backward_test, gelu_backward_028_rank_8)
+TEST_F(l2_gelu_backward_test, gelu_backward_036_rank_8)
 {
     auto gradOutputDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -390,7 +501,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_028_rank_8)
 }
 
 // rank 9: above the limit
-TEST_F(l2_gelu_backward_test, gelu_backward_029_rank_9_rejected)
+TEST_F(l2_gelu_backward_test, gelu_backward_037_rank_9_rejected)
 {
     auto gradOutputDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 2, 2, 2, 2, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -403,7 +514,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_029_rank_9_rejected)
 }
 
 // every tensor a scalar (rank 0): accepted
-TEST_F(l2_gelu_backward_test, gelu_backward_030_scalar)
+TEST_F(l2_gelu_backward_test, gelu_backward_038_scalar)
 {
     auto gradOutputDesc = TensorDesc({}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
@@ -416,7 +527,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_030_scalar)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_gelu_backward_test, gelu_backward_031_not_contiguous_float32)
+TEST_F(l2_gelu_backward_test, gelu_backward_039_not_contiguous_float32)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -429,7 +540,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_031_not_contiguous_float32)
 }
 
 // transposed (non-contiguous) inputs: made contiguous, accepted
-TEST_F(l2_gelu_backward_test, gelu_backward_032_not_contiguous_float16)
+TEST_F(l2_gelu_backward_test, gelu_backward_040_not_contiguous_float16)
 {
     auto gradOutputDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({2, 5}, ACL_FLOAT16, ACL_FORMAT_ND, {1, 2}, 0, {5, 2}).ValueRange(-5.0, 5.0);
@@ -442,7 +553,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_032_not_contiguous_float16)
 }
 
 // every tensor ACL_FORMAT_NCHW: ND ops take any format
-TEST_F(l2_gelu_backward_test, gelu_backward_033_format_nchw)
+TEST_F(l2_gelu_backward_test, gelu_backward_041_format_nchw)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
@@ -455,7 +566,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_033_format_nchw)
 }
 
 // every tensor ACL_FORMAT_NHWC: ND ops take any format
-TEST_F(l2_gelu_backward_test, gelu_backward_034_format_nhwc)
+TEST_F(l2_gelu_backward_test, gelu_backward_042_format_nhwc)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NHWC).ValueRange(-5.0, 5.0);
@@ -468,7 +579,7 @@ TEST_F(l2_gelu_backward_test, gelu_backward_034_format_nhwc)
 }
 
 // ND and NCHW mixed: accepted
-TEST_F(l2_gelu_backward_test, gelu_backward_035_format_mixed)
+TEST_F(l2_gelu_backward_test, gelu_backward_043_format_mixed)
 {
     auto gradOutputDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-5.0, 5.0);
     auto selfDesc = TensorDesc({1, 16, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCHW).ValueRange(-5.0, 5.0);
