@@ -4,8 +4,9 @@ SoC's UT build sees, and the SoC branch of an infershape (issue 36's sample bloc
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
-from conftest import SAMPLES
+from conftest import SAMPLES, SCHEMAS, copy_spec
 
 from opgen.plan.kernel.classic_tiling import classic_tiling
 
@@ -45,3 +46,67 @@ def test_an_empty_tensor_is_refused_by_an_atvoss_tiling_as_upstreams_uts_assert(
         encoding="utf-8")
     body = _test_body(ut, "EluGradV2TilingAscend950", "tiling_empty_tensor")
     assert body.rstrip().endswith("ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);")
+
+
+def test_an_infershape_broadcasts_only_on_the_socs_whose_kernel_broadcasts_when_the_spec_names_a_copied_input() -> None:
+    """Upstream GeluGradV2 broadcasts on Ascend950 alone and gives x's shape elsewhere; the generated infershape
+    broadcast on every SoC. With `infershape.input: x` it prints the SoC branch (the broadcasting SoCs come from
+    the platforms whose kernel broadcasts), and its UT runs both branches, each with a case the other would fail."""
+    op = SAMPLES / "activation/gelu_grad_v2"
+    source = (op / "op_host/gelu_grad_v2_infershape.cpp").read_text(encoding="utf-8")
+    assert "GetPlatformInfoWithOutSocVersion(platformInfo, optionalInfo)" in source
+    assert ('    if (socVersion == "Ascend950") {\n'
+            "        return Ops::Base::InferShape4Broadcast(context, BROADCAST_INPUT_NUM);\n    }\n"
+            "    const gert::Shape* inputShape = context->GetInputShape(1);\n") in source
+    ut = (op / "tests/ut/op_host/test_gelu_grad_v2_infershape.cpp").read_text(encoding="utf-8")
+    body = _test_body(ut, "GeluGradV2Infershape", "infershape_broadcast_dy_row")
+    assert body.startswith('    SetShortSocVersion("Ascend950");')
+    body = _test_body(ut, "GeluGradV2Infershape", "infershape_ascend910b_x_shape_not_broadcast")
+    assert body.startswith('    SetShortSocVersion("Ascend910B");')
+    assert "{{{4, 1024}, {4, 1024}}, ge::DT_BF16" in body and "{1, 1024},\n    };" in body  # x's, not (4, 1024)
+    # without the input, a broadcast infershape has no branch (upstream LeakyReluGrad broadcasts everywhere)
+    leaky = (SAMPLES / "activation/leaky_relu_grad/op_host/leaky_relu_grad_infershape.cpp").read_text("utf-8")
+    assert "socVersion" not in leaky
+    assert "return Ops::Base::InferShape4Broadcast(context, BROADCAST_INPUT_NUM);" in leaky
+
+
+def test_a_broadcast_infershape_input_must_name_an_input(run, tmp_path: Path) -> None:
+    spec = copy_spec(SCHEMAS / "gelu_grad_v2.yaml", tmp_path, lambda s: s.replace("  input: x\n", "  input: z\n"))
+    result = run("gen", spec, "-o", tmp_path / "out")
+    assert result.code == 2
+    assert "infershape.input" in result.err and "not an input: one of dy, x" in result.err
+    assert not (tmp_path / "out").exists()
+
+
+def _suites(text: str) -> dict[str, tuple[str, set[int]]]:
+    """Per guarded tiling suite: its class and the tiling keys its successful cases expect."""
+    found = {}
+    for guard, body in re.findall(r"#if defined\((\w+)\)\n(.*?)#endif // \1\n", text, re.S):
+        suite = re.search(r"^class (\w+) ", body, re.M)
+        assert suite is not None
+        keys = {int(k) for k in re.findall(r"ExecuteTestCase\(tilingContextPara, ge::GRAPH_SUCCESS, (\d+),", body)}
+        found[guard] = (suite.group(1), keys)
+    return found
+
+
+def test_each_socs_tiling_suite_compiles_in_its_own_build_alone_expecting_its_own_key() -> None:
+    """HardSwishGradV2's arch22 UT held the 910B and 910_93 suites unguarded, so each SoC's build ran both against
+    its own platform, and 910 (no UT dir: its build globs the top level alone) had none. Now every suite sits
+    under its SoC's macro, which tests/ut/op_host/CMakeLists.txt defines for the build's SoC, 910's build adds
+    arch22/, and each suite expects the key its SoC's tiling selects (910_93 reports itself as ASCEND910B to
+    platform_ascendc, so 910B's key; 910: 3; 950: 2)."""
+    ut = SWISH / "tests/ut/op_host"
+    arch22 = _suites((ut / "arch22/test_hard_swish_grad_v2_tiling.cpp").read_text(encoding="utf-8"))
+    assert arch22 == {
+        "HARD_SWISH_GRAD_V2_UT_SOC_ASCEND910B": ("HardSwishGradV2TilingAscend910b", {0}),
+        "HARD_SWISH_GRAD_V2_UT_SOC_ASCEND910_93": ("HardSwishGradV2TilingAscend91093", {0}),
+        "HARD_SWISH_GRAD_V2_UT_SOC_ASCEND910": ("HardSwishGradV2TilingAscend910", {3}),
+    }
+    arch35 = _suites((ut / "arch35/test_hard_swish_grad_v2_tiling.cpp").read_text(encoding="utf-8"))
+    assert arch35 == {"HARD_SWISH_GRAD_V2_UT_SOC_ASCEND950": ("HardSwishGradV2TilingAscend950", {2})}
+    cmake = (ut / "CMakeLists.txt").read_text(encoding="utf-8")
+    assert ('    if("${ASCEND_COMPUTE_UNIT}" STREQUAL "ascend910")\n        add_modules_ut_sources(HOSTNAME '
+            "${OP_TILING_MODULE_NAME} MODE PRIVATE DIR ${CMAKE_CURRENT_SOURCE_DIR}/arch22)\n") in cmake
+    assert ('        foreach(unit IN LISTS ASCEND_COMPUTE_UNIT)\n            string(TOUPPER "${unit}" unit_upper)\n'
+            "            target_compile_definitions(${OP_TILING_MODULE_NAME}_cases_obj PRIVATE "
+            "HARD_SWISH_GRAD_V2_UT_SOC_${unit_upper})\n") in cmake

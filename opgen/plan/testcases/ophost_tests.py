@@ -9,7 +9,7 @@ and tile size, and, for arch35, opbase's `ElewiseTiling` (atvoss elewise) plus t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import prod
 
 from ...spec.models import OpSpec
@@ -64,17 +64,23 @@ OPS_NN_UT_DIRS = {"ascend910b": "arch22", "ascend910_93": "arch22", "ascend310p"
                   "ascend350": "arch35"}
 
 
-def hosted_socs(socs: tuple[SocPlan, ...]) -> tuple[SocPlan, ...]:
-    """The SoCs whose tiling suites ops-nn's `build.sh -u --ophost --soc=<soc>` can run, one build per SoC: a SoC
-    without an arch dir keeps its suites only when no other SoC of the family has one, else they would sit in a
-    top-level file that the others' builds run against their own platform (GeluGrad's 310B suites under 910B)."""
-    return tuple(s for s in socs if s.name in OPS_NN_UT_DIRS) or socs
+def ut_soc_guard(op_name: str, soc: str) -> str:
+    """The macro a tiling suite compiles under: the op's tests/ut/op_host/CMakeLists.txt defines it for the SoC of
+    the build (`build.sh -u --ophost --soc=<soc>`), whose platform the executor gives the tiling, so each SoC's
+    suite runs in its own build alone even where SoCs share a UT dir (910B and 910_93 in arch22/)."""
+    return f"{op_name.upper()}_UT_SOC_{soc.upper()}"
+
+
+def ut_dir_of(soc: str) -> str:
+    """The dir under tests/ut/op_host/ that ops-nn's UT build for `soc` globs beside the top level ("": none)."""
+    return OPS_NN_UT_DIRS.get(soc, "")
 
 
 @dataclass(frozen=True)
 class TilingSuite:
     soc: str
-    suite: str  # gtest suite name; each SoC's build.sh -u runs its own suite's file
+    suite: str  # gtest suite name
+    guard: str  # the macro it compiles under (ut_soc_guard): defined in its SoC's build alone
     core_num: int
     ub_size: int
     cases: tuple[TilingCase, ...]
@@ -101,7 +107,7 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
     outputs = [t for t in tensors if t.role == "output"]
     min_bits = min(_kernel_bits(t, c) for c in combos for t in tensors)
     suites = []
-    for soc in hosted_socs(socs):
+    for soc in socs:
         platform = UT_PLATFORMS.get(soc.name)
         if platform is None:
             continue
@@ -118,14 +124,16 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
         cases = with_attrs(cases + _failing_cases(spec, inputs, outputs, combos, empty_fails=dag or brc is not None),
                            spec, attrs, scalars, dag, choice,
                            sch_bits + TPL_DTYPE_BITS)
-        suites.append(TilingSuite(soc.name, f"{spec.op_type}Tiling{_camel(soc.name)}", platform.core_num,
-                                  platform.ub_size, tuple(cases)))
+        suites.append(TilingSuite(soc.name, f"{spec.op_type}Tiling{_camel(soc.name)}",
+                                  ut_soc_guard(spec.snake_name, soc.name), platform.core_num, platform.ub_size,
+                                  tuple(cases)))
     arch35 = dag
     return OphostUtPlan(
         infershape_suite=f"{spec.op_type}Infershape",
-        infershape_cases=_with_absent(_infershape_cases(spec, inputs, outputs, combos, source_input), inputs,
-                                      absent, outputs)
-        + (_broadcast_infershape_cases(spec, inputs, outputs, combos[0], brc) if brc else ()),
+        infershape_cases=_soc_branches(_with_absent(
+            _infershape_cases(spec, inputs, outputs, combos, source_input), inputs, absent, outputs)
+            + (_broadcast_infershape_cases(spec, inputs, outputs, combos[0], brc) if brc else ()),
+            spec, inputs, outputs, combos[0], brc),
         tiling_suites=tuple(suites),
         tiling_header=f"../../../../op_host/arch35/{spec.snake_name}_tiling_arch35.h" if arch35 else "",
         attrs_struct_header=f"../../../../op_kernel/arch35/{spec.snake_name}_tiling_struct.h"
@@ -133,6 +141,29 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
         compile_info=("Ops::Base::BroadcastCompileInfo" if brc else f"optiling::{spec.op_type}CompileInfo")
         if arch35 else f"{spec.op_type}UtCompileInfo",
     )
+
+
+def _soc_branches(cases: tuple[InfershapeCase, ...], spec: OpSpec, inputs: list[TensorPlan],
+                  outputs: list[TensorPlan], combo: DtypeCombination, brc: BroadcastPlan | None
+                  ) -> tuple[InfershapeCase, ...]:
+    """An infershape that broadcasts on some SoCs alone: every case runs on the first of them, and the other branch
+    gets cases of its own, on a SoC without a broadcasting kernel, where the outputs take the copied input's shape
+    (one where broadcasting would give another shape, so that neither branch passes for the other)."""
+    if brc is None or not brc.branch_socs:
+        return cases
+    last = spec.tests.shapes[0][-1]
+    copied = inputs[brc.copy_input]
+    branch = tuple(replace(c, soc=brc.branch_socs[0]) for c in cases)
+    soc = brc.copy_soc.lower()
+    variants = (("static", (4, last), (4, last)), (f"{copied.name}_shape_not_broadcast", (1, last), (4, last)),
+                ("empty", (0, last), (0, last)))
+    copies = []
+    for label, own, other in variants:
+        ins = tuple(TensorCase(_dims(own if t is copied else other), t.dtypes[combo.index].ge) for t in inputs)
+        dtypes = tuple(t.dtypes[combo.index].ge for t in outputs)
+        copies.append(InfershapeCase(f"infershape_{soc}_{label}", ins, dtypes, "GRAPH_SUCCESS",
+                                     tuple(_dims(own) for _ in outputs), soc=brc.copy_soc))
+    return branch + tuple(copies)
 
 
 def _with_absent(cases: tuple[InfershapeCase, ...], inputs: list[TensorPlan], absent: TensorPlan | None,
