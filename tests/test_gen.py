@@ -179,13 +179,16 @@ def test_schema_command_prints_the_committed_json_schema(run) -> None:
 
 
 def test_tiling_suites_sit_where_ops_nns_per_soc_ut_build_runs_them_alone() -> None:
-    """ops-nn builds one UT binary per --soc from tests/ut/op_host/ and that SoC's arch dir: GeluGrad's 910B
-    suite goes to arch22/, and its 310B suite (310B has no dir, so it would sit in a file the 910B build runs
-    too) is not written."""
+    """ops-nn builds one UT binary per --soc from tests/ut/op_host/ and that SoC's arch dir: GeluGrad's suites go
+    to arch22/, each compiled under its own SoC's macro, and 310B (no UT dir) adds arch22/ to its build."""
     ut = SAMPLES / "experimental/activation/gelu_grad/tests/ut/op_host"
     assert not (ut / "test_gelu_grad_tiling.cpp").exists()
     text = (ut / "arch22/test_gelu_grad_tiling.cpp").read_text(encoding="utf-8")
-    assert "class GeluGradTilingAscend910b" in text and "Ascend310b" not in text
+    assert "#if defined(GELU_GRAD_UT_SOC_ASCEND910B)\nclass GeluGradTilingAscend910b" in text
+    assert "#if defined(GELU_GRAD_UT_SOC_ASCEND310B)\nclass GeluGradTilingAscend310b" in text
+    cmake = (ut / "CMakeLists.txt").read_text(encoding="utf-8")
+    assert ('if("${ASCEND_COMPUTE_UNIT}" STREQUAL "ascend310b")\n        add_modules_ut_sources(HOSTNAME '
+            "${OP_TILING_MODULE_NAME} MODE PRIVATE DIR ${CMAKE_CURRENT_SOURCE_DIR}/arch22)") in cmake
     swish = (SAMPLES / "activation/hard_swish_grad_v2/tests/ut/op_host/arch22/test_hard_swish_grad_v2_tiling.cpp")
     assert "class HardSwishGradV2TilingAscend91093" in swish.read_text(encoding="utf-8")  # 910_93 maps to arch22 too
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .families import KernelFamily
+from .testcases.ophost_tests import ut_dir_of
 
 LISTS = "CMakeLists.txt"
 
@@ -33,6 +34,9 @@ class CmakePlan:
     op_kernel_sources: str  # LISTS when op_kernel/CMakeLists.txt lists each family's kernel, else ""
     support_lists: bool  # SUPPORT_COMPUTE_UNIT / SUPPORT_TILING_DIR are set and passed
     kernel_sources: tuple[KernelSources, ...]
+    ut_guard: str  # the tiling suites' SoC macro without the SoC (ut_soc_guard), defined per build
+    # (SoC, dir under tests/ut/op_host/) for a tiling suite in a dir its SoC's UT build does not glob (910 in arch22)
+    ut_extra_dirs: tuple[tuple[str, str], ...]
 
     @property
     def op_api_dir(self) -> str:
@@ -55,7 +59,16 @@ def cmake_plan(name: str, families: tuple[KernelFamily, ...]) -> CmakePlan:
         op_host_modules="" if root_modules else LISTS, op_kernel_sources=LISTS if several else "",
         support_lists=support,
         kernel_sources=tuple(KernelSources(_kernel_src_arg(name, f), " ".join(f.soc_names)) for f in families),
+        ut_guard=f"{name.upper()}_UT_SOC_", ut_extra_dirs=tuple(_ut_extra_dirs(families)),
     )
+
+
+def _ut_extra_dirs(families: tuple[KernelFamily, ...]) -> list[tuple[str, str]]:
+    extra = []
+    for family in families:
+        folder = family.tiling_ut.removeprefix("tests/ut/op_host/").rpartition("/")[0]
+        extra += [(s.soc, folder) for s in family.ophost_ut.tiling_suites if folder not in ("", ut_dir_of(s.soc))]
+    return extra
 
 
 def _kernel_src_arg(name: str, family: KernelFamily) -> str:

@@ -254,7 +254,10 @@ class Constraints(Model):
 
 class InferShapeSpec(Model):
     rule: Literal["elementwise", "same_as_input", "broadcast"]
-    input: IrName | None = Field(None, description="same_as_input: the input whose shape the outputs take")
+    input: IrName | None = Field(
+        None, description="same_as_input: the input whose shape the outputs take; broadcast: the input whose shape "
+        "they take on the SoCs whose kernel does not broadcast, the infershape branching on the SoC (as upstream "
+        "GeluGradV2 broadcasts on Ascend950 alone and copies x elsewhere); broadcast without it: on every SoC")
     datatype_from: IrName | None = Field(
         None, description="also register InferDataType: every output takes this input's dtype (as upstream "
         "HardSwishGradV2 and SoftsignGrad register it); default: no InferDataType")

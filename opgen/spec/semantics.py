@@ -161,8 +161,11 @@ def _infershape(spec: OpSpec) -> list[SpecIssue]:
     inputs = {t.name for t in spec.inputs}
     if rule.rule == "same_as_input" and rule.input not in inputs:
         return [SpecIssue(("infershape", "input"), f"same_as_input needs input: one of {', '.join(sorted(inputs))}")]
-    if rule.rule in ("elementwise", "broadcast") and rule.input is not None:
-        return [SpecIssue(("infershape", "input"), f"{rule.rule} takes no input; remove it")]
+    if rule.rule == "elementwise" and rule.input is not None:
+        return [SpecIssue(("infershape", "input"), "elementwise takes no input; remove it")]
+    if rule.rule == "broadcast" and rule.input is not None and rule.input not in inputs:
+        return [SpecIssue(("infershape", "input"), f"not an input: one of {', '.join(sorted(inputs))} (the input "
+                          "whose shape the outputs take on SoCs whose kernel does not broadcast)")]
     if rule.datatype_from is not None and rule.datatype_from not in inputs:
         return [SpecIssue(("infershape", "datatype_from"), f"not an input: one of {', '.join(sorted(inputs))}")]
     return []

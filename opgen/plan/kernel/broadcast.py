@@ -11,12 +11,13 @@ per core (elsewhere the split depends on the DAG's live-buffer count, which atvo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import prod
 from typing import cast
 
 from ...spec.attrs import recipe_attrs
 from ...spec.models import OpSpec
+from ...spec.socs import SOCS
 from ..registry.tensors import DtypeCombination, TensorPlan
 
 # atvoss BRC_TEMP_SCH_MODE_KEY_SEL: every BroadcastSch schedule the kernel is instantiated for
@@ -36,6 +37,11 @@ class BroadcastPlan:
     brc_inputs: tuple[str, ...]  # inputs the DAG loads with CopyInBrc
     input_num: int  # inputs InferShape4Broadcast broadcasts (the first input_num)
     sch_modes: tuple[int, ...]
+    # the infershape's SoC branch (spec infershape.input): the short SoC versions whose kernel broadcasts, the
+    # input whose shape the outputs take elsewhere and a SoC of that branch for its UT; () broadcasts everywhere
+    branch_socs: tuple[str, ...] = ()
+    copy_input: int = 0
+    copy_soc: str = ""
 
 
 @dataclass(frozen=True)
@@ -53,7 +59,15 @@ def broadcast_plan(spec: OpSpec, tensors: tuple[TensorPlan, ...]) -> BroadcastPl
         return None
     read = [t.name for t in tensors if t.role == "input" and t.read_by_kernel and not t.is_mask]
     named = [n for n in read if n in spec.constraints.broadcast]
-    return BroadcastPlan(tuple(named or read), sum(t.role == "input" for t in tensors), BROADCAST_SCH_MODES)
+    inputs = [t.name for t in tensors if t.role == "input"]
+    plan = BroadcastPlan(tuple(named or read), len(inputs), BROADCAST_SCH_MODES)
+    if spec.infershape.input is None:
+        return plan
+    # only the arch35 DAG kernel broadcasts (gen refuses broadcast for the classic families)
+    branch = tuple(SOCS[p.soc].short_version for p in spec.platforms if p.kernel == "arch35_dag")
+    other = next((p.soc for p in spec.platforms if p.kernel != "arch35_dag"), "ascend910b")
+    return replace(plan, branch_socs=branch, copy_input=inputs.index(spec.infershape.input),
+                   copy_soc=SOCS[other].short_version)
 
 
 def broadcast_dims(shapes: Sequence[Sequence[int]]) -> tuple[int, ...] | None:

@@ -35,11 +35,13 @@ class ClassicTiling:
 def classic_tiling(total: int, bits_per_element: int, core_count: int, ub_bytes: int, scratch_bytes: int
                    ) -> ClassicTiling:
     """The core split and UB tile of the rendered op_host tiling (blueprints/classic/op_host/*_tiling.cpp), from
-    the UB the platform reports (GetCoreMemSize) and the UB its row keeps for the basic API scratch."""
+    the UB the platform reports (GetCoreMemSize) and the UB its row keeps for the basic API scratch. An empty
+    tensor gets one core with nothing to copy, as ops-nn's hand-written classic tilings give it (hard_swish_grad_v2
+    op_host/arch22 and arch35: one block, success)."""
     tile = (max(ub_bytes - scratch_bytes, 0) * 8 // bits_per_element) // TILE_ALIGN * TILE_ALIGN
     per_core = -(-total // core_count)
     former = -(-per_core // TILE_ALIGN) * TILE_ALIGN
-    used = -(-total // former)
+    used = -(-total // former) if total else 1
     return ClassicTiling(total, former, total - (used - 1) * former, tile, used)
 
 

@@ -9,7 +9,7 @@ and tile size, and, for arch35, opbase's `ElewiseTiling` (atvoss elewise) plus t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import prod
 
 from ...spec.models import OpSpec
@@ -64,17 +64,23 @@ OPS_NN_UT_DIRS = {"ascend910b": "arch22", "ascend910_93": "arch22", "ascend310p"
                   "ascend350": "arch35"}
 
 
-def hosted_socs(socs: tuple[SocPlan, ...]) -> tuple[SocPlan, ...]:
-    """The SoCs whose tiling suites ops-nn's `build.sh -u --ophost --soc=<soc>` can run, one build per SoC: a SoC
-    without an arch dir keeps its suites only when no other SoC of the family has one, else they would sit in a
-    top-level file that the others' builds run against their own platform (GeluGrad's 310B suites under 910B)."""
-    return tuple(s for s in socs if s.name in OPS_NN_UT_DIRS) or socs
+def ut_soc_guard(op_name: str, soc: str) -> str:
+    """The macro a tiling suite compiles under: the op's tests/ut/op_host/CMakeLists.txt defines it for the SoC of
+    the build (`build.sh -u --ophost --soc=<soc>`), whose platform the executor gives the tiling, so each SoC's
+    suite runs in its own build alone even where SoCs share a UT dir (910B and 910_93 in arch22/)."""
+    return f"{op_name.upper()}_UT_SOC_{soc.upper()}"
+
+
+def ut_dir_of(soc: str) -> str:
+    """The dir under tests/ut/op_host/ that ops-nn's UT build for `soc` globs beside the top level ("": none)."""
+    return OPS_NN_UT_DIRS.get(soc, "")
 
 
 @dataclass(frozen=True)
 class TilingSuite:
     soc: str
-    suite: str  # gtest suite name; each SoC's build.sh -u runs its own suite's file
+    suite: str  # gtest suite name
+    guard: str  # the macro it compiles under (ut_soc_guard): defined in its SoC's build alone
     core_num: int
     ub_size: int
     cases: tuple[TilingCase, ...]
@@ -101,7 +107,7 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
     outputs = [t for t in tensors if t.role == "output"]
     min_bits = min(_kernel_bits(t, c) for c in combos for t in tensors)
     suites = []
-    for soc in hosted_socs(socs):
+    for soc in socs:
         platform = UT_PLATFORMS.get(soc.name)
         if platform is None:
             continue
@@ -115,16 +121,19 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
         else:
             cases = _classic_cases(spec, soc, inputs, outputs, soc.combinations, platform, classic_cases)
         sch_bits = max(1, max(brc.sch_modes if brc else spec.tiling.sch_modes).bit_length())
-        cases = with_attrs(cases + _failing_cases(spec, inputs, outputs, combos), spec, attrs, scalars, dag, choice,
+        cases = with_attrs(cases + _failing_cases(spec, inputs, outputs, combos, empty_fails=dag or brc is not None),
+                           spec, attrs, scalars, dag, choice,
                            sch_bits + TPL_DTYPE_BITS)
-        suites.append(TilingSuite(soc.name, f"{spec.op_type}Tiling{_camel(soc.name)}", platform.core_num,
-                                  platform.ub_size, tuple(cases)))
+        suites.append(TilingSuite(soc.name, f"{spec.op_type}Tiling{_camel(soc.name)}",
+                                  ut_soc_guard(spec.snake_name, soc.name), platform.core_num, platform.ub_size,
+                                  tuple(cases)))
     arch35 = dag
     return OphostUtPlan(
         infershape_suite=f"{spec.op_type}Infershape",
-        infershape_cases=_with_absent(_infershape_cases(spec, inputs, outputs, combos, source_input), inputs,
-                                      absent, outputs)
-        + (_broadcast_infershape_cases(spec, inputs, outputs, combos[0], brc) if brc else ()),
+        infershape_cases=_soc_branches(_with_absent(
+            _infershape_cases(spec, inputs, outputs, combos, source_input), inputs, absent, outputs)
+            + (_broadcast_infershape_cases(spec, inputs, outputs, combos[0], brc) if brc else ()),
+            spec, inputs, outputs, combos[0], brc),
         tiling_suites=tuple(suites),
         tiling_header=f"../../../../op_host/arch35/{spec.snake_name}_tiling_arch35.h" if arch35 else "",
         attrs_struct_header=f"../../../../op_kernel/arch35/{spec.snake_name}_tiling_struct.h"
@@ -132,6 +141,29 @@ def ophost_ut_plan(spec: OpSpec, dag: bool, tensors: tuple[TensorPlan, ...],
         compile_info=("Ops::Base::BroadcastCompileInfo" if brc else f"optiling::{spec.op_type}CompileInfo")
         if arch35 else f"{spec.op_type}UtCompileInfo",
     )
+
+
+def _soc_branches(cases: tuple[InfershapeCase, ...], spec: OpSpec, inputs: list[TensorPlan],
+                  outputs: list[TensorPlan], combo: DtypeCombination, brc: BroadcastPlan | None
+                  ) -> tuple[InfershapeCase, ...]:
+    """An infershape that broadcasts on some SoCs alone: every case runs on the first of them, and the other branch
+    gets cases of its own, on a SoC without a broadcasting kernel, where the outputs take the copied input's shape
+    (one where broadcasting would give another shape, so that neither branch passes for the other)."""
+    if brc is None or not brc.branch_socs:
+        return cases
+    last = spec.tests.shapes[0][-1]
+    copied = inputs[brc.copy_input]
+    branch = tuple(replace(c, soc=brc.branch_socs[0]) for c in cases)
+    soc = brc.copy_soc.lower()
+    variants = (("static", (4, last), (4, last)), (f"{copied.name}_shape_not_broadcast", (1, last), (4, last)),
+                ("empty", (0, last), (0, last)))
+    copies = []
+    for label, own, other in variants:
+        ins = tuple(TensorCase(_dims(own if t is copied else other), t.dtypes[combo.index].ge) for t in inputs)
+        dtypes = tuple(t.dtypes[combo.index].ge for t in outputs)
+        copies.append(InfershapeCase(f"infershape_{soc}_{label}", ins, dtypes, "GRAPH_SUCCESS",
+                                     tuple(_dims(own) for _ in outputs), soc=brc.copy_soc))
+    return branch + tuple(copies)
 
 
 def _with_absent(cases: tuple[InfershapeCase, ...], inputs: list[TensorPlan], absent: TensorPlan | None,
@@ -176,12 +208,16 @@ def _classic_cases(spec: OpSpec, soc: SocPlan, inputs: list[TensorPlan], outputs
     for combo in combos:
         row = classic_case(classic_cases, soc.name, combo.key.name)
         assert row is not None, f"no classic tiling row for {soc.name} {combo.key.name}"
-        for label, shape in _tiling_shapes(spec, platform):
+        # an empty tensor succeeds on one core that copies nothing, as ops-nn's hand-written classic tilings do
+        # (hard_swish_grad_v2: op_host/arch22 and arch35, asserted by its tests/ut/op_host/arch35)
+        empty = (("empty_tensor", (0, spec.tests.shapes[0][-1])),) if combo is combos[0] else ()
+        for label, shape in (*_tiling_shapes(spec, platform), *empty):
             total = prod(shape)
             tiling = classic_tiling(total, row.bits, platform.core_num, ub, row.ub_fixed_bytes)
+            name = f"tiling_{label}" if label == "empty_tensor" else f"tiling_{combo.label}_{label}"
             cases.append(TilingCase(
-                f"tiling_{combo.label}_{label}", _descs(inputs, combo, shape), _descs(outputs, combo, shape),
-                "GRAPH_SUCCESS", soc.selected_key or 0, tiling.used_cores, "".join(f"{w} " for w in tiling.fields), (),
+                name, _descs(inputs, combo, shape), _descs(outputs, combo, shape), "GRAPH_SUCCESS",
+                soc.selected_key or 0, tiling.used_cores, "".join(f"{w} " for w in tiling.fields), (),
                 f"{lib + spec.tiling.workspace_bytes}", classic_fields=tiling.fields))
     return cases
 
@@ -250,9 +286,11 @@ def _broadcast_cases(spec: OpSpec, tensors: tuple[TensorPlan, ...], brc: Broadca
 
 
 def _failing_cases(spec: OpSpec, inputs: list[TensorPlan], outputs: list[TensorPlan],
-                   combos: tuple[DtypeCombination, ...]) -> list[TilingCase]:
-    """Inputs the tiling must refuse: a dtype no combination has, mixed dtypes, an empty tensor, and the
-    shapes the spec's constraints forbid."""
+                   combos: tuple[DtypeCombination, ...], empty_fails: bool) -> list[TilingCase]:
+    """Inputs the tiling must refuse: a dtype no combination has, mixed dtypes, the shapes the spec's constraints
+    forbid and, with `empty_fails` (the atvoss tilings: opbase's ElewiseTiling and BroadcastBaseTiling refuse a 0
+    dim, and ops-nn's UTs of atvoss ops assert it, e.g. elu_grad_v2's test_tiling_failed_empty_tensor_006), an
+    empty tensor."""
     first = combos[0]
     shape = spec.tests.shapes[0]
     known = {t.dtypes[c.index].ge for c in combos for t in (*inputs, *outputs)}
@@ -260,9 +298,10 @@ def _failing_cases(spec: OpSpec, inputs: list[TensorPlan], outputs: list[TensorP
     cases = [
         *(TilingCase("tiling_unsupported_dtype", tuple(TensorCase(_dims(shape), d) for _ in inputs),
                      tuple(TensorCase(_dims(shape), d) for _ in outputs), "GRAPH_FAILED") for d in foreign),
-        TilingCase("tiling_empty_tensor", _descs(inputs, first, (0, shape[-1])),
-                   _descs(outputs, first, (0, shape[-1])), "GRAPH_FAILED"),
     ]
+    if empty_fails:
+        cases.append(TilingCase("tiling_empty_tensor", _descs(inputs, first, (0, shape[-1])),
+                                _descs(outputs, first, (0, shape[-1])), "GRAPH_FAILED"))
     other = next((c for c in combos if c.key.ge != first.key.ge), None)
     same = [t for t in inputs if t.name in spec.constraints.same_dtype]
     if other is not None and same:

@@ -23,6 +23,7 @@ class InfershapeCase:
     expect: str  # GRAPH_SUCCESS | GRAPH_FAILED
     output_shapes: tuple[str, ...]
     instance_args: str = ""  # IR instance numbers, given when an optional input is absent
+    soc: str = ""  # the short SoC version the case sets first (an infershape branching on the SoC), "" none
 
 
 @dataclass(frozen=True)

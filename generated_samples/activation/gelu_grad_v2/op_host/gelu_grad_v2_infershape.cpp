@@ -8,7 +8,10 @@
  * \file gelu_grad_v2_infershape.cpp
  * \brief Shape inference of GeluGradV2
  */
+#include <string>
 #include "op_common/op_host/infershape_broadcast_util.h"
+#include "log/log.h"
+#include "platform/platform_info.h"
 #include "register/op_impl_registry.h"
 
 using namespace ge;
@@ -17,7 +20,22 @@ constexpr size_t BROADCAST_INPUT_NUM = 2;
 
 static ge::graphStatus InferShapeForGeluGradV2(gert::InferShapeContext* context)
 {
-    return Ops::Base::InferShape4Broadcast(context, BROADCAST_INPUT_NUM);
+    // the kernel broadcasts on Ascend950 alone; elsewhere the outputs take x's shape
+    fe::PlatformInfo platformInfo;
+    fe::OptionalInfo optionalInfo;
+    OP_CHECK_IF(fe::PlatformInfoManager::Instance().GetPlatformInfoWithOutSocVersion(platformInfo, optionalInfo) !=
+                    ge::GRAPH_SUCCESS,
+                OP_LOGE(context->GetNodeName(), "cannot get the platform info"), return ge::GRAPH_FAILED);
+    const std::string& socVersion = platformInfo.str_info.short_soc_version;
+    if (socVersion == "Ascend950") {
+        return Ops::Base::InferShape4Broadcast(context, BROADCAST_INPUT_NUM);
+    }
+    const gert::Shape* inputShape = context->GetInputShape(1);
+    OP_CHECK_NULL_WITH_CONTEXT(context, inputShape);
+    gert::Shape* zShape = context->GetOutputShape(0);
+    OP_CHECK_NULL_WITH_CONTEXT(context, zShape);
+    *zShape = *inputShape;
+    return ge::GRAPH_SUCCESS;
 }
 
 IMPL_OP_INFERSHAPE(GeluGradV2).InferShape(InferShapeForGeluGradV2);

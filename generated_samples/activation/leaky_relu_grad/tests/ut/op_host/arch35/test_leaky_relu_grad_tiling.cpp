@@ -11,6 +11,7 @@
 #include "atvoss/broadcast/broadcast_tiling.h"
 #include "../../../../op_host/arch35/leaky_relu_grad_tiling_arch35.h"
 
+#if defined(LEAKY_RELU_GRAD_UT_SOC_ASCEND950)
 class LeakyReluGradTilingAscend950 : public testing::Test {
 protected:
     static void SetUpTestCase() { std::cout << "LeakyReluGradTilingAscend950 SetUp" << std::endl; }
@@ -236,3 +237,4 @@ TEST_F(LeakyReluGradTilingAscend950, tiling_bfloat16_same_shapes_attrs_0)
                                               &compileInfo, 64, 245760);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1031, EMPTY_EXPECT_TILING_DATA, {16777216});
 }
+#endif // LEAKY_RELU_GRAD_UT_SOC_ASCEND950

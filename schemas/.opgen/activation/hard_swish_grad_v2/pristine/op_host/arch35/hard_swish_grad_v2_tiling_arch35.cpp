@@ -160,14 +160,14 @@ ge::graphStatus HardSwishGradV2Tiling::RunTiling()
     auto keyOutputShape = tilingContext->GetOutputShape(0);
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, keyOutputShape);
     uint64_t totalNum = keyOutputShape->GetStorageShape().GetShapeSize();
-    OP_CHECK_IF(totalNum == 0, OP_LOGE(tilingContext, "empty output, nothing to tile"), return ge::GRAPH_FAILED);
     OP_CHECK_IF(ubSize <= budget->ubFixedBytes, OP_LOGE(tilingContext, "UB too small for one tile"),
                 return ge::GRAPH_FAILED);
     uint64_t tileDataNum = ((ubSize - budget->ubFixedBytes) * 8 / budget->bitsPerElement) / TILE_ALIGN * TILE_ALIGN;
     OP_CHECK_IF(tileDataNum == 0, OP_LOGE(tilingContext, "UB too small for one tile"), return ge::GRAPH_FAILED);
     uint64_t perCore = (totalNum + coreNum - 1) / coreNum;
     uint64_t blockFormer = (perCore + TILE_ALIGN - 1) / TILE_ALIGN * TILE_ALIGN;
-    uint64_t usedCores = (totalNum + blockFormer - 1) / blockFormer;
+    // an empty tensor: one core that copies nothing (blockFormer and blockTail 0)
+    uint64_t usedCores = totalNum == 0 ? 1 : (totalNum + blockFormer - 1) / blockFormer;
 
     HardSwishGradV2TilingData* tiling = tilingContext->GetTilingData<HardSwishGradV2TilingData>();
     OP_CHECK_NULL_WITH_CONTEXT(tilingContext, tiling);

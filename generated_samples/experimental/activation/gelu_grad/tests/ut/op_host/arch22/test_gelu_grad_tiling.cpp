@@ -13,8 +13,10 @@ namespace {
 struct GeluGradUtCompileInfo {};
 } // namespace
 
-// One suite per SoC: ops-nn builds an op_host UT per compute unit, and the tiling sees that SoC's platform.
+// One suite per SoC, compiled in that SoC's UT build alone (build.sh -u --ophost --soc=<soc>, tests/ut/op_host/
+// CMakeLists.txt defines its macro): the tiling sees the platform of the build's SoC.
 
+#if defined(GELU_GRAD_UT_SOC_ASCEND910B)
 class GeluGradTilingAscend910b : public testing::Test {
 protected:
     static void SetUpTestCase() { std::cout << "GeluGradTilingAscend910b SetUp" << std::endl; }
@@ -57,6 +59,25 @@ TEST_F(GeluGradTilingAscend910b, tiling_float32_all_cores)
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 48U);
+}
+
+TEST_F(GeluGradTilingAscend910b, tiling_empty_tensor)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 48, 196608);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 0, "0 0 0 6912 ", {16777216});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
 }
 
 TEST_F(GeluGradTilingAscend910b, tiling_float16_test_shape)
@@ -151,22 +172,6 @@ TEST_F(GeluGradTilingAscend910b, tiling_unsupported_dtype)
     ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
 }
 
-TEST_F(GeluGradTilingAscend910b, tiling_empty_tensor)
-{
-    GeluGradUtCompileInfo compileInfo;
-    gert::TilingContextPara tilingContextPara("GeluGrad",
-                                              {
-                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
-                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
-                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
-                                              },
-                                              {
-                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
-                                              },
-                                              &compileInfo, 48, 196608);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
-}
-
 TEST_F(GeluGradTilingAscend910b, tiling_mixed_dtypes)
 {
     GeluGradUtCompileInfo compileInfo;
@@ -182,3 +187,177 @@ TEST_F(GeluGradTilingAscend910b, tiling_mixed_dtypes)
                                               &compileInfo, 48, 196608);
     ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
 }
+#endif // GELU_GRAD_UT_SOC_ASCEND910B
+
+#if defined(GELU_GRAD_UT_SOC_ASCEND310B)
+class GeluGradTilingAscend310b : public testing::Test {
+protected:
+    static void SetUpTestCase() { std::cout << "GeluGradTilingAscend310b SetUp" << std::endl; }
+    static void TearDownTestCase() { std::cout << "GeluGradTilingAscend310b TearDown" << std::endl; }
+};
+
+TEST_F(GeluGradTilingAscend310b, tiling_float32_test_shape)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 1024 1024 7936 ", {4294967295});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+}
+
+TEST_F(GeluGradTilingAscend310b, tiling_float32_all_cores)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "16384 16384 16384 7936 ", {4294967295});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+}
+
+TEST_F(GeluGradTilingAscend310b, tiling_empty_tensor)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "0 0 0 7936 ", {4294967295});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+}
+
+TEST_F(GeluGradTilingAscend310b, tiling_float16_test_shape)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 1024 1024 7936 ", {4294967295});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+}
+
+TEST_F(GeluGradTilingAscend310b, tiling_float16_all_cores)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "16384 16384 16384 7936 ", {4294967295});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+}
+
+TEST_F(GeluGradTilingAscend310b, tiling_bfloat16_test_shape)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "1024 1024 1024 7936 ", {4294967295});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+}
+
+TEST_F(GeluGradTilingAscend310b, tiling_bfloat16_all_cores)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{16, 1024}, {16, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "16384 16384 16384 7936 ", {4294967295});
+    TilingInfo tilingInfo;
+    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
+    EXPECT_EQ(tilingInfo.blockNum, 1U);
+}
+
+TEST_F(GeluGradTilingAscend310b, tiling_unsupported_dtype)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_DOUBLE, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_DOUBLE, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_DOUBLE, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_DOUBLE, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
+TEST_F(GeluGradTilingAscend310b, tiling_mixed_dtypes)
+{
+    GeluGradUtCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("GeluGrad",
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 1, 262144);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+#endif // GELU_GRAD_UT_SOC_ASCEND310B

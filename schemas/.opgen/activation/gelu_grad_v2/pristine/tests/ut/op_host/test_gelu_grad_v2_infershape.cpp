@@ -5,9 +5,24 @@
  */
 
 #include <iostream>
+#include <string>
 #include <vector>
 #include <gtest/gtest.h>
 #include "infershape_case_executor.h"
+#include "platform/platform_info.h"
+
+namespace {
+// the infershape branches on the SoC the platform info reports: set it as graph compilation does
+void SetShortSocVersion(const std::string& soc)
+{
+    fe::PlatformInfo platformInfo;
+    fe::OptionalInfo optionalInfo;
+    platformInfo.str_info.short_soc_version = soc;
+    optionalInfo.soc_version = soc;
+    fe::PlatformInfoManager::Instance().platform_info_map_[soc] = platformInfo;
+    fe::PlatformInfoManager::Instance().SetOptionalCompilationInfo(optionalInfo);
+}
+} // namespace
 
 class GeluGradV2Infershape : public testing::Test {
 protected:
@@ -17,6 +32,7 @@ protected:
 
 TEST_F(GeluGradV2Infershape, infershape_static_bfloat16)
 {
+    SetShortSocVersion("Ascend950");
     gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
                                                       {
                                                           {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -33,6 +49,7 @@ TEST_F(GeluGradV2Infershape, infershape_static_bfloat16)
 
 TEST_F(GeluGradV2Infershape, infershape_static_float16)
 {
+    SetShortSocVersion("Ascend950");
     gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
                                                       {
                                                           {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
@@ -49,6 +66,7 @@ TEST_F(GeluGradV2Infershape, infershape_static_float16)
 
 TEST_F(GeluGradV2Infershape, infershape_static_float32)
 {
+    SetShortSocVersion("Ascend950");
     gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
                                                       {
                                                           {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
@@ -65,6 +83,7 @@ TEST_F(GeluGradV2Infershape, infershape_static_float32)
 
 TEST_F(GeluGradV2Infershape, infershape_dynamic_dims)
 {
+    SetShortSocVersion("Ascend950");
     gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
                                                       {
                                                           {{{-1, 1024}, {-1, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -81,6 +100,7 @@ TEST_F(GeluGradV2Infershape, infershape_dynamic_dims)
 
 TEST_F(GeluGradV2Infershape, infershape_unknown_rank)
 {
+    SetShortSocVersion("Ascend950");
     gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
                                                       {
                                                           {{{-2}, {-2}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -97,6 +117,7 @@ TEST_F(GeluGradV2Infershape, infershape_unknown_rank)
 
 TEST_F(GeluGradV2Infershape, infershape_empty)
 {
+    SetShortSocVersion("Ascend950");
     gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
                                                       {
                                                           {{{0, 1024}, {0, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -113,10 +134,11 @@ TEST_F(GeluGradV2Infershape, infershape_empty)
 
 TEST_F(GeluGradV2Infershape, infershape_broadcast_input)
 {
+    SetShortSocVersion("Ascend950");
     gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
                                                       {
-                                                          {{{4, 1024}, {4, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                                           {{{1, 1024}, {1, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                          {{{4, 1024}, {4, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                                       },
                                                       {
                                                           {{{}, {}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -129,6 +151,7 @@ TEST_F(GeluGradV2Infershape, infershape_broadcast_input)
 
 TEST_F(GeluGradV2Infershape, infershape_broadcast_dy_row)
 {
+    SetShortSocVersion("Ascend950");
     gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
                                                       {
                                                           {{{1, 1024}, {1, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -145,6 +168,7 @@ TEST_F(GeluGradV2Infershape, infershape_broadcast_dy_row)
 
 TEST_F(GeluGradV2Infershape, infershape_broadcast_dy_lower_rank)
 {
+    SetShortSocVersion("Ascend950");
     gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
                                                       {
                                                           {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -161,6 +185,7 @@ TEST_F(GeluGradV2Infershape, infershape_broadcast_dy_lower_rank)
 
 TEST_F(GeluGradV2Infershape, infershape_broadcast_dy_incompatible)
 {
+    SetShortSocVersion("Ascend950");
     gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
                                                       {
                                                           {{{2, 1025}, {2, 1025}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -175,6 +200,7 @@ TEST_F(GeluGradV2Infershape, infershape_broadcast_dy_incompatible)
 
 TEST_F(GeluGradV2Infershape, infershape_broadcast_x_row)
 {
+    SetShortSocVersion("Ascend950");
     gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
                                                       {
                                                           {{{2, 1024}, {2, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -191,6 +217,7 @@ TEST_F(GeluGradV2Infershape, infershape_broadcast_x_row)
 
 TEST_F(GeluGradV2Infershape, infershape_broadcast_x_lower_rank)
 {
+    SetShortSocVersion("Ascend950");
     gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
                                                       {
                                                           {{{2, 1024}, {2, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -207,6 +234,7 @@ TEST_F(GeluGradV2Infershape, infershape_broadcast_x_lower_rank)
 
 TEST_F(GeluGradV2Infershape, infershape_broadcast_x_incompatible)
 {
+    SetShortSocVersion("Ascend950");
     gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
                                                       {
                                                           {{{2, 1024}, {2, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -221,6 +249,7 @@ TEST_F(GeluGradV2Infershape, infershape_broadcast_x_incompatible)
 
 TEST_F(GeluGradV2Infershape, infershape_broadcast_dy_dynamic)
 {
+    SetShortSocVersion("Ascend950");
     gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
                                                       {
                                                           {{{-1, 1024}, {-1, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -237,6 +266,7 @@ TEST_F(GeluGradV2Infershape, infershape_broadcast_dy_dynamic)
 
 TEST_F(GeluGradV2Infershape, infershape_broadcast_dy_unknown_rank)
 {
+    SetShortSocVersion("Ascend950");
     gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
                                                       {
                                                           {{{-2}, {-2}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -247,6 +277,57 @@ TEST_F(GeluGradV2Infershape, infershape_broadcast_dy_unknown_rank)
                                                       });
     std::vector<std::vector<int64_t>> expectOutputShape = {
         {-2},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(GeluGradV2Infershape, infershape_ascend910b_static)
+{
+    SetShortSocVersion("Ascend910B");
+    gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
+                                                      {
+                                                          {{{4, 1024}, {4, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                          {{{4, 1024}, {4, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {4, 1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(GeluGradV2Infershape, infershape_ascend910b_x_shape_not_broadcast)
+{
+    SetShortSocVersion("Ascend910B");
+    gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
+                                                      {
+                                                          {{{4, 1024}, {4, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                          {{{1, 1024}, {1, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {1, 1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(GeluGradV2Infershape, infershape_ascend910b_empty)
+{
+    SetShortSocVersion("Ascend910B");
+    gert::InfershapeContextPara infershapeContextPara("GeluGradV2",
+                                                      {
+                                                          {{{0, 1024}, {0, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                          {{{0, 1024}, {0, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {0, 1024},
     };
     ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
 }
