@@ -65,6 +65,7 @@ def check(
     from ..errors import OpgenError
 
     try:
+        from .. import progress
         from ..cann_sources import resolve_sources
         from .headers import resolve_include_dirs
         from .runner import chosen_tiers, run_checks
@@ -76,8 +77,9 @@ def check(
         sources = resolve_sources(cann_src, cann)
         if sources is not None:
             sources.require("headers")
-        report = run_checks(op_dir, spec, include_dirs, sources=sources, trust=Trust(allow_exec=allow_exec),
-                            tiers=tiers, report_left_out=True)
+        with progress.reporting():
+            report = run_checks(op_dir, spec, include_dirs, sources=sources, trust=Trust(allow_exec=allow_exec),
+                                tiers=tiers, report_left_out=True)
     except OpgenError as error:
         _error(str(error))
         raise typer.Exit(2) from None

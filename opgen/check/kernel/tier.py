@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from ... import progress
 from ...cann_sources import CannSources, cache_root, enable_hint
 from ...plan import RenderPlan
 from ..confined import compile_confined
@@ -120,8 +121,9 @@ def compile_variant(exe: str, op_dir: Path, plan: RenderPlan, tu: Path, variant:
             hit = _cached(key)
             if hit is not None:
                 return Compiled(hit.passed, hit.error, time.perf_counter() - start, cached=True)
-            done = compile_confined(command, exe, [op_dir, sources.root, Path(scratch), *([stubs] if stubs else [])],
-                                    timeout=TIMEOUT)
+            reach = [op_dir, sources.root, Path(scratch), *([stubs] if stubs else [])]
+            with progress.step(f"{plan.name}: compile {variant.label} ({tu.name})"):
+                done = compile_confined(command, exe, reach, timeout=TIMEOUT)
             if done.refusal is not None:
                 return Compiled(False, f"{tu.name}: {done.refusal}", time.perf_counter() - start)
             if done.returncode == 0:
