@@ -1,0 +1,94 @@
+"""Checks of different ops never queue on each other beyond the shared build: each build.sh run takes its own
+scratch workspace slot, and a finished prefix is read without its build lock."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from opgen.cann_prefix import build, layout, ut_run, workspace
+from opgen.cann_prefix.build import Prefix
+from opgen.cann_sources import CannSources
+from opgen.locks import held_lock
+
+RUN_SECONDS = 1.0
+
+
+@pytest.fixture
+def stubbed_build_sh(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Path, float, float]]:
+    """build.sh replaced by a sleep recording (op, workspace, start, end); the workspace copy by an empty dir."""
+    runs: list[tuple[str, Path, float, float]] = []
+
+    def fake_workspace(cann_src: Path, root: Path) -> Path:
+        ops_nn = root / "ws" / "ops-nn"
+        ops_nn.mkdir(parents=True, exist_ok=True)
+        return ops_nn
+
+    def fake_run(prefix: Prefix, ops_nn: Path, kind: ut_run.UtKind, op: str, soc: str, experimental: bool,
+                 jobs: int, log: Path, extra_env: dict[str, str]) -> ut_run.UtRun:
+        start = time.monotonic()
+        time.sleep(RUN_SECONDS)
+        runs.append((op, ops_nn, start, time.monotonic()))
+        return ut_run.UtRun(kind, op, soc, 0, 1, 1, (), RUN_SECONDS, log)
+
+    monkeypatch.setattr(workspace, "make_workspace", fake_workspace)
+    monkeypatch.setattr(ut_run, "_run", fake_run)
+    return runs
+
+
+def _ut(prefix: Prefix, op: str) -> None:
+    ut_run.run_ut(prefix, CannSources("src", prefix.root, "test"), kind="ophost", op=op, soc="ascend950")
+
+
+def test_build_sh_runs_of_two_ops_overlap_in_their_own_workspaces(
+        tmp_path: Path, stubbed_build_sh: list[tuple[str, Path, float, float]]) -> None:
+    prefix = Prefix(tmp_path / "prefix", 0.0)
+    threads = [threading.Thread(target=_ut, args=(prefix, op)) for op in ("relu_grad_v2", "gelu_grad_v2")]
+    began = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(stubbed_build_sh) == 2
+    (_, first_ws, first_start, first_end), (_, second_ws, second_start, second_end) = stubbed_build_sh
+    assert first_ws != second_ws
+    assert max(first_start, second_start) < min(first_end, second_end)  # they ran at the same time
+    assert time.monotonic() - began < 2 * RUN_SECONDS
+
+
+def test_an_op_comes_back_to_its_own_warm_workspace(
+        tmp_path: Path, stubbed_build_sh: list[tuple[str, Path, float, float]]) -> None:
+    prefix = Prefix(tmp_path / "prefix", 0.0)
+    threads = [threading.Thread(target=_ut, args=(prefix, op)) for op in ("relu_grad_v2", "gelu_grad_v2")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    first = {op: ws for op, ws, _, _ in stubbed_build_sh}
+    for op in ("gelu_grad_v2", "relu_grad_v2"):  # one after the other now: each takes the slot it had
+        _ut(prefix, op)
+    assert {op: ws for op, ws, _, _ in stubbed_build_sh[2:]} == first
+
+
+def _fake_sources(root: Path) -> CannSources:
+    for name, marker in layout.PREFIX_SOURCES.items():
+        (root / name / marker).parent.mkdir(parents=True, exist_ok=True)
+        (root / name / marker).touch()
+    return CannSources("src", root, "test")
+
+
+def test_a_finished_prefix_is_read_while_another_run_holds_its_build_lock(tmp_path: Path) -> None:
+    sources = _fake_sources(tmp_path / "src")
+    cache = tmp_path / "cache"
+    root = layout.prefix_dir(cache, sources.root, build.PREFIX_LAYOUT)
+    root.mkdir(parents=True)
+    (root / "BUILT").write_text("built\n")
+    got: list[Prefix] = []
+    with held_lock(root.with_suffix(".lock")):  # e.g. a run rebuilding it, or stuck
+        reader = threading.Thread(target=lambda: got.append(build.build_prefix(sources, cache)), daemon=True)
+        reader.start()
+        reader.join(timeout=5)
+        assert got == [Prefix(root, 0.0)]
