@@ -12,7 +12,8 @@ import typer
 
 
 def check(
-    op_dir: Annotated[Path, typer.Argument(help="A generated (or since edited) op dir.", show_default=False)],
+    op_dirs: Annotated[list[Path], typer.Argument(help="Generated (or since edited) op dirs; several share one "
+                                                  "prefix and CPU-model build.", show_default=False)],
     spec: Annotated[
         Path | None,
         typer.Option("--spec", metavar="SPEC",
@@ -64,6 +65,18 @@ def check(
     """
     from ..errors import OpgenError
 
+    if len(op_dirs) > 1:
+        from .several import check_several
+
+        try:
+            worst = check_several(op_dirs, spec=spec, cann_headers=cann_headers or [], cann_src=cann_src, cann=cann,
+                                  allow_exec=allow_exec, json_output=json_output, tier=tier or [],
+                                  skip_tier=skip_tier or [])
+        except OpgenError as error:
+            _error(str(error))
+            raise typer.Exit(2) from None
+        raise typer.Exit(worst)
+    op_dir = op_dirs[0]
     try:
         from .. import progress
         from ..cann_sources import resolve_sources
