@@ -67,8 +67,6 @@ def build_prefix(sources: CannSources, cache_dir: Path, jobs: int = 2) -> Prefix
     if layout.is_built(root):  # a finished prefix is only read: no lock, so readers never queue behind each other
         return Prefix(root, 0.0)
     root.mkdir(parents=True, exist_ok=True)
-    progress.say(f"building the toolkit-shaped prefix at {root} (once per sources state): {ESTIMATE}; "
-                 "`opgen prepare` builds it ahead")
     with held_lock(root.with_suffix(".lock")):  # held only while building; a second run waits, then reads
         if layout.is_built(root):
             return Prefix(root, 0.0)
