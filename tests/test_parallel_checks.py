@@ -92,3 +92,43 @@ def test_a_finished_prefix_is_read_while_another_run_holds_its_build_lock(tmp_pa
         reader.start()
         reader.join(timeout=5)
         assert got == [Prefix(root, 0.0)]
+
+
+def test_protobuf_asked_for_by_two_tiers_at_once_is_built_once(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ops-nn-ut tier's prefix and the kernel tier's host tiling of one check both need it at the same time."""
+    import subprocess
+    import tarfile
+
+    from opgen.cann_prefix import protobuf
+
+    source = tmp_path / f"protobuf-{layout.PROTOBUF_VERSION}"
+    (source / "src/google").mkdir(parents=True)
+    (source / "src/google/protobuf.h").write_text("// header\n")
+    tarball = tmp_path / "protobuf.tar.gz"
+    with tarfile.open(tarball, "w:gz") as archive:
+        archive.add(source, arcname=source.name)
+    builds: list[float] = []
+
+    def fake_run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        if "ninja" in argv:
+            builds.append(time.monotonic())
+            time.sleep(0.5)
+            build_dir = Path(argv[argv.index("-C") + 1])
+            (build_dir / "libprotobuf.a").write_text("archive")
+        else:
+            Path(argv[argv.index("-B") + 1]).mkdir(parents=True, exist_ok=True)
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    monkeypatch.setattr(protobuf, "fetch_source", lambda work: tarball)
+    monkeypatch.setattr(protobuf.subprocess, "run", fake_run)
+    entry = tmp_path / "cache" / "protobuf-abi0"
+    got: list[Path] = []
+    threads = [threading.Thread(target=lambda: got.append(protobuf.build_protobuf(entry))) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert got == [entry, entry]
+    assert len(builds) == 1
+    assert protobuf.library(entry).read_text() == "archive"

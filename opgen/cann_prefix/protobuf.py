@@ -13,6 +13,7 @@ import tarfile
 from pathlib import Path
 
 from ..errors import OpgenError
+from ..locks import held_lock
 from .layout import PROTOBUF_VERSION
 
 ABI0 = "-D_GLIBCXX_USE_CXX11_ABI=0"
@@ -82,9 +83,17 @@ def _debian_version(work: Path, options: list[str]) -> str:
 
 
 def build_protobuf(entry: Path, jobs: int = 2) -> Path:
-    """libprotobuf.a (ABI 0, PIC) and its headers under `entry`; kept once built."""
+    """libprotobuf.a (ABI 0, PIC) and its headers under `entry`; kept once built. The prefix and the kernel tier's
+    host tiling both ask for it, from two tiers of one check at once: one builds, the other waits and reads."""
     if library(entry).is_file():
         return entry
+    with held_lock(entry.with_name(entry.name + ".lock")):
+        if library(entry).is_file():
+            return entry
+        return _build(entry, jobs)
+
+
+def _build(entry: Path, jobs: int) -> Path:
     work = entry.with_name(entry.name + ".build")
     work.mkdir(parents=True, exist_ok=True)
     tarball = fetch_source(work)
