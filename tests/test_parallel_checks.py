@@ -32,15 +32,20 @@ def stubbed_build_sh(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Path, f
         start = time.monotonic()
         time.sleep(RUN_SECONDS)
         runs.append((op, ops_nn, start, time.monotonic()))
-        return ut_run.UtRun(kind, op, soc, 0, 1, 1, (), RUN_SECONDS, log)
+        log.write_text(f"build.sh -u --{kind} of {op}\n")
+        failing = op.startswith("failing")
+        return ut_run.UtRun(kind, op, soc, int(failing), 1, 1 - failing, ("Case.Fails",) if failing else (),
+                            RUN_SECONDS, log)
 
     monkeypatch.setattr(workspace, "make_workspace", fake_workspace)
     monkeypatch.setattr(ut_run, "_run", fake_run)
     return runs
 
 
-def _ut(prefix: Prefix, op: str) -> None:
-    ut_run.run_ut(prefix, CannSources("src", prefix.root, "test"), kind="ophost", op=op, soc="ascend950")
+def _ut(prefix: Prefix, op: str, kind: ut_run.UtKind = "opkernel") -> ut_run.UtRun:
+    """Upstream's UTs of `op` (no tree to place); kernel UT runs by default, which are never remembered, so each
+    call runs build.sh."""
+    return ut_run.run_ut(prefix, CannSources("src", prefix.root, "test"), kind=kind, op=op, soc="ascend950")
 
 
 def test_build_sh_runs_of_two_ops_overlap_in_their_own_workspaces(
@@ -71,6 +76,21 @@ def test_an_op_comes_back_to_its_own_warm_workspace(
     for op in ("gelu_grad_v2", "relu_grad_v2"):  # one after the other now: each takes the slot it had
         _ut(prefix, op)
     assert {op: ws for op, ws, _, _ in stubbed_build_sh[2:]} == first
+
+
+def test_upstreams_passing_host_and_api_runs_are_remembered_for_the_prefix(
+        tmp_path: Path, stubbed_build_sh: list[tuple[str, Path, float, float]]) -> None:
+    """The sanity rows depend on the sources and the prefix only: a warm check does not rebuild them."""
+    prefix = Prefix(tmp_path / "prefix", 0.0)
+    first = _ut(prefix, "relu_grad_v2", "opapi")
+    again = _ut(prefix, "relu_grad_v2", "opapi")
+    assert len(stubbed_build_sh) == 1
+    assert (first.ok, first.cached, again.ok, again.cached) == (True, False, True, True)
+    assert again.log.read_text() == "build.sh -u --opapi of relu_grad_v2\n"  # kept beside the memo
+    for op, kind in (("failing_op", "ophost"), ("relu_grad_v2", "opkernel")):  # a failure; the CPU model's UTs
+        _ut(prefix, op, kind)
+        assert not _ut(prefix, op, kind).cached
+    assert len(stubbed_build_sh) == 5
 
 
 def _fake_sources(root: Path) -> CannSources:

@@ -5,13 +5,15 @@ and the gtest counts are read from the log. The users' checkouts are never touch
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import re
+import shutil
 import subprocess
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -26,6 +28,7 @@ from . import workspace
 from .build import Prefix
 
 TIMEOUT = 3600.0
+UPSTREAM_RUNS = "upstream-runs"
 SCRATCH = "scratch"  # <prefix>/scratch/<n>/: one workspace per run at once (scratch_slot)
 LAST_OP = "last_op"
 _STAMP = r"^(?:\[\d{4}-\d\d-\d\d [\d:]+\] )?"  # build.sh stamps each line it relays
@@ -50,6 +53,7 @@ class UtRun:
     seconds: float
     log: Path
     error: str = ""  # the log's first error, at the op's own file and line where it is in the op
+    cached: bool = False  # upstream's passing run remembered for this prefix (_upstream_memo), not run again
 
     @property
     def ok(self) -> bool:
@@ -69,12 +73,18 @@ def run_ut(prefix: Prefix, sources: CannSources, *, kind: UtKind, op: str, soc: 
     """`build.sh -u --<kind> --ops=<op> --soc=<soc>` in the scratch copy, with `op_dir` (a generated op)
     placed over upstream's op of that name for the run, or upstream's own op when `op_dir` is None. `env`: more
     for build.sh's environment (the kernel UTs' tikicpulib stand-in)."""
+    memo = _upstream_memo(prefix, kind, op, soc, experimental) if op_dir is None else None
+    if memo is not None and memo.is_file():
+        return _remembered(memo)
     whose = f"{op} upstream" if op_dir is None else op
     with scratch_slot(prefix, op) as scratch, progress.step(f"{whose}: build.sh -u --{kind} --soc={soc}"):
         ops_nn = workspace.make_workspace(sources.root, scratch)
         log = scratch / f"ut_{kind}_{op}_{soc}{'_upstream' if op_dir is None else ''}.log"  # both runs' logs kept
         if op_dir is None:
-            return _run(prefix, ops_nn, kind, op, soc, experimental, jobs, log, env or {})
+            run = _run(prefix, ops_nn, kind, op, soc, experimental, jobs, log, env or {})
+            if memo is not None and run.ok:
+                _remember(memo, run)
+            return run
         info = read_op_info(op_dir)
         placement = plan_placement(open_checkout(ops_nn), info.rel_dir, op_dir, force=True)
         with placed(placement, keep=False):
@@ -88,6 +98,31 @@ def run_ut(prefix: Prefix, sources: CannSources, *, kind: UtKind, op: str, soc: 
     where = found.op_file.relative_to(op_dir).as_posix() if found.op_file else found.file
     at = f"{where}:{found.line}: " if where and found.line else ""
     return replace(run, error=f"{at}{found.message}")
+
+
+def _upstream_memo(prefix: Prefix, kind: UtKind, op: str, soc: str, experimental: bool) -> Path | None:
+    """Where upstream's passing op_host / op_api run is remembered: the sanity rows depend only on the sources and
+    the prefix (whose dir is keyed by both), so a warm check does not rebuild and rerun them. Kernel UTs are not
+    remembered: their tikicpulib stand-in changes apart from the prefix."""
+    if kind == "opkernel":
+        return None
+    return prefix.root / UPSTREAM_RUNS / f"{kind}-{op}-{soc}{'-experimental' if experimental else ''}.json"
+
+
+def _remember(memo: Path, run: UtRun) -> None:
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    log = memo.with_suffix(".log")
+    shutil.copyfile(run.log, log)
+    fields = {**asdict(run), "log": str(log), "failed": list(run.failed)}
+    part = memo.with_name(f"{memo.name}.part{os.getpid()}")
+    part.write_text(json.dumps(fields), encoding="utf-8")
+    part.rename(memo)
+
+
+def _remembered(memo: Path) -> UtRun:
+    fields = json.loads(memo.read_text(encoding="utf-8"))
+    return UtRun(**{**fields, "log": Path(fields["log"]), "failed": tuple(fields["failed"]), "cached": True,
+                    "seconds": 0.0})
 
 
 @contextmanager

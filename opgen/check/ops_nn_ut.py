@@ -128,7 +128,8 @@ def _row(prefix: Prefix, run: UtRun, upstream: bool) -> CheckItem:
     figures: dict[str, float | int | str] = {"tests": run.ran, "passed": run.passed, "failed": len(run.failed),
                                              "seconds": round(run.seconds, 1)}
     if run.ok:
-        return ok(label, f"{run.passed}/{run.ran} of {whose} {kind} UTs passed under {command}", **figures)
+        again = f" (remembered from a run with this prefix; log {run.log})" if run.cached else ""
+        return ok(label, f"{run.passed}/{run.ran} of {whose} {kind} UTs passed under {command}{again}", **figures)
     if run.returncode == 0 and run.ran == 0:
         return skipped(label, f"{command} built and ran none of {whose} {kind} UTs")
     failed = f"{len(run.failed)} failed ({', '.join(run.failed[:8])})" if run.failed else "none ran to the end"
