@@ -152,3 +152,14 @@ def test_protobuf_asked_for_by_two_tiers_at_once_is_built_once(tmp_path: Path,
     assert got == [entry, entry]
     assert len(builds) == 1
     assert protobuf.library(entry).read_text() == "archive"
+
+
+def test_builds_use_every_core_unless_opgen_jobs_says_otherwise() -> None:
+    import os
+
+    from opgen.jobs import default_jobs
+
+    cores = len(os.sched_getaffinity(0))
+    assert default_jobs({}) == cores
+    assert default_jobs({"OPGEN_JOBS": "6"}) == 6
+    assert default_jobs({"OPGEN_JOBS": "0"}) == default_jobs({"OPGEN_JOBS": "many"}) == cores

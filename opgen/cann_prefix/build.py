@@ -13,6 +13,7 @@ from pathlib import Path
 from .. import progress
 from ..cann_sources import CannSources, stage_dir
 from ..errors import OpgenError
+from ..jobs import JOBS
 from ..locks import held_lock
 from . import headers, layout, libraries, nnopbase, opbuild, protobuf, stub_libs, third_party, toolkit
 from .libraries import C_SEC_LIBRARY
@@ -56,7 +57,7 @@ class Prefix:
         return (f"--cann_3rd_lib_path={self.third_party}",)
 
 
-def build_prefix(sources: CannSources, cache_dir: Path, jobs: int = 2) -> Prefix:
+def build_prefix(sources: CannSources, cache_dir: Path, jobs: int = JOBS) -> Prefix:
     """The prefix for these sources under `cache_dir`, built first when absent; missing sources are named
     with how to get them before anything is written."""
     if sources.kind != "src":

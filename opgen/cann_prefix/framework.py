@@ -31,6 +31,7 @@ from pathlib import Path
 
 from ..cann_sources import CannSources, cache_root
 from ..errors import OpgenError
+from ..jobs import JOBS
 from ..locks import held_lock
 
 REPOS = ("metadef", "ge", "runtime", "opbase", "asc-devkit", "libboundscheck", "googletest", "ops-nn", "json")
@@ -194,7 +195,7 @@ def cmake_list(cmake_file: Path, name: str, variables: dict[str, Path], base: Pa
     return found
 
 
-def build_framework(sources: CannSources, *, jobs: int = 2, compiler: str = "g++",
+def build_framework(sources: CannSources, *, jobs: int = JOBS, compiler: str = "g++",
                     cc: str = "gcc") -> Framework:
     """The cached framework for these sources, building it first when absent (about 390 s of CPU at -O0)."""
     final = framework_dir(sources)
@@ -281,7 +282,7 @@ def _generate(sources: CannSources, generated: Path) -> None:
 
 
 def compile_units(todo: Sequence[tuple[str, Unit]], work: Path, flags: Sequence[str], dirs: Sequence[str], *,
-                  what: str, jobs: int = 2, compiler: str = "g++", cc: str = "gcc") -> list[Path]:
+                  what: str, jobs: int = JOBS, compiler: str = "g++", cc: str = "gcc") -> list[Path]:
     """The object of each (group, unit), in order, under `work/obj/<group>/`, `jobs` at a time; objects already
     there are kept, so an interrupted build resumes. Every failure is raised at once, the first ones quoted."""
     with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:

@@ -13,6 +13,7 @@ import tarfile
 from pathlib import Path
 
 from ..errors import OpgenError
+from ..jobs import JOBS
 from ..locks import held_lock
 from .layout import PROTOBUF_VERSION
 
@@ -82,7 +83,7 @@ def _debian_version(work: Path, options: list[str]) -> str:
     raise OpgenError(f"no protobuf {PROTOBUF_VERSION} source package (have: {versions}); get " + HOW_TO_GET)
 
 
-def build_protobuf(entry: Path, jobs: int = 2) -> Path:
+def build_protobuf(entry: Path, jobs: int = JOBS) -> Path:
     """libprotobuf.a (ABI 0, PIC) and its headers under `entry`; kept once built. The prefix and the kernel tier's
     host tiling both ask for it, from two tiers of one check at once: one builds, the other waits and reads."""
     if library(entry).is_file():

@@ -19,6 +19,7 @@ from typing import Literal
 
 from .. import progress
 from ..cann_sources import CannSources
+from ..jobs import JOBS
 from ..locks import try_lock
 from ..validate.checkout import open_checkout
 from ..validate.errors_map import PathMapper, first_error
@@ -69,7 +70,7 @@ def gtest_counts(text: str) -> tuple[int, int, tuple[str, ...]]:
 
 
 def run_ut(prefix: Prefix, sources: CannSources, *, kind: UtKind, op: str, soc: str, op_dir: Path | None = None,
-           experimental: bool = False, jobs: int = 2, env: Mapping[str, str] | None = None) -> UtRun:
+           experimental: bool = False, jobs: int = JOBS, env: Mapping[str, str] | None = None) -> UtRun:
     """`build.sh -u --<kind> --ops=<op> --soc=<soc>` in the scratch copy, with `op_dir` (a generated op)
     placed over upstream's op of that name for the run, or upstream's own op when `op_dir` is None. `env`: more
     for build.sh's environment (the kernel UTs' tikicpulib stand-in)."""

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ... import progress
 from ...cann_sources import CannSources, cache_root, enable_hint
+from ...jobs import JOBS
 from ...plan import RenderPlan
 from ..confined import compile_confined
 from ..headers import inside_op_dir, op_relative
@@ -50,7 +51,7 @@ class Compiled:
 
 
 def kernel_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, *, compiler: str = "g++",
-                jobs: int = 2) -> list[CheckItem]:
+                jobs: int = JOBS) -> list[CheckItem]:
     """One row per (SoC, dtype combination, level); SKIPPED rows say why (no sources, unmapped SoC)."""
     if sources is None:
         return [skipped(f"kernel {LEVEL}", enable_hint(TIER))]
