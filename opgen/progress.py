@@ -26,7 +26,7 @@ PREFIX = "opgen: "  # every plain line starts so, to grep out of a CI log
 class Reporter(Protocol):
     terminal: bool
 
-    def started(self, key: int, label: str) -> None: ...
+    def started(self, key: int, label: str, state: Step) -> None: ...
 
     def finished(self, key: int, label: str, seconds: float, outcome: str, style: str) -> None: ...
 
@@ -35,10 +35,12 @@ class Reporter(Protocol):
 
 @dataclass
 class Step:
-    """What the step's end line says: the caller may set a verdict ("PASS (3 passed)") and its style."""
+    """What the step's end line says: the caller may set a verdict ("PASS (3 passed)") and its style, and while it
+    runs a `detail` the live area shows after the label ("212/436 sources")."""
 
     outcome: str = "done"
     style: str = "dim"
+    detail: str = ""
 
 
 _reporter: Reporter | None = None
@@ -58,7 +60,7 @@ def step(label: str) -> Iterator[Step]:
     with _key_lock:
         key = next(_next_key)
     start = time.perf_counter()
-    reporter.started(key, label)
+    reporter.started(key, label, state)
     ended = False
     try:
         yield state
@@ -87,7 +89,7 @@ class PlainReporter:
     lock: threading.Lock = field(default_factory=threading.Lock)
     terminal: bool = False
 
-    def started(self, key: int, label: str) -> None:
+    def started(self, key: int, label: str, state: Step) -> None:
         """Only finished steps are printed off a terminal: a start line per step would double the log."""
 
     def finished(self, key: int, label: str, seconds: float, outcome: str, style: str) -> None:
@@ -103,7 +105,7 @@ class _Running:
     """The live area's content, computed at each refresh so the elapsed times tick."""
 
     def __init__(self) -> None:
-        self.steps: dict[int, tuple[str, float]] = {}
+        self.steps: dict[int, tuple[str, float, Step]] = {}
         self.lock = threading.Lock()
 
     def __rich__(self) -> RenderableType:
@@ -114,8 +116,9 @@ class _Running:
         now = time.perf_counter()
         with self.lock:
             shown = list(self.steps.values())
-        for label, since in shown:
-            grid.add_row(Text("…", style="cyan"), Text(label), Text(_elapsed(now - since), style="dim"))
+        for label, since, state in shown:
+            grid.add_row(Text("…", style="cyan"), Text(f"{label} {state.detail}".rstrip()),
+                         Text(_elapsed(now - since), style="dim"))
         return grid
 
 
@@ -135,9 +138,9 @@ class LiveReporter:
         self.running = _Running()
         self.live = Live(self.running, console=console, refresh_per_second=4, transient=True)
 
-    def started(self, key: int, label: str) -> None:
+    def started(self, key: int, label: str, state: Step) -> None:
         with self.running.lock:
-            self.running.steps[key] = (label, time.perf_counter())
+            self.running.steps[key] = (label, time.perf_counter(), state)
 
     def finished(self, key: int, label: str, seconds: float, outcome: str, style: str) -> None:
         with self.running.lock:

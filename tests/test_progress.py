@@ -56,7 +56,8 @@ def test_on_a_terminal_running_steps_show_with_their_elapsed_time() -> None:
     started = threading.Event()
 
     def compile_in_a_thread() -> None:
-        with progress.step("relu_grad_v2: compile ascend950 fp16"):
+        with progress.step("relu_grad_v2: compile ascend950 fp16") as shown:
+            shown.detail = "3/10 sources"
             started.set()
             time.sleep(1.3)
 
@@ -67,7 +68,7 @@ def test_on_a_terminal_running_steps_show_with_their_elapsed_time() -> None:
         worker.join()
         progress.say("    PASS    ascend950 fp16 compile", terminal_only=True)
     text = out.getvalue()
-    assert "… relu_grad_v2: compile ascend950 fp16 1s" in text  # the live area, ticking while it ran
+    assert "… relu_grad_v2: compile ascend950 fp16 3/10 sources 1s" in text  # the live area, ticking as it ran
     assert "relu_grad_v2: compile ascend950 fp16: done in 1s" in text
     assert "PASS    ascend950 fp16 compile" in text
 

@@ -19,6 +19,7 @@ interrupted first build resumes; the finished tree is renamed to `<key>/` and ne
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import re
 import shutil
@@ -29,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import progress
 from ..cann_sources import CannSources, cache_root
 from ..errors import OpgenError
 from ..jobs import JOBS
@@ -285,8 +287,15 @@ def compile_units(todo: Sequence[tuple[str, Unit]], work: Path, flags: Sequence[
                   what: str, jobs: int = JOBS, compiler: str = "g++", cc: str = "gcc") -> list[Path]:
     """The object of each (group, unit), in order, under `work/obj/<group>/`, `jobs` at a time; objects already
     there are kept, so an interrupted build resumes. Every failure is raised at once, the first ones quoted."""
-    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
-        results = list(pool.map(lambda job: _compile(job[0], job[1], work, flags, dirs, compiler, cc), todo))
+    count = itertools.count(1)
+
+    def one(job: tuple[str, Unit]) -> Path | str:
+        result = _compile(job[0], job[1], work, flags, dirs, compiler, cc)
+        shown.detail = f"{next(count)}/{len(todo)} sources"
+        return result
+
+    with progress.step(f"compile {what}") as shown, ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+        results = list(pool.map(one, todo))
     failed = [r for r in results if isinstance(r, str)]
     if failed:
         raise OpgenError(f"{what} did not build ({len(failed)} sources failed): " + " || ".join(failed[:3]))
