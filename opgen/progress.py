@@ -77,10 +77,6 @@ def say(text: str, style: str = "", *, terminal_only: bool = False) -> None:
         _reporter.line(text, style)
 
 
-def active() -> bool:
-    return _reporter is not None
-
-
 @dataclass
 class PlainReporter:
     """One line per finished step, flushed at once (a CI log shows it while the job runs)."""
