@@ -132,7 +132,8 @@ class LiveReporter:
         from rich.live import Live
 
         self.running = _Running()
-        self.live = Live(self.running, console=console, refresh_per_second=4, transient=True)
+        # stdout is not taken over: it is the report's (a table, --json), which may go to a file
+        self.live = Live(self.running, console=console, refresh_per_second=4, transient=True, redirect_stdout=False)
 
     def started(self, key: int, label: str, state: Step) -> None:
         with self.running.lock:

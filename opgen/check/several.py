@@ -37,21 +37,21 @@ def check_several(op_dirs: Sequence[Path], *, spec: Path | None, cann_headers: S
         sources.require("headers")
     reports: list[CheckReport] = []
     worst = 0
-    with progress.reporting():
-        for op_dir in op_dirs:
-            try:
+    for op_dir in op_dirs:
+        try:
+            with progress.reporting():  # one live area an op, ended before its table is printed
                 report = run_checks(op_dir, None, include_dirs, sources=sources, trust=Trust(allow_exec=allow_exec),
                                     tiers=tiers, report_left_out=True)
-            except (OpgenError, OSError) as error:
-                text = f"{error.strerror or error}: {error.filename or ''}".rstrip(": ") \
-                    if isinstance(error, OSError) else str(error)
-                _error(text if str(op_dir) in text else f"{op_dir}: {text}")
-                worst = max(worst, BAD_INPUT)
-                continue
-            reports.append(report)
-            worst = max(worst, report.exit_code)
-            if not json_output:
-                print_table(report)
+        except (OpgenError, OSError) as error:
+            text = f"{error.strerror or error}: {error.filename or ''}".rstrip(": ") \
+                if isinstance(error, OSError) else str(error)
+            _error(text if str(op_dir) in text else f"{op_dir}: {text}")
+            worst = max(worst, BAD_INPUT)
+            continue
+        reports.append(report)
+        worst = max(worst, report.exit_code)
+        if not json_output:
+            print_table(report)
     if json_output:
         sys.stdout.write(json.dumps([to_json(r) for r in reports], indent=2, ensure_ascii=False) + "\n")
     return worst
