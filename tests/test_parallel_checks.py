@@ -129,6 +129,7 @@ def test_protobuf_asked_for_by_two_tiers_at_once_is_built_once(tmp_path: Path,
     with tarfile.open(tarball, "w:gz") as archive:
         archive.add(source, arcname=source.name)
     builds: list[float] = []
+    configured: list[list[str]] = []
 
     def fake_run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
         if "ninja" in argv:
@@ -137,6 +138,7 @@ def test_protobuf_asked_for_by_two_tiers_at_once_is_built_once(tmp_path: Path,
             build_dir = Path(argv[argv.index("-C") + 1])
             (build_dir / "libprotobuf.a").write_text("archive")
         else:
+            configured.append(argv)
             Path(argv[argv.index("-B") + 1]).mkdir(parents=True, exist_ok=True)
         return subprocess.CompletedProcess(argv, 0, "", "")
 
@@ -152,6 +154,8 @@ def test_protobuf_asked_for_by_two_tiers_at_once_is_built_once(tmp_path: Path,
     assert got == [entry, entry]
     assert len(builds) == 1
     assert protobuf.library(entry).read_text() == "archive"
+    # the -O1 asked for stays -O1: Release's own flags (-O3) would otherwise follow it
+    assert "-DCMAKE_CXX_FLAGS_RELEASE=-DNDEBUG" in configured[0]
 
 
 def test_builds_use_every_core_unless_opgen_jobs_says_otherwise() -> None:

@@ -18,6 +18,8 @@ from ..locks import held_lock
 from .layout import PROTOBUF_VERSION
 
 ABI0 = "-D_GLIBCXX_USE_CXX11_ABI=0"
+# Release appends -O3 after CMAKE_CXX_FLAGS, which undid the -O1 asked for: descriptor.cc took 50% more CPU
+RELEASE_FLAGS = "-DCMAKE_CXX_FLAGS_RELEASE=-DNDEBUG"
 HOW_TO_GET = ("protobuf's source: `apt-get source --download-only protobuf` with a deb-src line for the "
               f"Debian suite that ships protobuf {PROTOBUF_VERSION}, or put protobuf-{PROTOBUF_VERSION}.tar.gz "
               "(its orig tarball) in the protobuf cache dir")
@@ -104,7 +106,7 @@ def _build(entry: Path, jobs: int) -> Path:
             archive.extractall(work, filter="data")
     build = work / "build"
     subprocess.run(["cmake", "-S", str(src / "cmake"), "-B", str(build), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-                    f"-DCMAKE_CXX_FLAGS={ABI0} -O1 -w", "-Dprotobuf_BUILD_TESTS=OFF",
+                    f"-DCMAKE_CXX_FLAGS={ABI0} -O1 -w", RELEASE_FLAGS, "-Dprotobuf_BUILD_TESTS=OFF",
                     "-Dprotobuf_BUILD_PROTOC_BINARIES=OFF", "-Dprotobuf_BUILD_SHARED_LIBS=OFF",
                     "-DCMAKE_POSITION_INDEPENDENT_CODE=ON", "-Dprotobuf_WITH_ZLIB=OFF"],
                    check=True, capture_output=True)

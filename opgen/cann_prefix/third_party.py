@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 from ..jobs import JOBS
+from .protobuf import RELEASE_FLAGS
 
 
 def lay_out_copies(cann_src: Path, third_party: Path) -> None:
@@ -34,7 +35,7 @@ def build_gtest(cann_src: Path, third_party: Path, work: Path, jobs: int = JOBS)
         return dest
     build = work / "gtest"
     subprocess.run(["cmake", "-S", str(cann_src / "googletest"), "-B", str(build), "-G", "Ninja",
-                    "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_CXX_FLAGS={ABI0} -fPIC -O1",
+                    "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_CXX_FLAGS={ABI0} -fPIC -O1", RELEASE_FLAGS,
                     f"-DCMAKE_INSTALL_PREFIX={dest}", "-DCMAKE_INSTALL_LIBDIR=lib", "-DBUILD_SHARED_LIBS=OFF"],
                    check=True, capture_output=True)
     subprocess.run(["ninja", "-C", str(build), f"-j{jobs}", "install"], check=True, capture_output=True)
