@@ -20,7 +20,8 @@ from .libraries import C_SEC_LIBRARY
 
 PREFIX_LAYOUT = "5"  # bump when what a prefix holds changes
 # what a cold build cost on 2 shared cores at -j2 (cann_prefix/README.md, docs/speed.md): told before it starts
-ESTIMATE = "about 15-30 min cold on 2 cores (protobuf ~2 min, ops-nn's UT framework ~10 min, the rest ~3 min)"
+ESTIMATE = ("about 15-30 min on 2 otherwise idle cores (protobuf ~2 min, ops-nn's UT framework ~10 min, the rest "
+            "~3 min), much longer on a busy machine")
 
 
 @dataclass(frozen=True)
