@@ -114,7 +114,7 @@ def compile_variant(exe: str, op_dir: Path, plan: RenderPlan, tu: Path, variant:
     with tempfile.TemporaryDirectory(prefix="opgen-kernel-") as scratch:
         wrapper = Path(scratch) / "opgen_kernel_wrapper.cpp"
         wrapper.write_text(wrapper_text, encoding="utf-8")
-        for _ in range(MAX_ROUNDS):
+        for attempt in range(MAX_ROUNDS):
             stubs = intrinsic_dir(sources, variant.arch)
             used = _stub_text(stubs)
             command = ["nice", "-n", "10", *compile_command(exe, wrapper, variant, sources, op_dir, stubs)]
@@ -123,7 +123,8 @@ def compile_variant(exe: str, op_dir: Path, plan: RenderPlan, tu: Path, variant:
             if hit is not None:
                 return Compiled(hit.passed, hit.error, time.perf_counter() - start, cached=True)
             reach = [op_dir, sources.root, Path(scratch), *([stubs] if stubs else [])]
-            with progress.step(f"{plan.name}: compile {variant.label} ({tu.name})"):
+            again = f", again with what round {attempt} declared" if attempt else ""
+            with progress.step(f"{plan.name}: compile {variant.label} ({tu.name}{again})"):
                 done = compile_confined(command, exe, reach, timeout=TIMEOUT)
             if done.refusal is not None:
                 return Compiled(False, f"{tu.name}: {done.refusal}", time.perf_counter() - start)
