@@ -188,12 +188,14 @@ def schema(
 def _register_feature_commands() -> None:
     """Commands that live in their own packages; their modules import only typer at load time."""
     from .check.command import check
+    from .prepare import prepare
     from .regen.command import regen
     from .validate.command import validate
 
     app.command("regen")(regen)
     app.command("check")(check)
     app.command("validate")(validate)
+    app.command("prepare")(prepare)
 
 
 _register_feature_commands()

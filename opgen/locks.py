@@ -1,4 +1,4 @@
-"""One blocking file lock for the caches several opgen runs may fill at once (declarations, UT framework)."""
+"""File locks for the caches several opgen runs may fill at once (declarations, UT framework, scratch workspaces)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import fcntl
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 
 @contextmanager
@@ -18,3 +19,15 @@ def held_lock(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def try_lock(path: Path) -> IO[str] | None:
+    """The open, exclusively locked file, or None at once when another run holds it (close the file to release)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = path.open("a", encoding="utf-8")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        return None
+    return handle

@@ -10,13 +10,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import progress
 from ..cann_sources import CannSources, stage_dir
 from ..errors import OpgenError
+from ..jobs import JOBS
 from ..locks import held_lock
 from . import headers, layout, libraries, nnopbase, opbuild, protobuf, stub_libs, third_party, toolkit
 from .libraries import C_SEC_LIBRARY
 
 PREFIX_LAYOUT = "5"  # bump when what a prefix holds changes
+# what a cold build cost on 2 shared cores at -j2 (cann_prefix/README.md, docs/speed.md): told before it starts
+ESTIMATE = ("about 15-30 min on 2 otherwise idle cores (protobuf ~2 min, ops-nn's UT framework ~10 min, the rest "
+            "~3 min), much longer on a busy machine")
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,7 @@ class Prefix:
         return (f"--cann_3rd_lib_path={self.third_party}",)
 
 
-def build_prefix(sources: CannSources, cache_dir: Path, jobs: int = 2) -> Prefix:
+def build_prefix(sources: CannSources, cache_dir: Path, jobs: int = JOBS) -> Prefix:
     """The prefix for these sources under `cache_dir`, built first when absent; missing sources are named
     with how to get them before anything is written."""
     if sources.kind != "src":
@@ -61,23 +66,32 @@ def build_prefix(sources: CannSources, cache_dir: Path, jobs: int = 2) -> Prefix
     src = sources.root
     layout.check_sources(src)
     root = layout.prefix_dir(cache_dir, src, PREFIX_LAYOUT)
+    if layout.is_built(root):  # a finished prefix is only read: no lock, so readers never queue behind each other
+        return Prefix(root, 0.0)
     root.mkdir(parents=True, exist_ok=True)
-    with held_lock(root.with_suffix(".lock")):
+    with held_lock(root.with_suffix(".lock")):  # held only while building; a second run waits, then reads
         if layout.is_built(root):
             return Prefix(root, 0.0)
         start = time.perf_counter()
         prefix = Prefix(root, 0.0)
         work = root / "work"
-        pb = protobuf.build_protobuf(layout.protobuf_dir(cache_dir), jobs)
-        headers.lay_out_headers(src, prefix.ascend_home)
-        headers.link_kernel_tiling(stage_dir(sources), prefix.ascend_home)
-        toolkit.lay_out_toolkit(src, prefix.ascend_home)
-        third_party.lay_out_copies(src, prefix.third_party)
-        third_party.build_gtest(src, prefix.third_party, work, jobs)
-        stub_libs.build_stub_libraries(prefix.lib_dir, work / "stubs")
-        framework = libraries.install_libraries(sources, pb, prefix.lib_dir, jobs)
-        opbuild.build_op_build(sources, framework, prefix.ascend_home, work / "opbuild", jobs)
-        nnopbase.build_nnopbase(sources, framework, protobuf.include_dir(pb), prefix.ascend_home, work / "nnopbase",
-                                jobs)
+        with progress.step("prefix: protobuf (ABI 0)"):
+            pb = protobuf.build_protobuf(layout.protobuf_dir(cache_dir), jobs)
+        with progress.step("prefix: headers, toolkit layout, cann-cmake, json"):
+            headers.lay_out_headers(src, prefix.ascend_home)
+            headers.link_kernel_tiling(stage_dir(sources), prefix.ascend_home)
+            toolkit.lay_out_toolkit(src, prefix.ascend_home)
+            third_party.lay_out_copies(src, prefix.third_party)
+        with progress.step("prefix: googletest (ABI 0)"):
+            third_party.build_gtest(src, prefix.third_party, work, jobs)
+        with progress.step("prefix: stub libraries"):
+            stub_libs.build_stub_libraries(prefix.lib_dir, work / "stubs")
+        with progress.step("prefix: ops-nn's UT framework and libopgen_cann.so"):
+            framework = libraries.install_libraries(sources, pb, prefix.lib_dir, jobs)
+        with progress.step("prefix: op_build"):
+            opbuild.build_op_build(sources, framework, prefix.ascend_home, work / "opbuild", jobs)
+        with progress.step("prefix: libnnopbase"):
+            nnopbase.build_nnopbase(sources, framework, protobuf.include_dir(pb), prefix.ascend_home,
+                                    work / "nnopbase", jobs)
         (root / "BUILT").write_text("built\n")
         return Prefix(root, time.perf_counter() - start)

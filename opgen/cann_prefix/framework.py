@@ -19,6 +19,7 @@ interrupted first build resumes; the finished tree is renamed to `<key>/` and ne
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import re
 import shutil
@@ -29,8 +30,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import progress
 from ..cann_sources import CannSources, cache_root
 from ..errors import OpgenError
+from ..jobs import JOBS
 from ..locks import held_lock
 
 REPOS = ("metadef", "ge", "runtime", "opbase", "asc-devkit", "libboundscheck", "googletest", "ops-nn", "json")
@@ -194,10 +197,12 @@ def cmake_list(cmake_file: Path, name: str, variables: dict[str, Path], base: Pa
     return found
 
 
-def build_framework(sources: CannSources, *, jobs: int = 2, compiler: str = "g++",
+def build_framework(sources: CannSources, *, jobs: int = JOBS, compiler: str = "g++",
                     cc: str = "gcc") -> Framework:
     """The cached framework for these sources, building it first when absent (about 390 s of CPU at -O0)."""
     final = framework_dir(sources)
+    if (final / "done").is_file():  # finished: read without the lock, which only a build holds
+        return _framework(sources, final, 0.0)
     final.parent.mkdir(parents=True, exist_ok=True)
     with held_lock(final.with_suffix(".lock")):
         if not (final / "done").is_file():
@@ -279,11 +284,18 @@ def _generate(sources: CannSources, generated: Path) -> None:
 
 
 def compile_units(todo: Sequence[tuple[str, Unit]], work: Path, flags: Sequence[str], dirs: Sequence[str], *,
-                  what: str, jobs: int = 2, compiler: str = "g++", cc: str = "gcc") -> list[Path]:
+                  what: str, jobs: int = JOBS, compiler: str = "g++", cc: str = "gcc") -> list[Path]:
     """The object of each (group, unit), in order, under `work/obj/<group>/`, `jobs` at a time; objects already
     there are kept, so an interrupted build resumes. Every failure is raised at once, the first ones quoted."""
-    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
-        results = list(pool.map(lambda job: _compile(job[0], job[1], work, flags, dirs, compiler, cc), todo))
+    count = itertools.count(1)
+
+    def one(job: tuple[str, Unit]) -> Path | str:
+        result = _compile(job[0], job[1], work, flags, dirs, compiler, cc)
+        shown.detail = f"{next(count)}/{len(todo)} sources"
+        return result
+
+    with progress.step(f"compile {what}") as shown, ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+        results = list(pool.map(one, todo))
     failed = [r for r in results if isinstance(r, str)]
     if failed:
         raise OpgenError(f"{what} did not build ({len(failed)} sources failed): " + " || ".join(failed[:3]))

@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 from ..cann_sources import CannSources
+from ..jobs import JOBS
 from . import protobuf
 from .framework import Framework, build_framework
 
@@ -29,7 +30,7 @@ GROUPED_NAMES = ("metadef", "opp_registry", "rt2_registry", "error_manager", "gr
 LOG_NAMES = ("dlog", "ascendalog")  # answered by stub_libs' sink, libunified_dlog.so
 
 
-def install_libraries(sources: CannSources, protobuf_entry: Path, lib_dir: Path, jobs: int = 2) -> Framework:
+def install_libraries(sources: CannSources, protobuf_entry: Path, lib_dir: Path, jobs: int = JOBS) -> Framework:
     """Build (or reuse) the ABI-0 framework and lay its libraries out in `lib_dir`; returns the framework."""
     framework = build_framework(sources, jobs=jobs)
     lib_dir.mkdir(parents=True, exist_ok=True)

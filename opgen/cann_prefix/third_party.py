@@ -11,6 +11,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from ..jobs import JOBS
+from .protobuf import RELEASE_FLAGS
+
 
 def lay_out_copies(cann_src: Path, third_party: Path) -> None:
     """Copy cann-cmake and json's headers into `third_party` where ops-nn's cmake looks; kept if present."""
@@ -24,7 +27,7 @@ def lay_out_copies(cann_src: Path, third_party: Path) -> None:
 ABI0 = "-D_GLIBCXX_USE_CXX11_ABI=0"
 
 
-def build_gtest(cann_src: Path, third_party: Path, work: Path, jobs: int = 2) -> Path:
+def build_gtest(cann_src: Path, third_party: Path, work: Path, jobs: int = JOBS) -> Path:
     """Build googletest with ABI 0 (ops-nn forces it on every UT object) into `lib_cache/gtest`, where
     cann-cmake's gtest.cmake finds it; a present libgmock_main.a means it is done."""
     dest = third_party / "lib_cache" / "gtest"
@@ -32,7 +35,7 @@ def build_gtest(cann_src: Path, third_party: Path, work: Path, jobs: int = 2) ->
         return dest
     build = work / "gtest"
     subprocess.run(["cmake", "-S", str(cann_src / "googletest"), "-B", str(build), "-G", "Ninja",
-                    "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_CXX_FLAGS={ABI0} -fPIC -O1",
+                    "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_CXX_FLAGS={ABI0} -fPIC -O1", RELEASE_FLAGS,
                     f"-DCMAKE_INSTALL_PREFIX={dest}", "-DCMAKE_INSTALL_LIBDIR=lib", "-DBUILD_SHARED_LIBS=OFF"],
                    check=True, capture_output=True)
     subprocess.run(["ninja", "-C", str(build), f"-j{jobs}", "install"], check=True, capture_output=True)

@@ -4,18 +4,24 @@ and the gtest counts are read from the log. The users' checkouts are never touch
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import re
+import shutil
 import subprocess
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from .. import progress
 from ..cann_sources import CannSources
 from ..check.bounded import run_bounded
-from ..locks import held_lock
+from ..jobs import JOBS
+from ..locks import try_lock
 from ..validate.checkout import open_checkout
 from ..validate.errors_map import PathMapper, first_error
 from ..validate.opinfo import read_op_info
@@ -24,6 +30,9 @@ from . import workspace
 from .build import Prefix
 
 TIMEOUT = 3600.0
+UPSTREAM_RUNS = "upstream-runs"
+SCRATCH = "scratch"  # <prefix>/scratch/<n>/: one workspace per run at once (scratch_slot)
+LAST_OP = "last_op"
 _STAMP = r"^(?:\[\d{4}-\d\d-\d\d [\d:]+\] )?"  # build.sh stamps each line it relays
 _RAN = re.compile(_STAMP + r"\[==========\] (\d+) tests? from \d+ test (?:suites?|cases?) ran", re.M)
 _PASSED = re.compile(_STAMP + r"\[  PASSED  \] (\d+) tests?", re.M)
@@ -46,6 +55,7 @@ class UtRun:
     seconds: float
     log: Path
     error: str = ""  # the log's first error, at the op's own file and line where it is in the op
+    cached: bool = False  # upstream's passing run remembered for this prefix (_upstream_memo), not run again
 
     @property
     def ok(self) -> bool:
@@ -61,16 +71,22 @@ def gtest_counts(text: str) -> tuple[int, int, tuple[str, ...]]:
 
 
 def run_ut(prefix: Prefix, sources: CannSources, *, kind: UtKind, op: str, soc: str, op_dir: Path | None = None,
-           experimental: bool = False, jobs: int = 2, env: Mapping[str, str] | None = None) -> UtRun:
+           experimental: bool = False, jobs: int = JOBS, env: Mapping[str, str] | None = None) -> UtRun:
     """`build.sh -u --<kind> --ops=<op> --soc=<soc>` in the scratch copy, with `op_dir` (a generated op)
     placed over upstream's op of that name for the run, or upstream's own op when `op_dir` is None. `env`: more
     for build.sh's environment (the kernel UTs' tikicpulib stand-in)."""
-    scratch = prefix.root / "scratch"
-    with held_lock(scratch.with_suffix(".lock")):
+    memo = _upstream_memo(prefix, kind, op, soc, experimental) if op_dir is None else None
+    if memo is not None and memo.is_file():
+        return _remembered(memo)
+    whose = f"{op} upstream" if op_dir is None else op
+    with scratch_slot(prefix, op) as scratch, progress.step(f"{whose}: build.sh -u --{kind} --soc={soc}"):
         ops_nn = workspace.make_workspace(sources.root, scratch)
         log = scratch / f"ut_{kind}_{op}_{soc}{'_upstream' if op_dir is None else ''}.log"  # both runs' logs kept
         if op_dir is None:
-            return _run(prefix, ops_nn, kind, op, soc, experimental, jobs, log, env or {})
+            run = _run(prefix, ops_nn, kind, op, soc, experimental, jobs, log, env or {})
+            if memo is not None and run.ok:
+                _remember(memo, run)
+            return run
         info = read_op_info(op_dir)
         placement = plan_placement(open_checkout(ops_nn), info.rel_dir, op_dir, force=True)
         with placed(placement, keep=False):
@@ -84,6 +100,59 @@ def run_ut(prefix: Prefix, sources: CannSources, *, kind: UtKind, op: str, soc: 
     where = found.op_file.relative_to(op_dir).as_posix() if found.op_file else found.file
     at = f"{where}:{found.line}: " if where and found.line else ""
     return replace(run, error=f"{at}{found.message}")
+
+
+def _upstream_memo(prefix: Prefix, kind: UtKind, op: str, soc: str, experimental: bool) -> Path | None:
+    """Where upstream's passing op_host / op_api run is remembered: the sanity rows depend only on the sources and
+    the prefix (whose dir is keyed by both), so a warm check does not rebuild and rerun them. Kernel UTs are not
+    remembered: their tikicpulib stand-in changes apart from the prefix."""
+    if kind == "opkernel":
+        return None
+    return prefix.root / UPSTREAM_RUNS / f"{kind}-{op}-{soc}{'-experimental' if experimental else ''}.json"
+
+
+def _remember(memo: Path, run: UtRun) -> None:
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    log = memo.with_suffix(".log")
+    shutil.copyfile(run.log, log)
+    fields = {**asdict(run), "log": str(log), "failed": list(run.failed)}
+    part = memo.with_name(f"{memo.name}.part{os.getpid()}")
+    part.write_text(json.dumps(fields), encoding="utf-8")
+    part.rename(memo)
+
+
+def _remembered(memo: Path) -> UtRun:
+    fields = json.loads(memo.read_text(encoding="utf-8"))
+    return UtRun(**{**fields, "log": Path(fields["log"]), "failed": tuple(fields["failed"]), "cached": True,
+                    "seconds": 0.0})
+
+
+@contextmanager
+def scratch_slot(prefix: Prefix, op: str) -> Iterator[Path]:
+    """A scratch workspace dir no other run is using, held for the block: checks of different ops run build.sh at
+    once, each in its own copy, instead of queueing on one. The slot `op` used last comes first (its build dir has
+    the op's objects), then any free one; a new slot (a fresh copy of ops-nn) only when every one is busy."""
+    base = prefix.root / SCRATCH
+    base.mkdir(parents=True, exist_ok=True)
+    known = sorted(int(p.name) for p in base.iterdir() if p.is_dir() and p.name.isdigit())
+    preferred = sorted(known, key=lambda n: (_last_op(base / str(n)) != op, n))
+    for number in itertools.chain(preferred, (n for n in itertools.count() if n not in known)):
+        handle = try_lock(base / f"{number}.lock")
+        if handle is None:
+            continue
+        with handle:
+            slot = base / str(number)
+            slot.mkdir(exist_ok=True)
+            (slot / LAST_OP).write_text(op + "\n", encoding="utf-8")
+            yield slot
+        return
+
+
+def _last_op(slot: Path) -> str:
+    try:
+        return (slot / LAST_OP).read_text(encoding="utf-8").strip()
+    except OSError:
+        return ""
 
 
 def _freshen(ops_nn: Path, kind: UtKind, op: str) -> None:

@@ -12,7 +12,8 @@ import typer
 
 
 def check(
-    op_dir: Annotated[Path, typer.Argument(help="A generated (or since edited) op dir.", show_default=False)],
+    op_dirs: Annotated[list[Path], typer.Argument(help="Generated (or since edited) op dirs; several share one "
+                                                  "prefix and CPU-model build.", show_default=False)],
     spec: Annotated[
         Path | None,
         typer.Option("--spec", metavar="SPEC",
@@ -66,7 +67,20 @@ def check(
     """
     from ..errors import OpgenError
 
+    if len(op_dirs) > 1:
+        from .several import check_several
+
+        try:
+            worst = check_several(op_dirs, spec=spec, cann_headers=cann_headers or [], cann_src=cann_src, cann=cann,
+                                  allow_exec=allow_exec, json_output=json_output, tier=tier or [],
+                                  skip_tier=skip_tier or [])
+        except OpgenError as error:
+            _error(str(error))
+            raise typer.Exit(2) from None
+        raise typer.Exit(worst)
+    op_dir = op_dirs[0]
     try:
+        from .. import progress
         from ..cann_sources import resolve_sources
         from .bounded import check_settings
         from .headers import resolve_include_dirs
@@ -80,8 +94,9 @@ def check(
         sources = resolve_sources(cann_src, cann)
         if sources is not None:
             sources.require("headers")
-        report = run_checks(op_dir, spec, include_dirs, sources=sources, trust=Trust(allow_exec=allow_exec),
-                            tiers=tiers, report_left_out=True)
+        with progress.reporting():
+            report = run_checks(op_dir, spec, include_dirs, sources=sources, trust=Trust(allow_exec=allow_exec),
+                                tiers=tiers, report_left_out=True)
     except OpgenError as error:
         _error(str(error))
         raise typer.Exit(2) from None

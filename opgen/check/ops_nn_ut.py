@@ -13,9 +13,10 @@ import re
 import subprocess
 from pathlib import Path
 
-from ..cann_prefix.build import Prefix, build_prefix
+from .. import progress
+from ..cann_prefix.build import ESTIMATE, PREFIX_LAYOUT, Prefix, build_prefix
 from ..cann_prefix.framework import TILING_EXECUTOR, executor_socs
-from ..cann_prefix.layout import cache_root, missing_sources
+from ..cann_prefix.layout import cache_root, is_built, missing_sources, prefix_dir
 from ..cann_prefix.nnopbase import STUB_LIST
 from ..cann_prefix.ut_run import UT_NAMES, UtKind, UtRun, run_ut
 from ..cann_sources import CannSources, enable_hint
@@ -42,6 +43,9 @@ def ops_nn_ut_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, 
                                                      "its UT binaries)"))]
     if missing := missing_sources(sources.root):
         return [skipped("build.sh -u", "missing CANN sources: " + "; ".join(missing))]
+    if not is_built(prefix_dir(cache_root(), sources.root, PREFIX_LAYOUT)):
+        progress.say(f"{plan.name}: building the toolkit-shaped prefix first (once per sources state): {ESTIMATE}; "
+                     "`opgen prepare --cann-src DIR` builds it ahead")
     try:
         prefix = build_prefix(sources, cache_root())
     except OpgenError as missing_piece:  # a piece this machine cannot get (protobuf's source), named with how to
@@ -124,7 +128,8 @@ def _row(prefix: Prefix, run: UtRun, upstream: bool) -> CheckItem:
     figures: dict[str, float | int | str] = {"tests": run.ran, "passed": run.passed, "failed": len(run.failed),
                                              "seconds": round(run.seconds, 1)}
     if run.ok:
-        return ok(label, f"{run.passed}/{run.ran} of {whose} {kind} UTs passed under {command}", **figures)
+        again = f" (remembered from a run with this prefix; log {run.log})" if run.cached else ""
+        return ok(label, f"{run.passed}/{run.ran} of {whose} {kind} UTs passed under {command}{again}", **figures)
     if run.returncode == 0 and run.ran == 0:
         return skipped(label, f"{command} built and ran none of {whose} {kind} UTs")
     failed = f"{len(run.failed)} failed ({', '.join(run.failed[:8])})" if run.failed else "none ran to the end"

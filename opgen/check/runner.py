@@ -16,12 +16,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import progress
 from ..cann_sources import CannSources
 from ..errors import OpgenError
 from ..plan import RenderPlan
 from ..record import RECORD_DIR_ENV, SPEC_COPY, find_record
 from ..spec.load import LoadedSpec
-from .items import CheckItem, TierResult, bad, skipped
+from .items import FAIL, PASS, SKIP, CheckItem, TierResult, bad, skipped
+from .report import LABELS, STYLES
 from .tree_guard import probe_items, special_items
 from .tree_links import links_leaving
 from .trust import Trust
@@ -151,7 +153,7 @@ def _run_checks(op_dir: Path, spec: Path | None, include_dirs: Sequence[Path], *
         for module in TIER_MODULES.get(name, ()):  # consistency and upstream tiers both reach opgen.upstream)
             importlib.import_module(module, __package__)  # can deadlock on Python's module locks
     with ThreadPoolExecutor(max_workers=len(chosen) or 1) as pool:
-        futures = {name: pool.submit(_timed, name, jobs[name], start if name == "numerics" else None)
+        futures = {name: pool.submit(_timed, name, jobs[name], start if name == "numerics" else None, plan.name)
                    for name in chosen}
         results = tuple(futures[name].result() for name in chosen)
     used = sources.description if sources is not None else "none"
@@ -183,13 +185,22 @@ def _refused(found: list[CheckItem], chosen: list[str], why: str) -> tuple[TierR
                  for name in chosen)
 
 
-def _timed(name: str, job: Callable[[], list[CheckItem]], since: float | None = None) -> TierResult:
+def _timed(name: str, job: Callable[[], list[CheckItem]], since: float | None = None, op: str = "") -> TierResult:
+    """Run one tier, shown as a progress step of `op` ending in its verdict (and, on a terminal, its rows)."""
     start = since if since is not None else time.perf_counter()
-    try:
-        items = job()
-    except Exception as error:  # a bug or an unforeseen edit: report it in the table, keep the other tiers
-        items = [bad(f"{name} tier", f"the tier stopped: {type(error).__name__}: {error}")]
-    return TierResult(name, tuple(items), time.perf_counter() - start)
+    with progress.step(f"{op}: {name} tier") as shown:
+        try:
+            items = job()
+        except Exception as error:  # a bug or an unforeseen edit: report it in the table, keep the other tiers
+            items = [bad(f"{name} tier", f"the tier stopped: {type(error).__name__}: {error}")]
+        result = TierResult(name, tuple(items), time.perf_counter() - start)
+        counts = result.counts
+        shown.outcome = (f"{LABELS[result.status]} ({counts[PASS]} passed, {counts[FAIL]} failed, "
+                         f"{counts[SKIP]} skipped)")
+        shown.style = STYLES[result.status]
+    for item in result.items:
+        progress.say(f"    {LABELS[item.status]:7} {item.item}", STYLES[item.status], terminal_only=True)
+    return result
 
 
 def _structure(op_dir: Path, loaded: LoadedSpec, plan: RenderPlan) -> list[CheckItem]:

@@ -25,6 +25,7 @@ from ...cann_prefix import layout, protobuf
 from ...cann_prefix.framework import TILING_EXECUTOR, build_framework, executor_socs
 from ...cann_sources import CannSources, cache_root
 from ...errors import OpgenError
+from ...jobs import JOBS
 from ...plan import RenderPlan
 from ...plan.families import KernelFamily
 from ...plan.registry.attrs import AttrValue, c_literal, shown_attrs
@@ -163,7 +164,7 @@ def host_tilings(op_dir: Path, plan: RenderPlan, harness: TilingHarness, soc: So
         work = Path(scratch)
         (work / "driver").mkdir()
         (work / "driver" / DRIVER).write_text(driver, encoding="utf-8")
-        build = OphostBuild(op_dir, framework, executor, work, 2, protobuf.library(pb))
+        build = OphostBuild(op_dir, framework, executor, work, JOBS, protobuf.library(pb))
         failed = [item for item in build.compile_all([soc.name]) if item.status == "fail"]
         error = build.compile_extra(DRIVER, work / "driver" / DRIVER)
         if failed or error is not None:

@@ -22,6 +22,7 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
+from ... import progress
 from ...cann_sources import CannSources, cache_root
 from ...plan import RenderPlan
 from ..bounded import run_bounded
@@ -147,7 +148,8 @@ def runtime_object(sources: CannSources, variant: KernelVariant, op_dir: Path) -
     if target.is_file():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="opgen-runtime-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="opgen-runtime-") as scratch, \
+            progress.step(f"CPU model: runtime for arch {variant.arch.npu_arch}"):
         objects = [Path(scratch) / f"{unit}.o" for unit in RUNTIME_UNITS]
         for unit, obj in zip(RUNTIME_UNITS, objects, strict=True):
             done = _compile(sources, variant, op_dir, model_dir() / f"{unit}.cpp", obj, Path(scratch))
@@ -185,7 +187,8 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
     if failed.is_file():  # the same sources failed before: the same answer, without the compile
         known = json.loads(failed.read_text())
         return KernelBuild(None, known["problem"], tuple(known["missing"]))
-    build = _build(sources, variant, op_dir, plan, target, runtime, upstream)
+    with progress.step(f"{plan.name}: build the {variant.label} kernel on the CPU model"):
+        build = _build(sources, variant, op_dir, plan, target, runtime, upstream)
     if build.executable is None and not build.stopped:
         failed.parent.mkdir(parents=True, exist_ok=True)
         failed.write_text(json.dumps({"problem": build.problem, "missing": list(build.missing)}))

@@ -23,7 +23,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from ... import progress
 from ...cann_sources import CannSources, cache_root, enable_hint
+from ...jobs import JOBS
 from ...plan import RenderPlan
 from ..confined import compile_confined
 from ..headers import inside_op_dir, op_relative
@@ -49,7 +51,7 @@ class Compiled:
 
 
 def kernel_tier(op_dir: Path, plan: RenderPlan, sources: CannSources | None, *, compiler: str = "g++",
-                jobs: int = 2) -> list[CheckItem]:
+                jobs: int = JOBS) -> list[CheckItem]:
     """One row per (SoC, dtype combination, level); SKIPPED rows say why (no sources, unmapped SoC)."""
     if sources is None:
         return [skipped(f"kernel {LEVEL}", enable_hint(TIER))]
@@ -112,7 +114,7 @@ def compile_variant(exe: str, op_dir: Path, plan: RenderPlan, tu: Path, variant:
     with tempfile.TemporaryDirectory(prefix="opgen-kernel-") as scratch:
         wrapper = Path(scratch) / "opgen_kernel_wrapper.cpp"
         wrapper.write_text(wrapper_text, encoding="utf-8")
-        for _ in range(MAX_ROUNDS):
+        for attempt in range(MAX_ROUNDS):
             stubs = intrinsic_dir(sources, variant.arch)
             used = _stub_text(stubs)
             command = ["nice", "-n", "10", *compile_command(exe, wrapper, variant, sources, op_dir, stubs)]
@@ -120,8 +122,10 @@ def compile_variant(exe: str, op_dir: Path, plan: RenderPlan, tu: Path, variant:
             hit = _cached(key)
             if hit is not None:
                 return Compiled(hit.passed, hit.error, time.perf_counter() - start, cached=True)
-            done = compile_confined(command, exe, [op_dir, sources.root, Path(scratch), *([stubs] if stubs else [])],
-                                    timeout=TIMEOUT)
+            reach = [op_dir, sources.root, Path(scratch), *([stubs] if stubs else [])]
+            again = f", again with what round {attempt} declared" if attempt else ""
+            with progress.step(f"{plan.name}: compile {variant.label} ({tu.name}{again})"):
+                done = compile_confined(command, exe, reach, timeout=TIMEOUT)
             if done.refusal is not None:
                 return Compiled(False, f"{tu.name}: {done.refusal}", time.perf_counter() - start)
             if done.returncode == 0:

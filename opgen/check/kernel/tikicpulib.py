@@ -30,6 +30,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from ... import progress
 from ...cann_sources import CannSources, cache_root
 from ...errors import OpgenError
 from ...locks import held_lock
@@ -124,7 +125,8 @@ def _arch_dir(sources: CannSources, arch: KernelArch, arch_dir: Path) -> Path:
     with held_lock(arch_dir.with_suffix(".lock")):
         library = arch_dir / LIBRARY
         if not library.is_file():
-            _build_library(sources, arch, library)
+            with progress.step(f"CPU model: tikicpulib stand-in for arch {arch.npu_arch}"):
+                _build_library(sources, arch, library)
         # after the library's compiles, which may have declared more (the launch framework's intrinsics)
         _write_if_changed(include / PRELUDE, prelude)
         _write_if_changed(include / BINDINGS, bindings_source((_stubs(sources, arch) / HEADER).read_text(),
