@@ -198,9 +198,9 @@ def _struct_lines(struct: str, value: str, inputs: tuple[str, ...], attrs: tuple
     body, and the output's cast and store."""
     params = ", ".join(["class R", *(f"class I{k}" for k in range(len(inputs)))])
     types = ", ".join(["R", *(f"I{k}" for k in range(len(inputs))), *("float" for _ in attrs)])
-    tensors = [f"AscendC::LocalTensor<I{k}>& in{k}" for k in range(len(inputs))]
+    tensors = [f"LocalTensor<I{k}>& in{k}" for k in range(len(inputs))]
     scalars = [f"float {_attr(a)}" for a in attrs]
-    ctor = ", ".join(["AscendC::LocalTensor<R>& dst", *tensors, *scalars, "uint32_t count"])
+    ctor = ", ".join(["LocalTensor<R>& dst", *tensors, *scalars, "uint32_t count"])
     base = BASES[len(inputs) + len(attrs)]
     lines = [f"// {value}: the recipe's register steps, one MicroAPI loop over the tile",
              f"template <{params}>", f"struct {struct} : public Vec::{base}<{types}> {{",

@@ -29,8 +29,8 @@ struct SoftplusGradFused0 : public Vec::ElemwiseBinaryOP<R, I0, I1> {
         AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
         AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
 #endif
-    __aicore__ inline SoftplusGradFused0(AscendC::LocalTensor<R>& dst, AscendC::LocalTensor<I0>& in0,
-                                         AscendC::LocalTensor<I1>& in1, uint32_t count)
+    __aicore__ inline SoftplusGradFused0(LocalTensor<R>& dst, LocalTensor<I0>& in0, LocalTensor<I1>& in1,
+                                         uint32_t count)
     {
 #ifdef __CCE_AICORE__
         constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);

@@ -29,7 +29,7 @@ struct GeluGradV2NoneFused0 : public Vec::ElemwiseUnaryOP<R, I0> {
         AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
         AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
 #endif
-    __aicore__ inline GeluGradV2NoneFused0(AscendC::LocalTensor<R>& dst, AscendC::LocalTensor<I0>& in0, uint32_t count)
+    __aicore__ inline GeluGradV2NoneFused0(LocalTensor<R>& dst, LocalTensor<I0>& in0, uint32_t count)
     {
 #ifdef __CCE_AICORE__
         constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
@@ -81,8 +81,8 @@ struct GeluGradV2NoneFused1 : public Vec::ElemwiseTernaryOP<R, I0, I1, I2> {
         AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
         AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
 #endif
-    __aicore__ inline GeluGradV2NoneFused1(AscendC::LocalTensor<R>& dst, AscendC::LocalTensor<I0>& in0,
-                                           AscendC::LocalTensor<I1>& in1, AscendC::LocalTensor<I2>& in2, uint32_t count)
+    __aicore__ inline GeluGradV2NoneFused1(LocalTensor<R>& dst, LocalTensor<I0>& in0, LocalTensor<I1>& in1,
+                                           LocalTensor<I2>& in2, uint32_t count)
     {
 #ifdef __CCE_AICORE__
         constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
@@ -182,8 +182,8 @@ struct GeluGradV2TanhFused0 : public Vec::ElemwiseBinaryOP<R, I0, I1> {
         AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
         AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
 #endif
-    __aicore__ inline GeluGradV2TanhFused0(AscendC::LocalTensor<R>& dst, AscendC::LocalTensor<I0>& in0,
-                                           AscendC::LocalTensor<I1>& in1, uint32_t count)
+    __aicore__ inline GeluGradV2TanhFused0(LocalTensor<R>& dst, LocalTensor<I0>& in0, LocalTensor<I1>& in1,
+                                           uint32_t count)
     {
 #ifdef __CCE_AICORE__
         constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
