@@ -18,6 +18,7 @@
 namespace GeluGradV2Ns {
 using namespace Ops::Base;
 
+// approximate = "none"
 // xs: the recipe's register steps, one MicroAPI loop over the tile
 template <class R, class I0>
 struct GeluGradV2NoneFused0 : public Vec::ElemwiseUnaryOP<R, I0> {
@@ -156,7 +157,6 @@ struct GeluGradV2NoneFused1 : public Vec::ElemwiseTernaryOP<R, I0, I1, I2> {
     }
 };
 
-// approximate = "none"
 template <typename T>
 struct GeluGradV2NoneDag {
     using OpCopyIn0 = Bind<Vec::CopyInBrc<T>, Placeholder::In0<T>>;                            // load dy
@@ -171,6 +171,7 @@ struct GeluGradV2NoneDag {
     using OpDag = DAGSch<Outputs, void, MemCfg>;
 };
 
+// approximate = "tanh"
 // z: the recipe's register steps, one MicroAPI loop over the tile
 template <class R, class I0, class I1>
 struct GeluGradV2TanhFused0 : public Vec::ElemwiseBinaryOP<R, I0, I1> {
@@ -261,7 +262,6 @@ struct GeluGradV2TanhFused0 : public Vec::ElemwiseBinaryOP<R, I0, I1> {
     }
 };
 
-// approximate = "tanh"
 template <typename T>
 struct GeluGradV2TanhDag {
     using OpCopyIn0 = Bind<Vec::CopyInBrc<T>, Placeholder::In0<T>>;            // load dy
