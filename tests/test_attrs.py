@@ -40,7 +40,8 @@ def _rendered(run, tmp_path: Path, source: Path) -> Path:
 def test_arch35_kernel_sets_each_dag_var_from_the_tiling_field_the_host_fills(run, tmp_path: Path) -> None:
     op = _rendered(run, tmp_path, SWISH)
     dag = (op / "op_kernel/arch35/swish_grad_dag.h").read_text()
-    assert "Bind<Vec::Muls<float>, OpCopyIn1Cast, Placeholder::Var<float, 0>>; // sx = muls(x, scale)" in dag
+    assert re.search(r"Bind<SwishGradFused0<T, T, T>, OpCopyIn1, OpCopyIn0, Placeholder::Var<float, 0>>", dag)
+    assert re.search(r"Muls\(rSx, rX, attrScale, mask\); +// sx = muls\(x, scale\)", dag)  # the node's scalar
     kernel = (op / "op_kernel/swish_grad_apt.cpp").read_text()
     assert kernel.count("sch.template SetVar<float, 0>(tilingData.scale);") == 3  # one per dtype branch
     assert "sch(&tilingData.baseTiling, &pipe)" in kernel

@@ -70,9 +70,11 @@ def test_each_column_selects_its_own_kernel_with_each_tensor_typed_as_its_column
         assert kernel[tpl] == args, tpl
     dag = _read("op_kernel/arch35/silu_grad_dag.h")
     assert "template <typename T, typename TDy, typename TX>" in dag
-    assert "Bind<Vec::Cast<float, TDy, CAST_MODE_NONE>, OpCopyIn0>" in dag
-    assert "Bind<Vec::Cast<float, TX, CAST_MODE_NONE>, OpCopyIn1>" in dag
-    assert "Bind<Vec::Cast<T, float, CAST_MODE_RINT>" in dag
+    # the fused node is typed per tensor: it returns T (dx's column) and reads x as TX, dy as TDy, each cast to
+    # float in registers where 16-bit
+    assert "Bind<SiluGradFused0<T, TX, TDy>, OpCopyIn1, OpCopyIn0>" in dag
+    assert "Bind<Vec::CopyIn<TDy>, Placeholder::In0<TDy>>" in dag
+    assert "Bind<Vec::CopyIn<TX>, Placeholder::In1<TX>>" in dag
 
 
 def test_tiling_ut_expects_each_columns_own_tiling_key() -> None:

@@ -286,6 +286,10 @@ class ComputeSpec(Model):
         default_factory=dict, description="per optional input the recipe reads: the steps that compute its value "
         "when it is absent, from the other inputs; the last step assigns the input's name"
     )
+    lowering: Literal["fused", "per_step"] = Field(
+        "fused", description="arch35_dag: fused binds one custom node per chain of register steps (a MicroAPI loop, "
+        "as upstream's arch35 kernels); per_step binds one Vec:: node per step (ops it cannot fuse fall back to it)"
+    )
 
 
 class AclnnParam(Model):

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...spec.recipe import OPS, Arg, AttrRef, Step
 from ..registry.reserved import DAG_FILL_SUFFIX, DAG_VALUE_PREFIX, upper_camel
 from ..registry.tensors import TensorPlan
 from .ops import COMPARE_MODES, SPELLINGS
+
+if TYPE_CHECKING:
+    from .registers import FusedNode
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,7 @@ class DagKernel:
     lines: tuple[DagLine, ...]
     outputs: tuple[str, ...]  # aliases of the CopyOut nodes, in output order
     init_args: tuple[str, ...]  # kernel arguments the scheduler's Init takes: read inputs, then outputs
+    fused: tuple[FusedNode, ...] = ()  # custom register nodes the lines bind (registers.py), defined before the DAG
 
 
 VIA_HALF_WHY = "arch35 casts 8-bit integers to and from half only (asc-devkit Cast.md, Ascend 950 table)"

@@ -17,29 +17,86 @@
 
 namespace SiluGradNs {
 using namespace Ops::Base;
-constexpr int CAST_MODE_NONE = 0;
-constexpr int CAST_MODE_RINT = 1;
+
+// dx: the recipe's register steps, one MicroAPI loop over the tile
+template <class R, class I0, class I1>
+struct SiluGradFused0 : public Vec::ElemwiseBinaryOP<R, I0, I1> {
+#ifdef __CCE_AICORE__
+    static constexpr AscendC::MicroAPI::CastTrait UNPACKED_TO_FLOAT = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
+    static constexpr AscendC::MicroAPI::CastTrait FLOAT_TO_PACKED = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
+#endif
+    __aicore__ inline SiluGradFused0(LocalTensor<R>& dst, LocalTensor<I0>& in0, LocalTensor<I1>& in1, uint32_t count)
+    {
+#ifdef __CCE_AICORE__
+        constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
+        uint16_t loops = AscendC::CeilDivision(count, lanes);
+        __ubuf__ R* out = (__ubuf__ R*)dst.GetPhyAddr();
+        __ubuf__ I0* src0 = (__ubuf__ I0*)in0.GetPhyAddr();
+        __ubuf__ I1* src1 = (__ubuf__ I1*)in1.GetPhyAddr();
+        AscendC::MicroAPI::RegTensor<I0> rXPacked;
+        AscendC::MicroAPI::RegTensor<I1> rDyPacked;
+        AscendC::MicroAPI::RegTensor<R> outPacked;
+        AscendC::MicroAPI::RegTensor<float> rX;
+        AscendC::MicroAPI::RegTensor<float> rDy;
+        AscendC::MicroAPI::RegTensor<float> rSNeg;
+        AscendC::MicroAPI::RegTensor<float> rSExp;
+        AscendC::MicroAPI::RegTensor<float> rS1p;
+        AscendC::MicroAPI::RegTensor<float> rS;
+        AscendC::MicroAPI::RegTensor<float> rS1;
+        AscendC::MicroAPI::RegTensor<float> rT2;
+        AscendC::MicroAPI::RegTensor<float> rDx;
+        AscendC::MicroAPI::RegTensor<float> rConst0;
+        AscendC::MicroAPI::MaskReg mask;
+        __VEC_SCOPE__
+        {
+            AscendC::MicroAPI::Duplicate(rConst0, 1.0f);
+            for (uint16_t i = 0; i < loops; i++) {
+                mask = AscendC::MicroAPI::UpdateMask<float>(count);
+                if constexpr (sizeof(I0) == sizeof(float)) { // load x
+                    AscendC::MicroAPI::LoadAlign(rX, src0 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I0, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rXPacked,
+                                                                                                   src0 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rX, rXPacked, mask);
+                }
+                if constexpr (sizeof(I1) == sizeof(float)) { // load dy
+                    AscendC::MicroAPI::LoadAlign(rDy, src1 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I1, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rDyPacked,
+                                                                                                   src1 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I1, UNPACKED_TO_FLOAT>(rDy, rDyPacked, mask);
+                }
+                AscendC::MicroAPI::Muls(rSNeg, rX, -1.0f, mask);      // s_neg = muls(x, -1.0)
+                AscendC::MicroAPI::Exp(rSExp, rSNeg, mask);           // s_exp = exp(s_neg)
+                AscendC::MicroAPI::Adds(rS1p, rSExp, 1.0f, mask);     // s_1p = adds(s_exp, 1.0)
+                AscendC::MicroAPI::Div(rS, rConst0, rS1p, mask);      // s = reciprocal(s_1p)
+                AscendC::MicroAPI::Sub(rS1, rConst0, rS, mask);       // s0 = muls(s, -1.0); s1 = adds(s0, 1.0)
+                AscendC::MicroAPI::MulDstAdd(rS1, rX, rConst0, mask); // t0 = mul(x, s1); t1 = adds(t0, 1.0)
+                AscendC::MicroAPI::Mul(rT2, rS, rS1, mask);           // t2 = mul(s, t1)
+                AscendC::MicroAPI::Mul(rDx, rT2, rDy, mask);          // dx = mul(t2, dy)
+                if constexpr (sizeof(R) == sizeof(float)) {           // store dx
+                    AscendC::MicroAPI::StoreAlign(out + i * lanes, rDx, mask);
+                } else {
+                    AscendC::MicroAPI::Cast<R, float, FLOAT_TO_PACKED>(outPacked, rDx, mask);
+                    AscendC::MicroAPI::StoreAlign<R, AscendC::MicroAPI::StoreDist::DIST_PACK_B32>(out + i * lanes,
+                                                                                                  outPacked, mask);
+                }
+            }
+        }
+#endif
+    }
+};
 
 template <typename T, typename TDy, typename TX>
 struct SiluGradDag {
-    using OpCopyIn0 = Bind<Vec::CopyIn<TDy>, Placeholder::In0<TDy>>;              // load dy
-    using OpCopyIn0Cast = Bind<Vec::Cast<float, TDy, CAST_MODE_NONE>, OpCopyIn0>; // dy to float
-    using OpCopyIn1 = Bind<Vec::CopyIn<TX>, Placeholder::In1<TX>>;                // load x
-    using OpCopyIn1Cast = Bind<Vec::Cast<float, TX, CAST_MODE_NONE>, OpCopyIn1>;  // x to float
-    using Const0 = MAKE_CONST(float, -1.0);
-    using OpCalcSNeg = Bind<Vec::Muls<float>, OpCopyIn1Cast, Const0>; // s_neg = muls(x, -1.0)
-    using OpCalcSExp = Bind<Vec::Exp<float>, OpCalcSNeg>;             // s_exp = exp(s_neg)
-    using Const1 = MAKE_CONST(float, 1.0);
-    using OpCalcS1p = Bind<Vec::Adds<float>, OpCalcSExp, Const1>;                   // s_1p = adds(s_exp, 1.0)
-    using OpCalcS = Bind<Vec::Reciprocal<float>, OpCalcS1p>;                        // s = reciprocal(s_1p)
-    using OpCalcS0 = Bind<Vec::Muls<float>, OpCalcS, Const0>;                       // s0 = muls(s, -1.0)
-    using OpCalcS1 = Bind<Vec::Adds<float>, OpCalcS0, Const1>;                      // s1 = adds(s0, 1.0)
-    using OpCalcT0 = Bind<Vec::Mul<float>, OpCopyIn1Cast, OpCalcS1>;                // t0 = mul(x, s1)
-    using OpCalcT1 = Bind<Vec::Adds<float>, OpCalcT0, Const1>;                      // t1 = adds(t0, 1.0)
-    using OpCalcT2 = Bind<Vec::Mul<float>, OpCalcS, OpCalcT1>;                      // t2 = mul(s, t1)
-    using OpCalcDx = Bind<Vec::Mul<float>, OpCalcT2, OpCopyIn0Cast>;                // dx = mul(t2, dy)
-    using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcDx>;     // dx back from float
-    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCopyOut0Cast>; // store dx
+    using OpCopyIn0 = Bind<Vec::CopyIn<TDy>, Placeholder::In0<TDy>>;          // load dy
+    using OpCopyIn1 = Bind<Vec::CopyIn<TX>, Placeholder::In1<TX>>;            // load x
+    using OpCalcDx = Bind<SiluGradFused0<T, TX, TDy>, OpCopyIn1, OpCopyIn0>;  // dx in registers
+    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCalcDx>; // store dx
 
     using Outputs = Elems<OpCopyOut0>;
     using MemCfg = MemOptCfg<MemLevel::LEVEL_2>;

@@ -17,38 +17,154 @@
 
 namespace GeluGradV2Ns {
 using namespace Ops::Base;
-constexpr int CAST_MODE_NONE = 0;
-constexpr int CAST_MODE_RINT = 1;
 
 // approximate = "none"
+// xs: the recipe's register steps, one MicroAPI loop over the tile
+template <class R, class I0>
+struct GeluGradV2NoneFused0 : public Vec::ElemwiseUnaryOP<R, I0> {
+#ifdef __CCE_AICORE__
+    static constexpr AscendC::MicroAPI::CastTrait UNPACKED_TO_FLOAT = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
+    static constexpr AscendC::MicroAPI::CastTrait FLOAT_TO_PACKED = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
+#endif
+    __aicore__ inline GeluGradV2NoneFused0(LocalTensor<R>& dst, LocalTensor<I0>& in0, uint32_t count)
+    {
+#ifdef __CCE_AICORE__
+        constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
+        uint16_t loops = AscendC::CeilDivision(count, lanes);
+        __ubuf__ R* out = (__ubuf__ R*)dst.GetPhyAddr();
+        __ubuf__ I0* src0 = (__ubuf__ I0*)in0.GetPhyAddr();
+        AscendC::MicroAPI::RegTensor<I0> rXPacked;
+        AscendC::MicroAPI::RegTensor<R> outPacked;
+        AscendC::MicroAPI::RegTensor<float> rX;
+        AscendC::MicroAPI::RegTensor<float> rXl;
+        AscendC::MicroAPI::RegTensor<float> rXc;
+        AscendC::MicroAPI::RegTensor<float> rXs;
+        AscendC::MicroAPI::MaskReg mask;
+        __VEC_SCOPE__
+        {
+            for (uint16_t i = 0; i < loops; i++) {
+                mask = AscendC::MicroAPI::UpdateMask<float>(count);
+                if constexpr (sizeof(I0) == sizeof(float)) { // load x
+                    AscendC::MicroAPI::LoadAlign(rX, src0 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I0, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rXPacked,
+                                                                                                   src0 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rX, rXPacked, mask);
+                }
+                AscendC::MicroAPI::Maxs(rXl, rX, -10000.0f, mask);            // xl = maxs(x, -10000.0)
+                AscendC::MicroAPI::Mins(rXc, rXl, 10000.0f, mask);            // xc = mins(xl, 10000.0)
+                AscendC::MicroAPI::Muls(rXs, rXc, 0.7071067811865476f, mask); // xs = muls(xc, 0.7071067811865476)
+                if constexpr (sizeof(R) == sizeof(float)) {                   // store xs
+                    AscendC::MicroAPI::StoreAlign(out + i * lanes, rXs, mask);
+                } else {
+                    AscendC::MicroAPI::Cast<R, float, FLOAT_TO_PACKED>(outPacked, rXs, mask);
+                    AscendC::MicroAPI::StoreAlign<R, AscendC::MicroAPI::StoreDist::DIST_PACK_B32>(out + i * lanes,
+                                                                                                  outPacked, mask);
+                }
+            }
+        }
+#endif
+    }
+};
+
+// z: the recipe's register steps, one MicroAPI loop over the tile
+template <class R, class I0, class I1, class I2>
+struct GeluGradV2NoneFused1 : public Vec::ElemwiseTernaryOP<R, I0, I1, I2> {
+#ifdef __CCE_AICORE__
+    static constexpr AscendC::MicroAPI::CastTrait UNPACKED_TO_FLOAT = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
+    static constexpr AscendC::MicroAPI::CastTrait FLOAT_TO_PACKED = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
+#endif
+    __aicore__ inline GeluGradV2NoneFused1(LocalTensor<R>& dst, LocalTensor<I0>& in0, LocalTensor<I1>& in1,
+                                           LocalTensor<I2>& in2, uint32_t count)
+    {
+#ifdef __CCE_AICORE__
+        constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
+        uint16_t loops = AscendC::CeilDivision(count, lanes);
+        __ubuf__ R* out = (__ubuf__ R*)dst.GetPhyAddr();
+        __ubuf__ I0* src0 = (__ubuf__ I0*)in0.GetPhyAddr();
+        __ubuf__ I1* src1 = (__ubuf__ I1*)in1.GetPhyAddr();
+        __ubuf__ I2* src2 = (__ubuf__ I2*)in2.GetPhyAddr();
+        AscendC::MicroAPI::RegTensor<I0> rXPacked;
+        AscendC::MicroAPI::RegTensor<I1> rEPacked;
+        AscendC::MicroAPI::RegTensor<I2> rDyPacked;
+        AscendC::MicroAPI::RegTensor<R> outPacked;
+        AscendC::MicroAPI::RegTensor<float> rX;
+        AscendC::MicroAPI::RegTensor<float> rE;
+        AscendC::MicroAPI::RegTensor<float> rDy;
+        AscendC::MicroAPI::RegTensor<float> rXl;
+        AscendC::MicroAPI::RegTensor<float> rXc;
+        AscendC::MicroAPI::RegTensor<float> rC0;
+        AscendC::MicroAPI::RegTensor<float> rCdf;
+        AscendC::MicroAPI::RegTensor<float> rX2;
+        AscendC::MicroAPI::RegTensor<float> rH;
+        AscendC::MicroAPI::RegTensor<float> rEx;
+        AscendC::MicroAPI::RegTensor<float> rPdf;
+        AscendC::MicroAPI::RegTensor<float> rZ;
+        AscendC::MicroAPI::MaskReg mask;
+        __VEC_SCOPE__
+        {
+            for (uint16_t i = 0; i < loops; i++) {
+                mask = AscendC::MicroAPI::UpdateMask<float>(count);
+                if constexpr (sizeof(I0) == sizeof(float)) { // load x
+                    AscendC::MicroAPI::LoadAlign(rX, src0 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I0, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rXPacked,
+                                                                                                   src0 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rX, rXPacked, mask);
+                }
+                if constexpr (sizeof(I1) == sizeof(float)) { // load e
+                    AscendC::MicroAPI::LoadAlign(rE, src1 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I1, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rEPacked,
+                                                                                                   src1 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I1, UNPACKED_TO_FLOAT>(rE, rEPacked, mask);
+                }
+                if constexpr (sizeof(I2) == sizeof(float)) { // load dy
+                    AscendC::MicroAPI::LoadAlign(rDy, src2 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I2, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rDyPacked,
+                                                                                                   src2 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I2, UNPACKED_TO_FLOAT>(rDy, rDyPacked, mask);
+                }
+                AscendC::MicroAPI::Maxs(rXl, rX, -10000.0f, mask);             // xl = maxs(x, -10000.0)
+                AscendC::MicroAPI::Mins(rXc, rXl, 10000.0f, mask);             // xc = mins(xl, 10000.0)
+                AscendC::MicroAPI::Adds(rC0, rE, 1.0f, mask);                  // c0 = adds(e, 1.0)
+                AscendC::MicroAPI::Muls(rCdf, rC0, 0.5f, mask);                // cdf = muls(c0, 0.5)
+                AscendC::MicroAPI::Mul(rX2, rXc, rXc, mask);                   // x2 = mul(xc, xc)
+                AscendC::MicroAPI::Muls(rH, rX2, -0.5f, mask);                 // h = muls(x2, -0.5)
+                AscendC::MicroAPI::Exp(rEx, rH, mask);                         // ex = exp(h)
+                AscendC::MicroAPI::Muls(rPdf, rEx, 0.3989422804014327f, mask); // pdf = muls(ex, 0.3989422804014327)
+                AscendC::MicroAPI::MulDstAdd(rPdf, rXc, rCdf, mask);           // xp = mul(xc, pdf); s = add(cdf, xp)
+                AscendC::MicroAPI::Mul(rZ, rDy, rPdf, mask);                   // z = mul(dy, s)
+                if constexpr (sizeof(R) == sizeof(float)) {                    // store z
+                    AscendC::MicroAPI::StoreAlign(out + i * lanes, rZ, mask);
+                } else {
+                    AscendC::MicroAPI::Cast<R, float, FLOAT_TO_PACKED>(outPacked, rZ, mask);
+                    AscendC::MicroAPI::StoreAlign<R, AscendC::MicroAPI::StoreDist::DIST_PACK_B32>(out + i * lanes,
+                                                                                                  outPacked, mask);
+                }
+            }
+        }
+#endif
+    }
+};
+
 template <typename T>
 struct GeluGradV2NoneDag {
-    using OpCopyIn0 = Bind<Vec::CopyInBrc<T>, Placeholder::In0<T>>;             // load dy
-    using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // dy to float
-    using OpCopyIn1 = Bind<Vec::CopyInBrc<T>, Placeholder::In1<T>>;             // load x
-    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // x to float
-    using Const0 = MAKE_CONST(float, -10000.0);
-    using OpCalcXl = Bind<Vec::Maxs<float>, OpCopyIn1Cast, Const0>; // xl = maxs(x, -10000.0)
-    using Const1 = MAKE_CONST(float, 10000.0);
-    using OpCalcXc = Bind<Vec::Mins<float>, OpCalcXl, Const1>; // xc = mins(xl, 10000.0)
-    using Const2 = MAKE_CONST(float, 0.7071067811865476);
-    using OpCalcXs = Bind<Vec::Muls<float>, OpCalcXc, Const2>; // xs = muls(xc, 0.7071067811865476)
-    using OpCalcE = Bind<Vec::Erf<float>, OpCalcXs>;           // e = erf(xs)
-    using Const3 = MAKE_CONST(float, 1.0);
-    using OpCalcC0 = Bind<Vec::Adds<float>, OpCalcE, Const3>; // c0 = adds(e, 1.0)
-    using Const4 = MAKE_CONST(float, 0.5);
-    using OpCalcCdf = Bind<Vec::Muls<float>, OpCalcC0, Const4>; // cdf = muls(c0, 0.5)
-    using OpCalcX2 = Bind<Vec::Mul<float>, OpCalcXc, OpCalcXc>; // x2 = mul(xc, xc)
-    using Const5 = MAKE_CONST(float, -0.5);
-    using OpCalcH = Bind<Vec::Muls<float>, OpCalcX2, Const5>; // h = muls(x2, -0.5)
-    using OpCalcEx = Bind<Vec::Exp<float>, OpCalcH>;          // ex = exp(h)
-    using Const6 = MAKE_CONST(float, 0.3989422804014327);
-    using OpCalcPdf = Bind<Vec::Muls<float>, OpCalcEx, Const6>;                // pdf = muls(ex, 0.3989422804014327)
-    using OpCalcXp = Bind<Vec::Mul<float>, OpCalcXc, OpCalcPdf>;               // xp = mul(xc, pdf)
-    using OpCalcS = Bind<Vec::Add<float>, OpCalcCdf, OpCalcXp>;                // s = add(cdf, xp)
-    using OpCalcZ = Bind<Vec::Mul<float>, OpCopyIn0Cast, OpCalcS>;             // z = mul(dy, s)
-    using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcZ>; // z back from float
-    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCopyOut0Cast>; // store z
+    using OpCopyIn0 = Bind<Vec::CopyInBrc<T>, Placeholder::In0<T>>;                            // load dy
+    using OpCopyIn1 = Bind<Vec::CopyInBrc<T>, Placeholder::In1<T>>;                            // load x
+    using OpCalcXs = Bind<GeluGradV2NoneFused0<float, T>, OpCopyIn1>;                          // xs in registers
+    using OpCalcE = Bind<Vec::Erf<float>, OpCalcXs>;                                           // e = erf(xs)
+    using OpCalcZ = Bind<GeluGradV2NoneFused1<T, T, float, T>, OpCopyIn1, OpCalcE, OpCopyIn0>; // z in registers
+    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCalcZ>;                   // store z
 
     using Outputs = Elems<OpCopyOut0>;
     using MemCfg = MemOptCfg<MemLevel::LEVEL_2>;
@@ -56,40 +172,102 @@ struct GeluGradV2NoneDag {
 };
 
 // approximate = "tanh"
+// z: the recipe's register steps, one MicroAPI loop over the tile
+template <class R, class I0, class I1>
+struct GeluGradV2TanhFused0 : public Vec::ElemwiseBinaryOP<R, I0, I1> {
+#ifdef __CCE_AICORE__
+    static constexpr AscendC::MicroAPI::CastTrait UNPACKED_TO_FLOAT = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
+    static constexpr AscendC::MicroAPI::CastTrait FLOAT_TO_PACKED = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
+#endif
+    __aicore__ inline GeluGradV2TanhFused0(LocalTensor<R>& dst, LocalTensor<I0>& in0, LocalTensor<I1>& in1,
+                                           uint32_t count)
+    {
+#ifdef __CCE_AICORE__
+        constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
+        uint16_t loops = AscendC::CeilDivision(count, lanes);
+        __ubuf__ R* out = (__ubuf__ R*)dst.GetPhyAddr();
+        __ubuf__ I0* src0 = (__ubuf__ I0*)in0.GetPhyAddr();
+        __ubuf__ I1* src1 = (__ubuf__ I1*)in1.GetPhyAddr();
+        AscendC::MicroAPI::RegTensor<I0> rXPacked;
+        AscendC::MicroAPI::RegTensor<I1> rDyPacked;
+        AscendC::MicroAPI::RegTensor<R> outPacked;
+        AscendC::MicroAPI::RegTensor<float> rX;
+        AscendC::MicroAPI::RegTensor<float> rDy;
+        AscendC::MicroAPI::RegTensor<float> rXl;
+        AscendC::MicroAPI::RegTensor<float> rXc;
+        AscendC::MicroAPI::RegTensor<float> rX2;
+        AscendC::MicroAPI::RegTensor<float> rT0;
+        AscendC::MicroAPI::RegTensor<float> rT1;
+        AscendC::MicroAPI::RegTensor<float> rT2;
+        AscendC::MicroAPI::RegTensor<float> rPx;
+        AscendC::MicroAPI::RegTensor<float> rR0;
+        AscendC::MicroAPI::RegTensor<float> rR1;
+        AscendC::MicroAPI::RegTensor<float> rRes;
+        AscendC::MicroAPI::RegTensor<float> rD;
+        AscendC::MicroAPI::RegTensor<float> rInv;
+        AscendC::MicroAPI::RegTensor<float> rA;
+        AscendC::MicroAPI::RegTensor<float> rB;
+        AscendC::MicroAPI::RegTensor<float> rZ;
+        AscendC::MicroAPI::RegTensor<float> rConst0;
+        AscendC::MicroAPI::MaskReg mask;
+        __VEC_SCOPE__
+        {
+            AscendC::MicroAPI::Duplicate(rConst0, 1.0f);
+            for (uint16_t i = 0; i < loops; i++) {
+                mask = AscendC::MicroAPI::UpdateMask<float>(count);
+                if constexpr (sizeof(I0) == sizeof(float)) { // load x
+                    AscendC::MicroAPI::LoadAlign(rX, src0 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I0, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rXPacked,
+                                                                                                   src0 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rX, rXPacked, mask);
+                }
+                if constexpr (sizeof(I1) == sizeof(float)) { // load dy
+                    AscendC::MicroAPI::LoadAlign(rDy, src1 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I1, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rDyPacked,
+                                                                                                   src1 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I1, UNPACKED_TO_FLOAT>(rDy, rDyPacked, mask);
+                }
+                AscendC::MicroAPI::Maxs(rXl, rX, -10000.0f, mask);              // xl = maxs(x, -10000.0)
+                AscendC::MicroAPI::Mins(rXc, rXl, 10000.0f, mask);              // xc = mins(xl, 10000.0)
+                AscendC::MicroAPI::Mul(rX2, rXc, rXc, mask);                    // x2 = mul(xc, xc)
+                AscendC::MicroAPI::Muls(rT0, rX2, -0.07135481627260025f, mask); // t0 = muls(x2, -0.07135481627260025)
+                AscendC::MicroAPI::Adds(rT1, rT0, -1.5957691216057308f, mask);  // t1 = adds(t0, -1.5957691216057308)
+                AscendC::MicroAPI::Mul(rT2, rT1, rXc, mask);                    // t2 = mul(t1, xc)
+                AscendC::MicroAPI::Exp(rPx, rT2, mask);                         // px = exp(t2)
+                AscendC::MicroAPI::Muls(rR0, rX2, 0.2140644488178007f, mask);   // r0 = muls(x2, 0.2140644488178007)
+                AscendC::MicroAPI::Adds(rR1, rR0, 1.5957691216057308f, mask);   // r1 = adds(r0, 1.5957691216057308)
+                AscendC::MicroAPI::Mul(rRes, rR1, rXc, mask);                   // res = mul(r1, xc)
+                AscendC::MicroAPI::Adds(rD, rPx, 1.0f, mask);                   // d = adds(px, 1.0)
+                AscendC::MicroAPI::Div(rInv, rConst0, rD, mask);                // inv = reciprocal(d)
+                AscendC::MicroAPI::Sub(rA, rConst0, rInv, mask);    // a0 = muls(inv, -1.0); a = adds(a0, 1.0)
+                AscendC::MicroAPI::Mul(rB, rA, rRes, mask);         // b = mul(a, res)
+                AscendC::MicroAPI::MulDstAdd(rB, rInv, rInv, mask); // c = mul(b, inv); s = add(c, inv)
+                AscendC::MicroAPI::Mul(rZ, rB, rDy, mask);          // z = mul(s, dy)
+                if constexpr (sizeof(R) == sizeof(float)) {         // store z
+                    AscendC::MicroAPI::StoreAlign(out + i * lanes, rZ, mask);
+                } else {
+                    AscendC::MicroAPI::Cast<R, float, FLOAT_TO_PACKED>(outPacked, rZ, mask);
+                    AscendC::MicroAPI::StoreAlign<R, AscendC::MicroAPI::StoreDist::DIST_PACK_B32>(out + i * lanes,
+                                                                                                  outPacked, mask);
+                }
+            }
+        }
+#endif
+    }
+};
+
 template <typename T>
 struct GeluGradV2TanhDag {
-    using OpCopyIn0 = Bind<Vec::CopyInBrc<T>, Placeholder::In0<T>>;             // load dy
-    using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // dy to float
-    using OpCopyIn1 = Bind<Vec::CopyInBrc<T>, Placeholder::In1<T>>;             // load x
-    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // x to float
-    using Const0 = MAKE_CONST(float, -10000.0);
-    using OpCalcXl = Bind<Vec::Maxs<float>, OpCopyIn1Cast, Const0>; // xl = maxs(x, -10000.0)
-    using Const1 = MAKE_CONST(float, 10000.0);
-    using OpCalcXc = Bind<Vec::Mins<float>, OpCalcXl, Const1>;  // xc = mins(xl, 10000.0)
-    using OpCalcX2 = Bind<Vec::Mul<float>, OpCalcXc, OpCalcXc>; // x2 = mul(xc, xc)
-    using Const2 = MAKE_CONST(float, -0.07135481627260025);
-    using OpCalcT0 = Bind<Vec::Muls<float>, OpCalcX2, Const2>; // t0 = muls(x2, -0.07135481627260025)
-    using Const3 = MAKE_CONST(float, -1.5957691216057308);
-    using OpCalcT1 = Bind<Vec::Adds<float>, OpCalcT0, Const3>;  // t1 = adds(t0, -1.5957691216057308)
-    using OpCalcT2 = Bind<Vec::Mul<float>, OpCalcT1, OpCalcXc>; // t2 = mul(t1, xc)
-    using OpCalcPx = Bind<Vec::Exp<float>, OpCalcT2>;           // px = exp(t2)
-    using Const4 = MAKE_CONST(float, 0.2140644488178007);
-    using OpCalcR0 = Bind<Vec::Muls<float>, OpCalcX2, Const4>; // r0 = muls(x2, 0.2140644488178007)
-    using Const5 = MAKE_CONST(float, 1.5957691216057308);
-    using OpCalcR1 = Bind<Vec::Adds<float>, OpCalcR0, Const5>;   // r1 = adds(r0, 1.5957691216057308)
-    using OpCalcRes = Bind<Vec::Mul<float>, OpCalcR1, OpCalcXc>; // res = mul(r1, xc)
-    using Const6 = MAKE_CONST(float, 1.0);
-    using OpCalcD = Bind<Vec::Adds<float>, OpCalcPx, Const6>; // d = adds(px, 1.0)
-    using OpCalcInv = Bind<Vec::Reciprocal<float>, OpCalcD>;  // inv = reciprocal(d)
-    using Const7 = MAKE_CONST(float, -1.0);
-    using OpCalcA0 = Bind<Vec::Muls<float>, OpCalcInv, Const7>;                     // a0 = muls(inv, -1.0)
-    using OpCalcA = Bind<Vec::Adds<float>, OpCalcA0, Const6>;                       // a = adds(a0, 1.0)
-    using OpCalcB = Bind<Vec::Mul<float>, OpCalcA, OpCalcRes>;                      // b = mul(a, res)
-    using OpCalcC = Bind<Vec::Mul<float>, OpCalcB, OpCalcInv>;                      // c = mul(b, inv)
-    using OpCalcS = Bind<Vec::Add<float>, OpCalcC, OpCalcInv>;                      // s = add(c, inv)
-    using OpCalcZ = Bind<Vec::Mul<float>, OpCalcS, OpCopyIn0Cast>;                  // z = mul(s, dy)
-    using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcZ>;      // z back from float
-    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCopyOut0Cast>; // store z
+    using OpCopyIn0 = Bind<Vec::CopyInBrc<T>, Placeholder::In0<T>>;            // load dy
+    using OpCopyIn1 = Bind<Vec::CopyInBrc<T>, Placeholder::In1<T>>;            // load x
+    using OpCalcZ = Bind<GeluGradV2TanhFused0<T, T, T>, OpCopyIn1, OpCopyIn0>; // z in registers
+    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCalcZ>;   // store z
 
     using Outputs = Elems<OpCopyOut0>;
     using MemCfg = MemOptCfg<MemLevel::LEVEL_2>;

@@ -17,25 +17,84 @@
 
 namespace LogSigmoidGradNs {
 using namespace Ops::Base;
-constexpr int CAST_MODE_NONE = 0;
-constexpr int CAST_MODE_RINT = 1;
+
+// backprops: the recipe's register steps, one MicroAPI loop over the tile
+template <class R, class I0, class I1>
+struct LogSigmoidGradFused0 : public Vec::ElemwiseBinaryOP<R, I0, I1> {
+#ifdef __CCE_AICORE__
+    static constexpr AscendC::MicroAPI::CastTrait UNPACKED_TO_FLOAT = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
+    static constexpr AscendC::MicroAPI::CastTrait FLOAT_TO_PACKED = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
+#endif
+    __aicore__ inline LogSigmoidGradFused0(LocalTensor<R>& dst, LocalTensor<I0>& in0, LocalTensor<I1>& in1,
+                                           uint32_t count)
+    {
+#ifdef __CCE_AICORE__
+        constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
+        uint16_t loops = AscendC::CeilDivision(count, lanes);
+        __ubuf__ R* out = (__ubuf__ R*)dst.GetPhyAddr();
+        __ubuf__ I0* src0 = (__ubuf__ I0*)in0.GetPhyAddr();
+        __ubuf__ I1* src1 = (__ubuf__ I1*)in1.GetPhyAddr();
+        AscendC::MicroAPI::RegTensor<I0> rFeaturesPacked;
+        AscendC::MicroAPI::RegTensor<I1> rGradsPacked;
+        AscendC::MicroAPI::RegTensor<R> outPacked;
+        AscendC::MicroAPI::RegTensor<float> rFeatures;
+        AscendC::MicroAPI::RegTensor<float> rGrads;
+        AscendC::MicroAPI::RegTensor<float> rNf;
+        AscendC::MicroAPI::RegTensor<float> rSNeg;
+        AscendC::MicroAPI::RegTensor<float> rSExp;
+        AscendC::MicroAPI::RegTensor<float> rS1p;
+        AscendC::MicroAPI::RegTensor<float> rS;
+        AscendC::MicroAPI::RegTensor<float> rBackprops;
+        AscendC::MicroAPI::RegTensor<float> rConst0;
+        AscendC::MicroAPI::MaskReg mask;
+        __VEC_SCOPE__
+        {
+            AscendC::MicroAPI::Duplicate(rConst0, 1.0f);
+            for (uint16_t i = 0; i < loops; i++) {
+                mask = AscendC::MicroAPI::UpdateMask<float>(count);
+                if constexpr (sizeof(I0) == sizeof(float)) { // load features
+                    AscendC::MicroAPI::LoadAlign(rFeatures, src0 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I0, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rFeaturesPacked,
+                                                                                                   src0 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rFeatures, rFeaturesPacked, mask);
+                }
+                if constexpr (sizeof(I1) == sizeof(float)) { // load grads
+                    AscendC::MicroAPI::LoadAlign(rGrads, src1 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I1, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rGradsPacked,
+                                                                                                   src1 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I1, UNPACKED_TO_FLOAT>(rGrads, rGradsPacked, mask);
+                }
+                AscendC::MicroAPI::Muls(rNf, rFeatures, -1.0f, mask); // nf = muls(features, -1.0)
+                AscendC::MicroAPI::Muls(rSNeg, rNf, -1.0f, mask);     // s_neg = muls(nf, -1.0)
+                AscendC::MicroAPI::Exp(rSExp, rSNeg, mask);           // s_exp = exp(s_neg)
+                AscendC::MicroAPI::Adds(rS1p, rSExp, 1.0f, mask);     // s_1p = adds(s_exp, 1.0)
+                AscendC::MicroAPI::Div(rS, rConst0, rS1p, mask);      // s = reciprocal(s_1p)
+                AscendC::MicroAPI::Mul(rBackprops, rS, rGrads, mask); // backprops = mul(s, grads)
+                if constexpr (sizeof(R) == sizeof(float)) {           // store backprops
+                    AscendC::MicroAPI::StoreAlign(out + i * lanes, rBackprops, mask);
+                } else {
+                    AscendC::MicroAPI::Cast<R, float, FLOAT_TO_PACKED>(outPacked, rBackprops, mask);
+                    AscendC::MicroAPI::StoreAlign<R, AscendC::MicroAPI::StoreDist::DIST_PACK_B32>(out + i * lanes,
+                                                                                                  outPacked, mask);
+                }
+            }
+        }
+#endif
+    }
+};
 
 template <typename T>
 struct LogSigmoidGradDag {
-    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                // load grads
-    using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // grads to float
-    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                // load features
-    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // features to float
-    using Const0 = MAKE_CONST(float, -1.0);
-    using OpCalcNf = Bind<Vec::Muls<float>, OpCopyIn1Cast, Const0>; // nf = muls(features, -1.0)
-    using OpCalcSNeg = Bind<Vec::Muls<float>, OpCalcNf, Const0>;    // s_neg = muls(nf, -1.0)
-    using OpCalcSExp = Bind<Vec::Exp<float>, OpCalcSNeg>;           // s_exp = exp(s_neg)
-    using Const1 = MAKE_CONST(float, 1.0);
-    using OpCalcS1p = Bind<Vec::Adds<float>, OpCalcSExp, Const1>;                      // s_1p = adds(s_exp, 1.0)
-    using OpCalcS = Bind<Vec::Reciprocal<float>, OpCalcS1p>;                           // s = reciprocal(s_1p)
-    using OpCalcBackprops = Bind<Vec::Mul<float>, OpCalcS, OpCopyIn0Cast>;             // backprops = mul(s, grads)
-    using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcBackprops>; // backprops back from float
-    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCopyOut0Cast>;    // store backprops
+    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                       // load grads
+    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                       // load features
+    using OpCalcBackprops = Bind<LogSigmoidGradFused0<T, T, T>, OpCopyIn1, OpCopyIn0>; // backprops in registers
+    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCalcBackprops>;   // store backprops
 
     using Outputs = Elems<OpCopyOut0>;
     using MemCfg = MemOptCfg<MemLevel::LEVEL_2>;

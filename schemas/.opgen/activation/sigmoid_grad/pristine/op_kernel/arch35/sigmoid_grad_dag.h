@@ -17,23 +17,77 @@
 
 namespace SigmoidGradNs {
 using namespace Ops::Base;
-constexpr int CAST_MODE_NONE = 0;
-constexpr int CAST_MODE_RINT = 1;
+
+// z: the recipe's register steps, one MicroAPI loop over the tile
+template <class R, class I0, class I1>
+struct SigmoidGradFused0 : public Vec::ElemwiseBinaryOP<R, I0, I1> {
+#ifdef __CCE_AICORE__
+    static constexpr AscendC::MicroAPI::CastTrait UNPACKED_TO_FLOAT = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
+    static constexpr AscendC::MicroAPI::CastTrait FLOAT_TO_PACKED = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
+#endif
+    __aicore__ inline SigmoidGradFused0(LocalTensor<R>& dst, LocalTensor<I0>& in0, LocalTensor<I1>& in1, uint32_t count)
+    {
+#ifdef __CCE_AICORE__
+        constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
+        uint16_t loops = AscendC::CeilDivision(count, lanes);
+        __ubuf__ R* out = (__ubuf__ R*)dst.GetPhyAddr();
+        __ubuf__ I0* src0 = (__ubuf__ I0*)in0.GetPhyAddr();
+        __ubuf__ I1* src1 = (__ubuf__ I1*)in1.GetPhyAddr();
+        AscendC::MicroAPI::RegTensor<I0> rYPacked;
+        AscendC::MicroAPI::RegTensor<I1> rDyPacked;
+        AscendC::MicroAPI::RegTensor<R> outPacked;
+        AscendC::MicroAPI::RegTensor<float> rY;
+        AscendC::MicroAPI::RegTensor<float> rDy;
+        AscendC::MicroAPI::RegTensor<float> rY1;
+        AscendC::MicroAPI::RegTensor<float> rT;
+        AscendC::MicroAPI::RegTensor<float> rZ;
+        AscendC::MicroAPI::RegTensor<float> rConst0;
+        AscendC::MicroAPI::MaskReg mask;
+        __VEC_SCOPE__
+        {
+            AscendC::MicroAPI::Duplicate(rConst0, 1.0f);
+            for (uint16_t i = 0; i < loops; i++) {
+                mask = AscendC::MicroAPI::UpdateMask<float>(count);
+                if constexpr (sizeof(I0) == sizeof(float)) { // load y
+                    AscendC::MicroAPI::LoadAlign(rY, src0 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I0, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rYPacked,
+                                                                                                   src0 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rY, rYPacked, mask);
+                }
+                if constexpr (sizeof(I1) == sizeof(float)) { // load dy
+                    AscendC::MicroAPI::LoadAlign(rDy, src1 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I1, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rDyPacked,
+                                                                                                   src1 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I1, UNPACKED_TO_FLOAT>(rDy, rDyPacked, mask);
+                }
+                AscendC::MicroAPI::Sub(rY1, rConst0, rY, mask); // y0 = muls(y, -1.0); y1 = adds(y0, 1.0)
+                AscendC::MicroAPI::Mul(rT, rY, rY1, mask);      // t = mul(y, y1)
+                AscendC::MicroAPI::Mul(rZ, rT, rDy, mask);      // z = mul(t, dy)
+                if constexpr (sizeof(R) == sizeof(float)) {     // store z
+                    AscendC::MicroAPI::StoreAlign(out + i * lanes, rZ, mask);
+                } else {
+                    AscendC::MicroAPI::Cast<R, float, FLOAT_TO_PACKED>(outPacked, rZ, mask);
+                    AscendC::MicroAPI::StoreAlign<R, AscendC::MicroAPI::StoreDist::DIST_PACK_B32>(out + i * lanes,
+                                                                                                  outPacked, mask);
+                }
+            }
+        }
+#endif
+    }
+};
 
 template <typename T>
 struct SigmoidGradDag {
-    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                // load y
-    using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // y to float
-    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                // load dy
-    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // dy to float
-    using Const0 = MAKE_CONST(float, -1.0);
-    using OpCalcY0 = Bind<Vec::Muls<float>, OpCopyIn0Cast, Const0>; // y0 = muls(y, -1.0)
-    using Const1 = MAKE_CONST(float, 1.0);
-    using OpCalcY1 = Bind<Vec::Adds<float>, OpCalcY0, Const1>;                      // y1 = adds(y0, 1.0)
-    using OpCalcT = Bind<Vec::Mul<float>, OpCopyIn0Cast, OpCalcY1>;                 // t = mul(y, y1)
-    using OpCalcZ = Bind<Vec::Mul<float>, OpCalcT, OpCopyIn1Cast>;                  // z = mul(t, dy)
-    using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcZ>;      // z back from float
-    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCopyOut0Cast>; // store z
+    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;             // load y
+    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;             // load dy
+    using OpCalcZ = Bind<SigmoidGradFused0<T, T, T>, OpCopyIn0, OpCopyIn1>;  // z in registers
+    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCalcZ>; // store z
 
     using Outputs = Elems<OpCopyOut0>;
     using MemCfg = MemOptCfg<MemLevel::LEVEL_2>;

@@ -17,30 +17,90 @@
 
 namespace SwishGradNs {
 using namespace Ops::Base;
-constexpr int CAST_MODE_NONE = 0;
-constexpr int CAST_MODE_RINT = 1;
+
+// grad_x: the recipe's register steps, one MicroAPI loop over the tile
+template <class R, class I0, class I1>
+struct SwishGradFused0 : public Vec::ElemwiseTernaryOP<R, I0, I1, float> {
+#ifdef __CCE_AICORE__
+    static constexpr AscendC::MicroAPI::CastTrait UNPACKED_TO_FLOAT = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
+    static constexpr AscendC::MicroAPI::CastTrait FLOAT_TO_PACKED = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
+#endif
+    __aicore__ inline SwishGradFused0(LocalTensor<R>& dst, LocalTensor<I0>& in0, LocalTensor<I1>& in1, float attrScale,
+                                      uint32_t count)
+    {
+#ifdef __CCE_AICORE__
+        constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
+        uint16_t loops = AscendC::CeilDivision(count, lanes);
+        __ubuf__ R* out = (__ubuf__ R*)dst.GetPhyAddr();
+        __ubuf__ I0* src0 = (__ubuf__ I0*)in0.GetPhyAddr();
+        __ubuf__ I1* src1 = (__ubuf__ I1*)in1.GetPhyAddr();
+        AscendC::MicroAPI::RegTensor<I0> rXPacked;
+        AscendC::MicroAPI::RegTensor<I1> rGradPacked;
+        AscendC::MicroAPI::RegTensor<R> outPacked;
+        AscendC::MicroAPI::RegTensor<float> rX;
+        AscendC::MicroAPI::RegTensor<float> rGrad;
+        AscendC::MicroAPI::RegTensor<float> rSx;
+        AscendC::MicroAPI::RegTensor<float> rSNeg;
+        AscendC::MicroAPI::RegTensor<float> rSExp;
+        AscendC::MicroAPI::RegTensor<float> rS1p;
+        AscendC::MicroAPI::RegTensor<float> rS;
+        AscendC::MicroAPI::RegTensor<float> rS1;
+        AscendC::MicroAPI::RegTensor<float> rT2;
+        AscendC::MicroAPI::RegTensor<float> rGradX;
+        AscendC::MicroAPI::RegTensor<float> rConst0;
+        AscendC::MicroAPI::MaskReg mask;
+        __VEC_SCOPE__
+        {
+            AscendC::MicroAPI::Duplicate(rConst0, 1.0f);
+            for (uint16_t i = 0; i < loops; i++) {
+                mask = AscendC::MicroAPI::UpdateMask<float>(count);
+                if constexpr (sizeof(I0) == sizeof(float)) { // load x
+                    AscendC::MicroAPI::LoadAlign(rX, src0 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I0, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rXPacked,
+                                                                                                   src0 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rX, rXPacked, mask);
+                }
+                if constexpr (sizeof(I1) == sizeof(float)) { // load grad
+                    AscendC::MicroAPI::LoadAlign(rGrad, src1 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I1, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rGradPacked,
+                                                                                                   src1 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I1, UNPACKED_TO_FLOAT>(rGrad, rGradPacked, mask);
+                }
+                AscendC::MicroAPI::Muls(rSx, rX, attrScale, mask);     // sx = muls(x, scale)
+                AscendC::MicroAPI::Muls(rSNeg, rSx, -1.0f, mask);      // s_neg = muls(sx, -1.0)
+                AscendC::MicroAPI::Exp(rSExp, rSNeg, mask);            // s_exp = exp(s_neg)
+                AscendC::MicroAPI::Adds(rS1p, rSExp, 1.0f, mask);      // s_1p = adds(s_exp, 1.0)
+                AscendC::MicroAPI::Div(rS, rConst0, rS1p, mask);       // s = reciprocal(s_1p)
+                AscendC::MicroAPI::Sub(rS1, rConst0, rS, mask);        // s0 = muls(s, -1.0); s1 = adds(s0, 1.0)
+                AscendC::MicroAPI::MulDstAdd(rS1, rSx, rConst0, mask); // t0 = mul(sx, s1); t1 = adds(t0, 1.0)
+                AscendC::MicroAPI::Mul(rT2, rS, rS1, mask);            // t2 = mul(s, t1)
+                AscendC::MicroAPI::Mul(rGradX, rT2, rGrad, mask);      // grad_x = mul(t2, grad)
+                if constexpr (sizeof(R) == sizeof(float)) {            // store grad_x
+                    AscendC::MicroAPI::StoreAlign(out + i * lanes, rGradX, mask);
+                } else {
+                    AscendC::MicroAPI::Cast<R, float, FLOAT_TO_PACKED>(outPacked, rGradX, mask);
+                    AscendC::MicroAPI::StoreAlign<R, AscendC::MicroAPI::StoreDist::DIST_PACK_B32>(out + i * lanes,
+                                                                                                  outPacked, mask);
+                }
+            }
+        }
+#endif
+    }
+};
 
 template <typename T>
 struct SwishGradDag {
-    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                        // load grad
-    using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>;         // grad to float
-    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                        // load x
-    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>;         // x to float
-    using OpCalcSx = Bind<Vec::Muls<float>, OpCopyIn1Cast, Placeholder::Var<float, 0>>; // sx = muls(x, scale)
-    using Const0 = MAKE_CONST(float, -1.0);
-    using OpCalcSNeg = Bind<Vec::Muls<float>, OpCalcSx, Const0>; // s_neg = muls(sx, -1.0)
-    using OpCalcSExp = Bind<Vec::Exp<float>, OpCalcSNeg>;        // s_exp = exp(s_neg)
-    using Const1 = MAKE_CONST(float, 1.0);
-    using OpCalcS1p = Bind<Vec::Adds<float>, OpCalcSExp, Const1>;                   // s_1p = adds(s_exp, 1.0)
-    using OpCalcS = Bind<Vec::Reciprocal<float>, OpCalcS1p>;                        // s = reciprocal(s_1p)
-    using OpCalcS0 = Bind<Vec::Muls<float>, OpCalcS, Const0>;                       // s0 = muls(s, -1.0)
-    using OpCalcS1 = Bind<Vec::Adds<float>, OpCalcS0, Const1>;                      // s1 = adds(s0, 1.0)
-    using OpCalcT0 = Bind<Vec::Mul<float>, OpCalcSx, OpCalcS1>;                     // t0 = mul(sx, s1)
-    using OpCalcT1 = Bind<Vec::Adds<float>, OpCalcT0, Const1>;                      // t1 = adds(t0, 1.0)
-    using OpCalcT2 = Bind<Vec::Mul<float>, OpCalcS, OpCalcT1>;                      // t2 = mul(s, t1)
-    using OpCalcGradX = Bind<Vec::Mul<float>, OpCalcT2, OpCopyIn0Cast>;             // grad_x = mul(t2, grad)
-    using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcGradX>;  // grad_x back from float
-    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCopyOut0Cast>; // store grad_x
+    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>; // load grad
+    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>; // load x
+    using OpCalcGradX =
+        Bind<SwishGradFused0<T, T, T>, OpCopyIn1, OpCopyIn0, Placeholder::Var<float, 0>>; // grad_x in registers
+    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCalcGradX>;          // store grad_x
 
     using Outputs = Elems<OpCopyOut0>;
     using MemCfg = MemOptCfg<MemLevel::LEVEL_2>;

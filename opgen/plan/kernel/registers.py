@@ -1,0 +1,237 @@
+"""The arch35 recipe lowered to registers: each value a non-register consumer needs (a DAG node such as Erf, or a
+kernel output) is one custom atvoss node whose body is a MicroAPI `__VEC_SCOPE__` loop over the tile.
+
+The plan decides the grouping here; the DAG header's template prints the lines. A value two fused nodes need is
+computed again in the second (its register steps back to the kernel inputs and DAG node outputs), so a node has one
+output, as atvoss's Elemwise*OP nodes have. Where the op uses a feature this lowering has no form for yet,
+`fusable` says why and the kernel keeps one `Vec::` node per step (dag.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ...spec.recipe import AttrRef, Step
+from ..registry.reserved import upper_camel
+from ..registry.tensors import TensorPlan
+
+# Recipe ops with one MicroAPI register call (asc-devkit include/basic_api/reg_compute/
+# kernel_reg_compute_vec_{binary,binary_scalar,unary}_intf.h); reciprocal is Div from a register of ones.
+BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min"}
+SCALAR = {"adds": "Adds", "muls": "Muls", "maxs": "Maxs", "mins": "Mins"}
+UNARY = {"exp": "Exp", "log": "Ln", "abs": "Abs", "sqrt": "Sqrt", "relu": "Relu"}
+REGISTER_OPS = frozenset(BINARY) | frozenset(SCALAR) | frozenset(UNARY) | {"reciprocal"}
+# Recipe ops that stay a Vec:: node between fused ones (float in, float out), as upstream keeps AscendC::Erf.
+DAG_NODE_OPS = {"erf": "Erf"}
+# float lanes per register (asc-devkit impl/basic_api/utils/kernel_utils_constants.h: 256 bytes)
+LANES = "AscendC::VECTOR_REG_WIDTH / sizeof(float)"
+UNPACK = "AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16"
+PACK = "AscendC::MicroAPI::StoreDist::DIST_PACK_B32"
+TO_FLOAT = "UNPACKED_TO_FLOAT"
+FROM_FLOAT = "FLOAT_TO_PACKED"
+# asc-devkit docs Reg矢量计算/类型转换/Cast.md: 16-bit to float is exact; float to half/bfloat16 rounds per the
+# trait (CAST_RINT, as the per-step DAG's Vec::Cast<.., CAST_MODE_RINT>), and with CTRL[60] = 1 (Ascend 950's
+# default, table 5) saturation follows the global CTRL[48], not the trait, so the trait leaves it UNKNOWN.
+# RegLayout::ZERO reads/writes the even half-lanes, where DIST_UNPACK_B16 loads and DIST_PACK_B32 stores
+# (LoadAlign.md / StoreAlign.md).
+TRAITS = (
+    f"static constexpr AscendC::MicroAPI::CastTrait {TO_FLOAT} = {{AscendC::MicroAPI::RegLayout::ZERO, "
+    "AscendC::MicroAPI::SatMode::UNKNOWN, AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};",
+    f"static constexpr AscendC::MicroAPI::CastTrait {FROM_FLOAT} = {{AscendC::MicroAPI::RegLayout::ZERO, "
+    "AscendC::MicroAPI::SatMode::UNKNOWN, AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};",
+)
+BASES = {1: "ElemwiseUnaryOP", 2: "ElemwiseBinaryOP", 3: "ElemwiseTernaryOP", 4: "ElemwiseQuaternaryOP",
+         5: "ElemwiseQuinaryOP"}
+
+
+@dataclass(frozen=True)
+class FusedNode:
+    """One custom node: its C++ struct (lines, indented) and what the DAG binds it to."""
+
+    struct: str
+    value: str  # the recipe value it computes
+    inputs: tuple[str, ...]  # recipe values read from UB tensors (kernel inputs, DAG node outputs), in order
+    attrs: tuple[str, ...]  # attrs it takes as the node's float scalars
+    lines: tuple[str, ...]
+
+
+def fusable(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tuple[Step, ...],
+            absent_able: bool) -> str:
+    """Why this op keeps the per-step DAG ("" where it is fused)."""
+    if not float_compute:
+        return "integer/native compute (no register lowering of native-dtype math yet)"
+    if absent_able:
+        return "an optional input that may be absent"
+    for t in tensors:
+        if t.is_mask:
+            return f"bit-mask input {t.name}"
+        if any(not d.is_float or d.size_bits == 8 for d in t.dtypes):
+            return f"{t.name} has an integer or 8-bit dtype"
+    outputs = {t.name for t in tensors if t.role == "output"}
+    made = {s.out: s for s in steps}
+    for step in steps:
+        if step.op not in REGISTER_OPS and step.op not in DAG_NODE_OPS:
+            return f"step `{step}` has no register form yet"
+        if step.op in DAG_NODE_OPS and (step.out in outputs or step.args[0] not in made):
+            return f"step `{step}` reads a kernel input or writes an output directly"
+    return ""
+
+
+def fused_nodes(prefix: str, tensors: tuple[TensorPlan, ...], steps: tuple[Step, ...]) -> tuple[FusedNode, ...]:
+    """One node per value a DAG node step or an output needs, in the order the DAG binds them."""
+    made = {s.out: s for s in steps}
+    needed: list[str] = []
+    for step in steps:
+        if step.op in DAG_NODE_OPS:
+            needed.append(str(step.args[0]))
+    needed += [t.name for t in tensors if t.role == "output"]
+    dtypes = {t.name: t.dag_type for t in tensors}
+    nodes: list[FusedNode] = []
+    for value in dict.fromkeys(needed):
+        cone = _cone(value, made)
+        out_type = dtypes.get(value, "float")
+        nodes.append(_node(f"{prefix}Fused{len(nodes)}", value, cone, made, out_type))
+    return tuple(nodes)
+
+
+def _cone(value: str, made: dict[str, Step]) -> tuple[Step, ...]:
+    """The register steps `value` depends on, back to kernel inputs and DAG node outputs, in recipe order."""
+    order = list(made)
+    seen: set[str] = set()
+    todo = [value]
+    while todo:
+        name = todo.pop()
+        step = made.get(name)
+        if step is None or name in seen or step.op in DAG_NODE_OPS:
+            continue
+        seen.add(name)
+        todo += step.tensor_args
+    return tuple(made[n] for n in order if n in seen)
+
+
+def _reg(name: str) -> str:
+    return f"r{upper_camel(name)}"
+
+
+def _attr(name: str) -> str:
+    """The node's scalar parameter for an attr (prefixed: no clash with the body's own names)."""
+    return f"attr{upper_camel(name)}"
+
+
+def _literal(value: float) -> str:
+    return f"{value!r}f"
+
+
+def _node(struct: str, value: str, cone: tuple[Step, ...], made: dict[str, Step], out_type: str) -> FusedNode:
+    computed = {s.out for s in cone}
+    inputs = tuple(dict.fromkeys(a for s in cone for a in s.tensor_args if a not in computed))
+    attrs = tuple(dict.fromkeys(a.name for s in cone for a in s.args if isinstance(a, AttrRef)))
+    uses: dict[str, int] = {}
+    for s in cone:
+        for a in s.tensor_args:
+            uses[a] = uses.get(a, 0) + 1
+    consts: dict[float, str] = {}
+
+    def const(number: float) -> str:
+        return consts.setdefault(number, f"rConst{len(consts)}")
+
+    regs = {n: _reg(n) for n in inputs}
+    body: list[str] = []
+    skip: set[str] = set()
+    for i, step in enumerate(cone):
+        if step.out in skip:
+            continue
+        nxt = cone[i + 1] if i + 1 < len(cone) else None
+        fused = _fuse(step, nxt, uses, regs, const, value)
+        if fused:
+            body.append(fused)
+            skip.add(nxt.out)  # type: ignore[union-attr]
+            continue
+        dst = regs.setdefault(step.out, _reg(step.out))
+        args = [regs[a] if isinstance(a, str) else _attr(a.name) if isinstance(a, AttrRef) else _literal(a)
+                for a in step.args]
+        if step.op in BINARY:
+            call = f"AscendC::MicroAPI::{BINARY[step.op]}({dst}, {args[0]}, {args[1]}, mask);"
+        elif step.op in SCALAR:
+            call = f"AscendC::MicroAPI::{SCALAR[step.op]}({dst}, {args[0]}, {args[1]}, mask);"
+        elif step.op in UNARY:
+            call = f"AscendC::MicroAPI::{UNARY[step.op]}({dst}, {args[0]}, mask);"
+        else:  # reciprocal
+            call = f"AscendC::MicroAPI::Div({dst}, {const(1.0)}, {args[0]}, mask);"
+        body.append(f"{call} // {step}")
+    out_reg = regs[value]
+    return FusedNode(struct, value, inputs, attrs, _struct_lines(struct, value, inputs, attrs, regs, consts, body,
+                                                                  out_reg, out_type))
+
+
+def _fuse(step: Step, nxt: Step | None, uses: dict[str, int], regs: dict[str, str], const: Callable[[float], str],
+          value: str) -> str:
+    """A register call doing `step` and `nxt` at once (asc-devkit's fused forms), or ""; `step`'s value must be
+    read by `nxt` only.
+
+    - `s = muls(a, -1.0); t = adds(s, k)` is `Sub(k, a)`: negation is exact, so the result is the same.
+    - `p = mul(a, b); q = add(p, c)` (or adds(p, k)) is `MulDstAdd(a, b, c)` (MulDstAdd.md: dst = dst * src0 +
+      src1), one rounding where the steps round twice, writing over a register no later step reads."""
+    if nxt is None or uses.get(step.out) != 1 or step.out == value or step.out not in nxt.tensor_args:
+        return ""
+    if step.op == "muls" and step.args[1] == -1.0 and nxt.op == "adds" and isinstance(nxt.args[1], float):
+        dst = regs.setdefault(nxt.out, _reg(nxt.out))
+        return f"AscendC::MicroAPI::Sub({dst}, {const(nxt.args[1])}, {regs[str(step.args[0])]}, mask); // {step}; {nxt}"
+    if step.op != "mul" or nxt.op not in ("add", "adds"):
+        return ""
+    other = nxt.args[1] if nxt.args[0] == step.out else nxt.args[0]
+    if other == step.out:
+        return ""
+    addend = const(other) if isinstance(other, float) else regs.get(str(other), "")
+    for dst_value, src_value in ((step.args[0], step.args[1]), (step.args[1], step.args[0])):
+        if uses.get(str(dst_value)) == 1 and dst_value != src_value and dst_value in regs and addend:
+            regs[nxt.out] = regs[str(dst_value)]
+            return (f"AscendC::MicroAPI::MulDstAdd({regs[str(dst_value)]}, {regs[str(src_value)]}, {addend}, mask); "
+                    f"// {step}; {nxt}")
+    return ""
+
+
+def _struct_lines(struct: str, value: str, inputs: tuple[str, ...], attrs: tuple[str, ...], regs: dict[str, str],
+                  consts: dict[float, str], body: list[str], out_reg: str, out_type: str) -> tuple[str, ...]:
+    """The node's C++: template over the UB tensors' element types, loads (16-bit: unpacked and cast), the
+    body, and the output's cast and store."""
+    params = ", ".join(["class R", *(f"class I{k}" for k in range(len(inputs)))])
+    types = ", ".join(["R", *(f"I{k}" for k in range(len(inputs))), *("float" for _ in attrs)])
+    tensors = [f"LocalTensor<I{k}>& in{k}" for k in range(len(inputs))]
+    scalars = [f"float {_attr(a)}" for a in attrs]
+    ctor = ", ".join(["LocalTensor<R>& dst", *tensors, *scalars, "uint32_t count"])
+    base = BASES[len(inputs) + len(attrs)]
+    lines = [f"// {value}: the recipe's register steps, one MicroAPI loop over the tile",
+             f"template <{params}>", f"struct {struct} : public Vec::{base}<{types}> {{",
+             "#ifdef __CCE_AICORE__", *(f"    {t}" for t in TRAITS), "#endif",
+             f"    __aicore__ inline {struct}({ctor})", "    {", "#ifdef __CCE_AICORE__",
+             f"        constexpr uint32_t lanes = {LANES};",
+             "        uint16_t loops = AscendC::CeilDivision(count, lanes);",
+             "        __ubuf__ R* out = (__ubuf__ R*)dst.GetPhyAddr();"]
+    lines += [f"        __ubuf__ I{k}* src{k} = (__ubuf__ I{k}*)in{k}.GetPhyAddr();" for k in range(len(inputs))]
+    lines += [f"        AscendC::MicroAPI::RegTensor<I{k}> {regs[n]}Packed;" for k, n in enumerate(inputs)]
+    lines.append("        AscendC::MicroAPI::RegTensor<R> outPacked;")
+    for name in dict.fromkeys([*regs.values(), *consts.values()]):
+        lines.append(f"        AscendC::MicroAPI::RegTensor<float> {name};")
+    lines += ["        AscendC::MicroAPI::MaskReg mask;", "        __VEC_SCOPE__", "        {"]
+    lines += [f"            AscendC::MicroAPI::Duplicate({reg}, {_literal(number)});" for number, reg in consts.items()]
+    lines += ["            for (uint16_t i = 0; i < loops; i++) {",
+              "                mask = AscendC::MicroAPI::UpdateMask<float>(count);"]
+    for k, n in enumerate(inputs):
+        reg = regs[n]
+        lines += [f"                if constexpr (sizeof(I{k}) == sizeof(float)) {{ // load {n}",
+                  f"                    AscendC::MicroAPI::LoadAlign({reg}, src{k} + i * lanes);",
+                  "                } else {",
+                  f"                    AscendC::MicroAPI::LoadAlign<I{k}, {UNPACK}>({reg}Packed, src{k} + i * lanes);",
+                  f"                    AscendC::MicroAPI::Cast<float, I{k}, {TO_FLOAT}>({reg}, {reg}Packed, mask);",
+                  "                }"]
+    lines += [f"                {line}" for line in body]
+    lines += [f"                if constexpr (sizeof(R) == sizeof(float)) {{ // store {value}",
+              f"                    AscendC::MicroAPI::StoreAlign(out + i * lanes, {out_reg}, mask);",
+              "                } else {",
+              f"                    AscendC::MicroAPI::Cast<R, float, {FROM_FLOAT}>(outPacked, {out_reg}, mask);",
+              f"                    AscendC::MicroAPI::StoreAlign<R, {PACK}>(out + i * lanes, outPacked, mask);",
+              "                }",
+              "            }", "        }", "#endif", "    }", "};"]
+    return tuple(lines)

@@ -1,0 +1,66 @@
+"""The arch35 DAG's register lowering, as a reader of the rendered `<op>_dag.h` sees it: one custom node per chain
+of register steps, the Vec:: nodes with no register form between them, the per-step DAG on request and where a
+feature has no register form yet."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLES, SCHEMAS, copy_spec
+
+PASS = re.compile(r"using (\w+) =\s*Bind<([\w:]+)")
+
+
+def _dag(rel: str) -> str:
+    name = rel.rsplit("/", 1)[1]
+    return (SAMPLES / rel / "op_kernel" / "arch35" / f"{name}_dag.h").read_text(encoding="utf-8")
+
+
+def _passes(text: str, struct: str) -> list[str]:
+    """The DAG struct's passes over UB: its bound nodes other than CopyIn, CopyOut and Vec::Cast."""
+    body = text.split(f"struct {struct} {{", 1)[1].split("};", 1)[0]
+    return [node for _, node in PASS.findall(body)
+            if not node.startswith(("Vec::CopyIn", "Vec::CopyOut", "Vec::Cast"))]
+
+
+def test_swish_grad_binds_one_fused_node_whose_loop_reads_like_the_recipe() -> None:
+    text = _dag("activation/swish_grad")
+    assert _passes(text, "SwishGradDag") == ["SwishGradFused0"]
+    assert "public Vec::ElemwiseTernaryOP<R, I0, I1, float>" in text  # two tensors and the scale attr
+    loop = text.split("for (uint16_t i = 0; i < loops; i++) {", 1)[1]
+    assert loop.count("UpdateMask<float>(count)") == 1  # per iteration, inside the loop
+    assert "Duplicate(rConst0, 1.0f)" in text.split("for (", 1)[0]  # constants once, before it
+    assert "Muls(rSx, rX, attrScale, mask); // sx = muls(x, scale)" in re.sub(r" +", " ", loop)
+    assert re.search(r"MulDstAdd\(rS1, rSx, rConst0, mask\); +// t0 = mul\(sx, s1\); t1 = adds\(t0, 1.0\)", loop)
+    assert "DIST_UNPACK_B16" in loop and "DIST_PACK_B32" in loop  # 16-bit inputs unpacked, the output packed
+
+
+@pytest.mark.parametrize(("struct", "passes"), [
+    ("GeluGradV2NoneDag", ["GeluGradV2NoneFused0", "Vec::Erf", "GeluGradV2NoneFused1"]),
+    ("GeluGradV2TanhDag", ["GeluGradV2TanhFused0"]),
+])
+def test_gelu_grad_v2_makes_no_more_passes_than_upstream(struct: str, passes: list[str]) -> None:
+    """Upstream's erf path: Muls, Erf and its ErfPost node; its tanh path: one node. Erf has no register form:
+    the chain stops before it and resumes after it, computing the clamped x again rather than keeping it."""
+    assert _passes(_dag("activation/gelu_grad_v2"), struct) == passes
+
+
+def test_per_step_lowering_binds_a_vec_node_per_step(run, tmp_path: Path) -> None:
+    spec = copy_spec(SCHEMAS / "swish_grad.yaml", tmp_path,
+                     lambda t: t.replace("compute:\n  dtype: float32\n", "compute:\n  dtype: float32\n"
+                                         "  lowering: per_step\n"))
+    assert run("gen", "-o", tmp_path / "out", "--record-dir", tmp_path / "rec", spec).code == 0
+    text = (tmp_path / "out/activation/swish_grad/op_kernel/arch35/swish_grad_dag.h").read_text(encoding="utf-8")
+    assert "Fused" not in text and "MicroAPI" not in text
+    assert "Bind<Vec::Exp<float>, OpCalcSNeg>" in text
+
+
+@pytest.mark.parametrize(("rel", "why"), [
+    ("activation/relu_grad_v2", "bit-mask input"),
+    ("activation/mish_grad", "optional input that may be absent"),
+    ("activation/elu_grad_v2", "compare and select steps"),
+])
+def test_ops_the_lowering_cannot_fuse_yet_keep_the_per_step_dag(rel: str, why: str) -> None:
+    assert "MicroAPI" not in _dag(rel), why
