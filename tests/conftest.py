@@ -61,6 +61,14 @@ def cann_src(request: pytest.FixtureRequest) -> Path:
     return Path(CANN_SRC)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests on the CANN sources share one prefix, one CPU model and ops-nn's scratch slots: pytest-xdist runs
+    them one after another on one worker (`--dist loadgroup`), beside the rest of the suite on the others."""
+    for item in items:
+        if "cann_src" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("cann-sources"))
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Counted from the reports, which pytest-xdist carries from its workers to the one that prints."""
     if report.when == "setup":
