@@ -54,7 +54,10 @@ def test_upstream_entries_of_every_form_run_within_the_reference(tmp_path: Path,
     upstream = rows[f"{soc} float32 upstream"]
     assert upstream.status == "pass", upstream.reason
     assert str(upstream.figures["tiling"]).startswith("upstream's host code")
-    assert float(upstream.figures["generated_vs_upstream_max_abs"]) <= 1e-4
+    # the launches reach float32's edge values, where upstream itself lies far from the float64 reference (GeluGradV2:
+    # 2.03e31 at a 1e38 output, 0.0038 relative): the generated kernel may be as far from upstream as that, no further
+    apart = float(upstream.figures["generated_vs_upstream_max_abs"])
+    assert apart <= max(1e-4, float(upstream.figures["upstream_max_abs"])), upstream.figures
     assert rows[f"{soc} float32 run"].status == "pass"
 
 
