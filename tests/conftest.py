@@ -61,12 +61,15 @@ def cann_src(request: pytest.FixtureRequest) -> Path:
     return Path(CANN_SRC)
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The tests on the CANN sources share one prefix, one CPU model and ops-nn's scratch slots: pytest-xdist runs
-    them one after another on one worker (`--dist loadgroup`), beside the rest of the suite on the others."""
+    them one after another on one worker (`--dist loadgroup`), beside the rest of the suite on the others. They are
+    marked `cann_sources` before `-m` selects, so `-m cann_sources` runs them alone."""
     for item in items:
         if "cann_src" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("cann-sources"))
+            item.add_marker(pytest.mark.cann_sources)
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
