@@ -63,7 +63,7 @@ def main() -> None:
         return
     wanted = [o for o in args.ops.split(",") if o]
     user_cache = cache_root()
-    user_protobuf = layout.protobuf_dir(layout.cache_root())
+    user_protobuf = layout.protobuf_dir(cache_root())
     other: list[str] = []
     lines = [f"{'op':<22}{'rows':>6}{'pass':>6}{'fail':>6}{'skip':>6}{'cold s':>9}{'warm s':>9}{'warm/cold':>11}"]
     print(lines[0], flush=True)

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from bench.kernel_run import samples  # noqa: E402
 from opgen.cann_prefix import layout  # noqa: E402
 from opgen.cann_prefix.build import build_prefix  # noqa: E402
-from opgen.cann_sources import resolve_sources  # noqa: E402
+from opgen.cann_sources import CACHE_ENV, cache_root, resolve_sources  # noqa: E402
 from opgen.check.items import CheckItem  # noqa: E402
 from opgen.check.ops_nn_ut import kernel_ut_rows, ops_nn_ut_tier  # noqa: E402
 from opgen.check.trust import Trust  # noqa: E402
@@ -61,12 +61,12 @@ def main() -> None:
     lines: list[str] = []
     with tempfile.TemporaryDirectory(prefix="opgen-bench-ut-") as scratch:
         if args.cold_prefix:
-            protobuf = layout.protobuf_dir(layout.cache_root())
-            os.environ[layout.CACHE_ENV] = os.environ["XDG_CACHE_HOME"] = scratch
+            protobuf = layout.protobuf_dir(cache_root())
+            os.environ[CACHE_ENV] = os.environ["XDG_CACHE_HOME"] = scratch
             if protobuf.is_dir():
                 shutil.copytree(protobuf, layout.protobuf_dir(Path(scratch)), symlinks=True)
             start = time.perf_counter()
-            build_prefix(sources, layout.cache_root())
+            build_prefix(sources, cache_root())
             took = time.perf_counter() - start
             lines.append(f"prefix, cold (protobuf cached apart): {took:.0f} s, {took / PREFIX_GOAL_S:.2f} of the "
                          "15-minute goal")
@@ -80,7 +80,7 @@ def main() -> None:
                 continue
             plan = build_plan(load_spec(spec_path).spec, spec_path.name)
             rows = [r for s in plan.kernel_ut_socs
-                    for r in kernel_ut_rows(build_prefix(sources, layout.cache_root()), sources, plan, op_dir, s.name)
+                    for r in kernel_ut_rows(build_prefix(sources, cache_root()), sources, plan, op_dir, s.name)
                     ] if args.kernel_only else ops_nn_ut_tier(op_dir, plan, sources, Trust(True))
             other += [f"{name} | {r.item} | {r.status} | {r.reason}" for r in rows if r.status != "pass"]
             kinds = ("op_kernel",) if args.kernel_only else ("op_host", "op_api", "op_kernel")

@@ -190,8 +190,17 @@ def enable_hint(tier: str) -> str:
             f"'Getting the CANN sources') or pass --cann-src DIR / --cann TOOLKIT to run the {tier} tier")
 
 
-def cache_root() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "opgen"
+CACHE_ENV = "OPGEN_CACHE"
+
+
+def cache_root(env: Mapping[str, str] | None = None) -> Path:
+    """Where every build opgen keeps lives (prefix, stage, CPU model, kernel builds, the watcher): OPGEN_CACHE,
+    else $XDG_CACHE_HOME/opgen, else ~/.cache/opgen."""
+    env = os.environ if env is None else env
+    if env.get(CACHE_ENV):
+        return Path(env[CACHE_ENV])
+    base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
+    return base / "opgen"
 
 
 def stage_dir(sources: CannSources) -> Path:

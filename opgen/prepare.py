@@ -47,6 +47,7 @@ def prepare_cache(sources: CannSources, op_dirs: Sequence[Path]) -> Path:
     from . import progress
     from .cann_prefix import layout
     from .cann_prefix.build import ESTIMATE, PREFIX_LAYOUT, build_prefix
+    from .cann_sources import cache_root
     from .check.kernel import tikicpulib
     from .check.kernel.build import KernelVariant, kernel_variants
     from .check.kernel.run_build import runtime_object
@@ -55,7 +56,7 @@ def prepare_cache(sources: CannSources, op_dirs: Sequence[Path]) -> Path:
     if sources.kind != "src":
         raise OpgenError("prepare builds from the open sources (--cann-src DIR); a toolkit needs no prefix")
     layout.check_sources(sources.root)
-    cache = layout.cache_root()
+    cache = cache_root()
     root = layout.prefix_dir(cache, sources.root, PREFIX_LAYOUT)
     with progress.reporting(), _ops(op_dirs) as ops:
         progress.say(f"will build the toolkit-shaped prefix at {root}: "
@@ -74,7 +75,7 @@ def prepare_cache(sources: CannSources, op_dirs: Sequence[Path]) -> Path:
             for soc in plan.kernel_ut_socs:
                 if socs := tikicpulib.kernel_ut_socs(soc.name):
                     tikicpulib.prepare(sources, socs, prefix.c_sec)
-        progress.say(f"prepared: {prefix.root} and the CPU model under {layout.cache_root()}")
+        progress.say(f"prepared: {prefix.root} and the CPU model under {cache_root()}")
     return prefix.root
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from opgen.cann_prefix import layout
+from opgen.cann_sources import cache_root
 from opgen.errors import OpgenError
 
 
@@ -48,8 +49,8 @@ def test_real_sources_are_complete(cann_src: Path) -> None:
 
 
 def test_cache_root_order(tmp_path: Path) -> None:
-    assert layout.cache_root({"OPGEN_CACHE": str(tmp_path / "c"), "XDG_CACHE_HOME": "/x"}) == tmp_path / "c"
-    assert layout.cache_root({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "opgen"
+    assert cache_root({"OPGEN_CACHE": str(tmp_path / "c"), "XDG_CACHE_HOME": "/x"}) == tmp_path / "c"
+    assert cache_root({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "opgen"
 
 
 def test_hit_and_miss_and_protobuf_kept_apart(tmp_path: Path) -> None:

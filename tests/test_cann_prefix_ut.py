@@ -36,8 +36,7 @@ def test_counts_add_up_over_every_gtest_run_and_name_failures() -> None:
 @pytest.fixture
 def prefix(cann_src: Path):  # type: ignore[no-untyped-def]
     from opgen.cann_prefix.build import build_prefix
-    from opgen.cann_prefix.layout import cache_root
-    from opgen.cann_sources import resolve_sources
+    from opgen.cann_sources import cache_root, resolve_sources
 
     sources = resolve_sources(cann_src=cann_src)
     assert sources is not None

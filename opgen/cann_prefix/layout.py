@@ -8,14 +8,12 @@ a prefix rebuild must not rebuild it (it is the slowest step).
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
 from pathlib import Path
 
 from ..cann_sources import REPOSITORIES
 from ..errors import OpgenError
 
-CACHE_ENV = "OPGEN_CACHE"
 # repo folder -> a file showing it is really there (as laid out by the sources dir)
 PREFIX_SOURCES: dict[str, str] = {
     "ops-nn": "build.sh",
@@ -70,15 +68,6 @@ def sources_key(src: Path) -> str:
     for name, marker in sorted(PREFIX_SOURCES.items()):
         digest.update(f"{name}={_repo_state(src / name, marker)}\n".encode())
     return digest.hexdigest()[:16]
-
-
-def cache_root(env: dict[str, str] | None = None) -> Path:
-    """OPGEN_CACHE, else $XDG_CACHE_HOME/opgen, else ~/.cache/opgen."""
-    env = dict(os.environ) if env is None else env
-    if env.get(CACHE_ENV):
-        return Path(env[CACHE_ENV])
-    base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
-    return base / "opgen"
 
 
 def prefix_dir(cache: Path, src: Path, version: str) -> Path:

@@ -2,7 +2,8 @@
 `--allow-exec`, ops-nn's build.sh) and the numerics child runs bounded, so nothing it started outlives it and a
 killed or failed run is reported, never passed:
 
-- it runs under `reaper.py`, in a session of its own: its address-space limit is set before exec (so a compiler
+- it runs under the watcher (`reaper.c`, compiled once into the cache dir; `reaper.py` where no C compiler is
+  found), in a session of its own: its address-space limit is set before exec (so a compiler
   driver's cc1plus is bounded too); when it ends, times out, or opgen is interrupted or dies (even by SIGKILL),
   every process of its session and every process that escaped it by `setsid` and was orphaned is killed;
 - opgen reads its stdout and stderr as they come, keeping at most `OPGEN_CHILD_OUTPUT` of them: past that
@@ -25,12 +26,15 @@ number greater than 0 (and at most 1e6) is refused before any work starts (`chec
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import math
 import os
 import selectors
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -38,12 +42,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from ..cann_sources import cache_root
 from ..errors import OpgenError
 
 GIB = 1 << 30
 MIB = 1 << 20
 LARGEST = 1e6
 REAPER = Path(__file__).resolve().with_name("reaper.py")
+REAPER_SOURCE = REAPER.with_suffix(".c")
 GRACE = 0.5  # how long pipes are still read once the child has ended
 STOP_WAIT = 3.0  # how long the reaper may take to kill what it watches before its group gets SIGKILL
 SETTINGS = {  # name: what it gives, an example
@@ -147,7 +153,7 @@ def start(command: Sequence[str], *, memory: int | None = None, stdin: int | Non
     path = env.get("PATH") if env is not None else None
     if os.sep not in command[0] and _which(command[0], path) is None:
         raise FileNotFoundError(2, "No such file or directory", command[0])
-    argv = [sys.executable, "-I", "-S", str(REAPER), str(os.getpid()), str(memory or 0), *command]
+    argv = [*_watcher(), str(os.getpid()), str(memory or 0), *command]
     with _lock:
         if _stopping:
             raise Interrupted
@@ -156,6 +162,31 @@ def start(command: Sequence[str], *, memory: int | None = None, stdin: int | Non
                                    env=dict(env) if env is not None else None, start_new_session=True)
         _running[process.pid] = process
     return process
+
+
+@functools.cache
+def _watcher() -> list[str]:
+    """The compiled watcher, built once per content of reaper.c (a Python interpreter's start-up, paid by every
+    child, was most of a syntax check's time); reaper.py where no C compiler is found or it does not build."""
+    source = REAPER_SOURCE.read_bytes()
+    binary = cache_root() / "reaper" / f"{hashlib.sha256(source).hexdigest()[:16]}-{os.uname().machine}"
+    fallback = [sys.executable, "-I", "-S", str(REAPER)]
+    if not binary.is_file():
+        compiler = next((exe for name in ("cc", "gcc", "clang") if (exe := _which(name, None))), None)
+        if compiler is None:
+            return fallback
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=binary.parent) as work:
+            built = Path(work) / "reaper"
+            try:
+                done = subprocess.run([compiler, "-O2", "-o", str(built), str(REAPER_SOURCE)], capture_output=True,
+                                      timeout=120, check=False)
+            except (OSError, subprocess.TimeoutExpired):
+                return fallback
+            if done.returncode != 0:
+                return fallback
+            os.replace(built, binary)
+    return [str(binary)]
 
 
 def _which(name: str, path: str | None) -> str | None:

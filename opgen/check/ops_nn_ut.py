@@ -16,10 +16,10 @@ from pathlib import Path
 from .. import progress
 from ..cann_prefix.build import ESTIMATE, PREFIX_LAYOUT, Prefix, build_prefix
 from ..cann_prefix.framework import TILING_EXECUTOR, executor_socs
-from ..cann_prefix.layout import cache_root, is_built, missing_sources, prefix_dir
+from ..cann_prefix.layout import is_built, missing_sources, prefix_dir
 from ..cann_prefix.nnopbase import STUB_LIST
 from ..cann_prefix.ut_run import UT_NAMES, UtKind, UtRun, run_ut
-from ..cann_sources import CannSources, enable_hint
+from ..cann_sources import CannSources, cache_root, enable_hint
 from ..errors import OpgenError
 from ..plan import RenderPlan
 from .items import CheckItem, bad, ok, skipped

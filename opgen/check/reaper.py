@@ -58,7 +58,7 @@ def _members(session: int, me: int) -> list[int]:
 def _sweep() -> None:
     """SIGKILL and reap until neither the session nor this process's children hold anything."""
     me = os.getpid()
-    session = os.getsid(0)
+    session = me if os.getsid(0) == me else -1  # only a session it leads: by hand from a shell, not the shell's
     deadline = time.monotonic() + SWEEP_SECONDS
     while time.monotonic() < deadline:
         left = _members(session, me)

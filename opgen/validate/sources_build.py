@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..cann_prefix import layout, workspace
 from ..cann_prefix.build import PREFIX_LAYOUT, Prefix, build_prefix
-from ..cann_sources import CannSources, resolve_sources
+from ..cann_sources import CannSources, cache_root, resolve_sources
 from ..check.kernel import tikicpulib
 from ..locks import held_lock
 from ..plan import build_plan
@@ -53,7 +53,7 @@ class SourcesBuild:
     def build(self, op_dir: Path, soc: str, kernel_uts: bool) -> Prefix:
         """The prefix, and with `kernel_uts` the tikicpulib stand-in for the SoC, declaring what the op's kernel
         calls when its spec is found (its record)."""
-        prefix = build_prefix(self.sources, layout.cache_root())
+        prefix = build_prefix(self.sources, cache_root())
         if kernel_uts:
             record = find_record(op_dir)
             if record is not None and (record / SPEC_COPY).is_file():
@@ -102,7 +102,7 @@ def sources_build(cann_src: Path) -> SourcesBuild:
     sources = resolve_sources(cann_src=cann_src)
     assert sources is not None
     layout.check_sources(sources.root)
-    root = layout.prefix_dir(layout.cache_root(), sources.root, PREFIX_LAYOUT)
+    root = layout.prefix_dir(cache_root(), sources.root, PREFIX_LAYOUT)
     return SourcesBuild(sources, Prefix(root, 0.0))
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from opgen.check import bounded
 from opgen.check.bounded import compile_memory, run_bounded
 from opgen.check.syntax_tier import syntax_tier
 from opgen.errors import OpgenError
@@ -55,6 +56,26 @@ def test_a_macro_bomb_fails_the_syntax_tier_at_the_output_cap(tmp_path: Path, mo
     assert "printed more than 4 MiB" in bad.reason and "OPGEN_CHILD_OUTPUT" in bad.reason
 
 
+@pytest.fixture(params=["compiled watcher", "python watcher"])
+def watcher(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bounds hold under both watchers: reaper.c, compiled into the cache, and reaper.py, used where no C
+    compiler is found."""
+    if request.param == "python watcher":
+        monkeypatch.setattr(bounded, "_watcher", lambda: [sys.executable, "-I", "-S", str(bounded.REAPER)])
+
+
+def test_the_watcher_is_compiled_once_into_the_cache_and_is_python_without_a_compiler(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPGEN_CACHE", str(tmp_path))
+    (binary,) = bounded._watcher.__wrapped__()
+    assert Path(binary).parent == tmp_path / "reaper" and os.access(binary, os.X_OK)
+    assert bounded._watcher.__wrapped__() == [binary]
+    monkeypatch.setenv("OPGEN_CACHE", str(tmp_path / "empty"))
+    monkeypatch.setattr(bounded, "_which", lambda name, path: None)
+    assert bounded._watcher.__wrapped__() == [sys.executable, "-I", "-S", str(bounded.REAPER)]
+
+
+@pytest.mark.usefixtures("watcher")
 def test_the_memory_limit_binds_what_the_child_forks_at_once() -> None:
     """Set after exec, the limit missed what the child had forked by then (gcc's cc1plus): a 1 MiB limit still
     preprocessed most times, and a subshell forked at start reported no limit at all."""
@@ -69,6 +90,7 @@ def test_the_memory_limit_binds_what_the_child_forks_at_once() -> None:
     assert roomy.returncode == 0 and "int x;" in roomy.stdout
 
 
+@pytest.mark.usefixtures("watcher")
 def test_a_process_escaping_by_setsid_is_not_waited_on_and_is_killed() -> None:
     """It holds the child's stdout: reading to EOF waited as long as it lived."""
     start = time.monotonic()
@@ -78,6 +100,7 @@ def test_a_process_escaping_by_setsid_is_not_waited_on_and_is_killed() -> None:
     assert _gone(int(run.stdout))
 
 
+@pytest.mark.usefixtures("watcher")
 def test_a_process_escaping_by_setsid_dies_with_a_run_that_times_out() -> None:
     """Its parent stays until the group is killed; then it is orphaned and still found."""
     start = time.monotonic()

@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from opgen.cann_prefix.build import build_prefix
-from opgen.cann_prefix.layout import cache_root
 from opgen.cann_prefix.ut_run import UtRun, run_ut
-from opgen.cann_sources import resolve_sources
+from opgen.cann_sources import cache_root, resolve_sources
 from opgen.check.items import CheckItem
 from opgen.check.ops_nn_ut import kernel_ut_rows, ops_nn_ut_tier
 from opgen.check.trust import Trust

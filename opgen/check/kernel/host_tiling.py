@@ -153,7 +153,7 @@ def host_tilings(op_dir: Path, plan: RenderPlan, harness: TilingHarness, soc: So
     driver = driver_source(op_dir, plan, harness, unique, cores, ub_bytes)
     try:
         framework = build_framework(sources)
-        pb = protobuf.build_protobuf(layout.protobuf_dir(layout.cache_root()))
+        pb = protobuf.build_protobuf(layout.protobuf_dir(cache_root()))
     except (OpgenError, OSError, subprocess.SubprocessError) as failure:
         return HostTilings({}, f"the op_host UT framework did not build: {failure}")
     key = _cache_key(op_dir, driver, soc, str(framework.root), executor)
