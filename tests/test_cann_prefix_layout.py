@@ -142,6 +142,30 @@ def test_workspace_is_a_git_copy_with_its_neighbours(tmp_path: Path) -> None:
     assert make_workspace(src, tmp_path / "out") == ops_nn  # reused
 
 
+def test_a_scratch_copy_left_changed_by_a_killed_run_is_put_back(tmp_path: Path) -> None:
+    """Killed while its op was placed, a run left the generated op over upstream's and upstream's in the build
+    dir's backup: every later run in that slot stopped on 'a backup from an interrupted validate'."""
+    from opgen.cann_prefix.workspace import make_workspace
+
+    src = tmp_path / "src"
+    for name in ("ops-nn", "opbase", "ops-tensor"):
+        (src / name).mkdir(parents=True)
+        (src / name / "CMakeLists.txt").write_text(name)
+    (src / "ops-nn" / ".gitignore").write_text("build/\n")
+    (src / "ops-nn/activation/gelu").mkdir(parents=True)
+    (src / "ops-nn/activation/gelu/gelu.cpp").write_text("upstream")
+    ops_nn = make_workspace(src, tmp_path / "out")
+    (ops_nn / "build/.opgen_backup/activation__gelu").mkdir(parents=True)
+    (ops_nn / "build/objects.o").write_text("kept")
+    (ops_nn / "activation/gelu/gelu.cpp").write_text("generated")
+    (ops_nn / "activation/new_op").mkdir()
+    (ops_nn / "activation/new_op/new_op.cpp").write_text("generated")
+    assert make_workspace(src, tmp_path / "out") == ops_nn
+    assert (ops_nn / "activation/gelu/gelu.cpp").read_text() == "upstream"
+    assert not (ops_nn / "activation/new_op").exists() and not (ops_nn / "build/.opgen_backup").exists()
+    assert (ops_nn / "build/objects.o").read_text() == "kept"
+
+
 def test_third_party_copies_are_where_ops_nn_cmake_looks(tmp_path: Path) -> None:
     from opgen.cann_prefix.third_party import lay_out_copies
 

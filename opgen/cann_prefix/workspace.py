@@ -19,17 +19,28 @@ def neighbours(ops_nn: Path) -> dict[str, Path]:
 
 def make_workspace(cann_src: Path, root: Path) -> Path:
     """Lay out `root/ws/ops-nn` (a fresh one-commit git repo, as build.sh runs `git submodule init`) and its
-    neighbours; returns the ops-nn dir. What is there is kept."""
+    neighbours; returns the ops-nn dir. What is there is kept, but for what a killed run left placed."""
     ops_nn = root / "ws" / "ops-nn"
     for name, place in neighbours(ops_nn).items():
         if not place.exists():
             shutil.copytree(cann_src / name, place, symlinks=True)
+    git = ["git", "-C", str(ops_nn), "-c", "user.email=opgen@localhost", "-c", "user.name=opgen"]
     if not ops_nn.exists():
         shutil.copytree(cann_src / "ops-nn", ops_nn, symlinks=True, ignore=shutil.ignore_patterns(".git"))
-        git = ["git", "-C", str(ops_nn), "-c", "user.email=opgen@localhost", "-c", "user.name=opgen"]
         for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "opgen scratch copy"]):
             subprocess.run(git + args, check=True, capture_output=True)
+    elif subprocess.run(git + ["status", "--porcelain"], check=True, capture_output=True).stdout:
+        _reset(ops_nn, git)
     return ops_nn
+
+
+def _reset(ops_nn: Path, git: list[str]) -> None:
+    """A run killed while its op was placed left the scratch copy changed: its op over upstream's, upstream's own
+    in the build dir's backup. The copy is opgen's: back to its commit (the ignored build dir and its objects
+    kept), the stale backups dropped."""
+    for args in (["checkout", "-q", "--", "."], ["clean", "-fdq"]):
+        subprocess.run(git + args, check=True, capture_output=True)
+    shutil.rmtree(ops_nn / "build" / ".opgen_backup", ignore_errors=True)
 
 
 def missing_neighbours(ops_nn: Path) -> list[Path]:
