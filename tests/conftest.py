@@ -21,9 +21,10 @@ RELU = SCHEMAS / "relu_grad_v2.yaml"
 GELU = SCHEMAS / "gelu_grad.yaml"
 RELU_DIR = "activation/relu_grad_v2"
 GELU_DIR = "experimental/activation/gelu_grad"
-# Property tests: a quick profile by default (the README's test command stays short), the deep fuzz with
-# OPGEN_FUZZ=deep (what CI runs, .ci/run); OPGEN_FUZZ_EXAMPLES=N sets the count outright.
-FUZZ_PROFILES = {"fast": 25, "deep": 500}
+# Property tests: a quick profile by default (the README's test command stays short), OPGEN_FUZZ=ci in CI
+# (.ci/run, within its 40 min), the deep fuzz with OPGEN_FUZZ=deep (after a change to the spec model or the
+# blueprints); OPGEN_FUZZ_EXAMPLES=N sets the count outright.
+FUZZ_PROFILES = {"fast": 25, "ci": 200, "deep": 500}
 FUZZ = os.environ.get("OPGEN_FUZZ", "fast")
 if FUZZ not in FUZZ_PROFILES:
     raise pytest.UsageError(f"OPGEN_FUZZ={FUZZ!r}: use one of {', '.join(FUZZ_PROFILES)}")
@@ -61,14 +62,27 @@ def cann_src(request: pytest.FixtureRequest) -> Path:
     return Path(CANN_SRC)
 
 
+# The tests on the CANN sources in three groups of about equal time from cold caches (CI's durations): each group
+# runs in order on one worker, so its tests reuse what the group's earlier ones built.
+SOURCE_GROUPS = {"test_ops_nn_ut.py": "cann-build", "test_cann_prefix_ut.py": "cann-build",
+                 "test_validate_commands.py": "cann-build", "test_parallel_checks.py": "cann-build"}
+
+
+def _source_group(path: Path) -> str:
+    if path.name in SOURCE_GROUPS:
+        return SOURCE_GROUPS[path.name]
+    return "cann-kernel-run" if path.name.startswith("test_kernel_run") else "cann-kernel"
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests on the CANN sources share one prefix, one CPU model and ops-nn's scratch slots: pytest-xdist runs
-    them one after another on one worker (`--dist loadgroup`), beside the rest of the suite on the others. They are
-    marked `cann_sources` before `-m` selects, so `-m cann_sources` runs them alone."""
+    """The tests on the CANN sources share one prefix, the CPU model and ops-nn's scratch slots (every shared build is
+    locked or written whole, as for two checks at once): pytest-xdist runs each of their groups on one worker
+    (`--dist loadgroup`), beside the rest of the suite. They are marked `cann_sources` before `-m` selects, so
+    `-m cann_sources` runs them alone."""
     for item in items:
         if "cann_src" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("cann-sources"))
+            item.add_marker(pytest.mark.xdist_group(_source_group(item.path)))
             item.add_marker(pytest.mark.cann_sources)
 
 

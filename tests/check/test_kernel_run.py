@@ -14,18 +14,19 @@ from opgen.cann_sources import resolve_sources
 from opgen.check.kernel.run import kernel_run_rows
 from opgen.check.runner import run_checks
 from opgen.check.trust import ALLOW_EXEC_FLAG, Trust
-from tests.check.trees import GELU, copy_sample, edit, loaded, statuses
+from tests.check.trees import GELU, copy_sample, cut_socs, edit, loaded, statuses
 
 HEADER = "op_kernel/gelu_grad.h"
 ROWS_910B = [f"ascend910b {d} run" for d in ("float32", "float16", "bfloat16")]
 
 
-def _rows(op_dir: Path, cann_src: Path | None, allow_exec: bool) -> dict[str, tuple[str, str]]:
-    """The generated kernel's run rows (not upstream's, which the oracle tests hold)."""
+def _rows(op_dir: Path, cann_src: Path | None, allow_exec: bool, *socs: str) -> dict[str, tuple[str, str]]:
+    """The generated kernel's run rows (not upstream's, which the oracle tests hold); of `socs` alone if named."""
     spec, plan = loaded(op_dir)
     sources = resolve_sources(cann_src) if cann_src is not None else None
-    return {i.item: (i.status, i.reason) for i in kernel_run_rows(op_dir, spec.spec, plan, sources,
-                                                                    Trust(allow_exec)) if i.item.endswith(" run")}
+    return {i.item: (i.status, i.reason) for i in kernel_run_rows(op_dir, spec.spec, cut_socs(plan, *socs) if socs
+                                                                    else plan, sources, Trust(allow_exec))
+            if i.item.endswith(" run")}
 
 
 def test_without_sources_every_row_is_skipped_with_the_enabling_command(tmp_path: Path) -> None:
@@ -43,7 +44,8 @@ def test_without_allow_exec_nothing_is_built_or_run(tmp_path: Path, cann_src: Pa
 def test_sample_kernel_matches_the_golden_on_every_910b_dtype(tmp_path: Path, cann_src: Path) -> None:
     op_dir = copy_sample(tmp_path, GELU)
     spec, plan = loaded(op_dir)
-    items = {i.item: i for i in kernel_run_rows(op_dir, spec.spec, plan, resolve_sources(cann_src), Trust(True))}
+    items = {i.item: i for i in kernel_run_rows(op_dir, spec.spec, cut_socs(plan, "ascend910b"),
+                                                resolve_sources(cann_src), Trust(True))}
     for label in ROWS_910B:
         row = items[label]
         assert row.status == "pass", row.reason
@@ -100,7 +102,7 @@ def test_an_intrinsic_the_model_lacks_skips_the_run_rows_naming_it(tmp_path: Pat
     """A kernel the model cannot run proves nothing either way: SKIPPED, naming the instruction, not FAIL."""
     op_dir = copy_sample(tmp_path, GELU)
     edit(op_dir / HEADER, "Sub(xValue, xValue, zValue, count);", "Max(xValue, xValue, zValue, count);")
-    rows = _rows(op_dir, cann_src, True)
+    rows = _rows(op_dir, cann_src, True, "ascend910b")
     for label in ROWS_910B:
         status, reason = rows[label]
         assert status == "skip" and "does not model on arch 2201: vmax" in reason, reason

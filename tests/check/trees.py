@@ -44,6 +44,11 @@ def cut_plan(plan: RenderPlan, soc: str, dtypes: tuple[str, ...]) -> RenderPlan:
                                                 for s in plan.socs if s.name == soc), combinations=chosen)
 
 
+def cut_socs(plan: RenderPlan, *socs: str) -> RenderPlan:
+    """The plan cut to the SoCs a kernel test asserts on, every dtype kept: the others' variants are not built."""
+    return dataclasses.replace(plan, socs=tuple(s for s in plan.socs if s.name in socs))
+
+
 def edit(path: Path, old: str, new: str, count: int = 1) -> None:
     """Replace `old` (which must be there) in the file; `count` -1 replaces every occurrence."""
     text = path.read_text(encoding="utf-8")
