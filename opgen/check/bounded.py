@@ -167,7 +167,8 @@ def start(command: Sequence[str], *, memory: int | None = None, stdin: int | Non
 @functools.cache
 def _watcher() -> list[str]:
     """The compiled watcher, built once per content of reaper.c (a Python interpreter's start-up, paid by every
-    child, was most of a syntax check's time); reaper.py where no C compiler is found or it does not build."""
+    child, cost about as much as the preprocess it watched); reaper.py where no C compiler is found or it does
+    not build."""
     source = REAPER_SOURCE.read_bytes()
     binary = cache_root() / "reaper" / f"{hashlib.sha256(source).hexdigest()[:16]}-{os.uname().machine}"
     fallback = [sys.executable, "-I", "-S", str(REAPER)]
