@@ -1,6 +1,6 @@
 """How many compiles opgen's builds run at once (make/ninja -j, the kernel tier's compile pool, build.sh -j):
 `OPGEN_JOBS`, else every core this process may use. It was a fixed 2, which left a CI runner's other cores idle
-through a 15-30 min cold prefix build."""
+through a cold prefix build."""
 
 from __future__ import annotations
 

@@ -50,7 +50,7 @@ def _fake_sources(root: Path) -> CannSources:
 
 def test_it_announces_then_builds_the_prefix_and_each_arch_of_the_samples(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """The builds themselves are stubbed (a cold prefix takes 15-30 min): what prepare asks for, and says, is real."""
+    """The builds themselves are stubbed (a cold prefix takes 6-10 min): what prepare asks for, and says, is real."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("OPGEN_CACHE", "")
     asked: list[str] = []
@@ -73,7 +73,7 @@ def test_it_announces_then_builds_the_prefix_and_each_arch_of_the_samples(
     prepare_cache(_fake_sources(tmp_path / "src"), [])
     lines = capsys.readouterr().err.splitlines()
     assert lines[0].startswith("opgen: will build the toolkit-shaped prefix at ")
-    assert "about 15-30 min on 2 otherwise idle cores" in lines[0]
+    assert "about 6-10 min on 2 otherwise idle cores" in lines[0]
     assert lines[1].startswith("opgen: will build opgen's CPU model for arch ")
     arches = sorted(a.split()[1] for a in asked if a.startswith("runtime"))
     assert asked[0] == "prefix" and len(arches) >= 2 and all(f" {arch}" in lines[1] for arch in arches)

@@ -19,9 +19,10 @@ from . import headers, layout, libraries, nnopbase, opbuild, protobuf, stub_libs
 from .libraries import C_SEC_LIBRARY
 
 PREFIX_LAYOUT = "5"  # bump when what a prefix holds changes
-# what a cold build cost on 2 shared cores at -j2 (cann_prefix/README.md, docs/speed.md): told before it starts
-ESTIMATE = ("about 15-30 min on 2 otherwise idle cores (protobuf ~2 min, ops-nn's UT framework ~10 min, the rest "
-            "~3 min), much longer on a busy machine")
+# what a cold build cost on 2 cores at -j2, told before it starts: 6.4 min at load 2 on 2026-12-07 (protobuf 45 s,
+# ops-nn's UT framework 214 s, nnopbase 111 s, the rest under 15 s)
+ESTIMATE = ("about 6-10 min on 2 otherwise idle cores (protobuf ~1 min, ops-nn's UT framework ~4 min, nnopbase "
+            "~2 min, the rest ~1 min), much longer on a busy machine")
 
 
 @dataclass(frozen=True)
