@@ -69,6 +69,7 @@ def main() -> None:
     print(lines[0], flush=True)
     with tempfile.TemporaryDirectory(prefix="opgen-bench-") as scratch:
         os.environ["XDG_CACHE_HOME"] = scratch
+        os.environ.pop("OPGEN_CACHE", None)  # it would win over XDG_CACHE_HOME
         if args.keep_framework and (user_cache / "ophost-ut").is_dir():
             shutil.copytree(user_cache / "ophost-ut", Path(scratch) / "opgen" / "ophost-ut", symlinks=True)
             if user_protobuf.is_dir():  # the ABI-0 protobuf the host tiling links

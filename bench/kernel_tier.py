@@ -42,6 +42,7 @@ def main() -> None:
     user_cache = cache_root()
     with tempfile.TemporaryDirectory(prefix="opgen-bench-") as scratch:
         os.environ["XDG_CACHE_HOME"] = scratch
+        os.environ.pop("OPGEN_CACHE", None)  # it would win over XDG_CACHE_HOME
         if args.keep_intrinsics and (user_cache / "kernel-intrinsics").is_dir():
             shutil.copytree(user_cache / "kernel-intrinsics", Path(scratch) / "opgen" / "kernel-intrinsics")
         print(f"{'op':<14}{'variants':>9}{'cold s':>9}{'warm s':>9}{'warm/cold':>11}")

@@ -54,6 +54,7 @@ def _hostile_sources(root: Path, marker: Path) -> Path:
 
 def test_check_never_runs_a_script_from_the_sources_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("OPGEN_CACHE", "")  # it would win over XDG_CACHE_HOME
     marker = tmp_path / "ran"
     sources = _hostile_sources(tmp_path / "src", marker)
     tree = copy_sample(tmp_path / "t", SAMPLE_DIRS[0])
