@@ -29,7 +29,7 @@ def make_workspace(cann_src: Path, root: Path) -> Path:
         shutil.copytree(cann_src / "ops-nn", ops_nn, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "opgen scratch copy"]):
             subprocess.run(git + args, check=True, capture_output=True)
-    elif subprocess.run(git + ["status", "--porcelain"], check=True, capture_output=True).stdout:
+    elif subprocess.run([*git, "status", "--porcelain"], check=True, capture_output=True).stdout:
         _reset(ops_nn, git)
     return ops_nn
 
