@@ -173,7 +173,7 @@ def _watcher() -> list[str]:
     binary = cache_root() / "reaper" / f"{hashlib.sha256(source).hexdigest()[:16]}-{os.uname().machine}"
     fallback = [sys.executable, "-I", "-S", str(REAPER)]
     if not binary.is_file():
-        compiler = next((exe for name in ("cc", "gcc", "clang") if (exe := _which(name, None))), None)
+        compiler = c_compiler()
         if compiler is None:
             return fallback
         binary.parent.mkdir(parents=True, exist_ok=True)
@@ -188,6 +188,11 @@ def _watcher() -> list[str]:
                 return fallback
             os.replace(built, binary)
     return [str(binary)]
+
+
+def c_compiler() -> str | None:
+    """The C compiler on PATH that builds the watcher and preprocesses for the syntax tier."""
+    return next((exe for name in ("gcc", "cc", "clang") if (exe := _which(name, None))), None)
 
 
 def _which(name: str, path: str | None) -> str | None:

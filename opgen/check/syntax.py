@@ -15,7 +15,6 @@ import csv
 import json
 import os
 import re
-import shutil
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -27,7 +26,7 @@ import tree_sitter_cmake
 import tree_sitter_cpp
 from tree_sitter import Language, Node, Parser
 
-from .bounded import BoundedRun, compile_memory, compile_timeout, run_bounded
+from .bounded import BoundedRun, c_compiler, compile_memory, compile_timeout, run_bounded
 from .cpp_includes import leaves_tree, probe_findings, strip_includes
 from .readers import golden_assignment
 from .trust import Trust, run_tree_code
@@ -88,9 +87,8 @@ def _parser(kind: str) -> Parser:
 
 
 def _preprocessor() -> str:
-    for name in ("gcc", "cc", "clang"):
-        if exe := shutil.which(name):
-            return exe
+    if exe := c_compiler():
+        return exe
     raise PreprocessorMissing("the C++ syntax check needs gcc, cc or clang on PATH")
 
 
