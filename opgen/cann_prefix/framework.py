@@ -23,7 +23,6 @@ import itertools
 import os
 import re
 import shutil
-import subprocess
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +31,7 @@ from pathlib import Path
 
 from .. import progress
 from ..cann_sources import CannSources, cache_root
+from ..check.bounded import run_bounded
 from ..errors import OpgenError
 from ..jobs import JOBS
 from ..locks import held_lock
@@ -323,11 +323,9 @@ def _compile(archive: str, unit: Unit, work: Path, flags: Sequence[str], dirs: S
 
 def run_command(command: Sequence[str], what: str, cwd: Path | None = None) -> None:
     """Run one build tool; a failure is an OpgenError quoting its first errors."""
-    try:
-        done = subprocess.run(list(command), cwd=cwd, capture_output=True, text=True, errors="replace",
-                              timeout=COMPILE_TIMEOUT, check=False, env={**os.environ, "LC_ALL": "C"})
-    except subprocess.TimeoutExpired as expired:
-        raise OpgenError(f"{what}: took more than {COMPILE_TIMEOUT:.0f}s") from expired
+    done = run_bounded(command, cwd=cwd, timeout=COMPILE_TIMEOUT, env={**os.environ, "LC_ALL": "C"})
+    if done.timed_out:
+        raise OpgenError(f"{what}: took more than {COMPILE_TIMEOUT:.0f}s")
     if done.returncode != 0:
         errors = [line for line in done.stderr.splitlines() if "error" in line] or done.stderr.splitlines()
         raise OpgenError(f"{what}: " + (" | ".join(errors[:3]) or f"exit code {done.returncode}"))

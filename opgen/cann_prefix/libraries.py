@@ -11,10 +11,10 @@ libc_sec.a by path."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 from ..cann_sources import CannSources
+from ..check.bounded import run_tool
 from ..jobs import JOBS
 from . import protobuf
 from .framework import Framework, build_framework
@@ -35,16 +35,14 @@ def install_libraries(sources: CannSources, protobuf_entry: Path, lib_dir: Path,
     framework = build_framework(sources, jobs=jobs)
     lib_dir.mkdir(parents=True, exist_ok=True)
     archives = [str(framework.root / "lib" / f"lib{name}.a") for name in CORE_ARCHIVES]
-    subprocess.run(["g++", "-shared", f"-Wl,-soname,{SHARED}", "-o", str(lib_dir / SHARED),
-                    "-Wl,--allow-multiple-definition", "-Wl,--no-undefined", "-Wl,--whole-archive", *archives,
-                    str(protobuf.library(protobuf_entry)), "-Wl,--no-whole-archive", "-lpthread", "-ldl", "-lrt"],
-                   check=True, capture_output=True)
+    run_tool(["g++", "-shared", f"-Wl,-soname,{SHARED}", "-o", str(lib_dir / SHARED),
+              "-Wl,--allow-multiple-definition", "-Wl,--no-undefined", "-Wl,--whole-archive", *archives,
+              str(protobuf.library(protobuf_entry)), "-Wl,--no-whole-archive", "-lpthread", "-ldl", "-lrt"])
     for name in GROUPED_NAMES:
         _link(lib_dir / f"lib{name}.so", SHARED)
     shutil.copyfile(framework.root / "lib" / "libc_sec.a", lib_dir / "libc_sec.a")
-    subprocess.run(["gcc", "-shared", f"-Wl,-soname,{C_SEC_LIBRARY}", "-o", str(lib_dir / C_SEC_LIBRARY),
-                    "-Wl,--whole-archive", str(lib_dir / "libc_sec.a"), "-Wl,--no-whole-archive"],
-                   check=True, capture_output=True)
+    run_tool(["gcc", "-shared", f"-Wl,-soname,{C_SEC_LIBRARY}", "-o", str(lib_dir / C_SEC_LIBRARY),
+              "-Wl,--whole-archive", str(lib_dir / "libc_sec.a"), "-Wl,--no-whole-archive"])
     for name in LOG_NAMES:
         _link(lib_dir / f"lib{name}.so", "libunified_dlog.so")
     return framework

@@ -9,10 +9,10 @@ implementation; those functions are stubs answering 0 (`stub_libs.build_symbol_s
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from ..cann_sources import CannSources
+from ..check.bounded import run_tool
 from .framework import ABI0, CXX_FLAGS, Framework, Unit, compile_units, find_protoc, run_command
 from .stub_libs import STUB_LIBRARIES, build_symbol_stubs
 
@@ -88,7 +88,7 @@ def _shared(out: Path, objects: list[Path], lib_dir: Path, libs: tuple[str, ...]
 def _symbols(library: Path, which: str) -> set[str]:
     """The dynamic symbols `nm` lists; for undefined ones only the strong, unversioned ones (a versioned one is
     glibc's or libstdc++'s, a weak one may stay unresolved)."""
-    done = subprocess.run(["nm", "-D", which, str(library)], capture_output=True, text=True, check=True)
+    done = run_tool(["nm", "-D", which, str(library)])
     found = set()
     for line in done.stdout.splitlines():
         parts = line.split()

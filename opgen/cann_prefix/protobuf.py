@@ -8,10 +8,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import tarfile
 from pathlib import Path
 
+from ..check.bounded import TOOL_TIMEOUT, run_bounded, run_tool
 from ..errors import OpgenError
 from ..jobs import JOBS
 from ..locks import held_lock
@@ -64,8 +64,7 @@ def fetch_source(work: Path) -> Path:
     options = ["-o", f"Dir::Etc::SourceList={os.devnull}", "-o", f"Dir::Etc::SourceParts={listing.parent}",
                "-o", f"Dir::State::Lists={lists}"]
     pinned = f"protobuf={_debian_version(work, options)}"
-    done = subprocess.run(["apt-get", *options, "source", "--download-only", pinned], cwd=work,
-                          capture_output=True, text=True, check=False)
+    done = run_bounded(["apt-get", *options, "source", "--download-only", pinned], cwd=work, timeout=TOOL_TIMEOUT)
     if done.returncode != 0:
         raise OpgenError(f"apt-get source {pinned} failed ({done.stderr.strip()[-300:]}); get " + HOW_TO_GET)
     if not tarball.is_file():
@@ -75,9 +74,8 @@ def fetch_source(work: Path) -> Path:
 
 def _debian_version(work: Path, options: list[str]) -> str:
     """The Debian version of the source package carrying PROTOBUF_VERSION (the system protoc's)."""
-    subprocess.run(["apt-get", *options, "update"], cwd=work, capture_output=True, check=False)
-    shown = subprocess.run(["apt-cache", *options, "showsrc", "protobuf"], capture_output=True, text=True,
-                           check=False).stdout
+    run_bounded(["apt-get", *options, "update"], cwd=work, timeout=TOOL_TIMEOUT)
+    shown = run_bounded(["apt-cache", *options, "showsrc", "protobuf"], timeout=TOOL_TIMEOUT).stdout
     versions = re.findall(r"^Version: (\S+)", shown, re.M)
     for version in versions:
         if version.split(":")[-1].startswith(PROTOBUF_VERSION + "-"):
@@ -105,13 +103,11 @@ def _build(entry: Path, jobs: int) -> Path:
         with tarfile.open(tarball) as archive:
             archive.extractall(work, filter="data")
     build = work / "build"
-    subprocess.run(["cmake", "-S", str(src / "cmake"), "-B", str(build), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-                    f"-DCMAKE_CXX_FLAGS={ABI0} -O1 -w", RELEASE_FLAGS, "-Dprotobuf_BUILD_TESTS=OFF",
-                    "-Dprotobuf_BUILD_PROTOC_BINARIES=OFF", "-Dprotobuf_BUILD_SHARED_LIBS=OFF",
-                    "-DCMAKE_POSITION_INDEPENDENT_CODE=ON", "-Dprotobuf_WITH_ZLIB=OFF"],
-                   check=True, capture_output=True)
-    subprocess.run(["nice", "-n", "10", "ninja", "-C", str(build), f"-j{jobs}", "libprotobuf"],
-                   check=True, capture_output=True)
+    run_tool(["cmake", "-S", str(src / "cmake"), "-B", str(build), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+              f"-DCMAKE_CXX_FLAGS={ABI0} -O1 -w", RELEASE_FLAGS, "-Dprotobuf_BUILD_TESTS=OFF",
+              "-Dprotobuf_BUILD_PROTOC_BINARIES=OFF", "-Dprotobuf_BUILD_SHARED_LIBS=OFF",
+              "-DCMAKE_POSITION_INDEPENDENT_CODE=ON", "-Dprotobuf_WITH_ZLIB=OFF"])
+    run_tool(["nice", "-n", "10", "ninja", "-C", str(build), f"-j{jobs}", "libprotobuf"])
     staged = entry.with_name(entry.name + ".part")
     shutil.rmtree(staged, ignore_errors=True)
     (staged / "lib").mkdir(parents=True)

@@ -4,9 +4,9 @@ functions nnopbase calls (runtime, acl_rt, dump, profiling) answer 0, each named
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
+from ..check.bounded import run_tool
 from ..errors import OpgenError
 
 EMPTY_LIBRARIES = ("exe_graph",)
@@ -56,14 +56,13 @@ def build_stub_libraries(lib_dir: Path, work: Path) -> None:
     sources = [work / "opgen_dlog_sink_c.cpp", work / "opgen_dlog_sink_cpp.cpp"]
     for source, c_linkage in zip(sources, (True, False), strict=True):
         source.write_text(sink_source(c_linkage))
-    subprocess.run(["g++", "-std=c++17", "-shared", "-fPIC", "-D_GLIBCXX_USE_CXX11_ABI=0",
-                    "-Wl,-soname,libunified_dlog.so", "-o", str(lib_dir / "libunified_dlog.so"), *map(str, sources)],
-                   check=True, capture_output=True, text=True)
+    run_tool(["g++", "-std=c++17", "-shared", "-fPIC", "-D_GLIBCXX_USE_CXX11_ABI=0",
+              "-Wl,-soname,libunified_dlog.so", "-o", str(lib_dir / "libunified_dlog.so"), *map(str, sources)])
     empty = work / "empty.c"
     empty.write_text("/* no symbols: a host UT calls none of this library */\n")
     for name in EMPTY_LIBRARIES:
-        subprocess.run(["gcc", "-shared", "-fPIC", f"-Wl,-soname,lib{name}.so", "-o", str(lib_dir / f"lib{name}.so"),
-                        str(empty)], check=True, capture_output=True, text=True)
+        run_tool(["gcc", "-shared", "-fPIC", f"-Wl,-soname,lib{name}.so", "-o", str(lib_dir / f"lib{name}.so"),
+                  str(empty)])
 
 
 def build_symbol_stubs(lib_dir: Path, work: Path, symbols: list[str]) -> dict[str, list[str]]:
@@ -83,6 +82,6 @@ def build_symbol_stubs(lib_dir: Path, work: Path, symbols: list[str]) -> dict[st
         source = work / f"opgen_{lib}_stubs.c"
         source.write_text("".join(f'long opgen_stub_{i}(void) __asm__("{name}");\n'
                                   f"long opgen_stub_{i}(void) {{ return 0; }}\n" for i, name in enumerate(names)))
-        subprocess.run(["gcc", "-shared", "-fPIC", f"-Wl,-soname,lib{lib}.so", "-o", str(lib_dir / f"lib{lib}.so"),
-                        str(source)], check=True, capture_output=True, text=True)
+        run_tool(["gcc", "-shared", "-fPIC", f"-Wl,-soname,lib{lib}.so", "-o", str(lib_dir / f"lib{lib}.so"),
+                  str(source)])
     return owned

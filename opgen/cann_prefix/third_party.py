@@ -8,9 +8,9 @@ are built: gtest by `build_gtest`; protobuf not yet.
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
+from ..check.bounded import run_tool
 from ..jobs import JOBS
 from .protobuf import RELEASE_FLAGS
 
@@ -34,9 +34,8 @@ def build_gtest(cann_src: Path, third_party: Path, work: Path, jobs: int = JOBS)
     if (dest / "lib" / "libgmock_main.a").is_file():
         return dest
     build = work / "gtest"
-    subprocess.run(["cmake", "-S", str(cann_src / "googletest"), "-B", str(build), "-G", "Ninja",
-                    "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_CXX_FLAGS={ABI0} -fPIC -O1", RELEASE_FLAGS,
-                    f"-DCMAKE_INSTALL_PREFIX={dest}", "-DCMAKE_INSTALL_LIBDIR=lib", "-DBUILD_SHARED_LIBS=OFF"],
-                   check=True, capture_output=True)
-    subprocess.run(["ninja", "-C", str(build), f"-j{jobs}", "install"], check=True, capture_output=True)
+    run_tool(["cmake", "-S", str(cann_src / "googletest"), "-B", str(build), "-G", "Ninja",
+              "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_CXX_FLAGS={ABI0} -fPIC -O1", RELEASE_FLAGS,
+              f"-DCMAKE_INSTALL_PREFIX={dest}", "-DCMAKE_INSTALL_LIBDIR=lib", "-DBUILD_SHARED_LIBS=OFF"])
+    run_tool(["ninja", "-C", str(build), f"-j{jobs}", "install"])
     return dest

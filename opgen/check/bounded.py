@@ -51,6 +51,7 @@ LARGEST = 1e6
 REAPER = Path(__file__).resolve().with_name("reaper.py")
 REAPER_SOURCE = REAPER.with_suffix(".c")
 GRACE = 0.5  # how long pipes are still read once the child has ended
+TOOL_TIMEOUT = 3600.0  # a build tool of the prefix (protobuf's ninja: minutes on two cores)
 STOP_WAIT = 3.0  # how long the reaper may take to kill what it watches before its group gets SIGKILL
 SETTINGS = {  # name: what it gives, an example
     "OPGEN_COMPILE_TIMEOUT": ("seconds one preprocess or compile may take", "300"),
@@ -222,6 +223,18 @@ def run_bounded(command: Sequence[str], *, timeout: float, memory: int | None = 
     stdin = subprocess.PIPE if input is not None else subprocess.DEVNULL
     process = start(command, memory=memory, stdin=stdin, output=output, cwd=cwd, env=env)
     return collect(process, timeout=timeout, input=input)
+
+
+def run_tool(command: Sequence[str], *, timeout: float = TOOL_TIMEOUT, cwd: Path | str | None = None,
+             env: Mapping[str, str] | None = None) -> BoundedRun:
+    """A build tool on trusted inputs (the prefix's cmake and ninja, a link, an archive) run as every child is, so an
+    interrupt stops it at once; a failure raises as `subprocess.run(check=True)` does."""
+    done = run_bounded(command, timeout=timeout, cwd=cwd, env=env)
+    if done.timed_out:
+        raise subprocess.TimeoutExpired(list(command), timeout, done.stdout, done.stderr)
+    if done.returncode != 0 or done.failure is not None:
+        raise subprocess.CalledProcessError(done.returncode, list(command), done.stdout, done.stderr)
+    return done
 
 
 def _pump(process: subprocess.Popen[bytes], deadline: float, input: str | None,

@@ -17,7 +17,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from importlib import resources
 from pathlib import Path
@@ -25,7 +24,7 @@ from pathlib import Path
 from ... import progress
 from ...cann_sources import CannSources, cache_root
 from ...plan import RenderPlan
-from ..bounded import run_bounded
+from ..bounded import run_bounded, run_tool
 from ..confined import ConfinedCompile, compile_confined
 from .build import KernelVariant, compile_command, wrapper_source
 from .dag_run import launcher_source
@@ -156,7 +155,7 @@ def runtime_object(sources: CannSources, variant: KernelVariant, op_dir: Path) -
             if done.returncode != 0:
                 return "the CPU model's runtime did not compile: " + _first_error(done.stderr, op_dir)
         part = target.with_name(f"{target.name}.part{os.getpid()}")
-        subprocess.run(["ld", "-r", *map(str, objects), "-o", str(part)], check=True, capture_output=True)
+        run_tool(["ld", "-r", *map(str, objects), "-o", str(part)])
         part.rename(target)
     return target
 

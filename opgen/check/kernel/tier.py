@@ -7,7 +7,8 @@ arch (typed intrinsic declarations), and every tiling field it reads exists. Wha
 values or ordering (that is the run level). Compiling is not executing: this level needs no `--allow-exec`.
 
 Each result is cached by a hash of (wrapper source, the op's kernel files, the command, the CANN sources, the
-intrinsic declarations), so an unchanged variant is never recompiled; variants compile in parallel.
+intrinsic declarations), with the op dir's and the sources' paths named, not spelled: an unchanged variant is never
+recompiled, in a copy of the op either; variants compile in parallel.
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ def compile_variant(exe: str, op_dir: Path, plan: RenderPlan, tu: Path, variant:
             stubs = intrinsic_dir(sources, variant.arch)
             used = _stub_text(stubs)
             command = ["nice", "-n", "10", *compile_command(exe, wrapper, variant, sources, op_dir, stubs)]
-            key = _key(inputs_key, wrapper_text, command, wrapper, stubs)
+            key = _key(inputs_key, wrapper_text, command, wrapper, stubs, _places(op_dir, sources, stubs))
             hit = _cached(key)
             if hit is not None:
                 return Compiled(hit.passed, hit.error, time.perf_counter() - start, cached=True)
@@ -175,10 +176,24 @@ def _tree_key(op_dir: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def _key(inputs_key: str, wrapper_text: str, command: list[str], wrapper: Path, stubs: Path | None) -> str:
+def _places(op_dir: Path, sources: CannSources, stubs: Path | None) -> dict[str, str]:
+    """Where the inputs lie -> a name for them: a compile may read only the op dir, the sources and the
+    declarations (confined.py), and the key hashes their contents, so a copy of the op at another path, or the
+    same sources elsewhere, finds its answer."""
+    return {str(op_dir): f"<parent>/{op_dir.name}", str(op_dir.parent): "<parent>", str(sources.root): "<cann>",
+            **({str(stubs): "<declarations>"} if stubs is not None else {})}
+
+
+def _key(inputs_key: str, wrapper_text: str, command: list[str], wrapper: Path, stubs: Path | None,
+         places: dict[str, str]) -> str:
+    def placeless(text: str) -> str:
+        for path in sorted(places, key=len, reverse=True):
+            text = text.replace(path, places[path])
+        return text
+
     digest = hashlib.sha256(inputs_key.encode())
-    digest.update(wrapper_text.encode())
-    digest.update("\0".join(c for c in command if c != str(wrapper)).encode())
+    digest.update(placeless(wrapper_text).encode())
+    digest.update(placeless("\0".join(c for c in command if c != str(wrapper))).encode())
     digest.update(_stub_text(stubs))
     return digest.hexdigest()[:24]
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable
@@ -36,7 +35,7 @@ from ...errors import OpgenError
 from ...locks import held_lock
 from ...plan import RenderPlan
 from ...spec.socs import SOCS
-from ..bounded import run_bounded
+from ..bounded import run_bounded, run_tool
 from .build import BASE_FLAGS, COMMON_DEFINES, KernelArch, KernelVariant, kernel_sources, kernel_variants, soc_arch
 from .intrinsics import HEADER, intrinsic_dir, learn
 from .run_build import (
@@ -166,7 +165,7 @@ def _build_library(sources: CannSources, arch: KernelArch, library: Path) -> Non
                                  f"{error}")
         library.parent.mkdir(parents=True, exist_ok=True)
         part = library.with_name(f"{library.name}.part{os.getpid()}")
-        subprocess.run(["ar", "rcs", str(part), *map(str, objects)], check=True, capture_output=True)
+        run_tool(["ar", "rcs", str(part), *map(str, objects)])
         part.replace(library)
 
 
