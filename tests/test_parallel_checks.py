@@ -117,10 +117,10 @@ def test_a_finished_prefix_is_read_while_another_run_holds_its_build_lock(tmp_pa
 def test_protobuf_asked_for_by_two_tiers_at_once_is_built_once(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """The ops-nn-ut tier's prefix and the kernel tier's host tiling of one check both need it at the same time."""
-    import subprocess
     import tarfile
 
     from opgen.cann_prefix import protobuf
+    from opgen.check.bounded import BoundedRun
 
     source = tmp_path / f"protobuf-{layout.PROTOBUF_VERSION}"
     (source / "src/google").mkdir(parents=True)
@@ -131,7 +131,7 @@ def test_protobuf_asked_for_by_two_tiers_at_once_is_built_once(tmp_path: Path,
     builds: list[float] = []
     configured: list[list[str]] = []
 
-    def fake_run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    def fake_run(argv: list[str], **kwargs: object) -> BoundedRun:
         if "ninja" in argv:
             builds.append(time.monotonic())
             time.sleep(0.5)
@@ -140,10 +140,10 @@ def test_protobuf_asked_for_by_two_tiers_at_once_is_built_once(tmp_path: Path,
         else:
             configured.append(argv)
             Path(argv[argv.index("-B") + 1]).mkdir(parents=True, exist_ok=True)
-        return subprocess.CompletedProcess(argv, 0, "", "")
+        return BoundedRun(0, "", "", False, 1.0)
 
     monkeypatch.setattr(protobuf, "fetch_source", lambda work: tarball)
-    monkeypatch.setattr(protobuf.subprocess, "run", fake_run)
+    monkeypatch.setattr(protobuf, "run_tool", fake_run)
     entry = tmp_path / "cache" / "protobuf-abi0"
     got: list[Path] = []
     threads = [threading.Thread(target=lambda: got.append(protobuf.build_protobuf(entry))) for _ in range(2)]
