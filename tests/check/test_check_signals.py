@@ -64,20 +64,24 @@ def _wait_for(condition: Callable[[], bool], seconds: float) -> bool:
     return False
 
 
-# `opgen check ARGS...` with SIGINT handled as an interactive shell leaves it, even when pytest runs as a
-# background job (which ignores SIGINT, and so would opgen)
+# `opgen ARGS...` with SIGINT handled as an interactive shell leaves it, even when pytest runs as a background job
+# (which ignores SIGINT, and so would opgen)
 _OPGEN = """
 import signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)
 from opgen.cli import main
-sys.argv = ["opgen", "check", *sys.argv[1:]]
+sys.argv = ["opgen", *sys.argv[1:]]
 main()
 """
 
 
-def _check(args: list[str], tmp_path: Path) -> subprocess.Popen[str]:
+def _opgen(args: list[str], tmp_path: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     out = (tmp_path / "out.txt").open("w")
-    return subprocess.Popen([sys.executable, "-c", _OPGEN, *args], stdout=out, stderr=out, text=True)
+    return subprocess.Popen([sys.executable, "-c", _OPGEN, *args], stdout=out, stderr=out, text=True, env=env)
+
+
+def _check(args: list[str], tmp_path: Path) -> subprocess.Popen[str]:
+    return _opgen(["check", *args], tmp_path)
 
 
 def _reap_all(process: subprocess.Popen[str], left: set[int]) -> None:
@@ -171,5 +175,33 @@ def test_a_sigkilled_check_leaves_no_numerics_child_running(tmp_path: Path) -> N
         process.kill()
         process.wait()
         assert _wait_for(lambda: all(_gone(p) for p in running), 5), [_cmdline(p) for p in running if not _gone(p)]
+    finally:
+        _reap_all(process, running)
+
+
+def test_sigint_during_the_prefix_build_ends_prepare_at_once_with_nothing_left(cann_src: Path, tmp_path: Path) -> None:
+    """The prefix's cmake, ninja and compiles ran as plain subprocesses: Ctrl-C killed ninja and left its compilers
+    running, or waited for the compiles the framework's threads had started."""
+    from opgen.cann_prefix import layout, protobuf
+    from opgen.cann_sources import cache_root
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    built = layout.protobuf_dir(cache_root())
+    if protobuf.library(built).is_file():  # the step after it starts cmake at once; without it, its own build does
+        layout.protobuf_dir(cache).symlink_to(built)
+    env = {**os.environ, "OPGEN_CACHE": str(cache)}
+    process = _opgen(["prepare", "--cann-src", str(cann_src)], tmp_path, env)
+    running: set[int] = set()
+    try:
+        assert _wait_for(lambda: any("cc1plus" in _cmdline(p) for p in _descendants(process.pid)), 300), \
+            (tmp_path / "out.txt").read_text()
+        running = _descendants(process.pid)
+        start = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        returncode = process.wait(timeout=30)
+        assert time.monotonic() - start < 2.5
+        assert returncode == 130, (tmp_path / "out.txt").read_text()
+        assert [_cmdline(p) for p in running if not _gone(p)] == []
     finally:
         _reap_all(process, running)
