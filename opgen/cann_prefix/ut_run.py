@@ -71,10 +71,13 @@ def gtest_counts(text: str) -> tuple[int, int, tuple[str, ...]]:
 
 
 def run_ut(prefix: Prefix, sources: CannSources, *, kind: UtKind, op: str, soc: str, op_dir: Path | None = None,
-           experimental: bool = False, jobs: int = JOBS, env: Mapping[str, str] | None = None) -> UtRun:
+           experimental: bool = False, rel_dir: str | None = None, jobs: int = JOBS,
+           env: Mapping[str, str] | None = None) -> UtRun:
     """`build.sh -u --<kind> --ops=<op> --soc=<soc>` in the scratch copy, with `op_dir` (a generated op)
-    placed over upstream's op of that name for the run, or upstream's own op when `op_dir` is None. `env`: more
-    for build.sh's environment (the kernel UTs' tikicpulib stand-in)."""
+    placed over upstream's op of that name for the run, or upstream's own op when `op_dir` is None. `rel_dir`: where
+    the op's spec puts it in ops-nn (`[experimental/]<category>/<op>`), which decides `--experimental`; without it,
+    the op's record says, or else its path. `env`: more for build.sh's environment (the kernel UTs' tikicpulib
+    stand-in)."""
     memo = _upstream_memo(prefix, kind, op, soc, experimental) if op_dir is None else None
     if memo is not None and memo.is_file():
         return _remembered(memo)
@@ -87,10 +90,11 @@ def run_ut(prefix: Prefix, sources: CannSources, *, kind: UtKind, op: str, soc: 
             if memo is not None and run.ok:
                 _remember(memo, run)
             return run
-        info = read_op_info(op_dir)
-        placement = plan_placement(open_checkout(ops_nn), info.rel_dir, op_dir, force=True)
+        placed_at = Path(rel_dir) if rel_dir is not None else read_op_info(op_dir).rel_dir
+        placement = plan_placement(open_checkout(ops_nn), placed_at, op_dir, force=True)
         with placed(placement, keep=False):
-            run = _run(prefix, ops_nn, kind, info.name, soc, info.experimental, jobs, log, env or {})
+            run = _run(prefix, ops_nn, kind, placed_at.name, soc, placed_at.parts[0] == "experimental", jobs, log,
+                       env or {})
     if run.ok:
         return run
     found = first_error(log.read_text(encoding="utf-8", errors="replace").splitlines(), 1,

@@ -103,6 +103,21 @@ def _kernel_rows(op_dir: Path, cann_src: Path, soc: str) -> list[CheckItem]:
     return kernel_ut_rows(build_prefix(sources, cache_root()), sources, plan, op_dir, soc)
 
 
+def test_an_experimental_op_copied_outside_an_experimental_dir_still_builds_its_kernel_uts(tmp_path: Path,
+                                                                                           cann_src: Path) -> None:
+    """build.sh's --experimental came from the op dir's path: GeluGrad (experimental in its spec) checked from
+    tmp/copies/gelu_grad was built without it, and its kernel UTs "built and ran none"."""
+    sample = copy_sample(tmp_path, GELU)
+    _, plan = loaded(sample)
+    op_dir = tmp_path / "copies" / "gelu_grad"
+    op_dir.parent.mkdir()
+    sample.rename(op_dir)
+    sources = resolve_sources(cann_src)
+    assert sources is not None
+    [row] = kernel_ut_rows(build_prefix(sources, cache_root()), sources, plan, op_dir, "ascend910b")
+    assert row.status == "pass" and row.figures["tests"] == 4, row
+
+
 def test_a_kernel_computing_the_wrong_thing_fails_exactly_its_socs_kernel_uts(tmp_path: Path, cann_src: Path) -> None:
     """GeluGrad's 910B math with d = px + 1.5 (it compiles): the 910B cases fail compare_data.py, the 310B math
     (another tiling key of the same kernel) still passes."""
