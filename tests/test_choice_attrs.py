@@ -155,9 +155,9 @@ def test_a_bool_attr_picks_its_variants_dag_by_a_tpl_argument() -> None:
                      r"ElementwiseSch<schMode, EluGradV2IsResultFalseDag<half>::OpDag>", kernel)
     dag = (ELU_OP / "op_kernel/arch35/elu_grad_v2_dag.h").read_text()
     from_input, from_result = dag.split("// is_result = true")
-    assert "struct EluGradV2IsResultFalseDag" in from_input and "Vec::Exp<float>" in from_input
-    assert "struct EluGradV2IsResultTrueDag" in from_result and "Vec::Exp" not in from_result
-    assert re.search(r"Bind<Vec::Duplicate<float>, Placeholder::Var<float, 0>>; +// a0 = fill\(alpha\)", from_result)
+    assert "struct EluGradV2IsResultFalseDag" in from_input and "MicroAPI::Exp(" in from_input
+    assert "struct EluGradV2IsResultTrueDag" in from_result and "Exp(" not in from_result
+    assert re.search(r"Duplicate\(rConst0, attrAlpha\); +// a0 = fill\(alpha\)", from_result)
 
 
 def test_the_golden_st_rows_and_uts_of_a_bool_choice() -> None:

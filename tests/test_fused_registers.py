@@ -57,10 +57,26 @@ def test_per_step_lowering_binds_a_vec_node_per_step(run, tmp_path: Path) -> Non
     assert "Bind<Vec::Exp<float>, OpCalcSNeg>" in text
 
 
+def test_compare_select_and_fill_are_register_steps_of_the_fused_node() -> None:
+    """EluGradV2: the compare writes a MaskReg, against the number in its second place (Compares, as upstream's elu
+    kernel writes it); the select reads that predicate; a fill is a register Duplicated once before the loop."""
+    text = _dag("activation/elu_grad_v2")
+    for struct in ("EluGradV2IsResultFalseDag", "EluGradV2IsResultTrueDag"):
+        assert _passes(text, struct) == [struct.replace("Dag", "Fused0")]
+    loops = [re.sub(r"\s+", " ", part.split("#endif", 1)[0]) for part in text.split("for (uint16_t i = 0;")[1:]]
+    assert len(loops) == 2
+    for loop in loops:
+        assert "MaskReg" not in loop  # declared before the scope
+        assert "Compares<float, AscendC::CMPMODE::LE>(pNeg, rActivations, 0.0f, mask); // neg = le(activations, " \
+               "0.0)" in loop
+        assert "Select(rY, rLow, rHigh, pNeg); // y = select(neg, low, high)" in loop
+    before = text.split("struct EluGradV2IsResultTrueFused0", 1)[1].split("for (uint16_t i = 0;", 1)[0]
+    assert "AscendC::MicroAPI::Duplicate(rConst0, attrAlpha); // a0 = fill(alpha)" in before
+
+
 @pytest.mark.parametrize(("rel", "why"), [
     ("activation/relu_grad_v2", "bit-mask input"),
     ("activation/mish_grad", "optional input that may be absent"),
-    ("activation/elu_grad_v2", "compare and select steps"),
 ])
 def test_ops_the_lowering_cannot_fuse_yet_keep_the_per_step_dag(rel: str, why: str) -> None:
     assert "MicroAPI" not in _dag(rel), why

@@ -44,14 +44,15 @@ def test_a_classic_arch35_kernel_runs_and_a_wrong_compare_mode_fails(tmp_path: P
     assert faulty.status == "fail" and "backprops differs from the golden" in faulty.reason, faulty.reason
 
 
-def test_a_dag_storing_compares_to_ub_runs_and_a_swapped_compare_fails(tmp_path: Path, cann_src: Path) -> None:
-    """Relu6Grad's two Vec::Compare nodes reach pstu (a predicate stored unaligned) on 3510; LT turned into GT
-    keeps the kernel compiling and moves the upper clamp."""
+def test_a_fused_dag_comparing_in_registers_runs_and_a_swapped_compare_fails(tmp_path: Path,
+                                                                             cann_src: Path) -> None:
+    """Relu6Grad's two compares are register Compares writing MaskRegs that two Selects read, in one fused node on
+    3510; LT turned into GT keeps the kernel compiling and moves the upper clamp."""
     op_dir = copy_sample(tmp_path / "good", RELU6)
     row = _row(op_dir, cann_src, "float32")
     assert row.status == "pass", row.reason
     bad = copy_sample(tmp_path / "bad", RELU6)
-    edit(bad / RELU6_DAG, "COMPARE_MODE_LT>, OpCopyIn1Cast, Const1", "COMPARE_MODE_GT>, OpCopyIn1Cast, Const1")
+    edit(bad / RELU6_DAG, "CMPMODE::LT>(pBelow", "CMPMODE::GT>(pBelow")
     faulty = _row(bad, cann_src, "float32")
     assert faulty.status == "fail" and "differs from the golden" in faulty.reason, faulty.reason
 
@@ -64,7 +65,7 @@ def test_each_value_of_a_choice_attr_runs_its_own_dag(tmp_path: Path, cann_src: 
     assert row.status == "pass", row.reason
     assert row.figures["shapes"].count(";") >= 4  # the three shapes at the defaults, then the other settings
     bad = copy_sample(tmp_path / "bad", ELU_V2)
-    edit(bad / ELU_V2_DAG, "Vec::Add<float>, OpCopyIn1Cast, OpCalcSa", "Vec::Sub<float>, OpCopyIn1Cast, OpCalcSa")
+    edit(bad / ELU_V2_DAG, "Add(rT, rActivations, rSa, mask)", "Sub(rT, rActivations, rSa, mask)")
     faulty = _row(bad, cann_src, "float32")
     assert faulty.status == "fail", faulty.reason
     failures = faulty.reason.split("; ")

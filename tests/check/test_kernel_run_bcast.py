@@ -46,13 +46,13 @@ def test_leaky_relu_grad_runs_every_broadcast_pattern_tiled_by_its_host_code(tmp
     assert "1,1001;3x1001,3x1;1x1001,3x1001;5x40x33,1x40x33" in str(row.figures["shapes"])
 
 
-SELECT = "OpCalcPos, OpCopyIn0Cast,\n                                 OpCalcLeak>"
-SELECT_SWAPPED = "OpCalcPos, OpCalcLeak,\n                                 OpCopyIn0Cast>"
+SELECT = "Select(rBackprops, rGradients, rLeak,"
+SELECT_SWAPPED = "Select(rBackprops, rLeak, rGradients,"
 
 
 def test_swapped_select_operands_fail_on_the_broadcast_launches(tmp_path: Path, cann_src: Path) -> None:
-    """backprops = select(pos, leak, gradients): still a DAG atvoss accepts (loading one input twice through
-    CopyInBrc is not: its schedules assert one holder per input)."""
+    """backprops = select(pos, leak, gradients) in the fused node's registers: it compiles, and computes the wrong
+    thing on every broadcast pattern."""
     op_dir = copy_sample(tmp_path, LEAKY)
     edit(op_dir / LEAKY_DAG, SELECT, SELECT_SWAPPED)
     row = _row(op_dir, cann_src)

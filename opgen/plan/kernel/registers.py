@@ -12,16 +12,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...spec.recipe import AttrRef, Step
+from ...spec.recipe import OPS, Arg, AttrRef, Step
 from ..registry.reserved import upper_camel
 from ..registry.tensors import TensorPlan
+from .ops import COMPARE_MODES
 
 # Recipe ops with one MicroAPI register call (asc-devkit include/basic_api/reg_compute/
 # kernel_reg_compute_vec_{binary,binary_scalar,unary}_intf.h); reciprocal is Div from a register of ones.
 BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min"}
 SCALAR = {"adds": "Adds", "muls": "Muls", "maxs": "Maxs", "mins": "Mins"}
 UNARY = {"exp": "Exp", "log": "Ln", "abs": "Abs", "sqrt": "Sqrt", "relu": "Relu"}
-REGISTER_OPS = frozenset(BINARY) | frozenset(SCALAR) | frozenset(UNARY) | {"reciprocal"}
+# kernel_reg_compute_vec_cmpsel_intf.h: Compare / Compares write a MaskReg, Select picks per its lanes; a `fill` is a
+# register Duplicated once before the loop.
+REGISTER_OPS = frozenset(BINARY) | frozenset(SCALAR) | frozenset(UNARY) | frozenset(COMPARE_MODES) | {
+    "reciprocal", "select", "fill"}
 # Recipe ops that stay a Vec:: node between fused ones (float in, float out), as upstream keeps AscendC::Erf.
 DAG_NODE_OPS = {"erf": "Erf"}
 # float lanes per register (asc-devkit impl/basic_api/utils/kernel_utils_constants.h: 256 bytes)
@@ -75,6 +79,8 @@ def fusable(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tuple[S
             return f"step `{step}` has no register form yet"
         if step.op in DAG_NODE_OPS and (step.out in outputs or step.args[0] not in made):
             return f"step `{step}` reads a kernel input or writes an output directly"
+        if OPS[step.op].gives_mask and step.out in outputs:
+            return f"step `{step}` writes a mask output"
     return ""
 
 
@@ -114,6 +120,10 @@ def _reg(name: str) -> str:
     return f"r{upper_camel(name)}"
 
 
+def _pred(name: str) -> str:
+    return f"p{upper_camel(name)}"
+
+
 def _attr(name: str) -> str:
     """The node's scalar parameter for an attr (prefixed: no clash with the body's own names)."""
     return f"attr{upper_camel(name)}"
@@ -121,6 +131,11 @@ def _attr(name: str) -> str:
 
 def _literal(value: float) -> str:
     return f"{value!r}f"
+
+
+def _scalar(arg: Arg) -> str:
+    """A number or an attr, as the node's C++ spells it."""
+    return _attr(arg.name) if isinstance(arg, AttrRef) else _literal(float(arg))
 
 
 def _node(struct: str, value: str, cone: tuple[Step, ...], made: dict[str, Step], out_type: str) -> FusedNode:
@@ -131,12 +146,14 @@ def _node(struct: str, value: str, cone: tuple[Step, ...], made: dict[str, Step]
     for s in cone:
         for a in s.tensor_args:
             uses[a] = uses.get(a, 0) + 1
-    consts: dict[float, str] = {}
+    consts: dict[str, str] = {}  # the number or attr -> the register Duplicated from it before the loop
+    notes: dict[str, str] = {}  # such a register -> the `fill` step it is
 
-    def const(number: float) -> str:
-        return consts.setdefault(number, f"rConst{len(consts)}")
+    def const(arg: Arg) -> str:
+        return consts.setdefault(_scalar(arg), f"rConst{len(consts)}")
 
     regs = {n: _reg(n) for n in inputs}
+    preds: dict[str, str] = {}
     body: list[str] = []
     skip: set[str] = set()
     for i, step in enumerate(cone):
@@ -148,9 +165,20 @@ def _node(struct: str, value: str, cone: tuple[Step, ...], made: dict[str, Step]
             body.append(fused)
             skip.add(nxt.out)  # type: ignore[union-attr]
             continue
+        if step.op == "fill":
+            regs[step.out] = const(step.args[0])
+            notes.setdefault(regs[step.out], str(step))
+            continue
+        if step.op in COMPARE_MODES:
+            body.append(f"{_compare(step, preds, regs, const)} // {step}")
+            continue
         dst = regs.setdefault(step.out, _reg(step.out))
-        args = [regs[a] if isinstance(a, str) else _attr(a.name) if isinstance(a, AttrRef) else _literal(a)
-                for a in step.args]
+        if step.op == "select":
+            mask, *picked = step.args
+            src0, src1 = (regs[a] if isinstance(a, str) else const(a) for a in picked)
+            body.append(f"AscendC::MicroAPI::Select({dst}, {src0}, {src1}, {preds[str(mask)]}); // {step}")
+            continue
+        args = [regs[a] if isinstance(a, str) else _scalar(a) for a in step.args]
         if step.op in BINARY:
             call = f"AscendC::MicroAPI::{BINARY[step.op]}({dst}, {args[0]}, {args[1]}, mask);"
         elif step.op in SCALAR:
@@ -161,11 +189,25 @@ def _node(struct: str, value: str, cone: tuple[Step, ...], made: dict[str, Step]
             call = f"AscendC::MicroAPI::Div({dst}, {const(1.0)}, {args[0]}, mask);"
         body.append(f"{call} // {step}")
     out_reg = regs[value]
-    return FusedNode(struct, value, inputs, attrs, _struct_lines(struct, value, inputs, attrs, regs, consts, body,
-                                                                  out_reg, out_type))
+    lines = _struct_lines(struct, value, inputs, attrs, regs, tuple(preds.values()),
+                          tuple((reg, number, notes.get(reg, "")) for number, reg in consts.items()), body, out_reg,
+                          out_type)
+    return FusedNode(struct, value, inputs, attrs, lines)
 
 
-def _fuse(step: Step, nxt: Step | None, uses: dict[str, int], regs: dict[str, str], const: Callable[[float], str],
+def _compare(step: Step, preds: dict[str, str], regs: dict[str, str], const: Callable[[Arg], str]) -> str:
+    """Compares against a number or attr in the second place (as upstream's elu kernel writes it), Compare of two
+    registers otherwise; the lanes the loop's mask leaves out are false (MaskMergeMode ZEROING of Compare.md)."""
+    mode = f"AscendC::CMPMODE::{COMPARE_MODES[step.op][0]}"
+    dst = preds.setdefault(step.out, _pred(step.out))
+    first, second = step.args
+    lhs = regs[first] if isinstance(first, str) else const(first)
+    if isinstance(second, str):
+        return f"AscendC::MicroAPI::Compare<float, {mode}>({dst}, {lhs}, {regs[second]}, mask);"
+    return f"AscendC::MicroAPI::Compares<float, {mode}>({dst}, {lhs}, {_scalar(second)}, mask);"
+
+
+def _fuse(step: Step, nxt: Step | None, uses: dict[str, int], regs: dict[str, str], const: Callable[[Arg], str],
           value: str) -> str:
     """A register call doing `step` and `nxt` at once (asc-devkit's fused forms), or ""; `step`'s value must be
     read by `nxt` only.
@@ -193,7 +235,8 @@ def _fuse(step: Step, nxt: Step | None, uses: dict[str, int], regs: dict[str, st
 
 
 def _struct_lines(struct: str, value: str, inputs: tuple[str, ...], attrs: tuple[str, ...], regs: dict[str, str],
-                  consts: dict[float, str], body: list[str], out_reg: str, out_type: str) -> tuple[str, ...]:
+                  preds: tuple[str, ...], consts: tuple[tuple[str, str, str], ...], body: list[str], out_reg: str,
+                  out_type: str) -> tuple[str, ...]:
     """The node's C++: template over the UB tensors' element types, loads (16-bit: unpacked and cast), the
     body, and the output's cast and store."""
     params = ", ".join(["class R", *(f"class I{k}" for k in range(len(inputs)))])
@@ -212,10 +255,12 @@ def _struct_lines(struct: str, value: str, inputs: tuple[str, ...], attrs: tuple
     lines += [f"        __ubuf__ I{k}* src{k} = (__ubuf__ I{k}*)in{k}.GetPhyAddr();" for k in range(len(inputs))]
     lines += [f"        AscendC::MicroAPI::RegTensor<I{k}> {regs[n]}Packed;" for k, n in enumerate(inputs)]
     lines.append("        AscendC::MicroAPI::RegTensor<R> outPacked;")
-    for name in dict.fromkeys([*regs.values(), *consts.values()]):
+    for name in dict.fromkeys([*regs.values(), *(reg for reg, _, _ in consts)]):
         lines.append(f"        AscendC::MicroAPI::RegTensor<float> {name};")
-    lines += ["        AscendC::MicroAPI::MaskReg mask;", "        __VEC_SCOPE__", "        {"]
-    lines += [f"            AscendC::MicroAPI::Duplicate({reg}, {_literal(number)});" for number, reg in consts.items()]
+    lines += [f"        AscendC::MicroAPI::MaskReg {name};" for name in ("mask", *preds)]
+    lines += ["        __VEC_SCOPE__", "        {"]
+    lines += [f"            AscendC::MicroAPI::Duplicate({reg}, {number});" + (f" // {note}" if note else "")
+              for reg, number, note in consts]
     lines += ["            for (uint16_t i = 0; i < loops; i++) {",
               "                mask = AscendC::MicroAPI::UpdateMask<float>(count);"]
     for k, n in enumerate(inputs):

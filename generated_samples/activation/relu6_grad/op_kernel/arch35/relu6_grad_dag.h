@@ -17,32 +17,81 @@
 
 namespace Relu6GradNs {
 using namespace Ops::Base;
-constexpr int CAST_MODE_NONE = 0;
-constexpr int CAST_MODE_RINT = 1;
-constexpr int COMPARE_MODE_LT = 0;
-constexpr int COMPARE_MODE_GT = 1;
-constexpr int VSEL_TENSOR_TENSOR_MODE = 2;
+
+// backprops: the recipe's register steps, one MicroAPI loop over the tile
+template <class R, class I0, class I1>
+struct Relu6GradFused0 : public Vec::ElemwiseBinaryOP<R, I0, I1> {
+#ifdef __CCE_AICORE__
+    static constexpr AscendC::MicroAPI::CastTrait UNPACKED_TO_FLOAT = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
+    static constexpr AscendC::MicroAPI::CastTrait FLOAT_TO_PACKED = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
+#endif
+    __aicore__ inline Relu6GradFused0(LocalTensor<R>& dst, LocalTensor<I0>& in0, LocalTensor<I1>& in1, uint32_t count)
+    {
+#ifdef __CCE_AICORE__
+        constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
+        uint16_t loops = AscendC::CeilDivision(count, lanes);
+        __ubuf__ R* out = (__ubuf__ R*)dst.GetPhyAddr();
+        __ubuf__ I0* src0 = (__ubuf__ I0*)in0.GetPhyAddr();
+        __ubuf__ I1* src1 = (__ubuf__ I1*)in1.GetPhyAddr();
+        AscendC::MicroAPI::RegTensor<I0> rFeaturesPacked;
+        AscendC::MicroAPI::RegTensor<I1> rGradientsPacked;
+        AscendC::MicroAPI::RegTensor<R> outPacked;
+        AscendC::MicroAPI::RegTensor<float> rFeatures;
+        AscendC::MicroAPI::RegTensor<float> rGradients;
+        AscendC::MicroAPI::RegTensor<float> rInner;
+        AscendC::MicroAPI::RegTensor<float> rBackprops;
+        AscendC::MicroAPI::RegTensor<float> rConst0;
+        AscendC::MicroAPI::MaskReg mask;
+        AscendC::MicroAPI::MaskReg pAbove;
+        AscendC::MicroAPI::MaskReg pBelow;
+        __VEC_SCOPE__
+        {
+            AscendC::MicroAPI::Duplicate(rConst0, 0.0f);
+            for (uint16_t i = 0; i < loops; i++) {
+                mask = AscendC::MicroAPI::UpdateMask<float>(count);
+                if constexpr (sizeof(I0) == sizeof(float)) { // load features
+                    AscendC::MicroAPI::LoadAlign(rFeatures, src0 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I0, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rFeaturesPacked,
+                                                                                                   src0 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rFeatures, rFeaturesPacked, mask);
+                }
+                if constexpr (sizeof(I1) == sizeof(float)) { // load gradients
+                    AscendC::MicroAPI::LoadAlign(rGradients, src1 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I1, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rGradientsPacked,
+                                                                                                   src1 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I1, UNPACKED_TO_FLOAT>(rGradients, rGradientsPacked, mask);
+                }
+                AscendC::MicroAPI::Compares<float, AscendC::CMPMODE::GT>(pAbove, rFeatures, 0.0f,
+                                                                         mask); // above = gt(features, 0.0)
+                AscendC::MicroAPI::Compares<float, AscendC::CMPMODE::LT>(pBelow, rFeatures, 6.0f,
+                                                                         mask); // below = lt(features, 6.0)
+                AscendC::MicroAPI::Select(rInner, rGradients, rConst0, pBelow); // inner = select(below, gradients, 0.0)
+                AscendC::MicroAPI::Select(rBackprops, rInner, rConst0, pAbove); // backprops = select(above, inner, 0.0)
+                if constexpr (sizeof(R) == sizeof(float)) {                     // store backprops
+                    AscendC::MicroAPI::StoreAlign(out + i * lanes, rBackprops, mask);
+                } else {
+                    AscendC::MicroAPI::Cast<R, float, FLOAT_TO_PACKED>(outPacked, rBackprops, mask);
+                    AscendC::MicroAPI::StoreAlign<R, AscendC::MicroAPI::StoreDist::DIST_PACK_B32>(out + i * lanes,
+                                                                                                  outPacked, mask);
+                }
+            }
+        }
+#endif
+    }
+};
 
 template <typename T>
 struct Relu6GradDag {
-    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                // load gradients
-    using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // gradients to float
-    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                // load features
-    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // features to float
-    using Const0 = MAKE_CONST(float, 0.0);
-    using OpCalcAbove =
-        Bind<Vec::Compare<uint8_t, float, COMPARE_MODE_GT>, OpCopyIn1Cast, Const0>; // above = gt(features, 0.0)
-    using Const1 = MAKE_CONST(float, 6.0);
-    using OpCalcBelow =
-        Bind<Vec::Compare<uint8_t, float, COMPARE_MODE_LT>, OpCopyIn1Cast, Const1>; // below = lt(features, 6.0)
-    using OpCalcInnerFill = Bind<Vec::Duplicate<float>, Const0>;
-    using OpCalcInner = Bind<Vec::Select<uint8_t, float, VSEL_TENSOR_TENSOR_MODE>, OpCalcBelow, OpCopyIn0Cast,
-                             OpCalcInnerFill>; // inner = select(below, gradients, 0.0)
-    using OpCalcBackpropsFill = Bind<Vec::Duplicate<float>, Const0>;
-    using OpCalcBackprops = Bind<Vec::Select<uint8_t, float, VSEL_TENSOR_TENSOR_MODE>, OpCalcAbove, OpCalcInner,
-                                 OpCalcBackpropsFill>; // backprops = select(above, inner, 0.0)
-    using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcBackprops>; // backprops back from float
-    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCopyOut0Cast>;    // store backprops
+    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                     // load gradients
+    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                     // load features
+    using OpCalcBackprops = Bind<Relu6GradFused0<T, T, T>, OpCopyIn1, OpCopyIn0>;    // backprops in registers
+    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCalcBackprops>; // store backprops
 
     using Outputs = Elems<OpCopyOut0>;
     using MemCfg = MemOptCfg<MemLevel::LEVEL_2>;

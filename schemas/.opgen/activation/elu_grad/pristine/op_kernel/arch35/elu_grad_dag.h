@@ -17,27 +17,78 @@
 
 namespace EluGradNs {
 using namespace Ops::Base;
-constexpr int CAST_MODE_NONE = 0;
-constexpr int CAST_MODE_RINT = 1;
-constexpr int COMPARE_MODE_LT = 0;
-constexpr int VSEL_TENSOR_TENSOR_MODE = 2;
+
+// y: the recipe's register steps, one MicroAPI loop over the tile
+template <class R, class I0, class I1>
+struct EluGradFused0 : public Vec::ElemwiseBinaryOP<R, I0, I1> {
+#ifdef __CCE_AICORE__
+    static constexpr AscendC::MicroAPI::CastTrait UNPACKED_TO_FLOAT = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
+    static constexpr AscendC::MicroAPI::CastTrait FLOAT_TO_PACKED = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
+#endif
+    __aicore__ inline EluGradFused0(LocalTensor<R>& dst, LocalTensor<I0>& in0, LocalTensor<I1>& in1, uint32_t count)
+    {
+#ifdef __CCE_AICORE__
+        constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
+        uint16_t loops = AscendC::CeilDivision(count, lanes);
+        __ubuf__ R* out = (__ubuf__ R*)dst.GetPhyAddr();
+        __ubuf__ I0* src0 = (__ubuf__ I0*)in0.GetPhyAddr();
+        __ubuf__ I1* src1 = (__ubuf__ I1*)in1.GetPhyAddr();
+        AscendC::MicroAPI::RegTensor<I0> rActivationsPacked;
+        AscendC::MicroAPI::RegTensor<I1> rGradsPacked;
+        AscendC::MicroAPI::RegTensor<R> outPacked;
+        AscendC::MicroAPI::RegTensor<float> rActivations;
+        AscendC::MicroAPI::RegTensor<float> rGrads;
+        AscendC::MicroAPI::RegTensor<float> rA1;
+        AscendC::MicroAPI::RegTensor<float> rScaled;
+        AscendC::MicroAPI::RegTensor<float> rY;
+        AscendC::MicroAPI::MaskReg mask;
+        AscendC::MicroAPI::MaskReg pNeg;
+        __VEC_SCOPE__
+        {
+            for (uint16_t i = 0; i < loops; i++) {
+                mask = AscendC::MicroAPI::UpdateMask<float>(count);
+                if constexpr (sizeof(I0) == sizeof(float)) { // load activations
+                    AscendC::MicroAPI::LoadAlign(rActivations, src0 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I0, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rActivationsPacked,
+                                                                                                   src0 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rActivations, rActivationsPacked, mask);
+                }
+                if constexpr (sizeof(I1) == sizeof(float)) { // load grads
+                    AscendC::MicroAPI::LoadAlign(rGrads, src1 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I1, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rGradsPacked,
+                                                                                                   src1 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I1, UNPACKED_TO_FLOAT>(rGrads, rGradsPacked, mask);
+                }
+                AscendC::MicroAPI::Compares<float, AscendC::CMPMODE::LT>(pNeg, rActivations, 0.0f,
+                                                                         mask); // neg = lt(activations, 0.0)
+                AscendC::MicroAPI::Adds(rA1, rActivations, 1.0f, mask);         // a1 = adds(activations, 1.0)
+                AscendC::MicroAPI::Mul(rScaled, rGrads, rA1, mask);             // scaled = mul(grads, a1)
+                AscendC::MicroAPI::Select(rY, rScaled, rGrads, pNeg);           // y = select(neg, scaled, grads)
+                if constexpr (sizeof(R) == sizeof(float)) {                     // store y
+                    AscendC::MicroAPI::StoreAlign(out + i * lanes, rY, mask);
+                } else {
+                    AscendC::MicroAPI::Cast<R, float, FLOAT_TO_PACKED>(outPacked, rY, mask);
+                    AscendC::MicroAPI::StoreAlign<R, AscendC::MicroAPI::StoreDist::DIST_PACK_B32>(out + i * lanes,
+                                                                                                  outPacked, mask);
+                }
+            }
+        }
+#endif
+    }
+};
 
 template <typename T>
 struct EluGradDag {
-    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                // load grads
-    using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // grads to float
-    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                // load activations
-    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // activations to float
-    using Const0 = MAKE_CONST(float, 0.0);
-    using OpCalcNeg =
-        Bind<Vec::Compare<uint8_t, float, COMPARE_MODE_LT>, OpCopyIn1Cast, Const0>; // neg = lt(activations, 0.0)
-    using Const1 = MAKE_CONST(float, 1.0);
-    using OpCalcA1 = Bind<Vec::Adds<float>, OpCopyIn1Cast, Const1>;      // a1 = adds(activations, 1.0)
-    using OpCalcScaled = Bind<Vec::Mul<float>, OpCopyIn0Cast, OpCalcA1>; // scaled = mul(grads, a1)
-    using OpCalcY = Bind<Vec::Select<uint8_t, float, VSEL_TENSOR_TENSOR_MODE>, OpCalcNeg, OpCalcScaled,
-                         OpCopyIn0Cast>;                                            // y = select(neg, scaled, grads)
-    using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcY>;      // y back from float
-    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCopyOut0Cast>; // store y
+    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;             // load grads
+    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;             // load activations
+    using OpCalcY = Bind<EluGradFused0<T, T, T>, OpCopyIn1, OpCopyIn0>;      // y in registers
+    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCalcY>; // store y
 
     using Outputs = Elems<OpCopyOut0>;
     using MemCfg = MemOptCfg<MemLevel::LEVEL_2>;

@@ -17,33 +17,92 @@
 
 namespace EluGradV2Ns {
 using namespace Ops::Base;
-constexpr int CAST_MODE_NONE = 0;
-constexpr int CAST_MODE_RINT = 1;
-constexpr int COMPARE_MODE_LE = 3;
-constexpr int VSEL_TENSOR_TENSOR_MODE = 2;
 
 // is_result = false
+// y: the recipe's register steps, one MicroAPI loop over the tile
+template <class R, class I0, class I1>
+struct EluGradV2IsResultFalseFused0 : public Vec::ElemwiseQuinaryOP<R, I0, I1, float, float, float> {
+#ifdef __CCE_AICORE__
+    static constexpr AscendC::MicroAPI::CastTrait UNPACKED_TO_FLOAT = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
+    static constexpr AscendC::MicroAPI::CastTrait FLOAT_TO_PACKED = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
+#endif
+    __aicore__ inline EluGradV2IsResultFalseFused0(LocalTensor<R>& dst, LocalTensor<I0>& in0, LocalTensor<I1>& in1,
+                                                   float attrInputScale, float attrScale, float attrAlpha,
+                                                   uint32_t count)
+    {
+#ifdef __CCE_AICORE__
+        constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
+        uint16_t loops = AscendC::CeilDivision(count, lanes);
+        __ubuf__ R* out = (__ubuf__ R*)dst.GetPhyAddr();
+        __ubuf__ I0* src0 = (__ubuf__ I0*)in0.GetPhyAddr();
+        __ubuf__ I1* src1 = (__ubuf__ I1*)in1.GetPhyAddr();
+        AscendC::MicroAPI::RegTensor<I0> rActivationsPacked;
+        AscendC::MicroAPI::RegTensor<I1> rGradsPacked;
+        AscendC::MicroAPI::RegTensor<R> outPacked;
+        AscendC::MicroAPI::RegTensor<float> rActivations;
+        AscendC::MicroAPI::RegTensor<float> rGrads;
+        AscendC::MicroAPI::RegTensor<float> rXs;
+        AscendC::MicroAPI::RegTensor<float> rEx;
+        AscendC::MicroAPI::RegTensor<float> rGx;
+        AscendC::MicroAPI::RegTensor<float> rG1;
+        AscendC::MicroAPI::RegTensor<float> rG2;
+        AscendC::MicroAPI::RegTensor<float> rLow;
+        AscendC::MicroAPI::RegTensor<float> rHigh;
+        AscendC::MicroAPI::RegTensor<float> rY;
+        AscendC::MicroAPI::MaskReg mask;
+        AscendC::MicroAPI::MaskReg pNeg;
+        __VEC_SCOPE__
+        {
+            for (uint16_t i = 0; i < loops; i++) {
+                mask = AscendC::MicroAPI::UpdateMask<float>(count);
+                if constexpr (sizeof(I0) == sizeof(float)) { // load activations
+                    AscendC::MicroAPI::LoadAlign(rActivations, src0 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I0, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rActivationsPacked,
+                                                                                                   src0 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rActivations, rActivationsPacked, mask);
+                }
+                if constexpr (sizeof(I1) == sizeof(float)) { // load grads
+                    AscendC::MicroAPI::LoadAlign(rGrads, src1 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I1, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rGradsPacked,
+                                                                                                   src1 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I1, UNPACKED_TO_FLOAT>(rGrads, rGradsPacked, mask);
+                }
+                AscendC::MicroAPI::Compares<float, AscendC::CMPMODE::LE>(pNeg, rActivations, 0.0f,
+                                                                         mask);   // neg = le(activations, 0.0)
+                AscendC::MicroAPI::Muls(rXs, rActivations, attrInputScale, mask); // xs = muls(activations, input_scale)
+                AscendC::MicroAPI::Exp(rEx, rXs, mask);                           // ex = exp(xs)
+                AscendC::MicroAPI::Mul(rGx, rGrads, rEx, mask);                   // gx = mul(grads, ex)
+                AscendC::MicroAPI::Muls(rG1, rGx, attrInputScale, mask);          // g1 = muls(gx, input_scale)
+                AscendC::MicroAPI::Muls(rG2, rG1, attrScale, mask);               // g2 = muls(g1, scale)
+                AscendC::MicroAPI::Muls(rLow, rG2, attrAlpha, mask);              // low = muls(g2, alpha)
+                AscendC::MicroAPI::Muls(rHigh, rGrads, attrScale, mask);          // high = muls(grads, scale)
+                AscendC::MicroAPI::Select(rY, rLow, rHigh, pNeg);                 // y = select(neg, low, high)
+                if constexpr (sizeof(R) == sizeof(float)) {                       // store y
+                    AscendC::MicroAPI::StoreAlign(out + i * lanes, rY, mask);
+                } else {
+                    AscendC::MicroAPI::Cast<R, float, FLOAT_TO_PACKED>(outPacked, rY, mask);
+                    AscendC::MicroAPI::StoreAlign<R, AscendC::MicroAPI::StoreDist::DIST_PACK_B32>(out + i * lanes,
+                                                                                                  outPacked, mask);
+                }
+            }
+        }
+#endif
+    }
+};
+
 template <typename T>
 struct EluGradV2IsResultFalseDag {
-    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                // load grads
-    using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // grads to float
-    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                // load activations
-    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // activations to float
-    using Const0 = MAKE_CONST(float, 0.0);
-    using OpCalcNeg =
-        Bind<Vec::Compare<uint8_t, float, COMPARE_MODE_LE>, OpCopyIn1Cast, Const0>; // neg = le(activations, 0.0)
-    using OpCalcXs =
-        Bind<Vec::Muls<float>, OpCopyIn1Cast, Placeholder::Var<float, 2>>; // xs = muls(activations, input_scale)
-    using OpCalcEx = Bind<Vec::Exp<float>, OpCalcXs>;                      // ex = exp(xs)
-    using OpCalcGx = Bind<Vec::Mul<float>, OpCopyIn0Cast, OpCalcEx>;       // gx = mul(grads, ex)
-    using OpCalcG1 = Bind<Vec::Muls<float>, OpCalcGx, Placeholder::Var<float, 2>>;        // g1 = muls(gx, input_scale)
-    using OpCalcG2 = Bind<Vec::Muls<float>, OpCalcG1, Placeholder::Var<float, 1>>;        // g2 = muls(g1, scale)
-    using OpCalcLow = Bind<Vec::Muls<float>, OpCalcG2, Placeholder::Var<float, 0>>;       // low = muls(g2, alpha)
-    using OpCalcHigh = Bind<Vec::Muls<float>, OpCopyIn0Cast, Placeholder::Var<float, 1>>; // high = muls(grads, scale)
-    using OpCalcY = Bind<Vec::Select<uint8_t, float, VSEL_TENSOR_TENSOR_MODE>, OpCalcNeg, OpCalcLow,
-                         OpCalcHigh>;                                               // y = select(neg, low, high)
-    using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcY>;      // y back from float
-    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCopyOut0Cast>; // store y
+    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>; // load grads
+    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>; // load activations
+    using OpCalcY = Bind<EluGradV2IsResultFalseFused0<T, T, T>, OpCopyIn1, OpCopyIn0, Placeholder::Var<float, 2>,
+                         Placeholder::Var<float, 1>, Placeholder::Var<float, 0>>; // y in registers
+    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCalcY>;      // store y
 
     using Outputs = Elems<OpCopyOut0>;
     using MemCfg = MemOptCfg<MemLevel::LEVEL_2>;
@@ -51,25 +110,88 @@ struct EluGradV2IsResultFalseDag {
 };
 
 // is_result = true
+// y: the recipe's register steps, one MicroAPI loop over the tile
+template <class R, class I0, class I1>
+struct EluGradV2IsResultTrueFused0 : public Vec::ElemwiseQuinaryOP<R, I0, I1, float, float, float> {
+#ifdef __CCE_AICORE__
+    static constexpr AscendC::MicroAPI::CastTrait UNPACKED_TO_FLOAT = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
+    static constexpr AscendC::MicroAPI::CastTrait FLOAT_TO_PACKED = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
+#endif
+    __aicore__ inline EluGradV2IsResultTrueFused0(LocalTensor<R>& dst, LocalTensor<I0>& in0, LocalTensor<I1>& in1,
+                                                  float attrAlpha, float attrScale, float attrInputScale,
+                                                  uint32_t count)
+    {
+#ifdef __CCE_AICORE__
+        constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
+        uint16_t loops = AscendC::CeilDivision(count, lanes);
+        __ubuf__ R* out = (__ubuf__ R*)dst.GetPhyAddr();
+        __ubuf__ I0* src0 = (__ubuf__ I0*)in0.GetPhyAddr();
+        __ubuf__ I1* src1 = (__ubuf__ I1*)in1.GetPhyAddr();
+        AscendC::MicroAPI::RegTensor<I0> rActivationsPacked;
+        AscendC::MicroAPI::RegTensor<I1> rGradsPacked;
+        AscendC::MicroAPI::RegTensor<R> outPacked;
+        AscendC::MicroAPI::RegTensor<float> rActivations;
+        AscendC::MicroAPI::RegTensor<float> rGrads;
+        AscendC::MicroAPI::RegTensor<float> rConst0;
+        AscendC::MicroAPI::RegTensor<float> rSa;
+        AscendC::MicroAPI::RegTensor<float> rT;
+        AscendC::MicroAPI::RegTensor<float> rG1;
+        AscendC::MicroAPI::RegTensor<float> rLow;
+        AscendC::MicroAPI::RegTensor<float> rHigh;
+        AscendC::MicroAPI::RegTensor<float> rY;
+        AscendC::MicroAPI::MaskReg mask;
+        AscendC::MicroAPI::MaskReg pNeg;
+        __VEC_SCOPE__
+        {
+            AscendC::MicroAPI::Duplicate(rConst0, attrAlpha); // a0 = fill(alpha)
+            for (uint16_t i = 0; i < loops; i++) {
+                mask = AscendC::MicroAPI::UpdateMask<float>(count);
+                if constexpr (sizeof(I0) == sizeof(float)) { // load activations
+                    AscendC::MicroAPI::LoadAlign(rActivations, src0 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I0, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rActivationsPacked,
+                                                                                                   src0 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rActivations, rActivationsPacked, mask);
+                }
+                if constexpr (sizeof(I1) == sizeof(float)) { // load grads
+                    AscendC::MicroAPI::LoadAlign(rGrads, src1 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I1, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rGradsPacked,
+                                                                                                   src1 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I1, UNPACKED_TO_FLOAT>(rGrads, rGradsPacked, mask);
+                }
+                AscendC::MicroAPI::Compares<float, AscendC::CMPMODE::LE>(pNeg, rActivations, 0.0f,
+                                                                         mask); // neg = le(activations, 0.0)
+                AscendC::MicroAPI::Muls(rSa, rConst0, attrScale, mask);         // sa = muls(a0, scale)
+                AscendC::MicroAPI::Add(rT, rActivations, rSa, mask);            // t = add(activations, sa)
+                AscendC::MicroAPI::Muls(rG1, rGrads, attrInputScale, mask);     // g1 = muls(grads, input_scale)
+                AscendC::MicroAPI::Mul(rLow, rG1, rT, mask);                    // low = mul(g1, t)
+                AscendC::MicroAPI::Muls(rHigh, rGrads, attrScale, mask);        // high = muls(grads, scale)
+                AscendC::MicroAPI::Select(rY, rLow, rHigh, pNeg);               // y = select(neg, low, high)
+                if constexpr (sizeof(R) == sizeof(float)) {                     // store y
+                    AscendC::MicroAPI::StoreAlign(out + i * lanes, rY, mask);
+                } else {
+                    AscendC::MicroAPI::Cast<R, float, FLOAT_TO_PACKED>(outPacked, rY, mask);
+                    AscendC::MicroAPI::StoreAlign<R, AscendC::MicroAPI::StoreDist::DIST_PACK_B32>(out + i * lanes,
+                                                                                                  outPacked, mask);
+                }
+            }
+        }
+#endif
+    }
+};
+
 template <typename T>
 struct EluGradV2IsResultTrueDag {
-    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                // load grads
-    using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // grads to float
-    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                // load activations
-    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // activations to float
-    using Const0 = MAKE_CONST(float, 0.0);
-    using OpCalcNeg =
-        Bind<Vec::Compare<uint8_t, float, COMPARE_MODE_LE>, OpCopyIn1Cast, Const0>;     // neg = le(activations, 0.0)
-    using OpCalcA0 = Bind<Vec::Duplicate<float>, Placeholder::Var<float, 0>>;           // a0 = fill(alpha)
-    using OpCalcSa = Bind<Vec::Muls<float>, OpCalcA0, Placeholder::Var<float, 1>>;      // sa = muls(a0, scale)
-    using OpCalcT = Bind<Vec::Add<float>, OpCopyIn1Cast, OpCalcSa>;                     // t = add(activations, sa)
-    using OpCalcG1 = Bind<Vec::Muls<float>, OpCopyIn0Cast, Placeholder::Var<float, 2>>; // g1 = muls(grads, input_scale)
-    using OpCalcLow = Bind<Vec::Mul<float>, OpCalcG1, OpCalcT>;                         // low = mul(g1, t)
-    using OpCalcHigh = Bind<Vec::Muls<float>, OpCopyIn0Cast, Placeholder::Var<float, 1>>; // high = muls(grads, scale)
-    using OpCalcY = Bind<Vec::Select<uint8_t, float, VSEL_TENSOR_TENSOR_MODE>, OpCalcNeg, OpCalcLow,
-                         OpCalcHigh>;                                               // y = select(neg, low, high)
-    using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcY>;      // y back from float
-    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCopyOut0Cast>; // store y
+    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>; // load grads
+    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>; // load activations
+    using OpCalcY = Bind<EluGradV2IsResultTrueFused0<T, T, T>, OpCopyIn1, OpCopyIn0, Placeholder::Var<float, 0>,
+                         Placeholder::Var<float, 1>, Placeholder::Var<float, 2>>; // y in registers
+    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCalcY>;      // store y
 
     using Outputs = Elems<OpCopyOut0>;
     using MemCfg = MemOptCfg<MemLevel::LEVEL_2>;
