@@ -74,9 +74,17 @@ def test_compare_select_and_fill_are_register_steps_of_the_fused_node() -> None:
     assert "AscendC::MicroAPI::Duplicate(rConst0, attrAlpha); // a0 = fill(alpha)" in before
 
 
-@pytest.mark.parametrize(("rel", "why"), [
-    ("activation/relu_grad_v2", "bit-mask input"),
-    ("activation/mish_grad", "optional input that may be absent"),
-])
-def test_ops_the_lowering_cannot_fuse_yet_keep_the_per_step_dag(rel: str, why: str) -> None:
-    assert "MicroAPI" not in _dag(rel), why
+def test_an_optional_inputs_absent_path_is_fused_too() -> None:
+    """MishGrad: with tanhx, one node reads grad, x and tanhx; without it, one node computes tanh(softplus(x)) in
+    registers too (its compares and selects included) and reads grad and x only."""
+    text = _dag("activation/mish_grad")
+    assert _passes(text, "MishGradDag") == ["MishGradFused0"]
+    assert _passes(text, "MishGradWithoutTanhxDag") == ["MishGradWithoutTanhxFused0"]
+    assert "struct MishGradWithoutTanhxFused0 : public Vec::ElemwiseBinaryOP<R, I0, I1>" in text
+    absent = re.sub(r"\s+", " ", text.split("struct MishGradWithoutTanhxFused0", 1)[1])
+    assert "Select(rTanhx, rTanhxTaylor, rTanhxFar, pTanhxNear); // tanhx = select(tanhx_near, tanhx_taylor, " \
+           "tanhx_far)" in absent
+
+
+def test_ops_the_lowering_cannot_fuse_yet_keep_the_per_step_dag() -> None:
+    assert "MicroAPI" not in _dag("activation/relu_grad_v2"), "bit-mask input"

@@ -22,8 +22,8 @@ class KernelMutant:
 
 
 _SWISH = ("activation/swish_grad", "op_kernel/arch35/swish_grad_dag.h")
-_MISH_CAST1 = ("    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // x to float\n"
-               "    using OpCopyIn2 = Bind<Vec::CopyIn<T>, ")
+_MISH = ("activation/mish_grad", "op_kernel/arch35/mish_grad_dag.h")
+_MISH_IN2 = "    using OpCopyIn2 = Bind<Vec::CopyIn<T>, "
 
 MUTANTS = (
     # the fused register node (opgen/plan/kernel/registers.py); one-element and 3003-element launches end in a partial
@@ -43,9 +43,8 @@ MUTANTS = (
                  "ascend950", "float16", "the packed halves stored as a whole register: every other one is 0"),
     KernelMutant("select_operands_swapped", "activation/relu_grad_v2", "op_kernel/arch35/relu_grad_v2_dag.h",
                  SELECT, SELECT_SWAPPED, "ascend950", "float32", "Vec::Select's two data operands trade places"),
-    KernelMutant("add_to_sub", "activation/mish_grad", "op_kernel/arch35/mish_grad_dag.h",
-                 "Bind<Vec::Add<float>, OpCopyIn2Cast, OpCalcB>", "Bind<Vec::Sub<float>, OpCopyIn2Cast, OpCalcB>",
-                 "ascend950", "float32", "c = tanhx + b becomes tanhx - b"),
+    KernelMutant("fused_wrong_addend", *_MISH, "MulDstAdd(rA, rX, rTanhx, mask);", "MulDstAdd(rA, rX, rSech2, mask);",
+                 "ascend950", "float32", "c = tanhx + b becomes sech2 + b in the fused MulDstAdd"),
     KernelMutant("wrong_var_index", "activation/elu_grad_v2", "op_kernel/arch35/elu_grad_v2_dag.h",
                  "OpCopyIn0, Placeholder::Var<float, 2>,\n                         Placeholder::Var<float, 1>,",
                  "OpCopyIn0, Placeholder::Var<float, 1>,\n                         Placeholder::Var<float, 2>,",
@@ -69,9 +68,9 @@ MUTANTS = (
     KernelMutant("dropped_abs", "activation/softsign_grad", "op_kernel/arch35/softsign_grad.h",
                  "Abs(outputValue, featuresValue, count);", "Muls(outputValue, featuresValue, 1.0f, count);",
                  "ascend950", "float32", "d = 1 + |x| loses the abs: negative features divide by (1 + x)^2"),
-    KernelMutant("placeholders_swapped", "activation/mish_grad", "op_kernel/arch35/mish_grad_dag.h",
-                 "Placeholder::In1<T>>;                // load x\n" + _MISH_CAST1 + "Placeholder::In2<T>>;",
-                 "Placeholder::In2<T>>;                // load x\n" + _MISH_CAST1 + "Placeholder::In1<T>>;",
+    KernelMutant("placeholders_swapped", *_MISH,
+                 "Placeholder::In1<T>>;                           // load x\n" + _MISH_IN2 + "Placeholder::In2<T>>;",
+                 "Placeholder::In2<T>>;                           // load x\n" + _MISH_IN2 + "Placeholder::In1<T>>;",
                  "ascend950", "float32", "x loaded from tanhx's input and tanhx from x's (one wrong index alone "
                  "leaves a holder unbound and does not compile)"),
     KernelMutant("dropped_classic_step", "experimental/activation/gelu_grad", "op_kernel/gelu_grad.h",
@@ -81,9 +80,8 @@ MUTANTS = (
     KernelMutant("classic_operand_repeated", "experimental/activation/gelu_grad", "op_kernel/gelu_grad.h",
                  "Mul(xValue, tmp1, xValue, count);", "Mul(xValue, tmp1, tmp1, count);", "ascend310b", "float32",
                  "the 310B branch's h1 = h0 * xc becomes h0 * h0"),
-    KernelMutant("absent_path_fault", "activation/mish_grad", "op_kernel/arch35/mish_grad_dag.h",
-                 "OpCalcSpAbs = Bind<Vec::Abs<float>, OpCopyIn1Cast>",
-                 "OpCalcSpAbs = Bind<Vec::Relu<float>, OpCopyIn1Cast>", "ascend950", "float32",
+    KernelMutant("absent_path_fault", *_MISH, "Abs(rSpAbs, rX, mask);", "Relu(rSpAbs, rX, mask);", "ascend950",
+                 "float32",
                  "without tanhx, softplus's |x| becomes relu(x): wrong for negative x"),
     KernelMutant("choice_path_fault", "activation/elu_grad_v2", "op_kernel/arch35/elu_grad_v2_dag.h",
                  "Add(rT, rActivations, rSa, mask)", "Sub(rT, rActivations, rSa, mask)",

@@ -12,11 +12,10 @@ from ..registry.attrs import KernelScalars
 from ..registry.choice import ChoicePlan, ChoiceValue
 from ..registry.reserved import upper_snake
 from ..registry.tensors import DtypeCombination, TensorPlan
-from .dag import DagKernel, dag_kernel
-from .fused_dag import fused_kernel
+from .dag import DagKernel
+from .fused_dag import arch35_kernel
 from .lowering import lower
 from .optional import ABSENT_TPL_OFFSET, AbsentPlan
-from .registers import fusable
 
 
 @dataclass(frozen=True)
@@ -57,10 +56,8 @@ def present_dags(spec: OpSpec, tensors: tuple[TensorPlan, ...], float_compute: b
         read = {a.name for s in steps for a in s.args if isinstance(a, AttrRef)}
         names = tuple(n for n in scalars.var_names if n in read)
         note = f"{choice.attr.name} = {value.literal}" if choice and value else ""
-        absent_able = bool(spec.compute.absent)
-        fused = spec.compute.lowering == "fused" and not fusable(tensors, float_compute, steps, absent_able)
-        kernel = (fused_kernel(struct.removesuffix("Dag"), tensors, steps, brc_inputs, names) if fused else
-                  dag_kernel(tensors, float_compute, steps, brc_inputs, names))
+        kernel = arch35_kernel(spec.compute.lowering, struct.removesuffix("Dag"), tensors, float_compute, steps,
+                               brc_inputs, names)
         dags.append(NamedDag(struct, kernel, names, note, value))
     return tuple(dags)
 

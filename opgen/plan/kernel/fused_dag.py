@@ -6,8 +6,17 @@ from __future__ import annotations
 from ...spec.recipe import Step
 from ..registry.reserved import DAG_VALUE_PREFIX, upper_camel
 from ..registry.tensors import TensorPlan
-from .dag import DagKernel, DagLine
-from .registers import DAG_NODE_OPS, FusedNode, fused_nodes
+from .dag import DagKernel, DagLine, dag_kernel
+from .registers import DAG_NODE_OPS, FusedNode, fusable, fused_nodes
+
+
+def arch35_kernel(lowering: str, prefix: str, tensors: tuple[TensorPlan, ...], float_compute: bool,
+                  steps: tuple[Step, ...], brc_inputs: tuple[str, ...], var_names: tuple[str, ...]) -> DagKernel:
+    """The fused DAG where the spec's lowering asks for it and every step has a form; one `Vec::` node a step
+    otherwise (dag.py)."""
+    if lowering == "fused" and not fusable(tensors, float_compute, steps):
+        return fused_kernel(prefix, tensors, steps, brc_inputs, var_names)
+    return dag_kernel(tensors, float_compute, steps, brc_inputs, var_names)
 
 
 def fused_kernel(prefix: str, tensors: tuple[TensorPlan, ...], steps: tuple[Step, ...],

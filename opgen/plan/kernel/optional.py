@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 from ...spec.models import OpSpec
 from ..registry.reserved import upper_camel
 from ..registry.tensors import TensorPlan
-from .dag import DagKernel, dag_kernel
+from .dag import DagKernel
+from .fused_dag import arch35_kernel
 from .lowering import lower
 
 ABSENT_TPL_OFFSET = 16  # absent-path TPL dtype values: the dtype's own value plus this (8-bit TPL field)
@@ -44,7 +45,8 @@ def absent_plan(spec: OpSpec, tensors: tuple[TensorPlan, ...], float_compute: bo
     without = tuple(replace(t, read_by_kernel=False) if t.name == tensor.name else t for t in tensors)
     variant = spec.compute.variants[spec.platforms[0].compute_variant]
     dag_steps = lower(spec.compute.absent[tensor.name] + variant, layout)
-    dag = dag_kernel(without, float_compute, dag_steps, (), var_names) if layout == "arch35" else None
+    dag = (arch35_kernel(spec.compute.lowering, f"{spec.op_type}{suffix}", without, float_compute, dag_steps, (),
+                         var_names) if layout == "arch35" else None)
     presence = f"{tensor.camel}Present"
     return AbsentPlan(
         tensor=tensor, presence=presence,

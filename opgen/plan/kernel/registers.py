@@ -60,13 +60,11 @@ class FusedNode:
     lines: tuple[str, ...]
 
 
-def fusable(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tuple[Step, ...],
-            absent_able: bool) -> str:
-    """Why this op keeps the per-step DAG ("" where it is fused)."""
+def fusable(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tuple[Step, ...]) -> str:
+    """Why this DAG keeps one `Vec::` node per step ("" where it is fused); an optional input's absent path is a DAG
+    of its own, fused alike."""
     if not float_compute:
         return "integer/native compute (no register lowering of native-dtype math yet)"
-    if absent_able:
-        return "an optional input that may be absent"
     for t in tensors:
         if t.is_mask:
             return f"bit-mask input {t.name}"

@@ -17,35 +17,100 @@
 
 namespace MishGradNs {
 using namespace Ops::Base;
-constexpr int CAST_MODE_NONE = 0;
-constexpr int CAST_MODE_RINT = 1;
-constexpr int COMPARE_MODE_LT = 0;
-constexpr int COMPARE_MODE_EQ = 2;
-constexpr int VSEL_TENSOR_TENSOR_MODE = 2;
+
+// x_grad: the recipe's register steps, one MicroAPI loop over the tile
+template <class R, class I0, class I1, class I2>
+struct MishGradFused0 : public Vec::ElemwiseTernaryOP<R, I0, I1, I2> {
+#ifdef __CCE_AICORE__
+    static constexpr AscendC::MicroAPI::CastTrait UNPACKED_TO_FLOAT = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
+    static constexpr AscendC::MicroAPI::CastTrait FLOAT_TO_PACKED = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
+#endif
+    __aicore__ inline MishGradFused0(LocalTensor<R>& dst, LocalTensor<I0>& in0, LocalTensor<I1>& in1,
+                                     LocalTensor<I2>& in2, uint32_t count)
+    {
+#ifdef __CCE_AICORE__
+        constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
+        uint16_t loops = AscendC::CeilDivision(count, lanes);
+        __ubuf__ R* out = (__ubuf__ R*)dst.GetPhyAddr();
+        __ubuf__ I0* src0 = (__ubuf__ I0*)in0.GetPhyAddr();
+        __ubuf__ I1* src1 = (__ubuf__ I1*)in1.GetPhyAddr();
+        __ubuf__ I2* src2 = (__ubuf__ I2*)in2.GetPhyAddr();
+        AscendC::MicroAPI::RegTensor<I0> rTanhxPacked;
+        AscendC::MicroAPI::RegTensor<I1> rXPacked;
+        AscendC::MicroAPI::RegTensor<I2> rGradPacked;
+        AscendC::MicroAPI::RegTensor<R> outPacked;
+        AscendC::MicroAPI::RegTensor<float> rTanhx;
+        AscendC::MicroAPI::RegTensor<float> rX;
+        AscendC::MicroAPI::RegTensor<float> rGrad;
+        AscendC::MicroAPI::RegTensor<float> rT2;
+        AscendC::MicroAPI::RegTensor<float> rSech2;
+        AscendC::MicroAPI::RegTensor<float> rSgNeg;
+        AscendC::MicroAPI::RegTensor<float> rSgExp;
+        AscendC::MicroAPI::RegTensor<float> rSg1p;
+        AscendC::MicroAPI::RegTensor<float> rSg;
+        AscendC::MicroAPI::RegTensor<float> rA;
+        AscendC::MicroAPI::RegTensor<float> rXGrad;
+        AscendC::MicroAPI::RegTensor<float> rConst0;
+        AscendC::MicroAPI::MaskReg mask;
+        __VEC_SCOPE__
+        {
+            AscendC::MicroAPI::Duplicate(rConst0, 1.0f);
+            for (uint16_t i = 0; i < loops; i++) {
+                mask = AscendC::MicroAPI::UpdateMask<float>(count);
+                if constexpr (sizeof(I0) == sizeof(float)) { // load tanhx
+                    AscendC::MicroAPI::LoadAlign(rTanhx, src0 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I0, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rTanhxPacked,
+                                                                                                   src0 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rTanhx, rTanhxPacked, mask);
+                }
+                if constexpr (sizeof(I1) == sizeof(float)) { // load x
+                    AscendC::MicroAPI::LoadAlign(rX, src1 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I1, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rXPacked,
+                                                                                                   src1 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I1, UNPACKED_TO_FLOAT>(rX, rXPacked, mask);
+                }
+                if constexpr (sizeof(I2) == sizeof(float)) { // load grad
+                    AscendC::MicroAPI::LoadAlign(rGrad, src2 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I2, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rGradPacked,
+                                                                                                   src2 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I2, UNPACKED_TO_FLOAT>(rGrad, rGradPacked, mask);
+                }
+                AscendC::MicroAPI::Mul(rT2, rTanhx, rTanhx, mask);  // t2 = mul(tanhx, tanhx)
+                AscendC::MicroAPI::Sub(rSech2, rConst0, rT2, mask); // nt2 = muls(t2, -1.0); sech2 = adds(nt2, 1.0)
+                AscendC::MicroAPI::Muls(rSgNeg, rX, -1.0f, mask);   // sg_neg = muls(x, -1.0)
+                AscendC::MicroAPI::Exp(rSgExp, rSgNeg, mask);       // sg_exp = exp(sg_neg)
+                AscendC::MicroAPI::Adds(rSg1p, rSgExp, 1.0f, mask); // sg_1p = adds(sg_exp, 1.0)
+                AscendC::MicroAPI::Div(rSg, rConst0, rSg1p, mask);  // sg = reciprocal(sg_1p)
+                AscendC::MicroAPI::Mul(rA, rSech2, rSg, mask);      // a = mul(sech2, sg)
+                AscendC::MicroAPI::MulDstAdd(rA, rX, rTanhx, mask); // b = mul(a, x); c = add(tanhx, b)
+                AscendC::MicroAPI::Mul(rXGrad, rA, rGrad, mask);    // x_grad = mul(c, grad)
+                if constexpr (sizeof(R) == sizeof(float)) {         // store x_grad
+                    AscendC::MicroAPI::StoreAlign(out + i * lanes, rXGrad, mask);
+                } else {
+                    AscendC::MicroAPI::Cast<R, float, FLOAT_TO_PACKED>(outPacked, rXGrad, mask);
+                    AscendC::MicroAPI::StoreAlign<R, AscendC::MicroAPI::StoreDist::DIST_PACK_B32>(out + i * lanes,
+                                                                                                  outPacked, mask);
+                }
+            }
+        }
+#endif
+    }
+};
 
 template <typename T>
 struct MishGradDag {
-    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                // load grad
-    using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // grad to float
-    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                // load x
-    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // x to float
-    using OpCopyIn2 = Bind<Vec::CopyIn<T>, Placeholder::In2<T>>;                // load tanhx
-    using OpCopyIn2Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn2>; // tanhx to float
-    using OpCalcT2 = Bind<Vec::Mul<float>, OpCopyIn2Cast, OpCopyIn2Cast>;       // t2 = mul(tanhx, tanhx)
-    using Const0 = MAKE_CONST(float, -1.0);
-    using OpCalcNt2 = Bind<Vec::Muls<float>, OpCalcT2, Const0>; // nt2 = muls(t2, -1.0)
-    using Const1 = MAKE_CONST(float, 1.0);
-    using OpCalcSech2 = Bind<Vec::Adds<float>, OpCalcNt2, Const1>;                  // sech2 = adds(nt2, 1.0)
-    using OpCalcSgNeg = Bind<Vec::Muls<float>, OpCopyIn1Cast, Const0>;              // sg_neg = muls(x, -1.0)
-    using OpCalcSgExp = Bind<Vec::Exp<float>, OpCalcSgNeg>;                         // sg_exp = exp(sg_neg)
-    using OpCalcSg1p = Bind<Vec::Adds<float>, OpCalcSgExp, Const1>;                 // sg_1p = adds(sg_exp, 1.0)
-    using OpCalcSg = Bind<Vec::Reciprocal<float>, OpCalcSg1p>;                      // sg = reciprocal(sg_1p)
-    using OpCalcA = Bind<Vec::Mul<float>, OpCalcSech2, OpCalcSg>;                   // a = mul(sech2, sg)
-    using OpCalcB = Bind<Vec::Mul<float>, OpCalcA, OpCopyIn1Cast>;                  // b = mul(a, x)
-    using OpCalcC = Bind<Vec::Add<float>, OpCopyIn2Cast, OpCalcB>;                  // c = add(tanhx, b)
-    using OpCalcXGrad = Bind<Vec::Mul<float>, OpCalcC, OpCopyIn0Cast>;              // x_grad = mul(c, grad)
-    using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcXGrad>;  // x_grad back from float
-    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCopyOut0Cast>; // store x_grad
+    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                           // load grad
+    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                           // load x
+    using OpCopyIn2 = Bind<Vec::CopyIn<T>, Placeholder::In2<T>>;                           // load tanhx
+    using OpCalcXGrad = Bind<MishGradFused0<T, T, T, T>, OpCopyIn2, OpCopyIn1, OpCopyIn0>; // x_grad in registers
+    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCalcXGrad>;           // store x_grad
 
     using Outputs = Elems<OpCopyOut0>;
     using MemCfg = MemOptCfg<MemLevel::LEVEL_2>;
@@ -53,67 +118,149 @@ struct MishGradDag {
 };
 
 // tanhx absent: its value computed from the other inputs first
+// x_grad: the recipe's register steps, one MicroAPI loop over the tile
+template <class R, class I0, class I1>
+struct MishGradWithoutTanhxFused0 : public Vec::ElemwiseBinaryOP<R, I0, I1> {
+#ifdef __CCE_AICORE__
+    static constexpr AscendC::MicroAPI::CastTrait UNPACKED_TO_FLOAT = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
+    static constexpr AscendC::MicroAPI::CastTrait FLOAT_TO_PACKED = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
+#endif
+    __aicore__ inline MishGradWithoutTanhxFused0(LocalTensor<R>& dst, LocalTensor<I0>& in0, LocalTensor<I1>& in1,
+                                                 uint32_t count)
+    {
+#ifdef __CCE_AICORE__
+        constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
+        uint16_t loops = AscendC::CeilDivision(count, lanes);
+        __ubuf__ R* out = (__ubuf__ R*)dst.GetPhyAddr();
+        __ubuf__ I0* src0 = (__ubuf__ I0*)in0.GetPhyAddr();
+        __ubuf__ I1* src1 = (__ubuf__ I1*)in1.GetPhyAddr();
+        AscendC::MicroAPI::RegTensor<I0> rXPacked;
+        AscendC::MicroAPI::RegTensor<I1> rGradPacked;
+        AscendC::MicroAPI::RegTensor<R> outPacked;
+        AscendC::MicroAPI::RegTensor<float> rX;
+        AscendC::MicroAPI::RegTensor<float> rGrad;
+        AscendC::MicroAPI::RegTensor<float> rSpPos;
+        AscendC::MicroAPI::RegTensor<float> rSpAbs;
+        AscendC::MicroAPI::RegTensor<float> rSpNeg;
+        AscendC::MicroAPI::RegTensor<float> rSpExp;
+        AscendC::MicroAPI::RegTensor<float> rSpLogW;
+        AscendC::MicroAPI::RegTensor<float> rSpLogLog;
+        AscendC::MicroAPI::RegTensor<float> rSpLogD;
+        AscendC::MicroAPI::RegTensor<float> rSpLogQ;
+        AscendC::MicroAPI::RegTensor<float> rSpLogP;
+        AscendC::MicroAPI::RegTensor<float> rSpLogP1;
+        AscendC::MicroAPI::RegTensor<float> rSpLog;
+        AscendC::MicroAPI::RegTensor<float> rSp;
+        AscendC::MicroAPI::RegTensor<float> rTanhx2x;
+        AscendC::MicroAPI::RegTensor<float> rTanhxExp;
+        AscendC::MicroAPI::RegTensor<float> rTanhx1p;
+        AscendC::MicroAPI::RegTensor<float> rTanhxInv;
+        AscendC::MicroAPI::RegTensor<float> rTanhxM2;
+        AscendC::MicroAPI::RegTensor<float> rTanhxFar;
+        AscendC::MicroAPI::RegTensor<float> rTanhxAbs;
+        AscendC::MicroAPI::RegTensor<float> rTanhxSq;
+        AscendC::MicroAPI::RegTensor<float> rTanhxT3;
+        AscendC::MicroAPI::RegTensor<float> rTanhxF;
+        AscendC::MicroAPI::RegTensor<float> rTanhxTaylor;
+        AscendC::MicroAPI::RegTensor<float> rTanhx;
+        AscendC::MicroAPI::RegTensor<float> rT2;
+        AscendC::MicroAPI::RegTensor<float> rSech2;
+        AscendC::MicroAPI::RegTensor<float> rSgNeg;
+        AscendC::MicroAPI::RegTensor<float> rSgExp;
+        AscendC::MicroAPI::RegTensor<float> rSg1p;
+        AscendC::MicroAPI::RegTensor<float> rSg;
+        AscendC::MicroAPI::RegTensor<float> rA;
+        AscendC::MicroAPI::RegTensor<float> rXGrad;
+        AscendC::MicroAPI::RegTensor<float> rConst0;
+        AscendC::MicroAPI::MaskReg mask;
+        AscendC::MicroAPI::MaskReg pSpLogExact;
+        AscendC::MicroAPI::MaskReg pSpLogSmall;
+        AscendC::MicroAPI::MaskReg pTanhxNear;
+        __VEC_SCOPE__
+        {
+            AscendC::MicroAPI::Duplicate(rConst0, 1.0f);
+            for (uint16_t i = 0; i < loops; i++) {
+                mask = AscendC::MicroAPI::UpdateMask<float>(count);
+                if constexpr (sizeof(I0) == sizeof(float)) { // load x
+                    AscendC::MicroAPI::LoadAlign(rX, src0 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I0, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rXPacked,
+                                                                                                   src0 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rX, rXPacked, mask);
+                }
+                if constexpr (sizeof(I1) == sizeof(float)) { // load grad
+                    AscendC::MicroAPI::LoadAlign(rGrad, src1 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I1, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rGradPacked,
+                                                                                                   src1 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I1, UNPACKED_TO_FLOAT>(rGrad, rGradPacked, mask);
+                }
+                AscendC::MicroAPI::Relu(rSpPos, rX, mask);                 // sp_pos = relu(x)
+                AscendC::MicroAPI::Abs(rSpAbs, rX, mask);                  // sp_abs = abs(x)
+                AscendC::MicroAPI::Muls(rSpNeg, rSpAbs, -1.0f, mask);      // sp_neg = muls(sp_abs, -1.0)
+                AscendC::MicroAPI::Exp(rSpExp, rSpNeg, mask);              // sp_exp = exp(sp_neg)
+                AscendC::MicroAPI::Adds(rSpLogW, rSpExp, 1.0f, mask);      // sp_log_w = adds(sp_exp, 1.0)
+                AscendC::MicroAPI::Ln(rSpLogLog, rSpLogW, mask);           // sp_log_log = log(sp_log_w)
+                AscendC::MicroAPI::Adds(rSpLogD, rSpLogW, -1.0f, mask);    // sp_log_d = adds(sp_log_w, -1.0)
+                AscendC::MicroAPI::Div(rSpLogQ, rSpExp, rSpLogD, mask);    // sp_log_q = div(sp_exp, sp_log_d)
+                AscendC::MicroAPI::Mul(rSpLogP, rSpLogLog, rSpLogQ, mask); // sp_log_p = mul(sp_log_log, sp_log_q)
+                AscendC::MicroAPI::Compares<float, AscendC::CMPMODE::EQ>(pSpLogExact, rSpLogD, 0.0f,
+                                                                         mask); // sp_log_exact = eq(sp_log_d, 0.0)
+                AscendC::MicroAPI::Select(rSpLogP1, rSpExp, rSpLogP,
+                                          pSpLogExact); // sp_log_p1 = select(sp_log_exact, sp_exp, sp_log_p)
+                AscendC::MicroAPI::Compares<float, AscendC::CMPMODE::LT>(
+                    pSpLogSmall, rSpLogW, 16777216.0f, mask); // sp_log_small = lt(sp_log_w, 16777216.0)
+                AscendC::MicroAPI::Select(rSpLog, rSpLogP1, rSpLogLog,
+                                          pSpLogSmall); // sp_log = select(sp_log_small, sp_log_p1, sp_log_log)
+                AscendC::MicroAPI::Add(rSp, rSpPos, rSpLog, mask);          // sp = add(sp_pos, sp_log)
+                AscendC::MicroAPI::Muls(rTanhx2x, rSp, 2.0f, mask);         // tanhx_2x = muls(sp, 2.0)
+                AscendC::MicroAPI::Exp(rTanhxExp, rTanhx2x, mask);          // tanhx_exp = exp(tanhx_2x)
+                AscendC::MicroAPI::Adds(rTanhx1p, rTanhxExp, 1.0f, mask);   // tanhx_1p = adds(tanhx_exp, 1.0)
+                AscendC::MicroAPI::Div(rTanhxInv, rConst0, rTanhx1p, mask); // tanhx_inv = reciprocal(tanhx_1p)
+                AscendC::MicroAPI::Muls(rTanhxM2, rTanhxInv, -2.0f, mask);  // tanhx_m2 = muls(tanhx_inv, -2.0)
+                AscendC::MicroAPI::Adds(rTanhxFar, rTanhxM2, 1.0f, mask);   // tanhx_far = adds(tanhx_m2, 1.0)
+                AscendC::MicroAPI::Abs(rTanhxAbs, rSp, mask);               // tanhx_abs = abs(sp)
+                AscendC::MicroAPI::Compares<float, AscendC::CMPMODE::LT>(pTanhxNear, rTanhxAbs, 0.0625f,
+                                                                         mask); // tanhx_near = lt(tanhx_abs, 0.0625)
+                AscendC::MicroAPI::Mul(rTanhxSq, rSp, rSp, mask);               // tanhx_sq = mul(sp, sp)
+                AscendC::MicroAPI::Muls(rTanhxT3, rTanhxSq, -0.3333333333333333f,
+                                        mask); // tanhx_t3 = muls(tanhx_sq, -0.3333333333333333)
+                AscendC::MicroAPI::Adds(rTanhxF, rTanhxT3, 1.0f, mask);   // tanhx_f = adds(tanhx_t3, 1.0)
+                AscendC::MicroAPI::Mul(rTanhxTaylor, rSp, rTanhxF, mask); // tanhx_taylor = mul(sp, tanhx_f)
+                AscendC::MicroAPI::Select(rTanhx, rTanhxTaylor, rTanhxFar,
+                                          pTanhxNear); // tanhx = select(tanhx_near, tanhx_taylor, tanhx_far)
+                AscendC::MicroAPI::Mul(rT2, rTanhx, rTanhx, mask);  // t2 = mul(tanhx, tanhx)
+                AscendC::MicroAPI::Sub(rSech2, rConst0, rT2, mask); // nt2 = muls(t2, -1.0); sech2 = adds(nt2, 1.0)
+                AscendC::MicroAPI::Muls(rSgNeg, rX, -1.0f, mask);   // sg_neg = muls(x, -1.0)
+                AscendC::MicroAPI::Exp(rSgExp, rSgNeg, mask);       // sg_exp = exp(sg_neg)
+                AscendC::MicroAPI::Adds(rSg1p, rSgExp, 1.0f, mask); // sg_1p = adds(sg_exp, 1.0)
+                AscendC::MicroAPI::Div(rSg, rConst0, rSg1p, mask);  // sg = reciprocal(sg_1p)
+                AscendC::MicroAPI::Mul(rA, rSech2, rSg, mask);      // a = mul(sech2, sg)
+                AscendC::MicroAPI::MulDstAdd(rA, rX, rTanhx, mask); // b = mul(a, x); c = add(tanhx, b)
+                AscendC::MicroAPI::Mul(rXGrad, rA, rGrad, mask);    // x_grad = mul(c, grad)
+                if constexpr (sizeof(R) == sizeof(float)) {         // store x_grad
+                    AscendC::MicroAPI::StoreAlign(out + i * lanes, rXGrad, mask);
+                } else {
+                    AscendC::MicroAPI::Cast<R, float, FLOAT_TO_PACKED>(outPacked, rXGrad, mask);
+                    AscendC::MicroAPI::StoreAlign<R, AscendC::MicroAPI::StoreDist::DIST_PACK_B32>(out + i * lanes,
+                                                                                                  outPacked, mask);
+                }
+            }
+        }
+#endif
+    }
+};
+
 template <typename T>
 struct MishGradWithoutTanhxDag {
-    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                // load grad
-    using OpCopyIn0Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn0>; // grad to float
-    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                // load x
-    using OpCopyIn1Cast = Bind<Vec::Cast<float, T, CAST_MODE_NONE>, OpCopyIn1>; // x to float
-    using OpCalcSpPos = Bind<Vec::Relu<float>, OpCopyIn1Cast>;                  // sp_pos = relu(x)
-    using OpCalcSpAbs = Bind<Vec::Abs<float>, OpCopyIn1Cast>;                   // sp_abs = abs(x)
-    using Const0 = MAKE_CONST(float, -1.0);
-    using OpCalcSpNeg = Bind<Vec::Muls<float>, OpCalcSpAbs, Const0>; // sp_neg = muls(sp_abs, -1.0)
-    using OpCalcSpExp = Bind<Vec::Exp<float>, OpCalcSpNeg>;          // sp_exp = exp(sp_neg)
-    using Const1 = MAKE_CONST(float, 1.0);
-    using OpCalcSpLogW = Bind<Vec::Adds<float>, OpCalcSpExp, Const1>;         // sp_log_w = adds(sp_exp, 1.0)
-    using OpCalcSpLogLog = Bind<Vec::Log<float>, OpCalcSpLogW>;               // sp_log_log = log(sp_log_w)
-    using OpCalcSpLogD = Bind<Vec::Adds<float>, OpCalcSpLogW, Const0>;        // sp_log_d = adds(sp_log_w, -1.0)
-    using OpCalcSpLogQ = Bind<Vec::Div<float>, OpCalcSpExp, OpCalcSpLogD>;    // sp_log_q = div(sp_exp, sp_log_d)
-    using OpCalcSpLogP = Bind<Vec::Mul<float>, OpCalcSpLogLog, OpCalcSpLogQ>; // sp_log_p = mul(sp_log_log, sp_log_q)
-    using Const2 = MAKE_CONST(float, 0.0);
-    using OpCalcSpLogExact =
-        Bind<Vec::Compare<uint8_t, float, COMPARE_MODE_EQ>, OpCalcSpLogD, Const2>; // sp_log_exact = eq(sp_log_d, 0.0)
-    using OpCalcSpLogP1 = Bind<Vec::Select<uint8_t, float, VSEL_TENSOR_TENSOR_MODE>, OpCalcSpLogExact, OpCalcSpExp,
-                               OpCalcSpLogP>; // sp_log_p1 = select(sp_log_exact, sp_exp, sp_log_p)
-    using Const3 = MAKE_CONST(float, 16777216.0);
-    using OpCalcSpLogSmall = Bind<Vec::Compare<uint8_t, float, COMPARE_MODE_LT>, OpCalcSpLogW,
-                                  Const3>; // sp_log_small = lt(sp_log_w, 16777216.0)
-    using OpCalcSpLog = Bind<Vec::Select<uint8_t, float, VSEL_TENSOR_TENSOR_MODE>, OpCalcSpLogSmall, OpCalcSpLogP1,
-                             OpCalcSpLogLog>; // sp_log = select(sp_log_small, sp_log_p1, sp_log_log)
-    using OpCalcSp = Bind<Vec::Add<float>, OpCalcSpPos, OpCalcSpLog>; // sp = add(sp_pos, sp_log)
-    using Const4 = MAKE_CONST(float, 2.0);
-    using OpCalcTanhx2x = Bind<Vec::Muls<float>, OpCalcSp, Const4>;       // tanhx_2x = muls(sp, 2.0)
-    using OpCalcTanhxExp = Bind<Vec::Exp<float>, OpCalcTanhx2x>;          // tanhx_exp = exp(tanhx_2x)
-    using OpCalcTanhx1p = Bind<Vec::Adds<float>, OpCalcTanhxExp, Const1>; // tanhx_1p = adds(tanhx_exp, 1.0)
-    using OpCalcTanhxInv = Bind<Vec::Reciprocal<float>, OpCalcTanhx1p>;   // tanhx_inv = reciprocal(tanhx_1p)
-    using Const5 = MAKE_CONST(float, -2.0);
-    using OpCalcTanhxM2 = Bind<Vec::Muls<float>, OpCalcTanhxInv, Const5>; // tanhx_m2 = muls(tanhx_inv, -2.0)
-    using OpCalcTanhxFar = Bind<Vec::Adds<float>, OpCalcTanhxM2, Const1>; // tanhx_far = adds(tanhx_m2, 1.0)
-    using OpCalcTanhxAbs = Bind<Vec::Abs<float>, OpCalcSp>;               // tanhx_abs = abs(sp)
-    using Const6 = MAKE_CONST(float, 0.0625);
-    using OpCalcTanhxNear = Bind<Vec::Compare<uint8_t, float, COMPARE_MODE_LT>, OpCalcTanhxAbs,
-                                 Const6>;                            // tanhx_near = lt(tanhx_abs, 0.0625)
-    using OpCalcTanhxSq = Bind<Vec::Mul<float>, OpCalcSp, OpCalcSp>; // tanhx_sq = mul(sp, sp)
-    using Const7 = MAKE_CONST(float, -0.3333333333333333);
-    using OpCalcTanhxT3 =
-        Bind<Vec::Muls<float>, OpCalcTanhxSq, Const7>; // tanhx_t3 = muls(tanhx_sq, -0.3333333333333333)
-    using OpCalcTanhxF = Bind<Vec::Adds<float>, OpCalcTanhxT3, Const1>;      // tanhx_f = adds(tanhx_t3, 1.0)
-    using OpCalcTanhxTaylor = Bind<Vec::Mul<float>, OpCalcSp, OpCalcTanhxF>; // tanhx_taylor = mul(sp, tanhx_f)
-    using OpCalcTanhx = Bind<Vec::Select<uint8_t, float, VSEL_TENSOR_TENSOR_MODE>, OpCalcTanhxNear, OpCalcTanhxTaylor,
-                             OpCalcTanhxFar>; // tanhx = select(tanhx_near, tanhx_taylor, tanhx_far)
-    using OpCalcT2 = Bind<Vec::Mul<float>, OpCalcTanhx, OpCalcTanhx>;               // t2 = mul(tanhx, tanhx)
-    using OpCalcNt2 = Bind<Vec::Muls<float>, OpCalcT2, Const0>;                     // nt2 = muls(t2, -1.0)
-    using OpCalcSech2 = Bind<Vec::Adds<float>, OpCalcNt2, Const1>;                  // sech2 = adds(nt2, 1.0)
-    using OpCalcSgNeg = Bind<Vec::Muls<float>, OpCopyIn1Cast, Const0>;              // sg_neg = muls(x, -1.0)
-    using OpCalcSgExp = Bind<Vec::Exp<float>, OpCalcSgNeg>;                         // sg_exp = exp(sg_neg)
-    using OpCalcSg1p = Bind<Vec::Adds<float>, OpCalcSgExp, Const1>;                 // sg_1p = adds(sg_exp, 1.0)
-    using OpCalcSg = Bind<Vec::Reciprocal<float>, OpCalcSg1p>;                      // sg = reciprocal(sg_1p)
-    using OpCalcA = Bind<Vec::Mul<float>, OpCalcSech2, OpCalcSg>;                   // a = mul(sech2, sg)
-    using OpCalcB = Bind<Vec::Mul<float>, OpCalcA, OpCopyIn1Cast>;                  // b = mul(a, x)
-    using OpCalcC = Bind<Vec::Add<float>, OpCalcTanhx, OpCalcB>;                    // c = add(tanhx, b)
-    using OpCalcXGrad = Bind<Vec::Mul<float>, OpCalcC, OpCopyIn0Cast>;              // x_grad = mul(c, grad)
-    using OpCopyOut0Cast = Bind<Vec::Cast<T, float, CAST_MODE_RINT>, OpCalcXGrad>;  // x_grad back from float
-    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCopyOut0Cast>; // store x_grad
+    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                         // load grad
+    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                         // load x
+    using OpCalcXGrad = Bind<MishGradWithoutTanhxFused0<T, T, T>, OpCopyIn1, OpCopyIn0>; // x_grad in registers
+    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCalcXGrad>;         // store x_grad
 
     using Outputs = Elems<OpCopyOut0>;
     using MemCfg = MemOptCfg<MemLevel::LEVEL_2>;
