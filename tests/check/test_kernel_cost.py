@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from opgen.cann_sources import resolve_sources
 from opgen.check.kernel.build import KernelVariant, kernel_variants
@@ -86,3 +87,21 @@ def test_a_half_computed_as_it_is_costs_no_more_than_upstreams(tmp_path: Path, c
     assert dict(run.figures)["vector_instructions_per_element"] > 0
     assert upstream.figures["vector_instructions_per_element_ratio"] <= 1.0, upstream.reason
     assert upstream.figures["generated_vs_upstream_max_ulp"] == 0  # the same half compare as upstream's
+
+
+@pytest.mark.parametrize(("rel", "dtype"), [("activation/swish_grad", "float32"), ("activation/swish_grad", "float16"),
+                                            ("activation/relu_grad_v2", "float32"),
+                                            ("activation/elu_grad_v2", "float32")])
+def test_a_fused_arch35_kernel_costs_no_more_than_upstreams(rel: str, dtype: str, tmp_path: Path,
+                                                            cann_src: Path) -> None:
+    """CI's share of the kernel matrix's cost rule (bench/kernel_run.py --costs prints every row): on the same launch,
+    no more vector instructions, GM<->UB bytes or UB extent an element than upstream's kernel, which must run."""
+    op_dir = copy_sample(tmp_path, rel)
+    spec, plan = loaded(op_dir)
+    rows = {r.item: r for r in kernel_run_rows(op_dir, spec.spec, cut_plan(plan, "ascend950", (dtype,)),
+                                               resolve_sources(cann_src), Trust(True))}
+    (run,) = [r for label, r in rows.items() if label.endswith(" run")]
+    (upstream,) = [r for label, r in rows.items() if label.endswith(" upstream")]
+    assert run.status == "pass" and upstream.status == "pass", (run.reason, upstream.reason)
+    for cost in ("vector_instructions_per_element", "gm_ub_bytes_per_element", "ub_extent_bytes"):
+        assert 0 < float(upstream.figures[f"{cost}_ratio"]) <= 1.0, (cost, upstream.reason)
