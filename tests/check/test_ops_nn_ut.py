@@ -103,6 +103,21 @@ def _kernel_rows(op_dir: Path, cann_src: Path, soc: str) -> list[CheckItem]:
     return kernel_ut_rows(build_prefix(sources, cache_root()), sources, plan, op_dir, soc)
 
 
+def test_a_fused_register_kernels_uts_pass_under_build_sh_and_a_swapped_register_select_fails(tmp_path: Path,
+                                                                                              cann_src: Path) -> None:
+    """EluGradV2's arch35 kernel is one MicroAPI node a path (Compares into a MaskReg, Select on it): ops-nn's own
+    kernel UT build runs it on the tikicpulib stand-in, and y = select(neg, high, low) fails its cases."""
+    rows = {r.item: r for r in _kernel_rows(copy_sample(tmp_path / "good", "activation/elu_grad_v2"), cann_src,
+                                            "ascend950")}
+    good = rows["op_kernel UTs (ascend950)"]
+    assert good.status == "pass" and good.figures["tests"] > 0, good
+    bad = copy_sample(tmp_path / "bad", "activation/elu_grad_v2")
+    edit(bad / "op_kernel/arch35/elu_grad_v2_dag.h", "Select(rY, rLow, rHigh, pNeg);", "Select(rY, rHigh, rLow, pNeg);",
+         -1)
+    faulty = {r.item: r for r in _kernel_rows(bad, cann_src, "ascend950")}["op_kernel UTs (ascend950)"]
+    assert faulty.status == "fail" and faulty.figures["passed"] < faulty.figures["tests"], faulty
+
+
 def test_an_experimental_op_copied_outside_an_experimental_dir_still_builds_its_kernel_uts(tmp_path: Path,
                                                                                            cann_src: Path) -> None:
     """build.sh's --experimental came from the op dir's path: GeluGrad (experimental in its spec) checked from
