@@ -1,6 +1,6 @@
 """Every child process `opgen check` starts on tree files (a preprocess, a compile, tree code under
-`--allow-exec`, ops-nn's build.sh) and the numerics child runs bounded, so nothing it started outlives it and a
-killed or failed run is reported, never passed:
+`--allow-exec`, ops-nn's build.sh), the numerics child and the build tools of the prefix and the CPU model
+(`run_tool`) runs bounded, so nothing it started outlives it and a killed or failed run is reported, never passed:
 
 - it runs under the watcher (`reaper.c`, compiled once into the cache dir; `reaper.py` where no C compiler is
   found), in a session of its own: its address-space limit is set before exec (so a compiler
