@@ -99,6 +99,21 @@ def _one_variant(plan: RenderPlan, soc: str, combination: int = 0) -> RenderPlan
                                                 for s in plan.socs if s.name == soc), combinations=chosen)
 
 
+def test_a_cached_pass_survives_new_declarations_and_a_cached_failure_does_not(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every compile of an arch learns into one declarations header: keyed on it, each name any op taught the arch
+    dropped every answer cached before (a CI run recompiled both samples' kernels after its tests had learned)."""
+    from opgen.check.kernel import tier
+
+    monkeypatch.setenv("OPGEN_CACHE", str(tmp_path))
+    before, after = b"template <typename... Args> int64_t vadd(Args... args);\n", b"...\nint64_t vsub(...);\n"
+    tier._store("passed", tier.Compiled(True, "", 1.0), before)
+    tier._store("failed", tier.Compiled(False, "'vsub' was not declared", 1.0), before)
+    assert tier._cached("passed", after) == tier.Compiled(True, "", 1.0, cached=True)
+    assert tier._cached("failed", before) == tier.Compiled(False, "'vsub' was not declared", 1.0, cached=True)
+    assert tier._cached("failed", after) is None  # the name it missed may be declared now: compiled again
+
+
 def test_gelu_sample_compiles_for_every_soc_and_dtype(cann_src: Path, tmp_path: Path) -> None:
     op_dir = copy_sample(tmp_path, GELU)
     items = kernel_tier(op_dir, loaded(op_dir)[1], resolve_sources(cann_src))

@@ -22,6 +22,7 @@ The learned names are cached per (asc-devkit content, arch) in the user's cache 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -105,6 +106,12 @@ def intrinsic_dir(sources: CannSources, arch: KernelArch) -> Path | None:
             if not (root / HEADER).is_file():
                 _write(root, sources, arch, _load(root))
     return root
+
+
+def declarations_digest(header: bytes) -> str:
+    """What a cached compile or build remembers of the declarations it saw: a failure stands only under the same
+    ones, as a name declared since may make it compile; a pass stands under any later, larger set."""
+    return hashlib.sha256(header).hexdigest()[:16]
 
 
 def learn(sources: CannSources, arch: KernelArch, output: str) -> bool:

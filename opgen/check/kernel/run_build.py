@@ -6,7 +6,7 @@ CPU model (`cpu_model/intrinsics.h`) and bindings that define each declared intr
 forwarding to it. Linked with the model's runtime. A declared intrinsic the model does not cover aborts naming
 itself when a launch reaches it; a symbol nothing declares leaves the link failing by name. Cached under
 `cache_root()`: the runtime object per (model sources, CANN sources, arch), each executable per (its sources, model,
-declarations, flags).
+flags), a failed build with the declarations it saw (`intrinsics.declarations_digest`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from ..bounded import run_bounded, run_tool
 from ..confined import ConfinedCompile, compile_confined
 from .build import KernelVariant, compile_command, wrapper_source
 from .dag_run import launcher_source
-from .intrinsics import HEADER, intrinsic_dir, learn
+from .intrinsics import HEADER, declarations_digest, intrinsic_dir, learn
 from .tpl_launch import UpstreamEntry, plain_launcher
 
 OPTIMIZE = "-O1"
@@ -174,7 +174,7 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
     for path in sorted(kernel_dir.rglob("*")):
         if path.is_file():
             digest.update(str(path.relative_to(kernel_dir)).encode() + b"\0" + path.read_bytes())
-    digest.update((stubs / HEADER).read_bytes())
+    declared = declarations_digest((stubs / HEADER).read_bytes())
     target = cache_root() / "kernel-run" / f"{plan.name}-{variant.soc}-{variant.combination.index}-" \
                                            f"{digest.hexdigest()[:16]}"
     failed = target.with_suffix(".failed.json")
@@ -183,14 +183,15 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
     runtime = runtime_object(sources, variant, op_dir)
     if isinstance(runtime, str):  # the model's own build, not the op's: never remembered as the op's failure
         return KernelBuild(None, runtime)
-    if failed.is_file():  # the same sources failed before: the same answer, without the compile
-        known = json.loads(failed.read_text())
+    known = json.loads(failed.read_text()) if failed.is_file() else {}
+    if known.get("declarations") == declared:  # the same sources failed before: the same answer, without the compile
         return KernelBuild(None, known["problem"], tuple(known["missing"]))
     with progress.step(f"{plan.name}: build the {variant.label} kernel on the CPU model"):
         build = _build(sources, variant, op_dir, plan, target, runtime, upstream)
     if build.executable is None and not build.stopped:
         failed.parent.mkdir(parents=True, exist_ok=True)
-        failed.write_text(json.dumps({"problem": build.problem, "missing": list(build.missing)}))
+        failed.write_text(json.dumps({"problem": build.problem, "missing": list(build.missing),
+                                      "declarations": declared}))
     return build
 
 

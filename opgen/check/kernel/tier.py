@@ -6,9 +6,9 @@ What it proves: every AscendC API call the kernel makes exists, takes those argu
 arch (typed intrinsic declarations), and every tiling field it reads exists. What it cannot: anything about
 values or ordering (that is the run level). Compiling is not executing: this level needs no `--allow-exec`.
 
-Each result is cached by a hash of (wrapper source, the op's kernel files, the command, the CANN sources, the
-intrinsic declarations), with the op dir's and the sources' paths named, not spelled: an unchanged variant is never
-recompiled, in a copy of the op either; variants compile in parallel.
+Each result is cached by a hash of (wrapper source, the op's kernel files, the command, the CANN sources), with the
+op dir's and the sources' paths named, not spelled: an unchanged variant is never recompiled, in a copy of the op
+either; a failure is kept with the intrinsic declarations it saw (`_cached`); variants compile in parallel.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from ..confined import compile_confined
 from ..headers import inside_op_dir, op_relative
 from ..items import CheckItem, Figure, bad, ok, skipped
 from .build import KernelVariant, compile_command, kernel_sources, kernel_variants, wrapper_source
-from .intrinsics import intrinsic_dir, learn
+from .intrinsics import declarations_digest, intrinsic_dir, learn
 
 TIER = "kernel"
 LEVEL = "compile"
@@ -119,8 +119,8 @@ def compile_variant(exe: str, op_dir: Path, plan: RenderPlan, tu: Path, variant:
             stubs = intrinsic_dir(sources, variant.arch)
             used = _stub_text(stubs)
             command = ["nice", "-n", "10", *compile_command(exe, wrapper, variant, sources, op_dir, stubs)]
-            key = _key(inputs_key, wrapper_text, command, wrapper, stubs, _places(op_dir, sources, stubs))
-            hit = _cached(key)
+            key = _key(inputs_key, wrapper_text, command, wrapper, _places(op_dir, sources, stubs))
+            hit = _cached(key, used)
             if hit is not None:
                 return Compiled(hit.passed, hit.error, time.perf_counter() - start, cached=True)
             reach = [op_dir, sources.root, Path(scratch), *([stubs] if stubs else [])]
@@ -137,7 +137,7 @@ def compile_variant(exe: str, op_dir: Path, plan: RenderPlan, tu: Path, variant:
         passed = done.returncode == 0
         error = "" if passed else f"{kernel_error(done.stderr, op_dir, wrapper)}"
     result = Compiled(passed, error, time.perf_counter() - start)
-    _store(key, result)
+    _store(key, result, used)
     return result
 
 
@@ -184,8 +184,9 @@ def _places(op_dir: Path, sources: CannSources, stubs: Path | None) -> dict[str,
             **({str(stubs): "<declarations>"} if stubs is not None else {})}
 
 
-def _key(inputs_key: str, wrapper_text: str, command: list[str], wrapper: Path, stubs: Path | None,
-         places: dict[str, str]) -> str:
+def _key(inputs_key: str, wrapper_text: str, command: list[str], wrapper: Path, places: dict[str, str]) -> str:
+    """The declarations are not in the key: every compile learns into them, so keying on them dropped every answer
+    of an arch each time any op taught it a name (see _cached)."""
     def placeless(text: str) -> str:
         for path in sorted(places, key=len, reverse=True):
             text = text.replace(path, places[path])
@@ -194,7 +195,6 @@ def _key(inputs_key: str, wrapper_text: str, command: list[str], wrapper: Path, 
     digest = hashlib.sha256(inputs_key.encode())
     digest.update(placeless(wrapper_text).encode())
     digest.update(placeless("\0".join(c for c in command if c != str(wrapper))).encode())
-    digest.update(_stub_text(stubs))
     return digest.hexdigest()[:24]
 
 
@@ -206,18 +206,22 @@ def _cache_file(key: str) -> Path:
     return cache_root() / "kernel-compile" / f"{key}.json"
 
 
-def _cached(key: str) -> Compiled | None:
+def _cached(key: str, declarations: bytes) -> Compiled | None:
+    """A pass stands whatever was declared since (declarations only grow, each a name no header defines); a failure
+    only under the declarations it saw, as more may make the unit compile."""
     path = _cache_file(key)
     if not path.is_file():
         return None
     data = json.loads(path.read_text(encoding="utf-8"))
+    if not data["passed"] and data.get("declarations") != declarations_digest(declarations):
+        return None
     return Compiled(bool(data["passed"]), str(data["error"]), float(data["seconds"]), cached=True)
 
 
-def _store(key: str, result: Compiled) -> None:
+def _store(key: str, result: Compiled, declarations: bytes) -> None:
     path = _cache_file(key)
     path.parent.mkdir(parents=True, exist_ok=True)
     part = path.with_name(f"{path.name}.part{os.getpid()}")
-    part.write_text(json.dumps({"passed": result.passed, "error": result.error, "seconds": result.seconds}),
-                    encoding="utf-8")
+    part.write_text(json.dumps({"passed": result.passed, "error": result.error, "seconds": result.seconds,
+                                "declarations": declarations_digest(declarations)}), encoding="utf-8")
     part.replace(path)
