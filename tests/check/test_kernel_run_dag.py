@@ -6,6 +6,7 @@ Tests that build and run need the CANN sources (`cann_src`); each cuts the plan 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -104,7 +105,7 @@ def test_select_with_its_data_operands_swapped_compiles_and_fails_the_run(tmp_pa
 def test_mish_grad_add_turned_into_sub_fails_the_run(faulty: bool, tmp_path: Path, cann_src: Path) -> None:
     op_dir = copy_sample(tmp_path, MISH)
     if faulty:
-        edit(op_dir / MISH_DAG, "Vec::Add<float>", "Vec::Sub<float>")
+        edit(op_dir / MISH_DAG, "Add(rSp, rSpPos, rSpLog, mask);", "Sub(rSp, rSpPos, rSpLog, mask);")
         assert _compiles(op_dir, cann_src, ("float32",))
     [row] = _run(op_dir, cann_src, ("float32",)).values()
     if faulty:
@@ -120,8 +121,9 @@ def test_the_absent_path_runs_with_a_null_address_and_only_its_launches_see_its_
     op_dir = copy_sample(tmp_path, MISH)
     [row] = _run(op_dir, cann_src, ("float32",)).values()
     assert row.status == "pass", row.reason
-    assert row.figures["shapes"].endswith(";3x1001 without tanhx;890x1001 without tanhx"), row.figures["shapes"]
-    edit(op_dir / MISH_DAG, "OpCalcSpAbs = Bind<Vec::Abs<float>", "OpCalcSpAbs = Bind<Vec::Relu<float>")
+    # the last launch spans several tiles on every core: its rows follow the fused node's tile
+    assert re.search(r";3x1001 without tanhx;\d+x1001 without tanhx$", row.figures["shapes"]), row.figures["shapes"]
+    edit(op_dir / MISH_DAG, "Abs(rSpAbs, rX, mask);", "Relu(rSpAbs, rX, mask);")
     [row] = _run(op_dir, cann_src, ("float32",)).values()
     assert row.status == "fail", row.reason
     failing = [line for line in row.reason.split("; ") if "differs from the golden" in line]
