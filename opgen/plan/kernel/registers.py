@@ -150,6 +150,10 @@ def _node(struct: str, value: str, cone: tuple[Step, ...], made: dict[str, Step]
     def const(arg: Arg) -> str:
         return consts.setdefault(_scalar(arg), f"rConst{len(consts)}")
 
+    def operand(arg: Arg) -> str:
+        """A value's register, or the register a number or attr is Duplicated into."""
+        return regs[arg] if isinstance(arg, str) else const(arg)
+
     regs = {n: _reg(n) for n in inputs}
     preds: dict[str, str] = {}
     body: list[str] = []
@@ -168,12 +172,12 @@ def _node(struct: str, value: str, cone: tuple[Step, ...], made: dict[str, Step]
             notes.setdefault(regs[step.out], str(step))
             continue
         if step.op in COMPARE_MODES:
-            body.append(f"{_compare(step, preds, regs, const)} // {step}")
+            body.append(f"{_compare(step, preds, operand)} // {step}")
             continue
         dst = regs.setdefault(step.out, _reg(step.out))
         if step.op == "select":
             mask, *picked = step.args
-            src0, src1 = (regs[a] if isinstance(a, str) else const(a) for a in picked)
+            src0, src1 = map(operand, picked)
             body.append(f"AscendC::MicroAPI::Select({dst}, {src0}, {src1}, {preds[str(mask)]}); // {step}")
             continue
         args = [regs[a] if isinstance(a, str) else _scalar(a) for a in step.args]
@@ -193,16 +197,15 @@ def _node(struct: str, value: str, cone: tuple[Step, ...], made: dict[str, Step]
     return FusedNode(struct, value, inputs, attrs, lines)
 
 
-def _compare(step: Step, preds: dict[str, str], regs: dict[str, str], const: Callable[[Arg], str]) -> str:
+def _compare(step: Step, preds: dict[str, str], operand: Callable[[Arg], str]) -> str:
     """Compares against a number or attr in the second place (as upstream's elu kernel writes it), Compare of two
     registers otherwise; the lanes the loop's mask leaves out are false (MaskMergeMode ZEROING of Compare.md)."""
     mode = f"AscendC::CMPMODE::{COMPARE_MODES[step.op][0]}"
     dst = preds.setdefault(step.out, _pred(step.out))
     first, second = step.args
-    lhs = regs[first] if isinstance(first, str) else const(first)
     if isinstance(second, str):
-        return f"AscendC::MicroAPI::Compare<float, {mode}>({dst}, {lhs}, {regs[second]}, mask);"
-    return f"AscendC::MicroAPI::Compares<float, {mode}>({dst}, {lhs}, {_scalar(second)}, mask);"
+        return f"AscendC::MicroAPI::Compare<float, {mode}>({dst}, {operand(first)}, {operand(second)}, mask);"
+    return f"AscendC::MicroAPI::Compares<float, {mode}>({dst}, {operand(first)}, {_scalar(second)}, mask);"
 
 
 def _fuse(step: Step, nxt: Step | None, uses: dict[str, int], regs: dict[str, str], const: Callable[[Arg], str],
