@@ -76,8 +76,10 @@ def run_ut(prefix: Prefix, sources: CannSources, *, kind: UtKind, op: str, soc: 
     """`build.sh -u --<kind> --ops=<op> --soc=<soc>` in the scratch copy, with `op_dir` (a generated op)
     placed over upstream's op of that name for the run, or upstream's own op when `op_dir` is None. `rel_dir`: where
     the op's spec puts it in ops-nn (`[experimental/]<category>/<op>`), which decides `--experimental`; without it,
-    the op's record says, or else its path. `env`: more for build.sh's environment (the kernel UTs' tikicpulib
-    stand-in)."""
+    `experimental` does for upstream's op, and the op's record or else its path for `op_dir`. `env`: more for
+    build.sh's environment (the kernel UTs' tikicpulib stand-in)."""
+    if rel_dir is not None:
+        experimental = Path(rel_dir).parts[0] == "experimental"
     memo = _upstream_memo(prefix, kind, op, soc, experimental) if op_dir is None else None
     if memo is not None and memo.is_file():
         return _remembered(memo)

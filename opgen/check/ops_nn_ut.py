@@ -117,8 +117,7 @@ def _kernel_row(prefix: Prefix, run: UtRun, upstream: bool) -> CheckItem:
 
 def _run(prefix: Prefix, sources: CannSources, plan: RenderPlan, kind: UtKind, soc: str,
          op_dir: Path | None, env: dict[str, str] | None = None) -> UtRun:
-    return run_ut(prefix, sources, kind=kind, op=plan.name, soc=soc, op_dir=op_dir,
-                  experimental=plan.rel_dir.startswith("experimental/"), rel_dir=plan.rel_dir, env=env)
+    return run_ut(prefix, sources, kind=kind, op=plan.name, soc=soc, op_dir=op_dir, rel_dir=plan.rel_dir, env=env)
 
 
 def _row(prefix: Prefix, run: UtRun, upstream: bool) -> CheckItem:
