@@ -39,8 +39,10 @@ def test_the_tiling_maps_each_value_to_its_tpl_value_and_refuses_others() -> Non
     assert "GET_TPL_TILING_KEY(schMode, dType, approximate)" in tiling
     for dtype, kernel in (("DT_BF16", "bfloat16_t"), ("DT_FLOAT16", "half"), ("DT_FLOAT", "float")):
         for value in ("None", "Tanh"):
+            # 16-bit "none" tiles the twin with erf in registers (test_fused_registers.py)
+            struct = f"GeluGradV2{value}{'B16' if value == 'None' and kernel != 'float' else ''}Dag"
             assert re.search(rf"outputDtype == ge::{dtype} && approximate == TPL_APPROXIMATE_{value.upper()}\) "
-                             rf"\{{\s*dType = \w+;\s*BroadcastBaseTiling<GeluGradV2{value}Dag<{kernel}>::OpDag>",
+                             rf"\{{\s*dType = \w+;\s*BroadcastBaseTiling<{struct}<{kernel}>::OpDag>",
                              tiling), (dtype, value)
 
 

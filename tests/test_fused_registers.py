@@ -4,11 +4,17 @@ feature has no register form yet."""
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import SAMPLES, SCHEMAS, copy_spec
+
+from opgen.plan.kernel.lowering import lower
+from opgen.plan.kernel.ops import SPELLINGS
+from opgen.spec.recipe import Step
 
 PASS = re.compile(r"using (\w+) =\s*Bind<([\w:]+)")
 
@@ -39,12 +45,32 @@ def test_swish_grad_binds_one_fused_node_whose_loop_reads_like_the_recipe() -> N
 
 @pytest.mark.parametrize(("struct", "passes"), [
     ("GeluGradV2NoneDag", ["GeluGradV2NoneFused0", "Vec::Erf", "GeluGradV2NoneFused1"]),
+    ("GeluGradV2NoneB16Dag", ["GeluGradV2NoneB16Fused0"]),
     ("GeluGradV2TanhDag", ["GeluGradV2TanhFused0"]),
 ])
 def test_gelu_grad_v2_makes_no_more_passes_than_upstream(struct: str, passes: list[str]) -> None:
-    """Upstream's erf path: Muls, Erf and its ErfPost node; its tanh path: one node. Erf has no register form:
-    the chain stops before it and resumes after it, computing the clamped x again rather than keeping it."""
+    """Upstream's erf path: Muls, Erf and its ErfPost node; its tanh path: one node. float32's Erf is a Vec::Erf
+    node: the chain stops before it and resumes after it, computing the clamped x again rather than keeping it.
+    16-bit dtypes take AscendC::Erf's Pade form, as upstream's ErfFast does, in the one fused node's registers."""
     assert _passes(_dag("activation/gelu_grad_v2"), struct) == passes
+
+
+def test_16_bit_erf_is_the_pade_form_and_only_16_bit_paths_run_it() -> None:
+    """The Pade chain of asc-devkit's erf_3510_impl.h: x clipped to +-3.92, P(x) / Q(x) by Horner steps (a
+    multiply and add fused into MulDstAdd), one Div; the tiling and the kernel entry pick it for half and bfloat16."""
+    text = _dag("activation/gelu_grad_v2")
+    node = text.split("struct GeluGradV2NoneB16Fused0", 1)[1].split("\n};", 1)[0]
+    loop = re.sub(r"\s+", " ", node.split("for (uint16_t i = 0; i < loops; i++) {", 1)[1])
+    assert "Mins(rEHi, rXs, 3.92f, mask); // e_hi = mins(xs, 3.92)" in loop
+    assert "Maxs(rEX, rEHi, -3.92f, mask); // e_x = maxs(e_hi, -3.92)" in loop
+    assert loop.count("MulDstAdd(rEP4, rESq") == 4 and loop.count("MulDstAdd(rEQ4, rESq") == 4
+    assert "Div(rE, rEP0x, rEQ4, mask); // e = div(e_p0x, e_q0)" in loop
+    assert "Vec::Erf" not in text.split("struct GeluGradV2NoneB16Dag {", 1)[1].split("};", 1)[0]
+    tiling = (SAMPLES / "activation/gelu_grad_v2/op_host/arch35/gelu_grad_v2_tiling_arch35.cpp").read_text("utf-8")
+    entry = (SAMPLES / "activation/gelu_grad_v2/op_kernel/gelu_grad_v2_apt.cpp").read_text("utf-8")
+    for source in (tiling, entry):
+        assert {t for t in re.findall(r"GeluGradV2NoneB16Dag<(\w+)>", source)} == {"half", "bfloat16_t"}
+        assert {t for t in re.findall(r"GeluGradV2NoneDag<(\w+)>", source)} == {"float"}
 
 
 def test_per_step_lowering_binds_a_vec_node_per_step(run, tmp_path: Path) -> None:
@@ -88,3 +114,18 @@ def test_an_optional_inputs_absent_path_is_fused_too() -> None:
 
 def test_ops_the_lowering_cannot_fuse_yet_keep_the_per_step_dag() -> None:
     assert "MicroAPI" not in _dag("activation/relu_grad_v2"), "bit-mask input"
+
+
+def test_the_pade_erf_steps_stay_within_float32_rounding_of_erf() -> None:
+    """Why the golden may keep math.erf for the 16-bit paths: the lowered chain, run in float32 as the kernel's
+    registers run it, is within 4e-7 of erf over the whole line (clipped past |x| = 3.92, where erf rounds to 1)."""
+    steps = lower((Step("e", "erf", ("xs",)),), "arch35_b16")
+    assert {s.op for s in steps} <= {"mins", "maxs", "mul", "muls", "adds", "div"}
+    xs = np.linspace(-8.0, 8.0, 20001, dtype=np.float32)
+    values: dict[str, np.ndarray] = {"xs": xs}
+    for step in steps:
+        args = [values[a] if isinstance(a, str) else np.float32(a) for a in step.args]
+        values[step.out] = eval(SPELLINGS[step.op].numpy.format(*(f"args[{k}]" for k in range(len(args)))))
+        assert values[step.out].dtype == np.float32, step
+    exact = np.array([math.erf(float(x)) for x in xs])
+    assert np.abs(values["e"] - exact).max() < 4e-7

@@ -5,7 +5,8 @@ a bool: a `? :`) and puts it in the tiling key; the kernel branches on it. Nothi
 to its math: a tiling that maps "tanh" to the "none" macro, a kernel branch running another value's DAG, or a
 refusal that was dropped all compile and launch. So this row reads the def, the TPL struct, the tiling and the
 kernel entry and checks that they agree, and that the DAG each value runs is the one named after it
-(`<Op><Value>Dag`, a bool's `<Op><Attr>True|FalseDag`).
+(`<Op><Value>Dag`, a bool's `<Op><Attr>True|FalseDag`; for 16-bit dtypes its twin `<Op><Value>B16Dag`, erf in
+registers).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def choice_item(op_dir: Path, files: OpFiles, def_src: Source) -> CheckItem:
             continue
         label = value_of[macro] if attr.ge_type == "String" else f"{attr.name}_{value_of[macro]}"
         named = f"{files.op_type}{upper_camel(label)}Dag"
-        if struct != named:
+        if struct not in (named, named.removesuffix("Dag") + "B16Dag"):
             problems.append(f"{kernel.rel}:{line}: {arg} {_shown(attr, value_of[macro])} ({dtype}) runs {struct}, "
                             f"not {named}, the DAG of its math")
         tiled = host.get((dtype, macro))

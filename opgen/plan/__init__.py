@@ -291,7 +291,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     plan_rel_dir = f"experimental/{rel_dir}" if spec.experimental else rel_dir
     dag_platforms = [p for p in spec.platforms if dialect_of(p.kernel) == "arch35"]
     classic_platforms = [p for p in spec.platforms if dialect_of(p.kernel) == "classic"]
-    present = present_dags(spec, tensors, float_compute, brc.brc_inputs if brc else (), scalars, choice,
+    present = present_dags(spec, tensors, combos, float_compute, brc.brc_inputs if brc else (), scalars, choice,
                            dag_platforms[0].compute_variant) if dag_platforms else ()
     dag = next((d.kernel for d in present if choice is None or d.choice == choice.default), None)
     classic = classic_kernel(tensors, float_compute, [

@@ -76,14 +76,12 @@ def sch_mode(plan: RenderPlan) -> int:
 def launches(plan: RenderPlan, variant: KernelVariant) -> tuple[DagLaunch, ...]:
     """The kernel paths of the variant's dtype combination, each under the tiling key that selects it."""
     index, bits = plan.sch_modes.index(sch_mode(plan)), plan.sch_mode_bits
-    values = {v.dag_struct: v for v in plan.choice.values} if plan.choice else {}
     found = []
     for b in plan.dag_branches:
         if b.combination != variant.combination.index:
             continue
-        value = values.get(b.dag_struct)
-        choice_code = value.code << (bits + TPL_DTYPE_BITS) if value else 0
-        found.append(DagLaunch(index | b.tpl_code << bits | choice_code, b, value))
+        choice_code = b.choice.code << (bits + TPL_DTYPE_BITS) if b.choice else 0
+        found.append(DagLaunch(index | b.tpl_code << bits | choice_code, b, b.choice))
     return tuple(found)
 
 

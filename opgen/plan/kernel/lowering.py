@@ -2,7 +2,9 @@
 
 classic (AscendC): tanh, sigmoid, erf and sign are adv_api calls (with a shared temp buffer); neg, log1p and
 softplus become basic steps. arch35 (atvoss Vec::): only erf is a node; the others become basic steps, sign
-by comparisons and selects. The golden and the emulator run the lowered steps, as the kernel does.
+by comparisons and selects. arch35_b16 is arch35 where every tensor is 16-bit: erf too becomes basic steps, the
+Pade form AscendC::Erf takes by default, as upstream's 16-bit kernels call it. The golden and the emulator run the
+lowered steps, as the kernel does (erf as math.erf: the Pade form is within float32's rounding of it).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from ...spec.recipe import Step
 NATIVE: dict[str, frozenset[str]] = {
     "classic": frozenset({"tanh", "sigmoid", "erf", "sign"}),
     "arch35": frozenset({"erf"}),
+    "arch35_b16": frozenset(),
 }
 Fresh = Callable[[str], str]
 
@@ -91,6 +94,35 @@ def _sign(step: Step, fresh: Fresh) -> list[Step]:
             Step(step.out, "select", (pos, one, low))]
 
 
+# asc-devkit impl/adv_api/detail/math/erf/erf_3510_impl.h (ErfPadeCompute): x clipped to [-3.92, 3.92], then
+# erf(x) = P(x) / Q(x) with P odd of degree 11 and Q even of degree 10, both Horner chains in x^2
+ERF_CLIP = 3.92
+ERF_P = (0.053443748819, 7.5517016694, 101.62808918, 1393.8061484, 5063.7915060, 29639.384698)
+ERF_Q = (31.212858877, 398.56963806, 3023.1248150, 13243.365831, 26267.224157)
+
+
+def _erf_pade(step: Step, fresh: Fresh) -> list[Step]:
+    """AscendC::Erf's Pade form, a register chain: P(x) / Q(x) over the clipped x (see ERF_P, ERF_Q)."""
+    hi, x, sq = (fresh(f"{step.out}_{p}") for p in ("hi", "x", "sq"))
+    steps = [Step(hi, "mins", (step.args[0], ERF_CLIP)), Step(x, "maxs", (hi, -ERF_CLIP)), Step(sq, "mul", (x, x))]
+    p = fresh(f"{step.out}_p5")
+    steps.append(Step(p, "muls", (sq, ERF_P[0])))
+    for k, coefficient in enumerate(ERF_P[1:]):
+        added, times = fresh(f"{step.out}_p{4 - k}"), fresh(f"{step.out}_p{4 - k}x")
+        steps += [Step(added, "adds", (p, coefficient)), Step(times, "mul", (added, sq if k < 4 else x))]
+        p = times
+    q = sq
+    for k, coefficient in enumerate(ERF_Q):
+        added = fresh(f"{step.out}_q{4 - k}")
+        steps.append(Step(added, "adds", (q, coefficient)))
+        q = added
+        if k < len(ERF_Q) - 1:
+            q = fresh(f"{step.out}_q{4 - k}x")
+            steps.append(Step(q, "mul", (added, sq)))
+    return [*steps, Step(step.out, "div", (p, q))]
+
+
 _EXPANSIONS: dict[str, Callable[[Step, Fresh], list[Step]]] = {
     "neg": _neg, "log1p": _log1p, "softplus": _softplus, "tanh": _tanh, "sigmoid": _sigmoid, "sign": _sign,
+    "erf": _erf_pade,
 }

@@ -71,7 +71,7 @@ ge::graphStatus GeluGradV2Tiling::RunTiling()
     uint64_t schMode = 0;
     if (outputDtype == ge::DT_BF16 && approximate == TPL_APPROXIMATE_NONE) {
         dType = TPL_BF16;
-        BroadcastBaseTiling<GeluGradV2NoneDag<bfloat16_t>::OpDag> brcBaseTiling(tilingContext);
+        BroadcastBaseTiling<GeluGradV2NoneB16Dag<bfloat16_t>::OpDag> brcBaseTiling(tilingContext);
         tilingStatus = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
     } else if (outputDtype == ge::DT_BF16 && approximate == TPL_APPROXIMATE_TANH) {
@@ -81,7 +81,7 @@ ge::graphStatus GeluGradV2Tiling::RunTiling()
         schMode = brcBaseTiling.GetSchMode();
     } else if (outputDtype == ge::DT_FLOAT16 && approximate == TPL_APPROXIMATE_NONE) {
         dType = TPL_FP16;
-        BroadcastBaseTiling<GeluGradV2NoneDag<half>::OpDag> brcBaseTiling(tilingContext);
+        BroadcastBaseTiling<GeluGradV2NoneB16Dag<half>::OpDag> brcBaseTiling(tilingContext);
         tilingStatus = brcBaseTiling.DoTiling();
         schMode = brcBaseTiling.GetSchMode();
     } else if (outputDtype == ge::DT_FLOAT16 && approximate == TPL_APPROXIMATE_TANH) {

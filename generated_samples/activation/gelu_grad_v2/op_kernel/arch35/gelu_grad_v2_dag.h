@@ -171,6 +171,145 @@ struct GeluGradV2NoneDag {
     using OpDag = DAGSch<Outputs, void, MemCfg>;
 };
 
+// approximate = "none", 16-bit dtypes: erf in registers, AscendC::Erf's Pade form
+// z: the recipe's register steps, one MicroAPI loop over the tile
+template <class R, class I0, class I1>
+struct GeluGradV2NoneB16Fused0 : public Vec::ElemwiseBinaryOP<R, I0, I1> {
+#ifdef __CCE_AICORE__
+    static constexpr AscendC::MicroAPI::CastTrait UNPACKED_TO_FLOAT = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::UNKNOWN};
+    static constexpr AscendC::MicroAPI::CastTrait FLOAT_TO_PACKED = {
+        AscendC::MicroAPI::RegLayout::ZERO, AscendC::MicroAPI::SatMode::UNKNOWN,
+        AscendC::MicroAPI::MaskMergeMode::ZEROING, AscendC::RoundMode::CAST_RINT};
+#endif
+    __aicore__ inline GeluGradV2NoneB16Fused0(LocalTensor<R>& dst, LocalTensor<I0>& in0, LocalTensor<I1>& in1,
+                                              uint32_t count)
+    {
+#ifdef __CCE_AICORE__
+        constexpr uint32_t lanes = AscendC::VECTOR_REG_WIDTH / sizeof(float);
+        uint16_t loops = AscendC::CeilDivision(count, lanes);
+        __ubuf__ R* out = (__ubuf__ R*)dst.GetPhyAddr();
+        __ubuf__ I0* src0 = (__ubuf__ I0*)in0.GetPhyAddr();
+        __ubuf__ I1* src1 = (__ubuf__ I1*)in1.GetPhyAddr();
+        AscendC::MicroAPI::RegTensor<I0> rXPacked;
+        AscendC::MicroAPI::RegTensor<I1> rDyPacked;
+        AscendC::MicroAPI::RegTensor<R> outPacked;
+        AscendC::MicroAPI::RegTensor<float> rX;
+        AscendC::MicroAPI::RegTensor<float> rDy;
+        AscendC::MicroAPI::RegTensor<float> rXl;
+        AscendC::MicroAPI::RegTensor<float> rXc;
+        AscendC::MicroAPI::RegTensor<float> rXs;
+        AscendC::MicroAPI::RegTensor<float> rEHi;
+        AscendC::MicroAPI::RegTensor<float> rEX;
+        AscendC::MicroAPI::RegTensor<float> rESq;
+        AscendC::MicroAPI::RegTensor<float> rEP5;
+        AscendC::MicroAPI::RegTensor<float> rEP4;
+        AscendC::MicroAPI::RegTensor<float> rEP0x;
+        AscendC::MicroAPI::RegTensor<float> rEQ4;
+        AscendC::MicroAPI::RegTensor<float> rE;
+        AscendC::MicroAPI::RegTensor<float> rC0;
+        AscendC::MicroAPI::RegTensor<float> rCdf;
+        AscendC::MicroAPI::RegTensor<float> rX2;
+        AscendC::MicroAPI::RegTensor<float> rH;
+        AscendC::MicroAPI::RegTensor<float> rEx;
+        AscendC::MicroAPI::RegTensor<float> rPdf;
+        AscendC::MicroAPI::RegTensor<float> rZ;
+        AscendC::MicroAPI::RegTensor<float> rConst0;
+        AscendC::MicroAPI::RegTensor<float> rConst1;
+        AscendC::MicroAPI::RegTensor<float> rConst2;
+        AscendC::MicroAPI::RegTensor<float> rConst3;
+        AscendC::MicroAPI::RegTensor<float> rConst4;
+        AscendC::MicroAPI::RegTensor<float> rConst5;
+        AscendC::MicroAPI::RegTensor<float> rConst6;
+        AscendC::MicroAPI::RegTensor<float> rConst7;
+        AscendC::MicroAPI::MaskReg mask;
+        __VEC_SCOPE__
+        {
+            AscendC::MicroAPI::Duplicate(rConst0, 101.62808918f);
+            AscendC::MicroAPI::Duplicate(rConst1, 1393.8061484f);
+            AscendC::MicroAPI::Duplicate(rConst2, 5063.791506f);
+            AscendC::MicroAPI::Duplicate(rConst3, 29639.384698f);
+            AscendC::MicroAPI::Duplicate(rConst4, 398.56963806f);
+            AscendC::MicroAPI::Duplicate(rConst5, 3023.124815f);
+            AscendC::MicroAPI::Duplicate(rConst6, 13243.365831f);
+            AscendC::MicroAPI::Duplicate(rConst7, 26267.224157f);
+            for (uint16_t i = 0; i < loops; i++) {
+                mask = AscendC::MicroAPI::UpdateMask<float>(count);
+                if constexpr (sizeof(I0) == sizeof(float)) { // load x
+                    AscendC::MicroAPI::LoadAlign(rX, src0 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I0, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rXPacked,
+                                                                                                   src0 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rX, rXPacked, mask);
+                }
+                if constexpr (sizeof(I1) == sizeof(float)) { // load dy
+                    AscendC::MicroAPI::LoadAlign(rDy, src1 + i * lanes);
+                } else {
+                    AscendC::MicroAPI::LoadAlign<I1, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rDyPacked,
+                                                                                                   src1 + i * lanes);
+                    AscendC::MicroAPI::Cast<float, I1, UNPACKED_TO_FLOAT>(rDy, rDyPacked, mask);
+                }
+                AscendC::MicroAPI::Maxs(rXl, rX, -10000.0f, mask);            // xl = maxs(x, -10000.0)
+                AscendC::MicroAPI::Mins(rXc, rXl, 10000.0f, mask);            // xc = mins(xl, 10000.0)
+                AscendC::MicroAPI::Muls(rXs, rXc, 0.7071067811865476f, mask); // xs = muls(xc, 0.7071067811865476)
+                AscendC::MicroAPI::Mins(rEHi, rXs, 3.92f, mask);              // e_hi = mins(xs, 3.92)
+                AscendC::MicroAPI::Maxs(rEX, rEHi, -3.92f, mask);             // e_x = maxs(e_hi, -3.92)
+                AscendC::MicroAPI::Mul(rESq, rEX, rEX, mask);                 // e_sq = mul(e_x, e_x)
+                AscendC::MicroAPI::Muls(rEP5, rESq, 0.053443748819f, mask);   // e_p5 = muls(e_sq, 0.053443748819)
+                AscendC::MicroAPI::Adds(rEP4, rEP5, 7.5517016694f, mask);     // e_p4 = adds(e_p5, 7.5517016694)
+                AscendC::MicroAPI::MulDstAdd(rEP4, rESq, rConst0,
+                                             mask); // e_p4x = mul(e_p4, e_sq); e_p3 = adds(e_p4x, 101.62808918)
+                AscendC::MicroAPI::MulDstAdd(rEP4, rESq, rConst1,
+                                             mask); // e_p3x = mul(e_p3, e_sq); e_p2 = adds(e_p3x, 1393.8061484)
+                AscendC::MicroAPI::MulDstAdd(rEP4, rESq, rConst2,
+                                             mask); // e_p2x = mul(e_p2, e_sq); e_p1 = adds(e_p2x, 5063.791506)
+                AscendC::MicroAPI::MulDstAdd(rEP4, rESq, rConst3,
+                                             mask); // e_p1x = mul(e_p1, e_sq); e_p0 = adds(e_p1x, 29639.384698)
+                AscendC::MicroAPI::Mul(rEP0x, rEP4, rEX, mask);           // e_p0x = mul(e_p0, e_x)
+                AscendC::MicroAPI::Adds(rEQ4, rESq, 31.212858877f, mask); // e_q4 = adds(e_sq, 31.212858877)
+                AscendC::MicroAPI::MulDstAdd(rEQ4, rESq, rConst4,
+                                             mask); // e_q4x = mul(e_q4, e_sq); e_q3 = adds(e_q4x, 398.56963806)
+                AscendC::MicroAPI::MulDstAdd(rEQ4, rESq, rConst5,
+                                             mask); // e_q3x = mul(e_q3, e_sq); e_q2 = adds(e_q3x, 3023.124815)
+                AscendC::MicroAPI::MulDstAdd(rEQ4, rESq, rConst6,
+                                             mask); // e_q2x = mul(e_q2, e_sq); e_q1 = adds(e_q2x, 13243.365831)
+                AscendC::MicroAPI::MulDstAdd(rEQ4, rESq, rConst7,
+                                             mask); // e_q1x = mul(e_q1, e_sq); e_q0 = adds(e_q1x, 26267.224157)
+                AscendC::MicroAPI::Div(rE, rEP0x, rEQ4, mask);                 // e = div(e_p0x, e_q0)
+                AscendC::MicroAPI::Adds(rC0, rE, 1.0f, mask);                  // c0 = adds(e, 1.0)
+                AscendC::MicroAPI::Muls(rCdf, rC0, 0.5f, mask);                // cdf = muls(c0, 0.5)
+                AscendC::MicroAPI::Mul(rX2, rXc, rXc, mask);                   // x2 = mul(xc, xc)
+                AscendC::MicroAPI::Muls(rH, rX2, -0.5f, mask);                 // h = muls(x2, -0.5)
+                AscendC::MicroAPI::Exp(rEx, rH, mask);                         // ex = exp(h)
+                AscendC::MicroAPI::Muls(rPdf, rEx, 0.3989422804014327f, mask); // pdf = muls(ex, 0.3989422804014327)
+                AscendC::MicroAPI::MulDstAdd(rPdf, rXc, rCdf, mask);           // xp = mul(xc, pdf); s = add(cdf, xp)
+                AscendC::MicroAPI::Mul(rZ, rDy, rPdf, mask);                   // z = mul(dy, s)
+                if constexpr (sizeof(R) == sizeof(float)) {                    // store z
+                    AscendC::MicroAPI::StoreAlign(out + i * lanes, rZ, mask);
+                } else {
+                    AscendC::MicroAPI::Cast<R, float, FLOAT_TO_PACKED>(outPacked, rZ, mask);
+                    AscendC::MicroAPI::StoreAlign<R, AscendC::MicroAPI::StoreDist::DIST_PACK_B32>(out + i * lanes,
+                                                                                                  outPacked, mask);
+                }
+            }
+        }
+#endif
+    }
+};
+
+template <typename T>
+struct GeluGradV2NoneB16Dag {
+    using OpCopyIn0 = Bind<Vec::CopyInBrc<T>, Placeholder::In0<T>>;               // load dy
+    using OpCopyIn1 = Bind<Vec::CopyInBrc<T>, Placeholder::In1<T>>;               // load x
+    using OpCalcZ = Bind<GeluGradV2NoneB16Fused0<T, T, T>, OpCopyIn1, OpCopyIn0>; // z in registers
+    using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCalcZ>;      // store z
+
+    using Outputs = Elems<OpCopyOut0>;
+    using MemCfg = MemOptCfg<MemLevel::LEVEL_2>;
+    using OpDag = DAGSch<Outputs, void, MemCfg>;
+};
+
 // approximate = "tanh"
 // z: the recipe's register steps, one MicroAPI loop over the tile
 template <class R, class I0, class I1>

@@ -24,13 +24,13 @@ __global__ __aicore__ void gelu_grad_v2(GM_ADDR dy, GM_ADDR x, GM_ADDR z, GM_ADD
 {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
     if constexpr (dType == TPL_BF16 && approximate == TPL_APPROXIMATE_NONE) {
-        BroadcastSch<schMode, GeluGradV2NoneDag<bfloat16_t>::OpDag> sch(tiling);
+        BroadcastSch<schMode, GeluGradV2NoneB16Dag<bfloat16_t>::OpDag> sch(tiling);
         sch.Process(dy, x, z);
     } else if constexpr (dType == TPL_BF16 && approximate == TPL_APPROXIMATE_TANH) {
         BroadcastSch<schMode, GeluGradV2TanhDag<bfloat16_t>::OpDag> sch(tiling);
         sch.Process(dy, x, z);
     } else if constexpr (dType == TPL_FP16 && approximate == TPL_APPROXIMATE_NONE) {
-        BroadcastSch<schMode, GeluGradV2NoneDag<half>::OpDag> sch(tiling);
+        BroadcastSch<schMode, GeluGradV2NoneB16Dag<half>::OpDag> sch(tiling);
         sch.Process(dy, x, z);
     } else if constexpr (dType == TPL_FP16 && approximate == TPL_APPROXIMATE_TANH) {
         BroadcastSch<schMode, GeluGradV2TanhDag<half>::OpDag> sch(tiling);
