@@ -26,10 +26,6 @@ EXPECTED_SKIPPED = {
        for dtype in ("float16", "bfloat16", "float32", "int8", "uint8", "int32")},
     ("gelu_grad", "ascend310b float32 upstream"): "(kernel.ascend310b.float32) as no oracle",
     ("gelu_grad", "ascend310b bfloat16 upstream"): "(kernel.ascend310b.bfloat16) as no oracle",
-    # upstream's 16-bit DAG makes a constexpr half constant (atvoss MAKE_CONST); asc-tools' CPU-debug half and
-    # bfloat16 have no constexpr constructor
-    **{("leaky_relu_grad", f"ascend950 {dtype} upstream"): "call to non-'constexpr' function"
-       for dtype in ("float16", "bfloat16")},
 }
 
 matrix = pytest.mark.skipif(not os.environ.get("OPGEN_KERNEL_MATRIX"),

@@ -30,9 +30,9 @@ UPSTREAM_FORMS = (
 )
 
 
-def _rows(op_dir: Path, cann_src: Path, soc: str = "ascend950") -> dict[str, CheckItem]:
+def _rows(op_dir: Path, cann_src: Path, soc: str = "ascend950", dtype: str = "float32") -> dict[str, CheckItem]:
     spec, plan = loaded(op_dir)
-    cut = cut_plan(plan, soc, ("float32",))
+    cut = cut_plan(plan, soc, (dtype,))
     rows = kernel_run_rows(op_dir, spec.spec, cut, resolve_sources(cann_src), Trust(True))
     return {r.item: r for r in rows}
 
@@ -59,6 +59,16 @@ def test_upstream_entries_of_every_form_run_within_the_reference(tmp_path: Path,
     apart = float(upstream.figures["generated_vs_upstream_max_abs"])
     assert apart <= max(1e-4, float(upstream.figures["upstream_max_abs"])), upstream.figures
     assert rows[f"{soc} float32 run"].status == "pass"
+
+
+def test_upstream_16_bit_constants_build_on_the_cpu_and_equal_the_generated_kernel(tmp_path: Path,
+                                                                                   cann_src: Path) -> None:
+    """Upstream LeakyReluGrad's 16-bit DAG makes a half constant with atvoss's MAKE_CONST, which needs a constexpr
+    constructor that asc-tools' CPU half lacks; the oracle's build puts cpu_model/upstream/ first, so it runs."""
+    rows = _rows(copy_sample(tmp_path, "activation/leaky_relu_grad"), cann_src, dtype="float16")
+    upstream = rows["ascend950 float16 upstream"]
+    assert upstream.status == "pass", upstream.reason
+    assert upstream.figures["generated_vs_upstream_max_ulp"] == 0
 
 
 def test_upstream_nan_at_infinite_inputs_fails_unless_the_spec_lists_it(tmp_path: Path, cann_src: Path) -> None:

@@ -35,6 +35,8 @@ OPTIMIZE = "-O1"
 TIMEOUT = 600
 MAX_ROUNDS = 40
 BINDINGS = "opgen_model_bindings.h"
+# headers that stand before the CANN sources' own for upstream's kernels (each says why it is needed on the CPU)
+UPSTREAM_SHIMS = Path(__file__).parent / "cpu_model" / "upstream"
 _DECLARATION = re.compile(r"^template <typename\.\.\. Args> (?P<ret>[\w:]+) (?P<name>\w+)\((?P<params>.*)\);$", re.M)
 _MODELLED = re.compile(r"^OPGEN_[A-Z_0-9]+\((\w+)[,)]", re.M)
 _REGISTER_FUNCTION = re.compile(r"^int64_t (\w+)\(Args&&\.\.\.", re.M)
@@ -170,6 +172,9 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
     digest = hashlib.sha256("\0".join([model_key(), run_wrapper(plan, variant, op_entry(variant), upstream=upstream),
                                        *variant.defines,
                                        str(variant.arch.npu_arch)]).encode())
+    if upstream is not None:
+        for path in sorted(UPSTREAM_SHIMS.rglob("*.h")):
+            digest.update(path.read_bytes())
     kernel_dir = op_dir / "op_kernel"
     for path in sorted(kernel_dir.rglob("*")):
         if path.is_file():
@@ -201,7 +206,7 @@ def _build(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: Ren
         wrapper = Path(scratch) / f"{plan.name}_run.cpp"
         wrapper.write_text(run_wrapper(plan, variant, op_dir / "op_kernel" / op_entry(variant), upstream=upstream))
         obj = Path(scratch) / "kernel.o"
-        compiled = _compile(sources, variant, op_dir, wrapper, obj, Path(scratch))
+        compiled = _compile(sources, variant, op_dir, wrapper, obj, Path(scratch), upstream is not None)
         if compiled.refusal is not None:
             return KernelBuild(None, "compile: " + compiled.refusal, stopped=compiled.bounded)
         if compiled.returncode != 0:
@@ -225,14 +230,16 @@ def _build(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: Ren
 
 
 def _compile(sources: CannSources, variant: KernelVariant, op_dir: Path, unit: Path, out: Path,
-             scratch: Path) -> ConfinedCompile:
-    """Compile `unit` to an object, learning missing intrinsic declarations as the compile level does."""
+             scratch: Path, upstream: bool) -> ConfinedCompile:
+    """Compile `unit` to an object, learning missing intrinsic declarations as the compile level does; upstream's
+    kernel with UPSTREAM_SHIMS first on the include path."""
     rounds = 0
     while True:
         stubs = intrinsic_dir(sources, variant.arch)
         (scratch / BINDINGS).write_text(bindings_source((stubs / HEADER).read_text() if stubs is not None else "",
                                                         variant.arch.npu_arch))
-        mode = ("-c", OPTIMIZE, f"-I{model_dir()}", f"-I{scratch}", "-o", str(out))
+        shims = (f"-I{UPSTREAM_SHIMS}",) if upstream else ()
+        mode = ("-c", OPTIMIZE, *shims, f"-I{model_dir()}", f"-I{scratch}", "-o", str(out))
         command = ["nice", "-n", "10", *compile_command("g++", unit, variant, sources, op_dir, stubs, mode)]
         done = compile_confined(command, "g++", [op_dir, sources.root, scratch, *([stubs] if stubs else [])],
                                 timeout=TIMEOUT)
