@@ -153,7 +153,7 @@ def runtime_object(sources: CannSources, variant: KernelVariant, op_dir: Path) -
             progress.step(f"CPU model: runtime for arch {variant.arch.npu_arch}"):
         objects = [Path(scratch) / f"{unit}.o" for unit in RUNTIME_UNITS]
         for unit, obj in zip(RUNTIME_UNITS, objects, strict=True):
-            done = _compile(sources, variant, op_dir, model_dir() / f"{unit}.cpp", obj, Path(scratch))
+            done = _compile(sources, variant, op_dir, model_dir() / f"{unit}.cpp", obj, Path(scratch), False)
             if done.returncode != 0:
                 return "the CPU model's runtime did not compile: " + _first_error(done.stderr, op_dir)
         part = target.with_name(f"{target.name}.part{os.getpid()}")
