@@ -40,8 +40,6 @@ struct GeluGradV2NoneFused0 : public Vec::ElemwiseUnaryOP<R, I0> {
         AscendC::MicroAPI::RegTensor<I0> rXPacked;
         AscendC::MicroAPI::RegTensor<R> outPacked;
         AscendC::MicroAPI::RegTensor<float> rX;
-        AscendC::MicroAPI::RegTensor<float> rXl;
-        AscendC::MicroAPI::RegTensor<float> rXc;
         AscendC::MicroAPI::RegTensor<float> rXs;
         AscendC::MicroAPI::MaskReg mask;
         __VEC_SCOPE__
@@ -55,10 +53,8 @@ struct GeluGradV2NoneFused0 : public Vec::ElemwiseUnaryOP<R, I0> {
                                                                                                    src0 + i * lanes);
                     AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rX, rXPacked, mask);
                 }
-                AscendC::MicroAPI::Maxs(rXl, rX, -10000.0f, mask);            // xl = maxs(x, -10000.0)
-                AscendC::MicroAPI::Mins(rXc, rXl, 10000.0f, mask);            // xc = mins(xl, 10000.0)
-                AscendC::MicroAPI::Muls(rXs, rXc, 0.7071067811865476f, mask); // xs = muls(xc, 0.7071067811865476)
-                if constexpr (sizeof(R) == sizeof(float)) {                   // store xs
+                AscendC::MicroAPI::Muls(rXs, rX, 0.7071067811865476f, mask); // xs = muls(x, 0.7071067811865476)
+                if constexpr (sizeof(R) == sizeof(float)) {                  // store xs
                     AscendC::MicroAPI::StoreAlign(out + i * lanes, rXs, mask);
                 } else {
                     AscendC::MicroAPI::Cast<R, float, FLOAT_TO_PACKED>(outPacked, rXs, mask);
@@ -92,15 +88,13 @@ struct GeluGradV2NoneFused1 : public Vec::ElemwiseTernaryOP<R, I0, I1, I2> {
         __ubuf__ I0* src0 = (__ubuf__ I0*)in0.GetPhyAddr();
         __ubuf__ I1* src1 = (__ubuf__ I1*)in1.GetPhyAddr();
         __ubuf__ I2* src2 = (__ubuf__ I2*)in2.GetPhyAddr();
-        AscendC::MicroAPI::RegTensor<I0> rXPacked;
-        AscendC::MicroAPI::RegTensor<I1> rEPacked;
+        AscendC::MicroAPI::RegTensor<I0> rEPacked;
+        AscendC::MicroAPI::RegTensor<I1> rXPacked;
         AscendC::MicroAPI::RegTensor<I2> rDyPacked;
         AscendC::MicroAPI::RegTensor<R> outPacked;
-        AscendC::MicroAPI::RegTensor<float> rX;
         AscendC::MicroAPI::RegTensor<float> rE;
+        AscendC::MicroAPI::RegTensor<float> rX;
         AscendC::MicroAPI::RegTensor<float> rDy;
-        AscendC::MicroAPI::RegTensor<float> rXl;
-        AscendC::MicroAPI::RegTensor<float> rXc;
         AscendC::MicroAPI::RegTensor<float> rC0;
         AscendC::MicroAPI::RegTensor<float> rCdf;
         AscendC::MicroAPI::RegTensor<float> rX2;
@@ -113,19 +107,19 @@ struct GeluGradV2NoneFused1 : public Vec::ElemwiseTernaryOP<R, I0, I1, I2> {
         {
             for (uint16_t i = 0; i < loops; i++) {
                 mask = AscendC::MicroAPI::UpdateMask<float>(count);
-                if constexpr (sizeof(I0) == sizeof(float)) { // load x
-                    AscendC::MicroAPI::LoadAlign(rX, src0 + i * lanes);
+                if constexpr (sizeof(I0) == sizeof(float)) { // load e
+                    AscendC::MicroAPI::LoadAlign(rE, src0 + i * lanes);
                 } else {
-                    AscendC::MicroAPI::LoadAlign<I0, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rXPacked,
+                    AscendC::MicroAPI::LoadAlign<I0, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rEPacked,
                                                                                                    src0 + i * lanes);
-                    AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rX, rXPacked, mask);
+                    AscendC::MicroAPI::Cast<float, I0, UNPACKED_TO_FLOAT>(rE, rEPacked, mask);
                 }
-                if constexpr (sizeof(I1) == sizeof(float)) { // load e
-                    AscendC::MicroAPI::LoadAlign(rE, src1 + i * lanes);
+                if constexpr (sizeof(I1) == sizeof(float)) { // load x
+                    AscendC::MicroAPI::LoadAlign(rX, src1 + i * lanes);
                 } else {
-                    AscendC::MicroAPI::LoadAlign<I1, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rEPacked,
+                    AscendC::MicroAPI::LoadAlign<I1, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>(rXPacked,
                                                                                                    src1 + i * lanes);
-                    AscendC::MicroAPI::Cast<float, I1, UNPACKED_TO_FLOAT>(rE, rEPacked, mask);
+                    AscendC::MicroAPI::Cast<float, I1, UNPACKED_TO_FLOAT>(rX, rXPacked, mask);
                 }
                 if constexpr (sizeof(I2) == sizeof(float)) { // load dy
                     AscendC::MicroAPI::LoadAlign(rDy, src2 + i * lanes);
@@ -134,15 +128,13 @@ struct GeluGradV2NoneFused1 : public Vec::ElemwiseTernaryOP<R, I0, I1, I2> {
                                                                                                    src2 + i * lanes);
                     AscendC::MicroAPI::Cast<float, I2, UNPACKED_TO_FLOAT>(rDy, rDyPacked, mask);
                 }
-                AscendC::MicroAPI::Maxs(rXl, rX, -10000.0f, mask);             // xl = maxs(x, -10000.0)
-                AscendC::MicroAPI::Mins(rXc, rXl, 10000.0f, mask);             // xc = mins(xl, 10000.0)
                 AscendC::MicroAPI::Adds(rC0, rE, 1.0f, mask);                  // c0 = adds(e, 1.0)
                 AscendC::MicroAPI::Muls(rCdf, rC0, 0.5f, mask);                // cdf = muls(c0, 0.5)
-                AscendC::MicroAPI::Mul(rX2, rXc, rXc, mask);                   // x2 = mul(xc, xc)
+                AscendC::MicroAPI::Mul(rX2, rX, rX, mask);                     // x2 = mul(x, x)
                 AscendC::MicroAPI::Muls(rH, rX2, -0.5f, mask);                 // h = muls(x2, -0.5)
                 AscendC::MicroAPI::Exp(rEx, rH, mask);                         // ex = exp(h)
                 AscendC::MicroAPI::Muls(rPdf, rEx, 0.3989422804014327f, mask); // pdf = muls(ex, 0.3989422804014327)
-                AscendC::MicroAPI::MulDstAdd(rPdf, rXc, rCdf, mask);           // xp = mul(xc, pdf); s = add(cdf, xp)
+                AscendC::MicroAPI::MulDstAdd(rPdf, rX, rCdf, mask);            // xp = mul(x, pdf); s = add(cdf, xp)
                 AscendC::MicroAPI::Mul(rZ, rDy, rPdf, mask);                   // z = mul(dy, s)
                 if constexpr (sizeof(R) == sizeof(float)) {                    // store z
                     AscendC::MicroAPI::StoreAlign(out + i * lanes, rZ, mask);
@@ -163,7 +155,7 @@ struct GeluGradV2NoneDag {
     using OpCopyIn1 = Bind<Vec::CopyInBrc<T>, Placeholder::In1<T>>;                            // load x
     using OpCalcXs = Bind<GeluGradV2NoneFused0<float, T>, OpCopyIn1>;                          // xs in registers
     using OpCalcE = Bind<Vec::Erf<float>, OpCalcXs>;                                           // e = erf(xs)
-    using OpCalcZ = Bind<GeluGradV2NoneFused1<T, T, float, T>, OpCopyIn1, OpCalcE, OpCopyIn0>; // z in registers
+    using OpCalcZ = Bind<GeluGradV2NoneFused1<T, float, T, T>, OpCalcE, OpCopyIn1, OpCopyIn0>; // z in registers
     using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCalcZ>;                   // store z
 
     using Outputs = Elems<OpCopyOut0>;
@@ -197,8 +189,6 @@ struct GeluGradV2NoneB16Fused0 : public Vec::ElemwiseBinaryOP<R, I0, I1> {
         AscendC::MicroAPI::RegTensor<R> outPacked;
         AscendC::MicroAPI::RegTensor<float> rX;
         AscendC::MicroAPI::RegTensor<float> rDy;
-        AscendC::MicroAPI::RegTensor<float> rXl;
-        AscendC::MicroAPI::RegTensor<float> rXc;
         AscendC::MicroAPI::RegTensor<float> rXs;
         AscendC::MicroAPI::RegTensor<float> rEHi;
         AscendC::MicroAPI::RegTensor<float> rEX;
@@ -250,14 +240,12 @@ struct GeluGradV2NoneB16Fused0 : public Vec::ElemwiseBinaryOP<R, I0, I1> {
                                                                                                    src1 + i * lanes);
                     AscendC::MicroAPI::Cast<float, I1, UNPACKED_TO_FLOAT>(rDy, rDyPacked, mask);
                 }
-                AscendC::MicroAPI::Maxs(rXl, rX, -10000.0f, mask);            // xl = maxs(x, -10000.0)
-                AscendC::MicroAPI::Mins(rXc, rXl, 10000.0f, mask);            // xc = mins(xl, 10000.0)
-                AscendC::MicroAPI::Muls(rXs, rXc, 0.7071067811865476f, mask); // xs = muls(xc, 0.7071067811865476)
-                AscendC::MicroAPI::Mins(rEHi, rXs, 3.92f, mask);              // e_hi = mins(xs, 3.92)
-                AscendC::MicroAPI::Maxs(rEX, rEHi, -3.92f, mask);             // e_x = maxs(e_hi, -3.92)
-                AscendC::MicroAPI::Mul(rESq, rEX, rEX, mask);                 // e_sq = mul(e_x, e_x)
-                AscendC::MicroAPI::Muls(rEP5, rESq, 0.053443748819f, mask);   // e_p5 = muls(e_sq, 0.053443748819)
-                AscendC::MicroAPI::Adds(rEP4, rEP5, 7.5517016694f, mask);     // e_p4 = adds(e_p5, 7.5517016694)
+                AscendC::MicroAPI::Muls(rXs, rX, 0.7071067811865476f, mask); // xs = muls(x, 0.7071067811865476)
+                AscendC::MicroAPI::Mins(rEHi, rXs, 3.92f, mask);             // e_hi = mins(xs, 3.92)
+                AscendC::MicroAPI::Maxs(rEX, rEHi, -3.92f, mask);            // e_x = maxs(e_hi, -3.92)
+                AscendC::MicroAPI::Mul(rESq, rEX, rEX, mask);                // e_sq = mul(e_x, e_x)
+                AscendC::MicroAPI::Muls(rEP5, rESq, 0.053443748819f, mask);  // e_p5 = muls(e_sq, 0.053443748819)
+                AscendC::MicroAPI::Adds(rEP4, rEP5, 7.5517016694f, mask);    // e_p4 = adds(e_p5, 7.5517016694)
                 AscendC::MicroAPI::MulDstAdd(rEP4, rESq, rConst0,
                                              mask); // e_p4x = mul(e_p4, e_sq); e_p3 = adds(e_p4x, 101.62808918)
                 AscendC::MicroAPI::MulDstAdd(rEP4, rESq, rConst1,
@@ -279,11 +267,11 @@ struct GeluGradV2NoneB16Fused0 : public Vec::ElemwiseBinaryOP<R, I0, I1> {
                 AscendC::MicroAPI::Div(rE, rEP0x, rEQ4, mask);                 // e = div(e_p0x, e_q0)
                 AscendC::MicroAPI::Adds(rC0, rE, 1.0f, mask);                  // c0 = adds(e, 1.0)
                 AscendC::MicroAPI::Muls(rCdf, rC0, 0.5f, mask);                // cdf = muls(c0, 0.5)
-                AscendC::MicroAPI::Mul(rX2, rXc, rXc, mask);                   // x2 = mul(xc, xc)
+                AscendC::MicroAPI::Mul(rX2, rX, rX, mask);                     // x2 = mul(x, x)
                 AscendC::MicroAPI::Muls(rH, rX2, -0.5f, mask);                 // h = muls(x2, -0.5)
                 AscendC::MicroAPI::Exp(rEx, rH, mask);                         // ex = exp(h)
                 AscendC::MicroAPI::Muls(rPdf, rEx, 0.3989422804014327f, mask); // pdf = muls(ex, 0.3989422804014327)
-                AscendC::MicroAPI::MulDstAdd(rPdf, rXc, rCdf, mask);           // xp = mul(xc, pdf); s = add(cdf, xp)
+                AscendC::MicroAPI::MulDstAdd(rPdf, rX, rCdf, mask);            // xp = mul(x, pdf); s = add(cdf, xp)
                 AscendC::MicroAPI::Mul(rZ, rDy, rPdf, mask);                   // z = mul(dy, s)
                 if constexpr (sizeof(R) == sizeof(float)) {                    // store z
                     AscendC::MicroAPI::StoreAlign(out + i * lanes, rZ, mask);
