@@ -23,6 +23,7 @@ from .import_values import ValueProblem, attr_value
 from .spec.dtypes import PROTO_DTYPES
 from .spec.models import AICoreFlags, DefCall, SocName, camel_to_snake
 from .upstream import OpFacts, parse_op_dir
+from .upstream.infershape import shape_rule
 from .upstream.models import AclnnFunction, AclnnParam, AICoreConfig, DefTensor, ProtoAttr, ProtoTensor, ProtoType
 from .upstream.opdir import is_def_file
 
@@ -32,6 +33,13 @@ _FLAGS = {"DynamicCompileStaticFlag": "dynamic_compile_static", "DynamicFormatFl
           "DynamicRankSupportFlag": "dynamic_rank_support", "DynamicShapeSupportFlag": "dynamic_shape_support",
           "NeedCheckSupportFlag": "need_check_support", "PrecisionReduceFlag": "precision_reduce"}
 PLACEHOLDER = "imported: write the op's math"
+AXIS_ATTRS = {"dim", "axis", "axes"}
+_GRAD_NAME = re.compile(r"grad|^dy$|^d[a-z]$", re.IGNORECASE)
+_TOLERANCES = {"float32": (("rtol", 1.0e-4), ("atol", 1.0e-4)), "float16": (("rtol", 1.0e-3), ("atol", 1.0e-3)),
+               "bfloat16": (("rtol", 8.0e-3), ("atol", 4.0e-3))}
+_TOLERANCE_WHY = {"float32": "imported: float32's margin for approximated functions",
+                  "float16": "imported: one float16 ulp is 2^-10 relative",
+                  "bfloat16": "imported: one bfloat16 ulp is 2^-7 relative"}
 
 
 def import_spec(op_dir: Path) -> str:
@@ -42,6 +50,7 @@ def import_spec(op_dir: Path) -> str:
     if facts.definition is None:
         raise OpgenError("no op_host/*_def.cpp with an OpDef; pass an ops-nn op dir", where=str(op_dir))
     _check_tensors(facts, op_dir.resolve())
+    _check_axes(facts, op_dir.resolve())
     data = spec_data(facts, op_dir.resolve())
     yaml = YAML(typ="rt")
     yaml.width = 4096
@@ -97,7 +106,7 @@ def spec_data(facts: OpFacts, op_dir: Path) -> CommentedMap:
         data.yaml_set_comment_before_after_key("platforms", before=f"imported: ops-nn also registers "
                                                f"{', '.join(unknown)}, which opgen cannot generate; list def.socs "
                                                "under upstream_differences with the reason")
-    data["infershape"] = CommentedMap(rule="elementwise")
+    data["infershape"] = _infershape(facts, op_dir, [t.name for t in definition.tensors if t.direction == "Input"])
     if any(r.call("InferDataType") for r in facts.registrations):
         data["infershape"]["datatype_from"] = next(t.name for t in definition.tensors if t.direction == "Input")
         data["infershape"].yaml_add_eol_comment("imported: upstream registers InferDataType; say which input's "
@@ -113,15 +122,57 @@ def spec_data(facts: OpFacts, op_dir: Path) -> CommentedMap:
     if len(l0_stems) == 1 and l0_stems[0] != op_dir.name:
         data["l0_file"] = l0_stems[0]
     inputs = [t.name for t in definition.tensors if t.direction == "Input"]
-    reference = CommentedMap([("forward", None), ("wrt", inputs[-1]), ("grad", inputs[0])])
+    grad = next((n for n in inputs if _GRAD_NAME.search(n)), inputs[0])
+    wrt = next((n for n in inputs if n != grad), grad)
+    reference = CommentedMap([("forward", None), ("wrt", wrt), ("grad", grad)])
     reference.yaml_add_eol_comment(f"{PLACEHOLDER}: the forward function; opgen check fails until you do", "forward")
-    dtypes = sorted({d for c in columns.values() for d in c})
-    data["golden"] = {"reference": reference, "tolerances": {d: {"rtol": 1.0e-3, "atol": 1.0e-3} for d in dtypes}}
+    reference.yaml_add_eol_comment("imported: the input named as a gradient; check both", "grad")
+    outputs = {d for t in definition.tensors if t.direction == "Output" for d in columns[t.name]}
+    data["golden"] = {"reference": reference, "tolerances": _tolerances(sorted(outputs))}
     data["tests"] = {"shapes": [[1024]]}
     data["docs"] = {"description": PLACEHOLDER, "formula": PLACEHOLDER,
                     "products": [{"name": r.product, "supported": r.supported}
                                  for r in (facts.docs[0].rows if facts.docs else ())]}
     return data
+
+
+def _tolerances(dtypes: list[str]) -> CommentedMap:
+    """Each output dtype's tolerance for a float32-computed recipe: one ulp of the output type (the final rounding)
+    and a float32 margin for function approximations; integer outputs exact, in their own type."""
+    found = CommentedMap()
+    for dtype in dtypes:
+        found[dtype] = CommentedMap(_TOLERANCES.get(dtype, (("rtol", 0.0), ("atol", 0.0))))
+        found[dtype].fa.set_flow_style()
+    for dtype in dtypes:
+        found.yaml_add_eol_comment(_TOLERANCE_WHY.get(dtype, "imported: an integer output compared exactly"), dtype,
+                                   column=44)
+    return found
+
+
+def _infershape(facts: OpFacts, op_dir: Path, inputs: list[str]) -> CommentedMap:
+    """The rule upstream's infershape follows (upstream/infershape.py); `elementwise` with a comment saying what
+    to check where upstream computes the shape in its own code."""
+    found = shape_rule(facts, lambda rel: read_regular(op_dir / rel))
+    if not found.rule:
+        data = CommentedMap(rule="elementwise")
+        data.yaml_add_eol_comment(f"imported: {found.why}; say the rule it follows", "rule")
+        return data
+    data = CommentedMap(rule=found.rule)
+    if found.input is not None and found.input < len(inputs):
+        data["input"] = inputs[found.input]
+    return data
+
+
+def _check_axes(facts: OpFacts, op_dir: Path) -> None:
+    """Refuse an op with an axis attr: it reduces or splits along it, which no spec can say yet."""
+    definition = facts.definition
+    assert definition is not None
+    axis = next((a for a in definition.attrs if a.name.lower() in AXIS_ATTRS), None)
+    if axis is not None:
+        def_files = [f for f in facts.files if is_def_file(f)]
+        raise OpgenError(f"{definition.op_type} takes the axis attr {axis.name!r}: it reduces or splits its inputs "
+                         "along an axis, and a spec can say only elementwise and broadcasting ops; import it once "
+                         "opgen has reduce and split steps", where=_where(op_dir, def_files, f'"{axis.name}"'))
 
 
 def _check_tensors(facts: OpFacts, op_dir: Path) -> None:

@@ -18,7 +18,7 @@ def _spec(tmp_path: Path, name: str, edit: tuple[str, str]) -> Path:
 
 
 def test_classic_spec_asking_broadcast_is_refused(run, tmp_path: Path) -> None:
-    spec = _spec(tmp_path, "gelu_grad.yaml", ("rule: same_as_input\n  input: x", "rule: broadcast"))
+    spec = _spec(tmp_path, "gelu_grad.yaml", ("rule: elementwise", "rule: broadcast"))
     result = run("gen", spec, "-o", tmp_path / "out")
     assert result.code == 2
     assert "kernel: infershape rule broadcast: the classic and classic_arch35 kernels do not broadcast" in \

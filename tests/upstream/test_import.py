@@ -28,6 +28,8 @@ SCHEMAS = {build_plan(s.spec, s.path.name).rel_dir: s.path
 _ACLNN_ELSEWHERE = "ops-nn declares this aclnn API outside the op dir, which is all the import reads"
 # upstream -> sample spec differences, each the sample's on purpose (docs/training-set.md); only the sources show them
 DIFFERENCES = {
+    "activation/elu_grad": {"infershape": "upstream's infershape broadcasts (InferShape4Broadcast) but its kernel runs "
+                                          "ElementwiseSch, which tiles equal shapes only: the sample keeps them equal"},
     "activation/relu_grad_v2": {"socs": "ascend350 stays: the source document names it"},
     "activation/relu6_grad": {"aclnn": _ACLNN_ELSEWHERE},
     "activation/softplus_grad": {"aclnn": _ACLNN_ELSEWHERE},
@@ -61,6 +63,7 @@ def registered(data: dict[str, Any]) -> dict[str, Any]:
         "socs": sorted(p["soc"] for p in data["platforms"]),
         "aclnn": (data.get("aclnn") or {}).get("api"),
         "file_stems": (data.get("l0_file"), (data.get("aclnn") or {}).get("file")),
+        "infershape": (data["infershape"]["rule"], data["infershape"].get("input")),
     }
 
 
@@ -112,3 +115,23 @@ def test_import_then_gen_registers_what_upstream_does(run: Callable[..., Result]
                if i["status"] == "fail" and not i["item"].startswith(("file.", "docs."))}
     listed = [d.fact for d in load_spec(SCHEMAS[rel]).spec.upstream_differences]
     assert {f for f in failing if not any(fnmatch(f, pattern) for pattern in listed)} == set()
+
+
+@pytest.mark.parametrize(("rel", "grad", "wrt"), [
+    ("activation/sigmoid_grad", "dy", "y"),  # the gradient comes second here
+    ("activation/elu_grad_v2", "grads", "activations"),
+    ("activation/swish_grad", "grad", "x"),
+])
+def test_the_placeholder_reference_takes_the_gradient_named_input_as_grad(rel: str, grad: str, wrt: str) -> None:
+    imported = YAML(typ="safe").load(import_spec(ROOT / "generated_samples" / rel))
+    assert (imported["golden"]["reference"]["grad"], imported["golden"]["reference"]["wrt"]) == (grad, wrt)
+
+
+def test_imported_tolerances_are_the_output_dtypes_final_rounding_and_integers_are_exact() -> None:
+    """As most hand-written samples (SwishGrad's) say them; ReluGradV2's integer outputs exact."""
+    imported = YAML(typ="safe").load(import_spec(ROOT / "generated_samples/activation/swish_grad"))
+    written = YAML(typ="safe").load(SCHEMAS["activation/swish_grad"].read_text(encoding="utf-8"))
+    assert imported["golden"]["tolerances"] == written["golden"]["tolerances"]
+    relu = YAML(typ="safe").load(import_spec(ROOT / "generated_samples/activation/relu_grad_v2"))
+    assert {d: relu["golden"]["tolerances"][d] for d in ("int8", "uint8", "int32")} == {
+        d: {"rtol": 0.0, "atol": 0.0} for d in ("int8", "uint8", "int32")}

@@ -132,3 +132,35 @@ def test_a_link_inside_the_op_dir_is_read(run: Run, tmp_path: Path) -> None:
     result = run("import", op_dir)
     assert result.code == 0, result.err
     assert result.out.startswith("op_type: EluGradV2\n")
+
+
+INFERSHAPE = "op_host/elu_grad_v2_infershape.cpp"
+
+
+def test_an_op_with_an_axis_attr_is_refused_naming_it(run: Run, tmp_path: Path) -> None:
+    """GluGrad's `dim`, SoftmaxGrad's `axes`: a reduce or split along an axis, which no spec says yet."""
+    op_dir = _op(tmp_path, DEF, 'this->Attr("alpha")', 'this->Attr("dim")')
+    _refused(run, op_dir, tmp_path, f"{DEF}:33", "takes the axis attr 'dim'", "reduces or splits")
+
+
+@pytest.mark.parametrize(("old", "new", "rule"), [
+    ("GetInputShape(1)", "GetInputShape(0)", {"rule": "elementwise"}),  # a copy of input 0 is InferShape4Elewise
+    ("", "", {"rule": "same_as_input", "input": "activations"}),
+    ("InferShape(InferShapeEluGradV2)", "InferShape(Ops::Base::InferShape4Broadcast)", {"rule": "broadcast"}),
+])
+def test_import_reads_the_rule_upstream_infershape_follows(run: Run, tmp_path: Path, old: str, new: str,
+                                                           rule: dict[str, str]) -> None:
+    op_dir = _op(tmp_path, INFERSHAPE, old, new)
+    spec = tmp_path / "spec.yaml"
+    assert run("import", op_dir, "-o", spec).code == 0
+    assert dict(YAML(typ="safe").load(spec.read_text())["infershape"]) == rule
+
+
+def test_a_shape_computed_in_the_ops_own_code_is_imported_with_a_comment(run: Run, tmp_path: Path) -> None:
+    op_dir = _op(tmp_path, INFERSHAPE, "    *yShape = *inputShape;\n",
+                 "    yShape->SetDimNum(1);\n    yShape->SetDim(0, inputShape->GetDim(0) * 2);\n")
+    spec = tmp_path / "spec.yaml"
+    assert run("import", op_dir, "-o", spec).code == 0
+    line = next(x for x in spec.read_text().splitlines() if x.startswith("  rule:"))
+    assert line.startswith("  rule: elementwise  # imported: op_host/elu_grad_v2_infershape.cpp:17: "
+                           "InferShapeEluGradV2 computes the output shape in its own code"), line

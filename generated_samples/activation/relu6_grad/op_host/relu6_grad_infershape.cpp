@@ -8,11 +8,17 @@
  * \file relu6_grad_infershape.cpp
  * \brief Shape inference of Relu6Grad
  */
-#include "infershape_elewise_util.h"
+#include "op_common/op_host/infershape_broadcast_util.h"
 #include "register/op_impl_registry.h"
 
 using namespace ge;
 namespace ops {
+constexpr size_t BROADCAST_INPUT_NUM = 2;
 
-IMPL_OP_INFERSHAPE(Relu6Grad).InferShape(Ops::Base::InferShape4Elewise);
+static ge::graphStatus InferShapeForRelu6Grad(gert::InferShapeContext* context)
+{
+    return Ops::Base::InferShape4Broadcast(context, BROADCAST_INPUT_NUM);
+}
+
+IMPL_OP_INFERSHAPE(Relu6Grad).InferShape(InferShapeForRelu6Grad);
 } // namespace ops

@@ -8,21 +8,11 @@
  * \file gelu_grad_infershape.cpp
  * \brief Shape inference of GeluGrad
  */
+#include "infershape_elewise_util.h"
 #include "register/op_impl_registry.h"
-#include "log/log.h"
 
 using namespace ge;
 namespace ops {
 
-static ge::graphStatus InferShapeGeluGrad(gert::InferShapeContext* context)
-{
-    const gert::Shape* inputShape = context->GetInputShape(1);
-    OP_CHECK_NULL_WITH_CONTEXT(context, inputShape);
-    gert::Shape* zShape = context->GetOutputShape(0);
-    OP_CHECK_NULL_WITH_CONTEXT(context, zShape);
-    *zShape = *inputShape;
-    return ge::GRAPH_SUCCESS;
-}
-
-IMPL_OP_INFERSHAPE(GeluGrad).InferShape(InferShapeGeluGrad);
+IMPL_OP_INFERSHAPE(GeluGrad).InferShape(Ops::Base::InferShape4Elewise);
 } // namespace ops

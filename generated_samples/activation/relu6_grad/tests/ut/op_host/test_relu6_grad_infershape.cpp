@@ -110,3 +110,143 @@ TEST_F(Relu6GradInfershape, infershape_empty)
     };
     ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
 }
+
+TEST_F(Relu6GradInfershape, infershape_broadcast_input)
+{
+    gert::InfershapeContextPara infershapeContextPara("Relu6Grad",
+                                                      {
+                                                          {{{4, 1024}, {4, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                          {{{1, 1024}, {1, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {4, 1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(Relu6GradInfershape, infershape_broadcast_gradients_row)
+{
+    gert::InfershapeContextPara infershapeContextPara("Relu6Grad",
+                                                      {
+                                                          {{{1, 1024}, {1, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                          {{{2, 1024}, {2, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {2, 1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(Relu6GradInfershape, infershape_broadcast_gradients_lower_rank)
+{
+    gert::InfershapeContextPara infershapeContextPara("Relu6Grad",
+                                                      {
+                                                          {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                          {{{2, 1024}, {2, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {2, 1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(Relu6GradInfershape, infershape_broadcast_gradients_incompatible)
+{
+    gert::InfershapeContextPara infershapeContextPara("Relu6Grad",
+                                                      {
+                                                          {{{2, 1025}, {2, 1025}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                          {{{2, 1024}, {2, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {};
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_FAILED, expectOutputShape);
+}
+
+TEST_F(Relu6GradInfershape, infershape_broadcast_features_row)
+{
+    gert::InfershapeContextPara infershapeContextPara("Relu6Grad",
+                                                      {
+                                                          {{{2, 1024}, {2, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                          {{{1, 1024}, {1, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {2, 1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(Relu6GradInfershape, infershape_broadcast_features_lower_rank)
+{
+    gert::InfershapeContextPara infershapeContextPara("Relu6Grad",
+                                                      {
+                                                          {{{2, 1024}, {2, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                          {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {2, 1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(Relu6GradInfershape, infershape_broadcast_features_incompatible)
+{
+    gert::InfershapeContextPara infershapeContextPara("Relu6Grad",
+                                                      {
+                                                          {{{2, 1024}, {2, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                          {{{2, 1025}, {2, 1025}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {};
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_FAILED, expectOutputShape);
+}
+
+TEST_F(Relu6GradInfershape, infershape_broadcast_gradients_dynamic)
+{
+    gert::InfershapeContextPara infershapeContextPara("Relu6Grad",
+                                                      {
+                                                          {{{-1, 1024}, {-1, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                          {{{4, 1024}, {4, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {4, 1024},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}
+
+TEST_F(Relu6GradInfershape, infershape_broadcast_gradients_unknown_rank)
+{
+    gert::InfershapeContextPara infershapeContextPara("Relu6Grad",
+                                                      {
+                                                          {{{-2}, {-2}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                          {{{4, 1024}, {4, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      },
+                                                      {
+                                                          {{{}, {}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                      });
+    std::vector<std::vector<int64_t>> expectOutputShape = {
+        {-2},
+    };
+    ExecuteTestCase(infershapeContextPara, ge::GRAPH_SUCCESS, expectOutputShape);
+}

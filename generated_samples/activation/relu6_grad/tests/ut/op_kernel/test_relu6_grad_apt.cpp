@@ -27,8 +27,9 @@ protected:
     }
 };
 
-// float16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// float16, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); absentPipe
+// stands in for the TPipe the schedule does not build (CPU debug asserts on a null one); gen_data.py writes the inputs
+// and the golden, compare_data.py checks the output
 TEST_F(relu6_grad_test, relu6_grad_float16_1_core)
 {
     ASSERT_TRUE(
@@ -42,26 +43,20 @@ TEST_F(relu6_grad_test, relu6_grad_float16_1_core)
     size_t backpropsBytes = 1024 * sizeof(half);
     uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingDataAdvance));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/relu6_grad_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
     ReadFile(path + "/relu6_grad_data/input_features.bin", featuresBytes, features, featuresBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingDataAdvance*>(tiling);
+    tilingData->dimLen = 1024;
+    tilingData->tileNum = 1024;
     tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 2048;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 2048;
-    tilingData->scheMode = 0;
+    tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
-        ::relu6_grad<0, TPL_FP16>(gradients, features, backprops, workspace, tiling);
+        AscendC::TPipe absentPipe;
+        ::relu6_grad<202, TPL_FP16>(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, gradients, features, backprops, workspace, tiling);
     WriteFile(path + "/relu6_grad_data/output_backprops.bin", backprops, backpropsBytes);
@@ -74,8 +69,9 @@ TEST_F(relu6_grad_test, relu6_grad_float16_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./relu6_grad_data", {"float16"}));
 }
 
-// float32, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// float32, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); absentPipe
+// stands in for the TPipe the schedule does not build (CPU debug asserts on a null one); gen_data.py writes the inputs
+// and the golden, compare_data.py checks the output
 TEST_F(relu6_grad_test, relu6_grad_float32_1_core)
 {
     ASSERT_TRUE(
@@ -89,26 +85,20 @@ TEST_F(relu6_grad_test, relu6_grad_float32_1_core)
     size_t backpropsBytes = 1024 * sizeof(float);
     uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingDataAdvance));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/relu6_grad_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
     ReadFile(path + "/relu6_grad_data/input_features.bin", featuresBytes, features, featuresBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingDataAdvance*>(tiling);
+    tilingData->dimLen = 1024;
+    tilingData->tileNum = 1024;
     tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 4096;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 4096;
-    tilingData->scheMode = 0;
+    tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
-        ::relu6_grad<0, TPL_FP32>(gradients, features, backprops, workspace, tiling);
+        AscendC::TPipe absentPipe;
+        ::relu6_grad<202, TPL_FP32>(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, gradients, features, backprops, workspace, tiling);
     WriteFile(path + "/relu6_grad_data/output_backprops.bin", backprops, backpropsBytes);
@@ -121,8 +111,9 @@ TEST_F(relu6_grad_test, relu6_grad_float32_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./relu6_grad_data", {"float32"}));
 }
 
-// bfloat16, 1 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// bfloat16, 1 core(s), 1 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); absentPipe
+// stands in for the TPipe the schedule does not build (CPU debug asserts on a null one); gen_data.py writes the inputs
+// and the golden, compare_data.py checks the output
 TEST_F(relu6_grad_test, relu6_grad_bfloat16_1_core)
 {
     ASSERT_TRUE(
@@ -136,26 +127,20 @@ TEST_F(relu6_grad_test, relu6_grad_bfloat16_1_core)
     size_t backpropsBytes = 1024 * sizeof(bfloat16_t);
     uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingDataAdvance));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/relu6_grad_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
     ReadFile(path + "/relu6_grad_data/input_features.bin", featuresBytes, features, featuresBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 1;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingDataAdvance*>(tiling);
+    tilingData->dimLen = 1024;
+    tilingData->tileNum = 1024;
     tilingData->blockNum = 1;
-    tilingData->blockFormer = 1024;
-    tilingData->ubFormer = 2048;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 1024;
-    tilingData->ubTailOfTailBlock = 1024;
-    tilingData->elemNum = 2048;
-    tilingData->scheMode = 0;
+    tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
-        ::relu6_grad<0, TPL_BF16>(gradients, features, backprops, workspace, tiling);
+        AscendC::TPipe absentPipe;
+        ::relu6_grad<202, TPL_BF16>(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 1, gradients, features, backprops, workspace, tiling);
     WriteFile(path + "/relu6_grad_data/output_backprops.bin", backprops, backpropsBytes);
@@ -168,8 +153,9 @@ TEST_F(relu6_grad_test, relu6_grad_bfloat16_1_core)
     EXPECT_TRUE(kernel_ut::RunCompareData("./relu6_grad_data", {"bfloat16"}));
 }
 
-// float16, 2 core(s), 1 UB loop(s) per core; gen_data.py writes the inputs and the golden, compare_data.py checks the
-// output
+// float16, 2 core(s), 2 UB loop(s) per core, BroadcastSch schedule 202 (same shapes collapse to one dim); absentPipe
+// stands in for the TPipe the schedule does not build (CPU debug asserts on a null one); gen_data.py writes the inputs
+// and the golden, compare_data.py checks the output
 TEST_F(relu6_grad_test, relu6_grad_float16_2_cores)
 {
     ASSERT_TRUE(
@@ -183,26 +169,20 @@ TEST_F(relu6_grad_test, relu6_grad_float16_2_cores)
     size_t backpropsBytes = 1024 * sizeof(half);
     uint8_t* backprops = (uint8_t*)AscendC::GmAlloc(backpropsBytes);
     uint8_t* workspace = (uint8_t*)AscendC::GmAlloc(16777216);
-    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(EleBaseTilingDataV2));
+    uint8_t* tiling = (uint8_t*)AscendC::GmAlloc(sizeof(BroadcastOneDimTilingDataAdvance));
     string path = kernel_ut::GetTestWorkDir();
     ReadFile(path + "/relu6_grad_data/input_gradients.bin", gradientsBytes, gradients, gradientsBytes);
     ReadFile(path + "/relu6_grad_data/input_features.bin", featuresBytes, features, featuresBytes);
 
-    auto* tilingData = reinterpret_cast<EleBaseTilingDataV2*>(tiling);
-    tilingData->dim0 = 1024;
-    tilingData->coreNum = 2;
+    auto* tilingData = reinterpret_cast<BroadcastOneDimTilingDataAdvance*>(tiling);
+    tilingData->dimLen = 1024;
+    tilingData->tileNum = 256;
     tilingData->blockNum = 2;
-    tilingData->blockFormer = 512;
-    tilingData->ubFormer = 1024;
-    tilingData->ubLoopOfFormerBlock = 1;
-    tilingData->ubLoopOfTailBlock = 1;
-    tilingData->ubTailOfFormerBlock = 512;
-    tilingData->ubTailOfTailBlock = 512;
-    tilingData->elemNum = 1024;
-    tilingData->scheMode = 0;
+    tilingData->scalarFlag = 0;
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     auto kernel = [](GM_ADDR gradients, GM_ADDR features, GM_ADDR backprops, GM_ADDR workspace, GM_ADDR tiling) {
-        ::relu6_grad<0, TPL_FP16>(gradients, features, backprops, workspace, tiling);
+        AscendC::TPipe absentPipe;
+        ::relu6_grad<202, TPL_FP16>(gradients, features, backprops, workspace, tiling);
     };
     ICPU_RUN_KF(kernel, 2, gradients, features, backprops, workspace, tiling);
     WriteFile(path + "/relu6_grad_data/output_backprops.bin", backprops, backpropsBytes);

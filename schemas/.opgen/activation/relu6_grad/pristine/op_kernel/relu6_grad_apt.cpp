@@ -12,7 +12,7 @@
 #include "kernel_tiling/kernel_tiling.h"
 #include "arch35/relu6_grad_dag.h"
 #include "arch35/relu6_grad_tiling_struct.h"
-#include "atvoss/elewise/elewise_sch.h"
+#include "atvoss/broadcast/broadcast_sch.h"
 #include "atvoss/util/dfx.h"
 
 using namespace AscendC;
@@ -24,20 +24,14 @@ __global__ __aicore__ void relu6_grad(GM_ADDR gradients, GM_ADDR features, GM_AD
                                       GM_ADDR tiling)
 {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
-    REGISTER_TILING_DEFAULT(EleBaseTilingDataV2);
-    GET_TILING_DATA_WITH_STRUCT(EleBaseTilingDataV2, tilingData, tiling);
-    TPipe pipe;
     if constexpr (dType == TPL_FP16) {
-        ElementwiseSch<schMode, Relu6GradDag<half>::OpDag> sch(&tilingData, &pipe);
-        sch.Init(gradients, features, backprops);
-        sch.Process();
+        BroadcastSch<schMode, Relu6GradDag<half>::OpDag> sch(tiling);
+        sch.Process(gradients, features, backprops);
     } else if constexpr (dType == TPL_FP32) {
-        ElementwiseSch<schMode, Relu6GradDag<float>::OpDag> sch(&tilingData, &pipe);
-        sch.Init(gradients, features, backprops);
-        sch.Process();
+        BroadcastSch<schMode, Relu6GradDag<float>::OpDag> sch(tiling);
+        sch.Process(gradients, features, backprops);
     } else if constexpr (dType == TPL_BF16) {
-        ElementwiseSch<schMode, Relu6GradDag<bfloat16_t>::OpDag> sch(&tilingData, &pipe);
-        sch.Init(gradients, features, backprops);
-        sch.Process();
+        BroadcastSch<schMode, Relu6GradDag<bfloat16_t>::OpDag> sch(tiling);
+        sch.Process(gradients, features, backprops);
     }
 }

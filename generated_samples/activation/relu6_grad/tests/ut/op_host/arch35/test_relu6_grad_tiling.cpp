@@ -8,22 +8,8 @@
 #include <vector>
 #include <gtest/gtest.h>
 #include "tiling_case_executor.h"
-#include "atvoss/elewise/elewise_tiling.h"
+#include "atvoss/broadcast/broadcast_tiling.h"
 #include "../../../../op_host/arch35/relu6_grad_tiling_arch35.h"
-
-// The UB split of ElewiseTiling depends on the DAG's live-buffer count, which atvoss derives at compile
-// time; these are the relations every split must keep.
-[[maybe_unused]] static void ExpectUbSplitConsistent(const Ops::Base::EleBaseTilingDataV2& tiling, int64_t ubAlign)
-{
-    ASSERT_GT(tiling.ubFormer, 0);
-    EXPECT_EQ(tiling.ubFormer % ubAlign, 0);
-    EXPECT_EQ(tiling.elemNum, tiling.ubFormer);
-    EXPECT_EQ(tiling.ubLoopOfFormerBlock, (tiling.blockFormer + tiling.ubFormer - 1) / tiling.ubFormer);
-    EXPECT_EQ(tiling.ubTailOfFormerBlock, tiling.blockFormer - (tiling.ubLoopOfFormerBlock - 1) * tiling.ubFormer);
-    int64_t blockTail = tiling.dim0 - (tiling.blockNum - 1) * tiling.blockFormer;
-    EXPECT_EQ(tiling.ubLoopOfTailBlock, (blockTail + tiling.ubFormer - 1) / tiling.ubFormer);
-    EXPECT_EQ(tiling.ubTailOfTailBlock, blockTail - (tiling.ubLoopOfTailBlock - 1) * tiling.ubFormer);
-}
 
 #if defined(RELU6_GRAD_UT_SOC_ASCEND950)
 class Relu6GradTilingAscend950 : public testing::Test {
@@ -32,9 +18,9 @@ protected:
     static void TearDownTestCase() { std::cout << "Relu6GradTilingAscend950 TearDown" << std::endl; }
 };
 
-TEST_F(Relu6GradTilingAscend950, tiling_float16_test_shape)
+TEST_F(Relu6GradTilingAscend950, tiling_float16_same_shapes)
 {
-    optiling::Relu6GradCompileInfo compileInfo;
+    Ops::Base::BroadcastCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("Relu6Grad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
@@ -44,49 +30,51 @@ TEST_F(Relu6GradTilingAscend950, tiling_float16_test_shape)
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 3, EMPTY_EXPECT_TILING_DATA, {0});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 520, EMPTY_EXPECT_TILING_DATA, {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
-    EXPECT_EQ(tilingInfo.blockNum, 1U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1024);
-    EXPECT_EQ(tiling.coreNum, 1);
-    EXPECT_EQ(tiling.blockFormer, 1024);
-    EXPECT_EQ(tiling.blockNum, 1);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 128);
+    EXPECT_EQ(tilingInfo.blockNum, 2U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::BroadcastOneDimTilingDataAdvance));
+    const auto& tiling =
+        *reinterpret_cast<const Ops::Base::BroadcastOneDimTilingDataAdvance*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dimLen, 1024);
+    EXPECT_EQ(tiling.tileNum, 256);
+    EXPECT_EQ(tiling.blockNum, 2);
 }
 
-TEST_F(Relu6GradTilingAscend950, tiling_float16_all_cores)
+TEST_F(Relu6GradTilingAscend950, tiling_float16_gradients_broadcast_row)
 {
-    optiling::Relu6GradCompileInfo compileInfo;
+    Ops::Base::BroadcastCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("Relu6Grad",
                                               {
-                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
-                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1, 33}, {1, 33}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{8, 33}, {8, 33}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
                                               {
-                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{8, 33}, {8, 33}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 3, EMPTY_EXPECT_TILING_DATA, {0});
-    TilingInfo tilingInfo;
-    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
-    EXPECT_EQ(tilingInfo.blockNum, 64U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1048576);
-    EXPECT_EQ(tiling.coreNum, 64);
-    EXPECT_EQ(tiling.blockFormer, 16384);
-    EXPECT_EQ(tiling.blockNum, 64);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 128);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 512, EMPTY_EXPECT_TILING_DATA, {16777216});
 }
 
-TEST_F(Relu6GradTilingAscend950, tiling_float32_test_shape)
+TEST_F(Relu6GradTilingAscend950, tiling_float16_features_broadcast_row)
 {
-    optiling::Relu6GradCompileInfo compileInfo;
+    Ops::Base::BroadcastCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("Relu6Grad",
+                                              {
+                                                  {{{8, 33}, {8, 33}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1, 33}, {1, 33}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{8, 33}, {8, 33}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 512, EMPTY_EXPECT_TILING_DATA, {16777216});
+}
+
+TEST_F(Relu6GradTilingAscend950, tiling_float32_same_shapes)
+{
+    Ops::Base::BroadcastCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("Relu6Grad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
@@ -96,49 +84,51 @@ TEST_F(Relu6GradTilingAscend950, tiling_float32_test_shape)
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 7, EMPTY_EXPECT_TILING_DATA, {0});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1544, EMPTY_EXPECT_TILING_DATA, {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
-    EXPECT_EQ(tilingInfo.blockNum, 1U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1024);
-    EXPECT_EQ(tiling.coreNum, 1);
-    EXPECT_EQ(tiling.blockFormer, 1024);
-    EXPECT_EQ(tiling.blockNum, 1);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 64);
+    EXPECT_EQ(tilingInfo.blockNum, 4U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::BroadcastOneDimTilingDataAdvance));
+    const auto& tiling =
+        *reinterpret_cast<const Ops::Base::BroadcastOneDimTilingDataAdvance*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dimLen, 1024);
+    EXPECT_EQ(tiling.tileNum, 128);
+    EXPECT_EQ(tiling.blockNum, 4);
 }
 
-TEST_F(Relu6GradTilingAscend950, tiling_float32_all_cores)
+TEST_F(Relu6GradTilingAscend950, tiling_float32_gradients_broadcast_row)
 {
-    optiling::Relu6GradCompileInfo compileInfo;
+    Ops::Base::BroadcastCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("Relu6Grad",
                                               {
-                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
-                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1, 33}, {1, 33}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{8, 33}, {8, 33}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
                                               {
-                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{8, 33}, {8, 33}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 7, EMPTY_EXPECT_TILING_DATA, {0});
-    TilingInfo tilingInfo;
-    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
-    EXPECT_EQ(tilingInfo.blockNum, 64U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1048576);
-    EXPECT_EQ(tiling.coreNum, 64);
-    EXPECT_EQ(tiling.blockFormer, 16384);
-    EXPECT_EQ(tiling.blockNum, 64);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 64);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1536, EMPTY_EXPECT_TILING_DATA, {16777216});
 }
 
-TEST_F(Relu6GradTilingAscend950, tiling_bfloat16_test_shape)
+TEST_F(Relu6GradTilingAscend950, tiling_float32_features_broadcast_row)
 {
-    optiling::Relu6GradCompileInfo compileInfo;
+    Ops::Base::BroadcastCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("Relu6Grad",
+                                              {
+                                                  {{{8, 33}, {8, 33}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{1, 33}, {1, 33}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{8, 33}, {8, 33}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1536, EMPTY_EXPECT_TILING_DATA, {16777216});
+}
+
+TEST_F(Relu6GradTilingAscend950, tiling_bfloat16_same_shapes)
+{
+    Ops::Base::BroadcastCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("Relu6Grad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
@@ -148,49 +138,66 @@ TEST_F(Relu6GradTilingAscend950, tiling_bfloat16_test_shape)
                                                   {{{1024}, {1024}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {0});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1032, EMPTY_EXPECT_TILING_DATA, {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
-    EXPECT_EQ(tilingInfo.blockNum, 1U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1024);
-    EXPECT_EQ(tiling.coreNum, 1);
-    EXPECT_EQ(tiling.blockFormer, 1024);
-    EXPECT_EQ(tiling.blockNum, 1);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 128);
+    EXPECT_EQ(tilingInfo.blockNum, 2U);
+    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::BroadcastOneDimTilingDataAdvance));
+    const auto& tiling =
+        *reinterpret_cast<const Ops::Base::BroadcastOneDimTilingDataAdvance*>(tilingInfo.tilingData.get());
+    EXPECT_EQ(tiling.dimLen, 1024);
+    EXPECT_EQ(tiling.tileNum, 256);
+    EXPECT_EQ(tiling.blockNum, 2);
 }
 
-TEST_F(Relu6GradTilingAscend950, tiling_bfloat16_all_cores)
+TEST_F(Relu6GradTilingAscend950, tiling_bfloat16_gradients_broadcast_row)
 {
-    optiling::Relu6GradCompileInfo compileInfo;
+    Ops::Base::BroadcastCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("Relu6Grad",
                                               {
-                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
-                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1, 33}, {1, 33}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{8, 33}, {8, 33}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
                                               {
-                                                  {{{1024, 1024}, {1024, 1024}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{8, 33}, {8, 33}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
                                               &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 5, EMPTY_EXPECT_TILING_DATA, {0});
-    TilingInfo tilingInfo;
-    ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
-    EXPECT_EQ(tilingInfo.blockNum, 64U);
-    ASSERT_GE(tilingInfo.tilingDataSize, sizeof(Ops::Base::EleBaseTilingDataV2));
-    const auto& tiling = *reinterpret_cast<const Ops::Base::EleBaseTilingDataV2*>(tilingInfo.tilingData.get());
-    EXPECT_EQ(tiling.dim0, 1048576);
-    EXPECT_EQ(tiling.coreNum, 64);
-    EXPECT_EQ(tiling.blockFormer, 16384);
-    EXPECT_EQ(tiling.blockNum, 64);
-    EXPECT_EQ(tiling.scheMode, 1);
-    ExpectUbSplitConsistent(tiling, 128);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1024, EMPTY_EXPECT_TILING_DATA, {16777216});
+}
+
+TEST_F(Relu6GradTilingAscend950, tiling_bfloat16_features_broadcast_row)
+{
+    Ops::Base::BroadcastCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("Relu6Grad",
+                                              {
+                                                  {{{8, 33}, {8, 33}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{1, 33}, {1, 33}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{8, 33}, {8, 33}}, ge::DT_BF16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1024, EMPTY_EXPECT_TILING_DATA, {16777216});
+}
+
+TEST_F(Relu6GradTilingAscend950, tiling_gradients_not_broadcastable)
+{
+    Ops::Base::BroadcastCompileInfo compileInfo;
+    gert::TilingContextPara tilingContextPara("Relu6Grad",
+                                              {
+                                                  {{{1025}, {1025}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              {
+                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                              },
+                                              &compileInfo, 64, 245760);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
 }
 
 TEST_F(Relu6GradTilingAscend950, tiling_unsupported_dtype)
 {
-    optiling::Relu6GradCompileInfo compileInfo;
+    Ops::Base::BroadcastCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("Relu6Grad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_DOUBLE, ge::FORMAT_ND},
@@ -205,7 +212,7 @@ TEST_F(Relu6GradTilingAscend950, tiling_unsupported_dtype)
 
 TEST_F(Relu6GradTilingAscend950, tiling_empty_tensor)
 {
-    optiling::Relu6GradCompileInfo compileInfo;
+    Ops::Base::BroadcastCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("Relu6Grad",
                                               {
                                                   {{{0, 1024}, {0, 1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
@@ -220,26 +227,11 @@ TEST_F(Relu6GradTilingAscend950, tiling_empty_tensor)
 
 TEST_F(Relu6GradTilingAscend950, tiling_mixed_dtypes)
 {
-    optiling::Relu6GradCompileInfo compileInfo;
+    Ops::Base::BroadcastCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("Relu6Grad",
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
-                                              },
-                                              {
-                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
-                                              },
-                                              &compileInfo, 64, 245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
-}
-
-TEST_F(Relu6GradTilingAscend950, tiling_features_shape_mismatch)
-{
-    optiling::Relu6GradCompileInfo compileInfo;
-    gert::TilingContextPara tilingContextPara("Relu6Grad",
-                                              {
-                                                  {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},
-                                                  {{{2048}, {2048}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
                                               {
                                                   {{{1024}, {1024}}, ge::DT_FLOAT16, ge::FORMAT_ND},

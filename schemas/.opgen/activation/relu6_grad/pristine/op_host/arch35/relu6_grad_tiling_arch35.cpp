@@ -6,7 +6,7 @@
 
 /*!
  * \file relu6_grad_tiling_arch35.cpp
- * \brief arch35 tiling of Relu6Grad: dtype checks, elementwise split, TPL tiling key
+ * \brief arch35 tiling of Relu6Grad: dtype checks, broadcast split, TPL tiling key
  */
 #include "relu6_grad_tiling_arch35.h"
 #include "graph/utils/type_utils.h"
@@ -20,7 +20,6 @@ using namespace ge;
 using namespace Relu6GradNs;
 
 namespace optiling {
-constexpr uint64_t WORKSPACE_BYTES = 0;
 
 ge::graphStatus Relu6GradTiling::CheckDtypes()
 {
@@ -48,28 +47,7 @@ ge::graphStatus Relu6GradTiling::CheckDtypes()
     return ge::GRAPH_SUCCESS;
 }
 
-ge::graphStatus Relu6GradTiling::CheckShapes()
-{
-    auto gradientsShape = tilingContext->GetInputShape(0);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, gradientsShape);
-    auto featuresShape = tilingContext->GetInputShape(1);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, featuresShape);
-    auto backpropsShape = tilingContext->GetOutputShape(0);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, backpropsShape);
-    OP_CHECK_IF(featuresShape->GetStorageShape() != gradientsShape->GetStorageShape(),
-                OP_LOGE_FOR_INVALID_SHAPES_WITH_REASON(tilingContext->GetNodeName(), "gradients, features",
-                                                       Ops::Base::ToString(gradientsShape->GetStorageShape()) + ", " +
-                                                           Ops::Base::ToString(featuresShape->GetStorageShape()),
-                                                       "The shapes of gradients and features must be the same"),
-                return ge::GRAPH_FAILED);
-    OP_CHECK_IF(backpropsShape->GetStorageShape() != gradientsShape->GetStorageShape(),
-                OP_LOGE_FOR_INVALID_SHAPES_WITH_REASON(tilingContext->GetNodeName(), "gradients, backprops",
-                                                       Ops::Base::ToString(gradientsShape->GetStorageShape()) + ", " +
-                                                           Ops::Base::ToString(backpropsShape->GetStorageShape()),
-                                                       "The shapes of gradients and backprops must be the same"),
-                return ge::GRAPH_FAILED);
-    return ge::GRAPH_SUCCESS;
-}
+ge::graphStatus Relu6GradTiling::CheckShapes() { return ge::GRAPH_SUCCESS; }
 
 ge::graphStatus Relu6GradTiling::RunTiling()
 {
@@ -77,35 +55,33 @@ ge::graphStatus Relu6GradTiling::RunTiling()
                 return ge::GRAPH_FAILED);
     OP_CHECK_IF(CheckShapes() != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "check shapes failed"),
                 return ge::GRAPH_FAILED);
-    auto tiling = tilingContext->GetTilingData<EleBaseTilingDataV2>();
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, tiling);
-
-    ElewiseBaseTiling elewiseBaseTiling(tilingContext);
     ge::graphStatus tilingStatus = ge::GRAPH_FAILED;
+    uint64_t schMode = 0;
     if (outputDtype == ge::DT_FLOAT16) {
         dType = TPL_FP16;
-        tilingStatus = elewiseBaseTiling.DoTiling<Relu6GradDag<half>::OpDag>(*tiling);
+        BroadcastBaseTiling<Relu6GradDag<half>::OpDag> brcBaseTiling(tilingContext);
+        tilingStatus = brcBaseTiling.DoTiling();
+        schMode = brcBaseTiling.GetSchMode();
     } else if (outputDtype == ge::DT_FLOAT) {
         dType = TPL_FP32;
-        tilingStatus = elewiseBaseTiling.DoTiling<Relu6GradDag<float>::OpDag>(*tiling);
+        BroadcastBaseTiling<Relu6GradDag<float>::OpDag> brcBaseTiling(tilingContext);
+        tilingStatus = brcBaseTiling.DoTiling();
+        schMode = brcBaseTiling.GetSchMode();
     } else if (outputDtype == ge::DT_BF16) {
         dType = TPL_BF16;
-        tilingStatus = elewiseBaseTiling.DoTiling<Relu6GradDag<bfloat16_t>::OpDag>(*tiling);
+        BroadcastBaseTiling<Relu6GradDag<bfloat16_t>::OpDag> brcBaseTiling(tilingContext);
+        tilingStatus = brcBaseTiling.DoTiling();
+        schMode = brcBaseTiling.GetSchMode();
     } else {
         OP_LOGE_FOR_INVALID_DTYPE(tilingContext->GetNodeName(), "backprops",
                                   ge::TypeUtils::DataTypeToSerialString(outputDtype), "DT_FLOAT16, DT_FLOAT, DT_BF16");
         return ge::GRAPH_FAILED;
     }
-    OP_CHECK_IF(tilingStatus != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "elementwise tiling failed"),
+    OP_CHECK_IF(tilingStatus != ge::GRAPH_SUCCESS, OP_LOGE(tilingContext, "broadcast tiling failed"),
                 return ge::GRAPH_FAILED);
 
-    size_t* workspaces = tilingContext->GetWorkspaceSizes(1);
-    OP_CHECK_NULL_WITH_CONTEXT(tilingContext, workspaces);
-    workspaces[0] = WORKSPACE_BYTES;
-
-    const uint64_t tilingKey = GET_TPL_TILING_KEY(tiling->scheMode, dType);
+    const uint64_t tilingKey = GET_TPL_TILING_KEY(schMode, dType);
     tilingContext->SetTilingKey(tilingKey);
-    tilingContext->SetBlockDim(tiling->blockNum);
     return ge::GRAPH_SUCCESS;
 }
 

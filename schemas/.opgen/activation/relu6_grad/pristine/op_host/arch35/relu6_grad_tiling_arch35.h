@@ -13,15 +13,12 @@
 
 #include "register/tilingdata_base.h"
 #include "op_host/tiling_base.h"
-#include "atvoss/elewise/elewise_tiling.h"
+#include "atvoss/broadcast/broadcast_tiling.h"
 
 namespace optiling {
 using namespace Ops::Base;
 
-struct Relu6GradCompileInfo {
-    uint64_t coreNum;
-    uint64_t ubSize;
-};
+using Relu6GradCompileInfo = Ops::Base::BroadcastCompileInfo;
 
 class Relu6GradTiling {
 public:

@@ -88,8 +88,8 @@ struct Relu6GradFused0 : public Vec::ElemwiseBinaryOP<R, I0, I1> {
 
 template <typename T>
 struct Relu6GradDag {
-    using OpCopyIn0 = Bind<Vec::CopyIn<T>, Placeholder::In0<T>>;                     // load gradients
-    using OpCopyIn1 = Bind<Vec::CopyIn<T>, Placeholder::In1<T>>;                     // load features
+    using OpCopyIn0 = Bind<Vec::CopyInBrc<T>, Placeholder::In0<T>>;                  // load gradients
+    using OpCopyIn1 = Bind<Vec::CopyInBrc<T>, Placeholder::In1<T>>;                  // load features
     using OpCalcBackprops = Bind<Relu6GradFused0<T, T, T>, OpCopyIn1, OpCopyIn0>;    // backprops in registers
     using OpCopyOut0 = Bind<Vec::CopyOut<T>, Placeholder::Out0<T>, OpCalcBackprops>; // store backprops
 

@@ -18,13 +18,33 @@ namespace Relu6GradNs {
 #define TPL_FP32 3
 #define TPL_BF16 2
 
-#define TPL_SCH_MODE_0 0
 #define TPL_SCH_MODE_1 1
+#define TPL_SCH_MODE_2 2
+#define TPL_SCH_MODE_101 101
+#define TPL_SCH_MODE_102 102
+#define TPL_SCH_MODE_103 103
+#define TPL_SCH_MODE_104 104
+#define TPL_SCH_MODE_109 109
+#define TPL_SCH_MODE_201 201
+#define TPL_SCH_MODE_202 202
+#define TPL_SCH_MODE_301 301
+#define TPL_SCH_MODE_302 302
+#define TPL_SCH_MODE_303 303
+#define TPL_SCH_MODE_304 304
+#define TPL_SCH_MODE_305 305
 
-ASCENDC_TPL_ARGS_DECL(Relu6Grad, ASCENDC_TPL_UINT_DECL(schMode, 1, ASCENDC_TPL_UI_LIST, TPL_SCH_MODE_0, TPL_SCH_MODE_1),
+ASCENDC_TPL_ARGS_DECL(Relu6Grad,
+                      ASCENDC_TPL_UINT_DECL(schMode, 9, ASCENDC_TPL_UI_LIST, TPL_SCH_MODE_1, TPL_SCH_MODE_2,
+                                            TPL_SCH_MODE_101, TPL_SCH_MODE_102, TPL_SCH_MODE_103, TPL_SCH_MODE_104,
+                                            TPL_SCH_MODE_109, TPL_SCH_MODE_201, TPL_SCH_MODE_202, TPL_SCH_MODE_301,
+                                            TPL_SCH_MODE_302, TPL_SCH_MODE_303, TPL_SCH_MODE_304, TPL_SCH_MODE_305),
                       ASCENDC_TPL_DTYPE_DECL(dType, TPL_FP16, TPL_FP32, TPL_BF16));
 
-ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_UINT_SEL(schMode, ASCENDC_TPL_UI_LIST, TPL_SCH_MODE_0, TPL_SCH_MODE_1),
+ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_UINT_SEL(schMode, ASCENDC_TPL_UI_LIST, TPL_SCH_MODE_1, TPL_SCH_MODE_2,
+                                                          TPL_SCH_MODE_101, TPL_SCH_MODE_102, TPL_SCH_MODE_103,
+                                                          TPL_SCH_MODE_104, TPL_SCH_MODE_109, TPL_SCH_MODE_201,
+                                                          TPL_SCH_MODE_202, TPL_SCH_MODE_301, TPL_SCH_MODE_302,
+                                                          TPL_SCH_MODE_303, TPL_SCH_MODE_304, TPL_SCH_MODE_305),
                                      ASCENDC_TPL_DTYPE_SEL(dType, TPL_FP16, TPL_FP32, TPL_BF16)));
 } // namespace Relu6GradNs
 

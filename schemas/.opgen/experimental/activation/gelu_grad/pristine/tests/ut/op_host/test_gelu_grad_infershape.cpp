@@ -121,8 +121,8 @@ TEST_F(GeluGradInfershape, infershape_broadcast_input)
 {
     gert::InfershapeContextPara infershapeContextPara("GeluGrad",
                                                       {
-                                                          {{{1, 1024}, {1, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                                           {{{4, 1024}, {4, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                          {{{1, 1024}, {1, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                                           {{{4, 1024}, {4, 1024}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                                       },
                                                       {
