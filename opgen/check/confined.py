@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .bounded import compile_memory, compile_timeout, run_bounded
 
-_OPENED = re.compile(r"^\.+ (?P<path>\S.*)$")
+_OPENED = re.compile(r"^(?:\.+|!|x) (?P<path>\S.*)$")  # `-H`: a header opened; `!`/`x` a precompiled one used/not
 _GUARD_NOTE = "Multiple include guards may be useful for:"
 _SEARCH = re.compile(r"^#include <\.\.\.> search starts here:$(?P<dirs>.*?)^End of search list\.$",
                      re.MULTILINE | re.DOTALL)

@@ -29,6 +29,7 @@ from ..confined import ConfinedCompile, compile_confined
 from .build import KernelVariant, compile_command, wrapper_source
 from .dag_run import launcher_source
 from .intrinsics import HEADER, declarations_digest, intrinsic_dir, learn
+from .pch import pch_dir, with_pch
 from .tpl_launch import UpstreamEntry, plain_launcher
 
 OPTIMIZE = "-O1"
@@ -240,7 +241,9 @@ def _compile(sources: CannSources, variant: KernelVariant, op_dir: Path, unit: P
                                                         variant.arch.npu_arch))
         shims = (f"-I{UPSTREAM_SHIMS}",) if upstream else ()
         mode = ("-c", OPTIMIZE, *shims, f"-I{model_dir()}", f"-I{scratch}", "-o", str(out))
-        command = ["nice", "-n", "10", *compile_command("g++", unit, variant, sources, op_dir, stubs, mode)]
+        pch = None if upstream else pch_dir("g++", variant, sources, stubs, (OPTIMIZE, f"-I{model_dir()}"))
+        command = ["nice", "-n", "10", *with_pch(compile_command("g++", unit, variant, sources, op_dir, stubs, mode),
+                                                  pch)]
         done = compile_confined(command, "g++", [op_dir, sources.root, scratch, *([stubs] if stubs else [])],
                                 timeout=TIMEOUT)
         rounds += 1

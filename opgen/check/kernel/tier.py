@@ -33,6 +33,7 @@ from ..headers import inside_op_dir, op_relative
 from ..items import CheckItem, Figure, bad, ok, skipped
 from .build import KernelVariant, compile_command, kernel_sources, kernel_variants, wrapper_source
 from .intrinsics import declarations_digest, intrinsic_dir, learn
+from .pch import pch_dir, with_pch
 
 TIER = "kernel"
 LEVEL = "compile"
@@ -126,7 +127,9 @@ def compile_variant(exe: str, op_dir: Path, plan: RenderPlan, tu: Path, variant:
             reach = [op_dir, sources.root, Path(scratch), *([stubs] if stubs else [])]
             again = f", again with what round {attempt} declared" if attempt else ""
             with progress.step(f"{plan.name}: compile {variant.label} ({tu.name}{again})"):
-                done = compile_confined(command, exe, reach, timeout=TIMEOUT)
+                # the precompiled header changes how long the compile takes, not its answer: not in the key
+                pch = pch_dir(exe, variant, sources, stubs)
+                done = compile_confined(with_pch(command, pch), exe, reach, timeout=TIMEOUT)
             if done.refusal is not None:
                 return Compiled(False, f"{tu.name}: {done.refusal}", time.perf_counter() - start)
             if done.returncode == 0:
