@@ -12,7 +12,7 @@ import tokenize
 from pathlib import Path
 
 import pytest
-from conftest import GELU, GELU_DIR, RELU, RELU_DIR
+from conftest import GELU, GELU_DIR, RELU, RELU_DIR, SCHEMAS
 
 from opgen.plan.registry import reserved
 from opgen.spec.load import load_spec
@@ -46,8 +46,16 @@ def _py_names(root: Path) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def emitted(rendered: Path) -> tuple[set[str], set[str], set[str]]:
-    return _cpp_identifiers(rendered), _py_names(rendered), _cpp_identifiers(rendered, free=False)
+def emitted(rendered: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[set[str], set[str], set[str]]:
+    """Both samples' names, and EluGradV2's: the infershape that copies one input's shape (`same_as_input`, its
+    `inputShape`) is neither main sample's rule."""
+    from opgen.generate import render_specs, write_ops
+
+    extra = tmp_path_factory.mktemp("same_as_input")
+    write_ops(extra / "out", render_specs([SCHEMAS / "elu_grad_v2.yaml"]), force=False, record_dir=extra / ".opgen")
+    roots = (rendered, extra / "out")
+    return (set().union(*(_cpp_identifiers(r) for r in roots)), set().union(*(_py_names(r) for r in roots)),
+            set().union(*(_cpp_identifiers(r, free=False) for r in roots)))
 
 
 def test_every_reserved_name_is_emitted(emitted: tuple[set[str], set[str], set[str]]) -> None:

@@ -36,7 +36,8 @@ def test_every_field_problem_is_listed_in_line_order(run, tmp_path: Path) -> Non
 
 def test_every_cross_field_problem_is_listed(run, tmp_path: Path) -> None:
     lines = _gen(run, tmp_path, lambda t: t.replace("- z = mul(s, dy)", "- z = mul(s, dz)")
-                 .replace("tiling_key: 1", "tiling_key: 0").replace("input: x\n", "input: q\n"))
+                 .replace("tiling_key: 1", "tiling_key: 0")
+                 .replace("rule: elementwise\n", "rule: same_as_input\n  input: q\n"))
     first, *problems = lines
     assert "problems in this spec" in first
     assert all(LINE.match(p) for p in problems), problems
