@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 
 from ...cann_sources import CannSources, cache_root
-from ...locks import held_lock
+from ...locks import held_lock, try_lock
 from ..confined import compile_confined
 from .build import BASE_FLAGS, COMMON_DEFINES, KernelVariant
 from .intrinsics import HEADER, declarations_digest
@@ -48,15 +48,28 @@ def pch_dir(compiler: str, variant: KernelVariant, sources: CannSources, stubs: 
         return target
     if (target / "failed").is_file():
         return None
-    with held_lock(target.with_suffix(".lock")):
-        if not (target / f"{HEADER_NAME}.gch").is_file() and not (target / "failed").is_file():
-            _build(command, compiler, target, [sources.root, stubs])
-            for old in target.parent.glob(f"{family}-*"):  # the same arch and mode under older declarations
-                if old.is_dir() and old != target:
-                    shutil.rmtree(old, ignore_errors=True)
-                elif old.suffix == ".lock" and old != target.with_suffix(".lock"):
-                    old.unlink(missing_ok=True)
+    try:
+        with held_lock(target.with_suffix(".lock")):
+            if not (target / f"{HEADER_NAME}.gch").is_file() and not (target / "failed").is_file():
+                _build(command, compiler, target, [sources.root, stubs])
+                _remove_older(target, family)
+    except OSError:  # the cache dir went away under it: compile without one, as where none builds
+        return None
     return target if (target / f"{HEADER_NAME}.gch").is_file() else None
+
+
+def _remove_older(target: Path, family: str) -> None:
+    """The same arch and mode's headers of older declarations; one another thread or process is still building
+    (its lock held) stays."""
+    for lock in target.parent.glob(f"{family}-*.lock"):
+        if lock == target.with_suffix(".lock"):
+            continue
+        handle = try_lock(lock)
+        if handle is None:
+            continue
+        with handle:
+            shutil.rmtree(lock.with_suffix(""), ignore_errors=True)
+            lock.unlink(missing_ok=True)
 
 
 def _build(command: list[str], compiler: str, target: Path, allowed: list[Path]) -> None:
