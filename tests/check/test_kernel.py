@@ -13,6 +13,7 @@ from conftest import GELU as GELU_SPEC
 from opgen.cann_sources import resolve_sources
 from opgen.check.kernel.build import SOC_ARCH, kernel_variants, soc_arch, unmapped_reason, wrapper_source
 from opgen.check.kernel.intrinsics import Names, render_header, undeclared
+from opgen.check.kernel.run_build import op_entry, run_wrapper
 from opgen.check.kernel.tier import kernel_tier
 from opgen.check.runner import run_checks
 from opgen.plan import RenderPlan
@@ -64,6 +65,19 @@ def test_wrapper_makes_the_entry_inline_and_reads_tiling_into_the_real_struct(tm
     text = wrapper_source(plan, op_dir / "op_kernel/gelu_grad.cpp", variant)
     assert "#define __global__ inline" in text and f'#include "{op_dir}/op_kernel/gelu_grad.cpp"' in text
     assert "tiling_struct tiling_data;" in text and "reinterpret_cast<void*>(&gelu_grad" in text
+
+
+def test_socs_of_one_arch_share_the_compile_and_the_executable(tmp_path: Path) -> None:
+    """910B and 910_93 are both arch 2201: their units are the same text, so the compile cache and the run build
+    (both keyed by it) build each dtype once for the two."""
+    op_dir = copy_sample(tmp_path, "activation/hard_swish_grad_v2")
+    plan = loaded(op_dir)[1]
+    variants = [v for v in kernel_variants(plan) if not isinstance(v, tuple)]
+    b, b93 = ([v for v in variants if v.soc == soc and v.combination.index == 0] for soc in ("ascend910b",
+                                                                                              "ascend910_93"))
+    assert b[0].arch == b93[0].arch and b[0].label != b93[0].label
+    assert run_wrapper(plan, b[0], op_entry(b[0])) == run_wrapper(plan, b93[0], op_entry(b93[0]))
+    assert wrapper_source(plan, op_entry(b[0]), b[0]).startswith("// opgen kernel check: arch 2201 ")
 
 
 @pytest.mark.parametrize("quotes", ["''", "\u2018\u2019"], ids=["C locale", "UTF-8 locale"])

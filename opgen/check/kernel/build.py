@@ -145,10 +145,11 @@ def kernel_sources(op_dir: Path) -> list[Path]:
 
 
 def wrapper_source(plan: RenderPlan, tu: Path, variant: KernelVariant, default_struct: str | None = None) -> str:
-    """The unit g++ compiles for one variant: the kernel included the way the op compiler wraps it."""
+    """The unit g++ compiles for one variant: the kernel included the way the op compiler wraps it. It names the arch,
+    not the SoC: SoCs of one arch (910B and 910_93) share its compiles and executables."""
     uses = "\n".join(f"    reinterpret_cast<void*>({expr})," for expr in variant.instantiations)
     default_struct = default_struct or ("EleBaseTilingDataV2" if variant.family.is_dag else f"{plan.op_type}TilingData")
-    return f"""// opgen kernel check: {variant.label}, {tu.name}
+    return f"""// opgen kernel check: arch {variant.arch.npu_arch} {variant.dtype_label}, {tu.name}
 #include "kernel_operator.h"
 #undef __global__
 #define __global__ inline

@@ -1,16 +1,26 @@
 """The kernel tier's host build: the op's host sources (def, infershape, tiling, the SoC's tiling dir) compiled as
 ops-nn's op_host UT compiles them, against the ABI-0 libraries the prefix is made of (`cann_prefix/framework.py`),
-with ops-nn's tiling executor built for the SoC, linked with the host tiling driver (`host_tiling.py`)."""
+with ops-nn's tiling executor built for the SoC, linked with the host tiling driver (`host_tiling.py`).
+
+Each object is kept under `cache_root()`, keyed by its command (the op dir's place left out) and, for the tree's
+sources, the content of every file the host compile reads from the tree (`host_read_files`): a kernel fault or another
+set of tiling requests recompiles only the driver. The executor compiles with the framework's include dirs alone (it
+is ops-nn's, and no tree header may stand in for one of its includes), so every op shares it per SoC.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
+import shutil
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...cann_prefix.framework import TILING_EXECUTOR, Framework
+from ...cann_sources import cache_root
 from ...spec.socs import SOCS
 from ..bounded import compile_memory, compile_timeout, run_bounded
 from ..confined import compile_confined
@@ -18,6 +28,8 @@ from ..headers import first_error
 from ..items import CheckItem, bad, ok
 
 TIMEOUT = 600.0
+OBJECTS_FORMAT = "1"  # bump when what an object is compiled from changes outside its command
+_HOST_READ = re.compile(r"tiling|dag", re.I)  # op_kernel headers the host sources include
 
 
 @dataclass(frozen=True)
@@ -39,6 +51,19 @@ def ophost_sources(op_dir: Path, tiling_dir: str | None) -> list[Source]:
     return host
 
 
+def host_read_files(op_dir: Path) -> list[Path]:
+    """The tree's files a host compile may read: op_host and op_graph whole, op_kernel's tiling and DAG headers."""
+    read = sorted(p for d in ("op_host", "op_graph") for p in (op_dir / d).rglob("*") if p.is_file())
+    return read + sorted(p for p in (op_dir / "op_kernel").rglob("*") if p.is_file() and _HOST_READ.search(p.name))
+
+
+def tree_digest(op_dir: Path) -> str:
+    digest = hashlib.sha256()
+    for path in host_read_files(op_dir):
+        digest.update(path.relative_to(op_dir).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 class OphostBuild:
     """One op's host build: every source compiled once (its objects do not depend on the SoC), ops-nn's tiling
     executor once per SoC, then one executable per SoC."""
@@ -49,15 +74,17 @@ class OphostBuild:
             op_dir, framework, executor_source, work, jobs)
         self.protobuf = protobuf_lib  # ABI 0, as every library linked
         own = [op_dir / "op_host", op_dir / "op_graph", op_dir, op_dir.parent]
+        self.common = [*framework.flags, *(f"-I{d}" for d in framework.include_dirs)]
         self.base = [*framework.flags, *(f"-I{d}" for d in (*own, *framework.include_dirs))]
         self.objects: dict[str, Path | None] = {}
+        self.tree = tree_digest(op_dir)
 
     def compile_all(self, socs: Sequence[str]) -> list[CheckItem]:
         """Every host source of the SoCs, and the executor once per SoC."""
         sources = {s.rel: s for soc in socs for s in ophost_sources(self.op_dir, SOCS[soc].arch)}
         jobs: list[tuple[str, list[str]]] = [
             (rel, [*self.base, *s.flags, "-c", str(self.op_dir / rel)]) for rel, s in sources.items()]
-        jobs += [(f"{TILING_EXECUTOR}@{soc}", [*self.base, f"-DBUILD_SOC_VERSION={soc}", "-fno-access-control",
+        jobs += [(f"{TILING_EXECUTOR}@{soc}", [*self.common, f"-DBUILD_SOC_VERSION={soc}", "-fno-access-control",
                                                "-c", str(self.executor_source)]) for soc in socs]
         with ThreadPoolExecutor(max_workers=max(self.jobs, 1)) as pool:
             errors = list(pool.map(lambda job: self._compile(*job), jobs))
@@ -69,15 +96,33 @@ class OphostBuild:
 
     def compile_extra(self, key: str, source: Path) -> str | None:
         """A source of opgen's own next to the tree's (the host tiling driver), compiled as ops-nn compiles a UT;
-        it may include the tree's headers and its own dir."""
-        return self._compile(key, [*self.base, "-fno-access-control", f"-I{source.parent}", "-c", str(source)])
+        it may include the tree's headers and its own dir. Never kept: its text is the requests'."""
+        return self._compile(key, [*self.base, "-fno-access-control", f"-I{source.parent}", "-c", str(source)],
+                             kept=False)
 
-    def _compile(self, key: str, command: list[str]) -> str | None:
+    def _compile(self, key: str, command: list[str], kept: bool = True) -> str | None:
+        kept_object = self._kept_object(command) if kept else None
+        if kept_object is not None and kept_object.is_file():
+            self.objects[key] = kept_object
+            return None
         out = self.work / (key.replace("/", "__") + ".o")
         error = gxx_error(["g++", *command, "-o", str(out)], None if "@" in key else self.op_dir,
                           self.framework.sources_root)
         self.objects[key] = out if error is None else None
+        if error is None and kept_object is not None:
+            kept_object.parent.mkdir(parents=True, exist_ok=True)
+            part = kept_object.with_name(f"{kept_object.name}.part{os.getpid()}")
+            shutil.copyfile(out, part)
+            part.replace(kept_object)
         return error
+
+    def _kept_object(self, command: list[str]) -> Path:
+        place = str(self.op_dir)
+        text = "\0".join(command)
+        digest = hashlib.sha256(f"{OBJECTS_FORMAT}\0{text.replace(place, '<op>')}".encode())
+        if place in text:
+            digest.update(self.tree.encode())
+        return cache_root() / "kernel-host-objects" / f"{digest.hexdigest()[:24]}.o"
 
     def keys(self, soc: str) -> list[str]:
         """The objects of one SoC's executable: its host sources and the executor."""

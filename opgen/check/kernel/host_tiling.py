@@ -35,7 +35,7 @@ from ...plan.testcases.optional_ut import instance_args
 from ...spec.models import OpSpec
 from ..trust import run_tree_code
 from .build import KernelVariant
-from .host_build import OphostBuild
+from .host_build import OphostBuild, tree_digest
 from .launch import Launch, Shape, Shapes
 
 DRIVER = "opgen_host_tiling.cpp"
@@ -43,7 +43,6 @@ WORKSPACE_LIMIT = 1 << 30  # a workspace the executor reports above this is its 
 RUN_TIMEOUT = 300.0
 FORMAT = 1  # bump when the driver or its output changes: cached results are recomputed
 _MARK = "opgen-tiling "
-_HOST_READ = re.compile(r"tiling|dag", re.I)  # op_kernel headers the host tiling includes
 UT_TO_OP = "../../../../"  # from tests/ut/op_host/<arch>/ to the op dir
 _INCLUDE = re.compile(r'^#include "([^"]+)"', re.M)
 _OP_PATH = re.compile(r"^(?:\.\./)+(?=(?:op_host|op_graph|op_kernel)/)")
@@ -157,7 +156,7 @@ def host_tilings(op_dir: Path, plan: RenderPlan, harness: TilingHarness, soc: So
     except (OpgenError, OSError, subprocess.SubprocessError) as failure:
         return HostTilings({}, f"the op_host UT framework did not build: {failure}")
     key = _cache_key(op_dir, driver, soc, str(framework.root), executor)
-    cached = cache_root() / "kernel-host-tiling" / f"{key}.json"
+    cached = results_file(key)
     if cached.is_file():
         return _parsed(json.loads(cached.read_text(encoding="utf-8")), unique)
     with tempfile.TemporaryDirectory(prefix="opgen-host-tiling-") as scratch:
@@ -184,6 +183,10 @@ def host_tilings(op_dir: Path, plan: RenderPlan, harness: TilingHarness, soc: So
     part.write_text(json.dumps(lines), encoding="utf-8")
     part.replace(cached)
     return _parsed(lines, unique)
+
+
+def results_file(key: str) -> Path:
+    return cache_root() / "kernel-host-tiling" / f"{key}.json"
 
 
 def host_launches(op_dir: Path, spec: OpSpec, plan: RenderPlan, variant: KernelVariant, soc: SocPlan, cores: int,
@@ -266,10 +269,7 @@ def _dims(shape: Shape) -> str:
 def _cache_key(op_dir: Path, driver: str, soc: SocPlan, framework: str, executor: Path) -> str:
     digest = hashlib.sha256(f"{FORMAT}\0{driver.replace(str(op_dir), '<op>')}\0{soc.name}\0{framework}".encode())
     digest.update(executor.read_bytes())
-    read = sorted(p for p in (op_dir / "op_host").rglob("*") if p.is_file())
-    read += sorted(p for p in (op_dir / "op_kernel").rglob("*") if p.is_file() and _HOST_READ.search(p.name))
-    for path in read:
-        digest.update(path.relative_to(op_dir).as_posix().encode() + b"\0" + path.read_bytes())
+    digest.update(tree_digest(op_dir).encode())
     return digest.hexdigest()[:24]
 
 

@@ -181,7 +181,7 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
         if path.is_file():
             digest.update(str(path.relative_to(kernel_dir)).encode() + b"\0" + path.read_bytes())
     declared = declarations_digest((stubs / HEADER).read_bytes())
-    target = cache_root() / "kernel-run" / f"{plan.name}-{variant.soc}-{variant.combination.index}-" \
+    target = cache_root() / "kernel-run" / f"{plan.name}-{variant.arch.npu_arch}-{variant.combination.index}-" \
                                            f"{digest.hexdigest()[:16]}"
     failed = target.with_suffix(".failed.json")
     if target.is_file():

@@ -1,0 +1,65 @@
+"""The host tiling's objects are kept: another set of launches, or a kernel fault, recompiles only the driver; a
+change to a host source recompiles the tree's host sources (they are keyed by every host file of the tree), never
+ops-nn's tiling executor."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+import opgen.check.kernel.host_build as host_build
+import opgen.check.kernel.host_tiling as host_tiling
+from opgen.cann_sources import resolve_sources
+from opgen.check.kernel.build import KernelVariant, kernel_variants
+from opgen.check.kernel.host_tiling import host_launches
+from opgen.check.kernel.launch import Shapes
+from opgen.check.kernel.run import soc_facts
+
+from .trees import GELU, copy_sample, cut_plan, edit, loaded
+
+
+def _compiled(op_dir: Path, cann_src: Path, elements: int, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The sources g++ compiled (file names) for one launch of `elements` on 910B float32."""
+    spec, plan = loaded(op_dir)
+    plan = cut_plan(plan, "ascend910b", ("float32",))
+    sources = resolve_sources(cann_src)
+    assert sources is not None
+    (variant,) = [v for v in kernel_variants(plan) if isinstance(v, KernelVariant)]
+    facts = soc_facts(sources, plan.socs[0])
+    assert facts is not None
+    compiled: list[str] = []
+    real = host_build.gxx_error
+
+    def counted(command: Sequence[str], *args: object) -> str | None:
+        if "-c" in command:
+            compiled.append(Path(command[list(command).index("-c") + 1]).name)
+        return real(command, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(host_build, "gxx_error", counted)
+    # the results kept apart, so the host code runs whatever an earlier session ran
+    monkeypatch.setattr(host_tiling, "results_file", lambda key: op_dir.parent / f"{key}.json")
+    host = host_launches(op_dir.resolve(), spec.spec, plan, variant, plan.socs[0], facts.vector_cores,
+                         facts.ub_bytes, sources, [(Shapes.same((elements,), len(plan.inputs)), {})])
+    assert not host.problem and len(host.launches) == 1, host.problem
+    return compiled
+
+
+def test_other_launches_and_a_kernel_fault_compile_only_the_driver(tmp_path: Path, cann_src: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    op_dir = copy_sample(tmp_path, GELU)
+    _compiled(op_dir, cann_src, 3001, monkeypatch)
+    assert _compiled(op_dir, cann_src, 3003, monkeypatch) == ["opgen_host_tiling.cpp"]
+    edit(op_dir / "op_kernel/gelu_grad.h", "Adds(xValue, tmp0, 1.0f, count);", "Adds(xValue, tmp0, 1.5f, count);")
+    assert _compiled(op_dir, cann_src, 3005, monkeypatch) == ["opgen_host_tiling.cpp"]
+
+
+def test_a_changed_host_source_compiles_the_tree_again_and_not_the_executor(tmp_path: Path, cann_src: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    op_dir = copy_sample(tmp_path, GELU)
+    _compiled(op_dir, cann_src, 3007, monkeypatch)
+    tiling = op_dir / "op_host/gelu_grad_tiling.cpp"
+    tiling.write_text(tiling.read_text() + "\n// edited\n")
+    assert sorted(_compiled(op_dir, cann_src, 3009, monkeypatch)) == [
+        "gelu_grad_def.cpp", "gelu_grad_infershape.cpp", "gelu_grad_tiling.cpp", "opgen_host_tiling.cpp"]
