@@ -1,9 +1,10 @@
-"""The host tiling's objects are kept: another set of launches, or a kernel fault, recompiles only the driver; a
-change to a host source recompiles the tree's host sources (they are keyed by every host file of the tree), never
-ops-nn's tiling executor."""
+"""The host tiling's driver reads its requests, and it and its objects are kept: another set of launches, or a kernel
+fault, compiles nothing; a change to a host source recompiles the tree's host sources (they are keyed by every host
+file of the tree) and the driver, never ops-nn's tiling executor."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,8 +21,8 @@ from opgen.check.kernel.run import soc_facts
 from .trees import GELU, copy_sample, cut_plan, edit, loaded
 
 
-def _compiled(op_dir: Path, cann_src: Path, elements: int, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The sources g++ compiled (file names) for one launch of `elements` on 910B float32."""
+def _compiled(op_dir: Path, cann_src: Path, elements: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], bytes]:
+    """The sources g++ compiled (file names) for one launch of `elements` on 910B float32, and its tiling data."""
     spec, plan = loaded(op_dir)
     plan = cut_plan(plan, "ascend910b", ("float32",))
     sources = resolve_sources(cann_src)
@@ -43,23 +44,24 @@ def _compiled(op_dir: Path, cann_src: Path, elements: int, monkeypatch: pytest.M
     host = host_launches(op_dir.resolve(), spec.spec, plan, variant, plan.socs[0], facts.vector_cores,
                          facts.ub_bytes, sources, [(Shapes.same((elements,), len(plan.inputs)), {})])
     assert not host.problem and len(host.launches) == 1, host.problem
-    return compiled
+    return compiled, host.launches[0].tiling
 
 
-def test_other_launches_and_a_kernel_fault_compile_only_the_driver(tmp_path: Path, cann_src: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_other_launches_and_a_kernel_fault_compile_nothing(tmp_path: Path, cann_src: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     op_dir = copy_sample(tmp_path, GELU)
-    _compiled(op_dir, cann_src, 3001, monkeypatch)
-    assert _compiled(op_dir, cann_src, 3003, monkeypatch) == ["opgen_host_tiling.cpp"]
+    _, small = _compiled(op_dir, cann_src, 3001, monkeypatch)
+    compiled, large = _compiled(op_dir, cann_src, 300003, monkeypatch)
+    assert compiled == [] and large != small  # the kept driver read the new request
     edit(op_dir / "op_kernel/gelu_grad.h", "Adds(xValue, tmp0, 1.0f, count);", "Adds(xValue, tmp0, 1.5f, count);")
-    assert _compiled(op_dir, cann_src, 3005, monkeypatch) == ["opgen_host_tiling.cpp"]
+    assert _compiled(op_dir, cann_src, 3005, monkeypatch)[0] == []
 
 
 def test_a_changed_host_source_compiles_the_tree_again_and_not_the_executor(tmp_path: Path, cann_src: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     op_dir = copy_sample(tmp_path, GELU)
     _compiled(op_dir, cann_src, 3007, monkeypatch)
     tiling = op_dir / "op_host/gelu_grad_tiling.cpp"
-    tiling.write_text(tiling.read_text() + "\n// edited\n")
-    assert sorted(_compiled(op_dir, cann_src, 3009, monkeypatch)) == [
+    tiling.write_text(tiling.read_text() + f"\n// {uuid.uuid4().hex}: a tree no earlier session compiled\n")
+    assert sorted(_compiled(op_dir, cann_src, 3009, monkeypatch)[0]) == [
         "gelu_grad_def.cpp", "gelu_grad_infershape.cpp", "gelu_grad_tiling.cpp", "opgen_host_tiling.cpp"]

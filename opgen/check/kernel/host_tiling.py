@@ -6,15 +6,19 @@ tests/ut/common/tiling_case_executor.cpp, the SoC baked in as `build.sh -u --soc
 hand the launch: the tiling key, the block dim, the workspace sizes and the tiling data bytes. The kernel run takes
 those, so a tiling that disagrees with its kernel (a field, a key, a UB split) shows as wrong numbers or an overrun.
 
-Results are cached by the driver text and the content of the files the host compile reads from the tree (op_host,
-and op_kernel's tiling and DAG headers, which the arch35 host tiling instantiates), so a kernel-body edit reuses them.
+The driver (`host_driver.py`) reads its requests from a file, so one executable per tree and SoC serves every set of
+launches: it is kept under `cache_root()` by the driver text and the content of the files the host compile reads
+from the tree (op_host, op_graph, and op_kernel's tiling and DAG headers, which the arch35 host tiling instantiates),
+and each set of requests' results by that key and the requests. A kernel-body edit reuses both.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -22,45 +26,30 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...cann_prefix import layout, protobuf
-from ...cann_prefix.framework import TILING_EXECUTOR, build_framework, executor_socs
+from ...cann_prefix.framework import TILING_EXECUTOR, Framework, build_framework, executor_socs
 from ...cann_sources import CannSources, cache_root
 from ...errors import OpgenError
 from ...jobs import JOBS
 from ...plan import RenderPlan
 from ...plan.families import KernelFamily
-from ...plan.registry.attrs import AttrValue, c_literal, shown_attrs
+from ...plan.registry.attrs import AttrValue, shown_attrs
 from ...plan.registry.platforms import SocPlan
-from ...plan.testcases.attr_cases import ANY_VALUE_TYPES
-from ...plan.testcases.optional_ut import instance_args
 from ...spec.models import OpSpec
 from ..trust import run_tree_code
 from .build import KernelVariant
 from .host_build import OphostBuild, tree_digest
-from .launch import Launch, Shape, Shapes
+from .host_driver import MARK, REQUESTS, TilingRequest, driver_source, requests_text
+from .launch import Launch, Shapes
 
 DRIVER = "opgen_host_tiling.cpp"
 WORKSPACE_LIMIT = 1 << 30  # a workspace the executor reports above this is its uint32 -1 (no NpuArch)
 RUN_TIMEOUT = 300.0
 FORMAT = 1  # bump when the driver or its output changes: cached results are recomputed
-_MARK = "opgen-tiling "
 UT_TO_OP = "../../../../"  # from tests/ut/op_host/<arch>/ to the op dir
 _INCLUDE = re.compile(r'^#include "([^"]+)"', re.M)
 _OP_PATH = re.compile(r"^(?:\.\./)+(?=(?:op_host|op_graph|op_kernel)/)")
 _TILING_PARSE = re.compile(r"\.TilingParse<\s*([\w:]+)\s*>")
 _COMPILE_INFO = re.compile(r"^\s*([\w:]*CompileInfo)\s+\w+\s*;", re.M)
-
-
-@dataclass(frozen=True)
-class TilingRequest:
-    """One launch's host inputs: the dtype combination, the input shapes (outputs: their broadcast), the attrs."""
-
-    combination: int
-    shapes: Shapes
-    attrs: tuple[tuple[str, AttrValue], ...]
-
-    @staticmethod
-    def of(combination: int, shapes: Shapes, attrs: Mapping[str, AttrValue]) -> TilingRequest:
-        return TilingRequest(combination, shapes, tuple(sorted(attrs.items())))
 
 
 @dataclass(frozen=True)
@@ -149,31 +138,24 @@ def host_tilings(op_dir: Path, plan: RenderPlan, harness: TilingHarness, soc: So
     if soc.name not in executor_socs(executor):
         return HostTilings({}, f"ops-nn's {TILING_EXECUTOR} knows no {soc.name}: no platform to run its tiling on")
     unique = list(dict.fromkeys(requests))
-    driver = driver_source(op_dir, plan, harness, unique, cores, ub_bytes)
+    driver = driver_source(op_dir, plan, harness.framework_headers, harness.headers, harness.compile_info)
     try:
         framework = build_framework(sources)
         pb = protobuf.build_protobuf(layout.protobuf_dir(cache_root()))
     except (OpgenError, OSError, subprocess.SubprocessError) as failure:
         return HostTilings({}, f"the op_host UT framework did not build: {failure}")
     key = _cache_key(op_dir, driver, soc, str(framework.root), executor)
-    cached = results_file(key)
+    asked = requests_text(plan, unique, cores, ub_bytes)
+    cached = results_file(hashlib.sha256(f"{key}\0{asked}".encode()).hexdigest()[:24])
     if cached.is_file():
         return _parsed(json.loads(cached.read_text(encoding="utf-8")), unique)
-    with tempfile.TemporaryDirectory(prefix="opgen-host-tiling-") as scratch:
-        work = Path(scratch)
-        (work / "driver").mkdir()
-        (work / "driver" / DRIVER).write_text(driver, encoding="utf-8")
-        build = OphostBuild(op_dir, framework, executor, work, JOBS, protobuf.library(pb))
-        failed = [item for item in build.compile_all([soc.name]) if item.status == "fail"]
-        error = build.compile_extra(DRIVER, work / "driver" / DRIVER)
-        if failed or error is not None:
-            return HostTilings({}, f"the host tiling did not compile: {failed[0].item}: {failed[0].reason}"
-                               if failed else f"the host tiling driver did not compile: {error}")
-        exe, problem = build.link([*build.keys(soc.name), DRIVER], "opgen_host_tiling")
-        if exe is None:
-            return HostTilings({}, f"the host tiling did not link: {problem}")
-        done = run_tree_code([str(exe)], timeout=RUN_TIMEOUT)
-    lines = [line.removeprefix(_MARK) for line in done.stdout.splitlines() if line.startswith(_MARK)]
+    exe = cache_root() / "kernel-host-tiling" / f"{key}.driver"
+    if not exe.is_file():
+        problem = _build_driver(op_dir, driver, soc, framework, executor, protobuf.library(pb), exe)
+        if problem:
+            return HostTilings({}, problem)
+    done = run_tree_code([str(exe)], timeout=RUN_TIMEOUT, files={REQUESTS: asked.encode()})
+    lines = [line.removeprefix(MARK) for line in done.stdout.splitlines() if line.startswith(MARK)]
     if done.failure is not None or len(lines) != len(unique):  # a cut output is no answer, even a full one
         tail = done.failure or (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
         return HostTilings({}, f"the host tiling driver ended (exit {done.returncode}) after {len(lines)} of "
@@ -183,6 +165,29 @@ def host_tilings(op_dir: Path, plan: RenderPlan, harness: TilingHarness, soc: So
     part.write_text(json.dumps(lines), encoding="utf-8")
     part.replace(cached)
     return _parsed(lines, unique)
+
+
+def _build_driver(op_dir: Path, driver: str, soc: SocPlan, framework: Framework, executor: Path, protobuf_lib: Path,
+                  target: Path) -> str:
+    """The driver linked with the tree's host sources for the SoC, kept at `target`; else why not."""
+    with tempfile.TemporaryDirectory(prefix="opgen-host-tiling-") as scratch:
+        work = Path(scratch)
+        (work / "driver").mkdir()
+        (work / "driver" / DRIVER).write_text(driver, encoding="utf-8")
+        build = OphostBuild(op_dir, framework, executor, work, JOBS, protobuf_lib)
+        failed = [item for item in build.compile_all([soc.name]) if item.status == "fail"]
+        error = build.compile_extra(DRIVER, work / "driver" / DRIVER)
+        if failed or error is not None:
+            return (f"the host tiling did not compile: {failed[0].item}: {failed[0].reason}" if failed
+                    else f"the host tiling driver did not compile: {error}")
+        exe, problem = build.link([*build.keys(soc.name), DRIVER], "opgen_host_tiling")
+        if exe is None:
+            return f"the host tiling did not link: {problem}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        part = target.with_name(f"{target.name}.part{os.getpid()}")
+        shutil.copy2(exe, part)
+        part.replace(target)
+    return ""
 
 
 def results_file(key: str) -> Path:
@@ -212,58 +217,6 @@ def host_launches(op_dir: Path, spec: OpSpec, plan: RenderPlan, variant: KernelV
     note = (f"; workspace from the plan: the executor reported none usable on {soc.name} (no NpuArch there, "
             "GetLibApiWorkSpaceSize gives -1)") if unsized else ""
     return HostLaunches(tuple(launches), note)
-
-
-def driver_source(op_dir: Path, plan: RenderPlan, harness: TilingHarness, requests: Sequence[TilingRequest],
-                  cores: int, ub_bytes: int) -> str:
-    """A gtest case that runs every request through ExecuteTiling and prints one `opgen-tiling` line each:
-    `ok|fail KEY BLOCK_DIM WS,... HEX`."""
-    header = [*(f'#include "{h}"' for h in harness.framework_headers),
-              *(f'#include "{op_dir / h}"' for h in harness.headers)]
-    local = [] if harness.headers else [f"namespace {{\nstruct {harness.compile_info} {{}};\n}} // namespace"]
-    cases = [_case(plan, harness.compile_info, r, cores, ub_bytes) for r in requests]
-    return "\n".join([
-        "// opgen's host tiling driver (opgen/check/kernel/host_tiling.py): not part of the tree.",
-        "#include <cstdio>", "#include <gtest/gtest.h>", '#include "tiling_case_executor.h"', *header, *local, "",
-        "static void OpgenEmit(const gert::TilingContextPara& para)", "{",
-        "    TilingInfo info;",
-        "    bool done = ExecuteTiling(para, info);",
-        f'    std::printf("{_MARK}%s %lld %zu ", done ? "ok" : "fail", (long long)info.tilingKey, info.blockNum);',
-        '    for (size_t i = 0; i < info.workspaceSizes.size(); ++i) {',
-        '        std::printf("%s%lld", i ? "," : "", (long long)info.workspaceSizes[i]);', "    }",
-        '    std::printf(" ");',
-        "    for (size_t i = 0; done && i < info.tilingDataSize; ++i) {",
-        '        std::printf("%02x", info.tilingData[i]);', "    }",
-        '    std::printf("\\n");', "    std::fflush(stdout);", "}", "",
-        "TEST(OpgenHostTiling, Cases)", "{", *cases, "}", ""])
-
-
-def _case(plan: RenderPlan, compile_info: str, request: TilingRequest, cores: int, ub_bytes: int) -> str:
-    """One TilingContextPara; an absent optional input is left out of the list, its IR instance count 0 (as the
-    generated UT's cases without it)."""
-    values = dict(request.attrs)
-    ins = iter(request.shapes.inputs)
-    shapes = [next(ins) if t.role == "input" else request.shapes.output for t in plan.tensors]
-    absent = request.shapes.absent
-
-    def tensors(role: str) -> str:
-        return ", ".join(f"{{{{{{{_dims(s)}}}, {{{_dims(s)}}}}}, ge::{t.dtypes[request.combination].ge}, "
-                         "ge::FORMAT_ND}" for t, s in zip(plan.tensors, shapes, strict=True)
-                         if t.role == role and t.name != absent)
-
-    attrs = ", ".join(f'{{"{a.name}", Ops::NN::AnyValue::CreateFrom<{ANY_VALUE_TYPES[a.kind]}>'
-                      f"({c_literal(a.kind, values[a.name])})}}" for a in plan.attrs)
-    listed = f"{{{attrs}}}, " if plan.attrs or absent else ""
-    if absent:
-        listed += instance_args(list(plan.inputs), next(t for t in plan.inputs if t.name == absent),
-                                list(plan.outputs)) + ", "
-    return (f"    {{\n        {compile_info} compileInfo;\n"
-            f'        gert::TilingContextPara para("{plan.op_type}", {{{tensors("input")}}}, {{{tensors("output")}}}, '
-            f"{listed}&compileInfo, {cores}, {ub_bytes});\n        OpgenEmit(para);\n    }}")
-
-
-def _dims(shape: Shape) -> str:
-    return ", ".join(map(str, shape))
 
 
 def _cache_key(op_dir: Path, driver: str, soc: SocPlan, framework: str, executor: Path) -> str:
