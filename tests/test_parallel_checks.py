@@ -167,3 +167,35 @@ def test_builds_use_every_core_unless_opgen_jobs_says_otherwise() -> None:
     assert default_jobs({}) == cores
     assert default_jobs({"OPGEN_JOBS": "6"}) == 6
     assert default_jobs({"OPGEN_JOBS": "0"}) == default_jobs({"OPGEN_JOBS": "many"}) == cores
+
+
+def test_a_trees_passing_runs_are_remembered_by_the_files_each_build_reads(
+        tmp_path: Path, stubbed_build_sh: list[tuple[str, Path, float, float]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel fault leaves the op_host build's answer standing and runs the kernel UTs again; a host edit runs the
+    op_host build again; a failing run is never remembered."""
+    from contextlib import nullcontext
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(ut_run, "open_checkout", lambda ops_nn: ops_nn)
+    monkeypatch.setattr(ut_run, "plan_placement", lambda *args, **kwargs: SimpleNamespace(target=tmp_path / "placed"))
+    monkeypatch.setattr(ut_run, "placed", lambda *args, **kwargs: nullcontext())
+    prefix = Prefix(tmp_path / "prefix", 0.0)
+    op_dir = tmp_path / "tree" / "my_op"
+    for rel, text in (("op_host/my_op_tiling.cpp", "host\n"), ("op_kernel/my_op.h", "kernel\n"),
+                      ("op_kernel/my_op_tiling_data.h", "fields\n"), ("docs/README.md", "doc\n")):
+        (op_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+        (op_dir / rel).write_text(text)
+
+    def run(kind: ut_run.UtKind, op: str = "my_op") -> ut_run.UtRun:
+        return ut_run.run_ut(prefix, CannSources("src", prefix.root, "test"), kind=kind, op=op, soc="ascend950",
+                             op_dir=op_dir, rel_dir=f"activation/{op}")
+
+    assert [run(k).cached for k in ("ophost", "opkernel", "ophost", "opkernel")] == [False, False, True, True]
+    (op_dir / "docs/README.md").write_text("another doc\n")
+    (op_dir / "op_kernel/my_op.h").write_text("a kernel fault\n")
+    assert [run(k).cached for k in ("ophost", "opkernel", "opkernel")] == [True, False, True]
+    (op_dir / "op_kernel/my_op_tiling_data.h").write_text("another field\n")
+    assert [run(k).cached for k in ("ophost", "opapi")] == [False, False]
+    assert not run("ophost", "failing_op").cached and not run("ophost", "failing_op").cached
+    assert len(stubbed_build_sh) == 7

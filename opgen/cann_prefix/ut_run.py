@@ -1,9 +1,14 @@
 """ops-nn's own UT entry, `build.sh -u --ophost`, `--opapi` or `--opkernel`, run on a scratch git copy of the sources'
 ops-nn against the prefix: a generated op is placed where ops-nn's cmake scans (validate's placement, restored after),
-and the gtest counts are read from the log. The users' checkouts are never touched."""
+and the gtest counts are read from the log. The users' checkouts are never touched.
+
+A passing run is remembered under the prefix (keyed by the sources and the prefix): upstream's op_host and op_api runs
+by op and SoC, a tree's by the content of every file its kind of build reads (`_tree_memo`), so a check of the same
+files, or of a kernel fault for the op_host and op_api builds, gives that run's answer without building again."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -31,6 +36,12 @@ from .build import Prefix
 
 TIMEOUT = 3600.0
 UPSTREAM_RUNS = "upstream-runs"
+TREE_RUNS = "tree-runs"
+TREE_RUNS_FORMAT = "1"  # bump when how build.sh is run changes: remembered tree runs are run again
+# what op_host and op_api builds never read: the kernel sources (but for the tiling and DAG headers the host tiling
+# includes) and the kernel UTs
+_HOST_READ = re.compile(r"tiling|dag", re.I)
+_UNREAD_TOPS = ("docs", "examples", ".opgen")
 SCRATCH = "scratch"  # <prefix>/scratch/<n>/: one workspace per run at once (scratch_slot)
 LAST_OP = "last_op"
 _STAMP = r"^(?:\[\d{4}-\d\d-\d\d [\d:]+\] )?"  # build.sh stamps each line it relays
@@ -55,7 +66,7 @@ class UtRun:
     seconds: float
     log: Path
     error: str = ""  # the log's first error, at the op's own file and line where it is in the op
-    cached: bool = False  # upstream's passing run remembered for this prefix (_upstream_memo), not run again
+    cached: bool = False  # a passing run remembered for this prefix (_upstream_memo, _tree_memo), not run again
 
     @property
     def ok(self) -> bool:
@@ -80,23 +91,26 @@ def run_ut(prefix: Prefix, sources: CannSources, *, kind: UtKind, op: str, soc: 
     build.sh's environment (the kernel UTs' tikicpulib stand-in)."""
     if rel_dir is not None:
         experimental = Path(rel_dir).parts[0] == "experimental"
-    memo = _upstream_memo(prefix, kind, op, soc, experimental) if op_dir is None else None
+    placed_at = None if op_dir is None else Path(rel_dir) if rel_dir is not None else read_op_info(op_dir).rel_dir
+    memo = _upstream_memo(prefix, kind, op, soc, experimental) if op_dir is None or placed_at is None else \
+        _tree_memo(prefix, kind, soc, op_dir, placed_at, env or {})
     if memo is not None and memo.is_file():
         return _remembered(memo)
     whose = f"{op} upstream" if op_dir is None else op
     with scratch_slot(prefix, op) as scratch, progress.step(f"{whose}: build.sh -u --{kind} --soc={soc}"):
         ops_nn = workspace.make_workspace(sources.root, scratch)
         log = scratch / f"ut_{kind}_{op}_{soc}{'_upstream' if op_dir is None else ''}.log"  # both runs' logs kept
-        if op_dir is None:
+        if op_dir is None or placed_at is None:
             run = _run(prefix, ops_nn, kind, op, soc, experimental, jobs, log, env or {})
             if memo is not None and run.ok:
                 _remember(memo, run)
             return run
-        placed_at = Path(rel_dir) if rel_dir is not None else read_op_info(op_dir).rel_dir
         placement = plan_placement(open_checkout(ops_nn), placed_at, op_dir, force=True)
         with placed(placement, keep=False):
             run = _run(prefix, ops_nn, kind, placed_at.name, soc, placed_at.parts[0] == "experimental", jobs, log,
                        env or {})
+        if memo is not None and run.ok:
+            _remember(memo, run)
     if run.ok:
         return run
     found = first_error(log.read_text(encoding="utf-8", errors="replace").splitlines(), 1,
@@ -115,6 +129,28 @@ def _upstream_memo(prefix: Prefix, kind: UtKind, op: str, soc: str, experimental
     if kind == "opkernel":
         return None
     return prefix.root / UPSTREAM_RUNS / f"{kind}-{op}-{soc}{'-experimental' if experimental else ''}.json"
+
+
+def _tree_memo(prefix: Prefix, kind: UtKind, soc: str, op_dir: Path, placed_at: Path,
+               env: Mapping[str, str]) -> Path:
+    """Where a tree's passing run is remembered: keyed by where it is placed, the SoC, build.sh's extra environment
+    (the kernel UTs' tikicpulib stand-in) and every file of the tree the kind's build may read."""
+    digest = hashlib.sha256("\0".join([TREE_RUNS_FORMAT, kind, soc, placed_at.as_posix(),
+                                       *sorted(f"{k}={v}" for k, v in env.items())]).encode())
+    for path in sorted(op_dir.rglob("*")):
+        rel = path.relative_to(op_dir)
+        if path.is_file() and _read_by(kind, rel):
+            digest.update(rel.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return prefix.root / TREE_RUNS / f"{kind}-{placed_at.name}-{soc}-{digest.hexdigest()[:24]}.json"
+
+
+def _read_by(kind: UtKind, rel: Path) -> bool:
+    if rel.parts[0] in _UNREAD_TOPS:
+        return False
+    if kind == "opkernel":
+        return True
+    kernel_source = rel.parts[0] == "op_kernel" and not _HOST_READ.search(rel.name)
+    return not kernel_source and rel.parts[:3] != ("tests", "ut", "op_kernel")
 
 
 def _remember(memo: Path, run: UtRun) -> None:

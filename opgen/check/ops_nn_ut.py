@@ -127,7 +127,7 @@ def _row(prefix: Prefix, run: UtRun, upstream: bool) -> CheckItem:
     figures: dict[str, float | int | str] = {"tests": run.ran, "passed": run.passed, "failed": len(run.failed),
                                              "seconds": round(run.seconds, 1)}
     if run.ok:
-        again = f" (remembered from a run with this prefix; log {run.log})" if run.cached else ""
+        again = f" (remembered from a run of the same files with this prefix; log {run.log})" if run.cached else ""
         return ok(label, f"{run.passed}/{run.ran} of {whose} {kind} UTs passed under {command}{again}", **figures)
     if run.returncode == 0 and run.ran == 0:
         return skipped(label, f"{command} built and ran none of {whose} {kind} UTs")
