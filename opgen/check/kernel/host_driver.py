@@ -68,8 +68,9 @@ def driver_source(op_dir: Path, plan: RenderPlan, framework_headers: Sequence[st
     none)."""
     include = [*(f'#include "{h}"' for h in framework_headers), *(f'#include "{op_dir / h}"' for h in headers)]
     local = [] if headers else [f"namespace {{\nstruct {compile_info} {{}};\n}} // namespace"]
+    columns = len(plan.tensors[0].dtypes)  # every column of the def, as a request names it (a cut plan keeps them)
     dtypes = ",\n".join("    {" + ", ".join(f"ge::{t.dtypes[c].ge}" for t in plan.tensors) + "}"
-                        for c in range(len(plan.combinations)))
+                        for c in range(columns))
     tensors = []
     for k, tensor in enumerate(plan.tensors):
         if tensor.role == "input":
@@ -115,6 +116,8 @@ def driver_source(op_dir: Path, plan: RenderPlan, framework_headers: Sequence[st
         f'    std::ifstream in("{REQUESTS}");',
         "    size_t combination = 0;", "    long long absent = -1;", "    uint64_t cores = 0;", "    uint64_t ub = 0;",
         "    while (in >> combination >> absent >> cores >> ub) {",
+        "        if (combination >= sizeof(kOpgenDtypes) / sizeof(kOpgenDtypes[0])) {",
+        "            break;  // no such column: the lines missing from the output say so", "        }",
         "        const ge::DataType* dtypes = kOpgenDtypes[combination];",
         "        std::vector<gert::TilingContextPara::TensorDescription> inputs;",
         "        std::vector<gert::TilingContextPara::TensorDescription> outputs;",
