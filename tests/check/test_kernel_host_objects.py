@@ -65,3 +65,16 @@ def test_a_changed_host_source_compiles_the_tree_again_and_not_the_executor(tmp_
     tiling.write_text(tiling.read_text() + f"\n// {uuid.uuid4().hex}: a tree no earlier session compiled\n")
     assert sorted(_compiled(op_dir, cann_src, 3009, monkeypatch)[0]) == [
         "gelu_grad_def.cpp", "gelu_grad_infershape.cpp", "gelu_grad_tiling.cpp", "opgen_host_tiling.cpp"]
+
+
+def test_drivers_no_run_used_for_a_week_are_pruned_and_the_others_kept(tmp_path: Path) -> None:
+    import os
+    import time
+
+    stale, used = tmp_path / "stale.driver", tmp_path / "used.driver"
+    for path in (stale, used):
+        path.write_bytes(b"\x7fELF")
+    week_ago = time.time() - (host_tiling.DRIVER_DAYS + 1) * 86400
+    os.utime(stale, (week_ago, week_ago))
+    host_tiling._prune(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["used.driver"]

@@ -134,7 +134,7 @@ class OphostBuild:
         if any(obj is None for obj in objects):
             return None, "not linked: a source above did not compile"
         exe = self.work / name
-        link = ["g++", "-o", str(exe), *map(str, self.framework.whole_objects), *map(str, objects),
+        link = ["g++", "-s", "-o", str(exe), *map(str, self.framework.whole_objects), *map(str, objects),
                 # metadef and graph each carry AscendString/TypeUtils (two shared libraries upstream, where
                 # the first loaded wins); as archives the first definition wins the same way
                 "-Wl,--allow-multiple-definition",

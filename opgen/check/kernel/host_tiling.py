@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,7 @@ from .launch import Launch, Shapes
 DRIVER = "opgen_host_tiling.cpp"
 WORKSPACE_LIMIT = 1 << 30  # a workspace the executor reports above this is its uint32 -1 (no NpuArch)
 RUN_TIMEOUT = 300.0
+DRIVER_DAYS = 7
 FORMAT = 1  # bump when the driver or its output changes: cached results are recomputed
 UT_TO_OP = "../../../../"  # from tests/ut/op_host/<arch>/ to the op dir
 _INCLUDE = re.compile(r'^#include "([^"]+)"', re.M)
@@ -150,10 +152,13 @@ def host_tilings(op_dir: Path, plan: RenderPlan, harness: TilingHarness, soc: So
     if cached.is_file():
         return _parsed(json.loads(cached.read_text(encoding="utf-8")), unique)
     exe = cache_root() / "kernel-host-tiling" / f"{key}.driver"
-    if not exe.is_file():
+    if exe.is_file():
+        exe.touch()  # in use: _prune keeps it
+    else:
         problem = _build_driver(op_dir, driver, soc, framework, executor, protobuf.library(pb), exe)
         if problem:
             return HostTilings({}, problem)
+        _prune(exe.parent)
     done = run_tree_code([str(exe)], timeout=RUN_TIMEOUT, files={REQUESTS: asked.encode()})
     lines = [line.removeprefix(MARK) for line in done.stdout.splitlines() if line.startswith(MARK)]
     if done.failure is not None or len(lines) != len(unique):  # a cut output is no answer, even a full one
@@ -188,6 +193,18 @@ def _build_driver(op_dir: Path, driver: str, soc: SocPlan, framework: Framework,
         shutil.copy2(exe, part)
         part.replace(target)
     return ""
+
+
+def _prune(folder: Path) -> None:
+    """Drivers (25 MB each: the framework is linked whole) of trees no run has used for DRIVER_DAYS go; a tree
+    iterated on leaves one per edit of its host files."""
+    cutoff = time.time() - DRIVER_DAYS * 86400
+    for old in folder.glob("*.driver"):
+        try:
+            if old.stat().st_mtime < cutoff:
+                old.unlink()
+        except OSError:  # another run pruned it first
+            continue
 
 
 def results_file(key: str) -> Path:
