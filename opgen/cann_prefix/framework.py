@@ -43,6 +43,9 @@ DEFINES = ("-DLOG_CPP", '-DOP_SUBMOD_NAME="OPS_NN"', "-DOS_TYPE=0", "-DFMK_SUPPO
            "-DNO_METADEF_ABI_COMPATIABLE")
 CXX_FLAGS = ("-std=c++17", "-O0", "-fPIC", "-w", "-fno-diagnostics-color", "-fexceptions")
 TILING_EXECUTOR = "tiling_case_executor.cpp"  # built per SoC: it bakes BUILD_SOC_VERSION in
+# the op_kernel headers an op's host sources include (tiling data, the arch35 DAGs): the only kernel files a host
+# build reads
+HOST_READ_KERNEL_HEADERS = re.compile(r"tiling|dag", re.I)
 _EXECUTOR_SOC = re.compile(r'\{"(ascend\w+|kirin\w+|mc\d+)",\s*"')
 ALIAS_HEADER = "opgen_ascend_private.h"
 # CANN names its private protobuf copy `ascend_private`; the system's lives in `google`

@@ -33,14 +33,12 @@ from ..validate.opinfo import read_op_info
 from ..validate.placement import placed, plan_placement
 from . import workspace
 from .build import Prefix
+from .framework import HOST_READ_KERNEL_HEADERS
 
 TIMEOUT = 3600.0
 UPSTREAM_RUNS = "upstream-runs"
 TREE_RUNS = "tree-runs"
 TREE_RUNS_FORMAT = "1"  # bump when how build.sh is run changes: remembered tree runs are run again
-# what op_host and op_api builds never read: the kernel sources (but for the tiling and DAG headers the host tiling
-# includes) and the kernel UTs
-_HOST_READ = re.compile(r"tiling|dag", re.I)
 _UNREAD_TOPS = ("docs", "examples", ".opgen")
 SCRATCH = "scratch"  # <prefix>/scratch/<n>/: one workspace per run at once (scratch_slot)
 LAST_OP = "last_op"
@@ -149,7 +147,8 @@ def _read_by(kind: UtKind, rel: Path) -> bool:
         return False
     if kind == "opkernel":
         return True
-    kernel_source = rel.parts[0] == "op_kernel" and not _HOST_READ.search(rel.name)
+    # op_host and op_api builds read neither the kernel sources (but the headers the host includes) nor the kernel UTs
+    kernel_source = rel.parts[0] == "op_kernel" and not HOST_READ_KERNEL_HEADERS.search(rel.name)
     return not kernel_source and rel.parts[:3] != ("tests", "ut", "op_kernel")
 
 

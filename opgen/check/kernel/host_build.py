@@ -3,23 +3,22 @@ ops-nn's op_host UT compiles them, against the ABI-0 libraries the prefix is mad
 with ops-nn's tiling executor built for the SoC, linked with the host tiling driver (`host_tiling.py`).
 
 Each object is kept under `cache_root()`, keyed by its command (the op dir's place left out) and, for the tree's
-sources, the content of every file the host compile reads from the tree (`host_read_files`): a kernel fault or another
-set of tiling requests recompiles only the driver. The executor compiles with the framework's include dirs alone (it
-is ops-nn's, and no tree header may stand in for one of its includes), so every op shares it per SoC.
+sources, the content of every file the host compile reads from the tree (`host_read_files`): a kernel fault
+recompiles nothing, a driver of other text only itself. The executor compiles with the framework's include dirs
+alone (it is ops-nn's, and no tree header may stand in for one of its includes), so every op shares it per SoC.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...cann_prefix.framework import TILING_EXECUTOR, Framework
+from ...cann_prefix.framework import HOST_READ_KERNEL_HEADERS, TILING_EXECUTOR, Framework
 from ...cann_sources import cache_root
 from ...spec.socs import SOCS
 from ..bounded import compile_memory, compile_timeout, run_bounded
@@ -29,7 +28,6 @@ from ..items import CheckItem, bad, ok
 
 TIMEOUT = 600.0
 OBJECTS_FORMAT = "1"  # bump when what an object is compiled from changes outside its command
-_HOST_READ = re.compile(r"tiling|dag", re.I)  # op_kernel headers the host sources include
 
 
 @dataclass(frozen=True)
@@ -54,7 +52,8 @@ def ophost_sources(op_dir: Path, tiling_dir: str | None) -> list[Source]:
 def host_read_files(op_dir: Path) -> list[Path]:
     """The tree's files a host compile may read: op_host and op_graph whole, op_kernel's tiling and DAG headers."""
     read = sorted(p for d in ("op_host", "op_graph") for p in (op_dir / d).rglob("*") if p.is_file())
-    return read + sorted(p for p in (op_dir / "op_kernel").rglob("*") if p.is_file() and _HOST_READ.search(p.name))
+    kernel = sorted(p for p in (op_dir / "op_kernel").rglob("*") if p.is_file())
+    return read + [p for p in kernel if HOST_READ_KERNEL_HEADERS.search(p.name)]
 
 
 def tree_digest(op_dir: Path) -> str:
