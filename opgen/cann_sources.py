@@ -203,6 +203,15 @@ def cache_root(env: Mapping[str, str] | None = None) -> Path:
     return base / "opgen"
 
 
+def keep_file(built: Path, target: Path) -> None:
+    """Put a built file at its place in the cache whole: a reader sees the old one, none, or the new one, never a
+    part, whichever process or thread wrote it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(f"{target.name}.part{os.getpid()}-{threading.get_ident()}")
+    shutil.copy2(built, part)
+    part.replace(target)
+
+
 def stage_dir(sources: CannSources) -> Path:
     """asc-devkit's headers at the paths an installed toolkit has them, plus `kernel_tiling/kernel_tiling.h`
     (derived by opgen, nothing in the sources is run); built once per asc-devkit content, in the user's cache dir."""

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...cann_prefix.framework import HOST_READ_KERNEL_HEADERS, TILING_EXECUTOR, Framework
-from ...cann_sources import cache_root
+from ...cann_sources import cache_root, keep_file
 from ...spec.socs import SOCS
 from ..bounded import compile_memory, compile_timeout, run_bounded
 from ..confined import compile_confined
@@ -109,10 +108,7 @@ class OphostBuild:
                           self.framework.sources_root)
         self.objects[key] = out if error is None else None
         if error is None and kept_object is not None:
-            kept_object.parent.mkdir(parents=True, exist_ok=True)
-            part = kept_object.with_name(f"{kept_object.name}.part{os.getpid()}")
-            shutil.copyfile(out, part)
-            part.replace(kept_object)
+            keep_file(out, kept_object)
         return error
 
     def _kept_object(self, command: list[str]) -> Path:

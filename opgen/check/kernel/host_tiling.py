@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import shutil
 import subprocess
 import tempfile
 import time
@@ -28,7 +26,7 @@ from pathlib import Path
 
 from ...cann_prefix import layout, protobuf
 from ...cann_prefix.framework import TILING_EXECUTOR, Framework, build_framework, executor_socs
-from ...cann_sources import CannSources, cache_root
+from ...cann_sources import CannSources, cache_root, keep_file
 from ...errors import OpgenError
 from ...jobs import JOBS
 from ...plan import RenderPlan
@@ -188,10 +186,7 @@ def _build_driver(op_dir: Path, driver: str, soc: SocPlan, framework: Framework,
         exe, problem = build.link([*build.keys(soc.name), DRIVER], "opgen_host_tiling")
         if exe is None:
             return f"the host tiling did not link: {problem}"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        part = target.with_name(f"{target.name}.part{os.getpid()}")
-        shutil.copy2(exe, part)
-        part.replace(target)
+        keep_file(exe, target)
     return ""
 
 

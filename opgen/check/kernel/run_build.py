@@ -16,13 +16,12 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import tempfile
 from importlib import resources
 from pathlib import Path
 
 from ... import progress
-from ...cann_sources import CannSources, cache_root
+from ...cann_sources import CannSources, cache_root, keep_file
 from ...plan import RenderPlan
 from ..bounded import run_bounded, run_tool
 from ..confined import ConfinedCompile, compile_confined
@@ -223,10 +222,7 @@ def _build(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: Ren
             unresolved = sorted(set(_UNRESOLVED.findall(linked.stderr)))
             return KernelBuild(None, "link: undefined " + "; ".join(unresolved[:5]) if unresolved
                                else "link: " + _first_error(linked.stderr, op_dir))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        part = target.with_name(f"{target.name}.part{os.getpid()}")
-        shutil.copy2(exe, part)
-        part.rename(target)
+        keep_file(exe, target)
     return KernelBuild(target, "")
 
 
