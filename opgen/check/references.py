@@ -55,6 +55,10 @@ def build_reference(spec: OpSpec, plan: RenderPlan) -> Reference | None:
     resolved = resolve_reference(spec)
     if resolved is None:
         return None
+    if resolved.formula.axes:
+        from .axis_reference import axis_reference
+
+        return axis_reference(spec, resolved)
     names = [t.name for t in plan.inputs]
     read = set(resolved.formula.names) | ({resolved.grad} if resolved.grad else set())
     kinds = {a.name: a.type for a in spec.attrs}
@@ -88,7 +92,7 @@ def _evaluate(resolved: ResolvedReference, plan: RenderPlan, inputs: Sequence[Ar
             undefined = undefined | flushed
     elif resolved.grad is not None:  # a direct formula, linear in grad: its value at grad = 1 is the derivative
         slope = evaluate(resolved.formula, {**env, resolved.grad: torch.ones(shape, dtype=torch.float64)},
-                         _torch_lib(torch))
+                         torch_lib(torch))
         undefined = undefined | _flushed(slope.detach() + trace.zeros(), env[resolved.grad], result.detach())
     out = values if values is not None else result.detach()
     if resolved.nan == "passthrough" and resolved.grad is not None:  # the kernel multiplies: NaN * 0 is NaN
@@ -124,7 +128,7 @@ def _exact_integers(torch: Any, resolved: ResolvedReference, plan: RenderPlan, i
             env[tensor.name] = torch.from_numpy(np.broadcast_to(array.astype(np.int64), shape).copy())
         else:
             return None
-    lib = {**_torch_lib(torch), "const": lambda v: torch.tensor(int(v) if float(v).is_integer() else v)}
+    lib = {**torch_lib(torch), "const": lambda v: torch.tensor(int(v) if float(v).is_integer() else v)}
     try:
         result = evaluate(resolved.formula, env, lib)
     except (RuntimeError, TypeError):  # an op torch has no integer kernel for
@@ -196,7 +200,7 @@ class _Trace:
         return value + delta
 
     def lib(self) -> dict[str, Callable[..., Any]]:
-        lib = _torch_lib(self.torch)
+        lib = torch_lib(self.torch)
         for name in ("gt", "ge", "lt", "le", "eq", "ne"):
             lib[name] = self._watched(lib[name])
         return lib
@@ -222,7 +226,7 @@ class _Trace:
         return total
 
 
-def _torch_lib(torch: Any) -> dict[str, Callable[..., Any]]:
+def torch_lib(torch: Any) -> dict[str, Callable[..., Any]]:
     def where(cond: Any, a: Any, b: Any) -> Any:
         return torch.where(cond if cond.dtype == torch.bool else cond != 0, a, b)
 

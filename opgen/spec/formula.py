@@ -18,7 +18,10 @@ MAX_NODES = 400
 FUNCTIONS: dict[str, int] = {  # name -> number of arguments
     "exp": 1, "log": 1, "log1p": 1, "sqrt": 1, "tanh": 1, "sigmoid": 1, "erf": 1, "abs": 1, "sign": 1,
     "softplus": 1, "relu": 1, "neg": 1, "min": 2, "max": 2, "where": 3,
+    "first_half": 2, "second_half": 2, "sum": 2,
 }
+# functions along an axis: the second argument names the int attr holding it; sum keeps it (length 1)
+AXIS_FUNCTIONS = frozenset({"first_half", "second_half", "sum"})
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e}
 _BINARY: dict[type[ast.operator], str] = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
                                           ast.Pow: "pow"}
@@ -39,6 +42,7 @@ class Formula:
     text: str
     names: tuple[str, ...]
     choices: tuple[tuple[str, str], ...] = ()
+    axes: tuple[str, ...] = ()  # the attrs naming an axis: first_half(x, dim)
 
     @property
     def tree(self) -> ast.expr:
@@ -53,17 +57,26 @@ def parse_formula(text: str) -> Formula:
                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "where"
                and node.args and _choice(node.args[0])}
     inside = {id(n) for node in ast.walk(tree) if id(node) in choices for n in ast.walk(node)}
+    axes = {id(node.args[1]): node.args[1] for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in AXIS_FUNCTIONS
+            and len(node.args) == 2}
     count = 0
     for node in ast.walk(tree):
         count += 1
         if id(node) in inside:
+            continue
+        if id(node) in axes:
+            if not isinstance(node, ast.Name):
+                raise ValueError(f"{ast.unparse(node)!r} cannot name an axis: write the int attr holding it, "
+                                 "e.g. first_half(x, dim)")
             continue
         _allowed(node)
         if isinstance(node, ast.Name) and node.id not in CONSTANTS and node.id not in FUNCTIONS:
             names[node.id] = None
     if count > MAX_NODES:
         raise ValueError(f"formula has more than {MAX_NODES} terms; a forward function is a short expression")
-    return Formula(text, tuple(names), tuple(dict.fromkeys(c for c in choices.values() if c)))
+    return Formula(text, tuple(names), tuple(dict.fromkeys(c for c in choices.values() if c)),
+                   tuple(dict.fromkeys(n.id for n in axes.values() if isinstance(n, ast.Name))))
 
 
 def _choice(node: ast.expr) -> tuple[str, str] | None:
@@ -119,12 +132,13 @@ Lib = Mapping[str, Callable[..., Any]]
 def evaluate(formula: Formula, env: Mapping[str, Any], lib: Lib,
              rounded: Callable[[Any], Any] = lambda value: value) -> Any:
     """Walk the tree: names from `env`, functions and operators from `lib` (keys: the function names, the
-    operator names add sub mul div pow gt ge lt le eq ne, and `const` to make a number a value).
+    operator names add sub mul div pow gt ge lt le eq ne, and `const` to make a number a value). An axis
+    function gets the axis attr's value from `env` as it is.
 
     `rounded` sees every result of an inexact step (arithmetic and transcendental functions), so a caller
     can track the rounding error each one adds.
     """
-    exact = {"abs", "sign", "relu", "neg", "min", "max", "where"}
+    exact = {"abs", "sign", "relu", "neg", "min", "max", "where", "first_half", "second_half"}
 
     def walk(node: ast.expr) -> Any:
         match node:
@@ -148,6 +162,9 @@ def evaluate(formula: Formula, env: Mapping[str, Any], lib: Lib,
             case ast.Call(func=ast.Name(id="where"), args=[ast.Name(id=flag), chosen, other]) if isinstance(
                     env.get(flag), bool):
                 return walk(chosen) if env[flag] else walk(other)
+            case ast.Call(func=ast.Name(id=name), args=[value, ast.Name(id=axis)]) if name in AXIS_FUNCTIONS:
+                result = lib[name](walk(value), env[axis])
+                return result if name in exact else rounded(result)
             case ast.Call(func=ast.Name(id=name), args=args):
                 result = lib[name](*(walk(a) for a in args))
                 return result if name in exact else rounded(result)

@@ -393,8 +393,21 @@ class GoldenSpec(Model):
     tolerances: dict[DtypeName, Tolerance]
 
 
+TestShape = tuple[Annotated[int, Field(ge=1, le=1 << 16)], ...]
+
+
+class AxisCase(Model):
+    """A test shape with the axis attr at another value than its default (a middle axis, the first)."""
+
+    shape: TestShape
+    axis: int = Field(ge=-8, le=7, description="the axis attr's value, negative from the last axis")
+
+
 class TestsSpec(Model):
-    shapes: tuple[tuple[Annotated[int, Field(ge=1, le=1 << 16)], ...], ...] = Field(min_length=1, max_length=64)
+    shapes: tuple[TestShape, ...] = Field(min_length=1, max_length=64, description="an op along an axis: the "
+                                          "shapes of the split input (or of every tensor), at the axis attr's default")
+    axis_cases: tuple[AxisCase, ...] = Field((), max_length=64, description="an op along an axis: more shapes, "
+                                             "each with its own value of the axis attr")
     value_range: tuple[FiniteFloat, FiniteFloat] = (-1.0, 1.0)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-ArgKind = Literal["tensor", "scalar", "either"]  # either: a value name or a number
+ArgKind = Literal["tensor", "scalar", "either", "axis"]  # either: a value name or a number; axis: an int attr
 COMPARISONS = ("gt", "ge", "lt", "le", "eq", "ne")
 
 
@@ -19,6 +19,7 @@ class OpSignature:
     args: tuple[ArgKind, ...]
     doc: str
     gives_mask: bool = False
+    along: Literal["", "half", "join", "reduce"] = ""  # what the step does along its axis attr
 
 
 OPS: dict[str, OpSignature] = {
@@ -51,6 +52,14 @@ OPS: dict[str, OpSignature] = {
        for name, sign in zip(COMPARISONS, (">", ">=", "<", "<=", "==", "!="), strict=True)},
     "select": OpSignature(("tensor", "tensor", "either"), "mask ? a : b, mask an input mask (one bit or byte "
                           "per element) or a comparison; b a value or a number"),
+    "first_half": OpSignature(("tensor", "axis"), "the first half of input a along the axis attr (a's length "
+                              "there must be even); the kernel addresses it in place", along="half"),
+    "second_half": OpSignature(("tensor", "axis"), "the second half of input a along the axis attr",
+                               along="half"),
+    "join_halves": OpSignature(("tensor", "tensor", "axis"), "a then b along the axis attr: the output, of the "
+                               "split input's shape", along="join"),
+    "reduce_sum": OpSignature(("tensor", "axis"), "the sum of a along the axis attr, kept as a length-1 axis that "
+                              "an elementwise step broadcasts back", along="reduce"),
 }
 
 _STEP = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*([a-z_][a-z0-9_]*)\s*\((.*)\)\s*$")
@@ -105,7 +114,11 @@ def parse_step(text: str, attrs: Mapping[str, str] | None = None) -> Step:
         raise ValueError(f"step {text!r}: {op} takes {len(signature)} argument(s), got {len(raws)}")
     args: list[Arg] = []
     for raw, kind in zip(raws, signature, strict=True):
-        arg: Arg = _parse_arg(raw, text)
+        parsed = _parse_arg(raw, text)
+        if kind == "axis":
+            args.append(_axis_arg(parsed, attrs, text))
+            continue
+        arg: Arg = parsed
         if kind == "tensor" and not isinstance(arg, str):
             raise ValueError(f"step {text!r}: {op} needs a value name where {arg!r} stands")
         if isinstance(arg, str) and kind != "tensor" and attrs is not None and arg in attrs:
@@ -130,6 +143,15 @@ def _attr_arg(name: str, kind: str, text: str) -> AttrRef:
         raise ValueError(f"step {text!r}: attr {name!r} is a {kind}, not a number; only float and int attrs "
                          "can stand where a number can (a string attr picks a compute variant)")
     return AttrRef(name, kind)
+
+
+def _axis_arg(arg: str | float, attrs: Mapping[str, str] | None, text: str) -> AttrRef:
+    """The attr naming the axis (upstream's `dim`), an int; its value may be negative (from the last axis)."""
+    known = ", ".join(n for n, t in (attrs or {}).items() if t == "int") or "none"
+    if not isinstance(arg, str) or (attrs is not None and attrs.get(arg) != "int"):
+        raise ValueError(f"step {text!r}: the axis is named by an int attr, not {arg!r} (int attrs: {known}); add "
+                         "one such as `{name: dim, type: int, default: -1}`")
+    return AttrRef(arg, "int")
 
 
 def _parse_arg(raw: str, text: str) -> str | float:

@@ -97,6 +97,9 @@ def reference_problems(spec: OpSpec) -> list[tuple[tuple[str, ...], str]]:
             problems.append(((*loc, field), f"{name!r} is neither an input nor an attr"))
         if field == "forward" and name == ref.grad:
             problems.append(((*loc, field), f"the forward function cannot read the incoming gradient {name!r}"))
+    ints = {a.name for a in spec.attrs if a.type == "int"}
+    problems += [((*loc, field), f"{name!r} names an axis: it must be an int attr (ints: "
+                  f"{', '.join(sorted(ints)) or 'none'})") for name in formula.axes if name not in ints]
     for name, value in formula.choices:
         if name not in strings:
             problems.append(((*loc, field), f"{name!r} is tested against the string {value!r}, but is no string "

@@ -6,6 +6,7 @@ from collections import Counter
 
 from .aclnn_scalars import aclnn_scalar_issues
 from .attrs import attr_issues
+from .axis import axis_issues
 from .bounds import number_issues, ub_issues
 from .broadcast import broadcast_issues
 from .choice import choice_attr
@@ -26,7 +27,7 @@ def check_semantics(spec: OpSpec) -> list[SpecIssue]:
     for rule in (_names, name_issues, _dtypes, _platforms, _constraints, _infershape, _recipe, _native_dtypes,
                  _aclnn, _golden,
                  _tests, number_issues, aclnn_issues, broadcast_issues, optional_issues, attr_issues,
-                 aclnn_scalar_issues, soc_column_issues):
+                 aclnn_scalar_issues, soc_column_issues, axis_issues):
         issues.extend(rule(spec))
     if not issues:  # the UB budget is costed from the plan's buffers: only for an otherwise sound spec
         issues.extend(ub_issues(spec))

@@ -49,4 +49,6 @@ SPELLINGS: dict[str, OpSpelling] = {
     **{op: OpSpelling("Compare", "Compare", f"{numpy}({{0}}, {{1}})") for op, (_, _, numpy) in COMPARE_MODES.items()},
 }
 LOWERED_EVERYWHERE = frozenset({"neg", "log1p", "softplus"})  # see lowering.py
-assert set(SPELLINGS) | LOWERED_EVERYWHERE == set(OPS), "every recipe op needs a spelling or a lowering"
+# split, join and reduce along an axis: no elementwise family writes them (spec/axis.py refuses them there)
+ALONG_AXIS = frozenset(op for op, signature in OPS.items() if signature.along)
+assert set(SPELLINGS) | LOWERED_EVERYWHERE | ALONG_AXIS == set(OPS), "every recipe op needs a spelling or a lowering"
