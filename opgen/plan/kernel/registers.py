@@ -82,6 +82,26 @@ def fusable(tensors: tuple[TensorPlan, ...], float_compute: bool, steps: tuple[S
     return ""
 
 
+@dataclass(frozen=True)
+class RegisterLoop:
+    """Recipe steps as the body of one MicroAPI loop over a tile: the values it loads and stores (each in a float
+    register), the registers and comparison masks it declares, the numbers and attrs Duplicated into registers
+    before the loop, and the register ops, each commented with its step. A wrapper (an atvoss node, a kernel's
+    vector function) names where the values come from and go."""
+
+    inputs: tuple[str, ...]  # recipe values loaded, in order
+    outputs: tuple[str, ...]  # recipe values stored, in order
+    attrs: tuple[str, ...]  # attrs read as float scalars
+    regs: dict[str, str]  # value -> its float register
+    preds: tuple[str, ...]
+    consts: tuple[tuple[str, str, str], ...]  # (register, number or attr, the fill step it is)
+    body: tuple[str, ...]
+
+    @property
+    def float_registers(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys([*self.regs.values(), *(reg for reg, _, _ in self.consts)]))
+
+
 def fused_nodes(prefix: str, tensors: tuple[TensorPlan, ...], steps: tuple[Step, ...]) -> tuple[FusedNode, ...]:
     """One node per value a DAG node step or an output needs, in the order the DAG binds them."""
     made = {s.out: s for s in steps}
@@ -93,17 +113,18 @@ def fused_nodes(prefix: str, tensors: tuple[TensorPlan, ...], steps: tuple[Step,
     dtypes = {t.name: t.dag_type for t in tensors}
     nodes: list[FusedNode] = []
     for value in dict.fromkeys(needed):
-        cone = _cone(value, made)
-        out_type = dtypes.get(value, "float")
-        nodes.append(_node(f"{prefix}Fused{len(nodes)}", value, cone, made, out_type))
+        loop = register_loop((value,), made)
+        struct = f"{prefix}Fused{len(nodes)}"
+        nodes.append(FusedNode(struct, value, loop.inputs, loop.attrs,
+                               _struct_lines(struct, loop, dtypes.get(value, "float"))))
     return tuple(nodes)
 
 
-def _cone(value: str, made: dict[str, Step]) -> tuple[Step, ...]:
-    """The register steps `value` depends on, back to kernel inputs and DAG node outputs, in recipe order."""
+def _cone(values: tuple[str, ...], made: dict[str, Step]) -> tuple[Step, ...]:
+    """The register steps `values` depend on, back to kernel inputs and DAG node outputs, in recipe order."""
     order = list(made)
     seen: set[str] = set()
-    todo = [value]
+    todo = list(values)
     while todo:
         name = todo.pop()
         step = made.get(name)
@@ -136,7 +157,9 @@ def _scalar(arg: Arg) -> str:
     return _attr(arg.name) if isinstance(arg, AttrRef) else _literal(float(arg))
 
 
-def _node(struct: str, value: str, cone: tuple[Step, ...], made: dict[str, Step], out_type: str) -> FusedNode:
+def register_loop(values: tuple[str, ...], made: dict[str, Step]) -> RegisterLoop:
+    """The loop computing `values` from the register steps they need (back to the values no such step makes)."""
+    cone = _cone(values, made)
     computed = {s.out for s in cone}
     inputs = tuple(dict.fromkeys(a for s in cone for a in s.tensor_args if a not in computed))
     attrs = tuple(dict.fromkeys(a.name for s in cone for a in s.args if isinstance(a, AttrRef)))
@@ -162,7 +185,7 @@ def _node(struct: str, value: str, cone: tuple[Step, ...], made: dict[str, Step]
         if step.out in skip:
             continue
         nxt = cone[i + 1] if i + 1 < len(cone) else None
-        fused = _fuse(step, nxt, uses, regs, const, value)
+        fused = _fuse(step, nxt, uses, regs, const, values)
         if fused:
             body.append(fused)
             skip.add(nxt.out)  # type: ignore[union-attr]
@@ -190,11 +213,8 @@ def _node(struct: str, value: str, cone: tuple[Step, ...], made: dict[str, Step]
         else:  # reciprocal
             call = f"AscendC::MicroAPI::Div({dst}, {const(1.0)}, {args[0]}, mask);"
         body.append(f"{call} // {step}")
-    out_reg = regs[value]
-    lines = _struct_lines(struct, value, inputs, attrs, regs, tuple(preds.values()),
-                          tuple((reg, number, notes.get(reg, "")) for number, reg in consts.items()), body, out_reg,
-                          out_type)
-    return FusedNode(struct, value, inputs, attrs, lines)
+    return RegisterLoop(inputs, values, attrs, regs, tuple(preds.values()),
+                        tuple((reg, number, notes.get(reg, "")) for number, reg in consts.items()), tuple(body))
 
 
 def _compare(step: Step, preds: dict[str, str], operand: Callable[[Arg], str]) -> str:
@@ -209,14 +229,14 @@ def _compare(step: Step, preds: dict[str, str], operand: Callable[[Arg], str]) -
 
 
 def _fuse(step: Step, nxt: Step | None, uses: dict[str, int], regs: dict[str, str], const: Callable[[Arg], str],
-          value: str) -> str:
+          values: tuple[str, ...]) -> str:
     """A register call doing `step` and `nxt` at once (asc-devkit's fused forms), or ""; `step`'s value must be
-    read by `nxt` only.
+    read by `nxt` only, and not be stored.
 
     - `s = muls(a, -1.0); t = adds(s, k)` is `Sub(k, a)`: negation is exact, so the result is the same.
     - `p = mul(a, b); q = add(p, c)` (or adds(p, k)) is `MulDstAdd(a, b, c)` (MulDstAdd.md: dst = dst * src0 +
       src1), one rounding where the steps round twice, writing over a register no later step reads."""
-    if nxt is None or uses.get(step.out) != 1 or step.out == value or step.out not in nxt.tensor_args:
+    if nxt is None or uses.get(step.out) != 1 or step.out in values or step.out not in nxt.tensor_args:
         return ""
     if step.op == "muls" and step.args[1] == -1.0 and nxt.op == "adds" and isinstance(nxt.args[1], float):
         dst = regs.setdefault(nxt.out, _reg(nxt.out))
@@ -235,17 +255,16 @@ def _fuse(step: Step, nxt: Step | None, uses: dict[str, int], regs: dict[str, st
     return ""
 
 
-def _struct_lines(struct: str, value: str, inputs: tuple[str, ...], attrs: tuple[str, ...], regs: dict[str, str],
-                  preds: tuple[str, ...], consts: tuple[tuple[str, str, str], ...], body: list[str], out_reg: str,
-                  out_type: str) -> tuple[str, ...]:
+def _struct_lines(struct: str, loop: RegisterLoop, out_type: str) -> tuple[str, ...]:
     """The node's C++: template over the UB tensors' element types, loads (16-bit: unpacked and cast), the
     body, and the output's cast and store."""
-    params = ", ".join(["class R", *(f"class I{k}" for k in range(len(inputs)))])
-    types = ", ".join(["R", *(f"I{k}" for k in range(len(inputs))), *("float" for _ in attrs)])
-    tensors = [f"LocalTensor<I{k}>& in{k}" for k in range(len(inputs))]
-    scalars = [f"float {_attr(a)}" for a in attrs]
+    (value,) = loop.outputs
+    params = ", ".join(["class R", *(f"class I{k}" for k in range(len(loop.inputs)))])
+    types = ", ".join(["R", *(f"I{k}" for k in range(len(loop.inputs))), *("float" for _ in loop.attrs)])
+    tensors = [f"LocalTensor<I{k}>& in{k}" for k in range(len(loop.inputs))]
+    scalars = [f"float {_attr(a)}" for a in loop.attrs]
     ctor = ", ".join(["LocalTensor<R>& dst", *tensors, *scalars, "uint32_t count"])
-    base = BASES[len(inputs) + len(attrs)]
+    base = BASES[len(loop.inputs) + len(loop.attrs)]
     lines = [f"// {value}: the recipe's register steps, one MicroAPI loop over the tile",
              f"template <{params}>", f"struct {struct} : public Vec::{base}<{types}> {{",
              "#ifdef __CCE_AICORE__", *(f"    {t}" for t in TRAITS), "#endif",
@@ -253,31 +272,45 @@ def _struct_lines(struct: str, value: str, inputs: tuple[str, ...], attrs: tuple
              f"        constexpr uint32_t lanes = {LANES};",
              "        uint16_t loops = AscendC::CeilDivision(count, lanes);",
              "        __ubuf__ R* out = (__ubuf__ R*)dst.GetPhyAddr();"]
-    lines += [f"        __ubuf__ I{k}* src{k} = (__ubuf__ I{k}*)in{k}.GetPhyAddr();" for k in range(len(inputs))]
-    lines += [f"        AscendC::MicroAPI::RegTensor<I{k}> {regs[n]}Packed;" for k, n in enumerate(inputs)]
+    lines += [f"        __ubuf__ I{k}* src{k} = (__ubuf__ I{k}*)in{k}.GetPhyAddr();" for k in range(len(loop.inputs))]
+    lines += [f"        AscendC::MicroAPI::RegTensor<I{k}> {loop.regs[n]}Packed;" for k, n in enumerate(loop.inputs)]
     lines.append("        AscendC::MicroAPI::RegTensor<R> outPacked;")
-    for name in dict.fromkeys([*regs.values(), *(reg for reg, _, _ in consts)]):
-        lines.append(f"        AscendC::MicroAPI::RegTensor<float> {name};")
-    lines += [f"        AscendC::MicroAPI::MaskReg {name};" for name in ("mask", *preds)]
+    lines += [f"        AscendC::MicroAPI::RegTensor<float> {name};" for name in loop.float_registers]
+    lines += [f"        AscendC::MicroAPI::MaskReg {name};" for name in ("mask", *loop.preds)]
     lines += ["        __VEC_SCOPE__", "        {"]
-    lines += [f"            AscendC::MicroAPI::Duplicate({reg}, {number});" + (f" // {note}" if note else "")
-              for reg, number, note in consts]
+    lines += [f"            {line}" for line in duplicates(loop)]
     lines += ["            for (uint16_t i = 0; i < loops; i++) {",
               "                mask = AscendC::MicroAPI::UpdateMask<float>(count);"]
-    for k, n in enumerate(inputs):
-        reg = regs[n]
-        lines += [f"                if constexpr (sizeof(I{k}) == sizeof(float)) {{ // load {n}",
-                  f"                    AscendC::MicroAPI::LoadAlign({reg}, src{k} + i * lanes);",
-                  "                } else {",
-                  f"                    AscendC::MicroAPI::LoadAlign<I{k}, {UNPACK}>({reg}Packed, src{k} + i * lanes);",
-                  f"                    AscendC::MicroAPI::Cast<float, I{k}, {TO_FLOAT}>({reg}, {reg}Packed, mask);",
-                  "                }"]
-    lines += [f"                {line}" for line in body]
-    lines += [f"                if constexpr (sizeof(R) == sizeof(float)) {{ // store {value}",
-              f"                    AscendC::MicroAPI::StoreAlign(out + i * lanes, {out_reg}, mask);",
-              "                } else {",
-              f"                    AscendC::MicroAPI::Cast<R, float, {FROM_FLOAT}>(outPacked, {out_reg}, mask);",
-              f"                    AscendC::MicroAPI::StoreAlign<R, {PACK}>(out + i * lanes, outPacked, mask);",
-              "                }",
-              "            }", "        }", "#endif", "    }", "};"]
+    for k, n in enumerate(loop.inputs):
+        lines += [f"                {line}" for line in load_lines(n, loop.regs[n], f"I{k}", f"src{k} + i * lanes")]
+    lines += [f"                {line}" for line in loop.body]
+    lines += [f"                {line}" for line in store_lines(value, loop.regs[value], "R", "out + i * lanes",
+                                                                 "outPacked")]
+    lines += ["            }", "        }", "#endif", "    }", "};"]
     return tuple(lines)
+
+
+def duplicates(loop: RegisterLoop) -> list[str]:
+    """The constants' registers, Duplicated once before the loop."""
+    return [f"AscendC::MicroAPI::Duplicate({reg}, {number});" + (f" // {note}" if note else "")
+            for reg, number, note in loop.consts]
+
+
+def load_lines(value: str, reg: str, element: str, address: str) -> list[str]:
+    """Load `value` into its float register: a float tensor as it is, a 16-bit one unpacked and cast."""
+    return [f"if constexpr (sizeof({element}) == sizeof(float)) {{ // load {value}",
+            f"    AscendC::MicroAPI::LoadAlign({reg}, {address});",
+            "} else {",
+            f"    AscendC::MicroAPI::LoadAlign<{element}, {UNPACK}>({reg}Packed, {address});",
+            f"    AscendC::MicroAPI::Cast<float, {element}, {TO_FLOAT}>({reg}, {reg}Packed, mask);",
+            "}"]
+
+
+def store_lines(value: str, reg: str, element: str, address: str, packed: str) -> list[str]:
+    """Store `value` from its float register: cast and packed for a 16-bit tensor."""
+    return [f"if constexpr (sizeof({element}) == sizeof(float)) {{ // store {value}",
+            f"    AscendC::MicroAPI::StoreAlign({address}, {reg}, mask);",
+            "} else {",
+            f"    AscendC::MicroAPI::Cast<{element}, float, {FROM_FLOAT}>({packed}, {reg}, mask);",
+            f"    AscendC::MicroAPI::StoreAlign<{element}, {PACK}>({address}, {packed}, mask);",
+            "}"]
