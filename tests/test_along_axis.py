@@ -18,7 +18,7 @@ from ruamel.yaml import YAML
 
 from opgen.check.axis_reference import axis_reference
 from opgen.spec.attrs import attr_types
-from opgen.spec.axis import NO_KERNEL
+from opgen.spec.axis import NO_TREE
 from opgen.spec.models import OpSpec
 from opgen.spec.recipe import AttrRef, Step
 
@@ -46,7 +46,7 @@ def _problems(run: Any, tmp_path: Path, source: Path, edit: Any = None) -> list[
 @pytest.mark.parametrize("draft", [GLU, SWIGLU], ids=["glu_grad", "swi_glu_grad"])
 def test_a_draft_is_refused_only_for_the_kernel_opgen_cannot_write_yet(run: Any, tmp_path: Path, draft: Path) -> None:
     (line,) = _problems(run, tmp_path, draft)
-    assert line.endswith(f"compute.variants.default: {NO_KERNEL}"), line
+    assert line.endswith(f"compute.variants.default: {NO_TREE}"), line
 
 
 @pytest.mark.parametrize(("edit", "expected"), [

@@ -75,11 +75,16 @@ def emulate(
     if len(inputs) != len(plan.inputs):
         raise ValueError(f"{plan.op_type} takes {len(plan.inputs)} inputs, got {len(inputs)}")
     cdt = compute_dtype(plan, combination)
-    plain = [np.asarray(a) for a, t in zip(inputs, plan.inputs, strict=True) if not t.is_mask]
-    shape = tuple(np.broadcast_shapes(*(a.shape for a in plain))) if plain else (inputs[0].size * 8,)
     defaults = {a.name: a for a in plan.attrs}
     values: dict[str, Any] = {name: (attrs or {}).get(name, defaults[name].value)
                               for name in plan.scalars.var_names}
+    if plan.split is not None:  # halves along the axis: every input keeps its own shape, the axis is a number
+        axis = plan.split.axis
+        values[axis] = int(str((attrs or {}).get(axis, defaults[axis].value)))
+        values.update((t.name, np.asarray(a).astype(cdt, copy=False)) for a, t in zip(inputs, plan.inputs, strict=True))
+        return _run(plan, variant, combination, cdt, (), values)
+    plain = [np.asarray(a) for a, t in zip(inputs, plan.inputs, strict=True) if not t.is_mask]
+    shape = tuple(np.broadcast_shapes(*(a.shape for a in plain))) if plain else (inputs[0].size * 8,)
     for value in values.values():
         if isinstance(value, int | float) and not isinstance(value, bool):
             _checked(cdt.type)(value)  # an attr value the integer compute dtype cannot hold: say so
@@ -90,6 +95,12 @@ def emulate(
             values[tensor.name] = unpack_mask(np.asarray(array), shape)
         else:
             values[tensor.name] = np.broadcast_to(np.asarray(array).astype(cdt, copy=False), shape)
+    return _run(plan, variant, combination, cdt, shape, values)
+
+
+def _run(plan: RenderPlan, variant: GoldenVariant, combination: DtypeCombination, cdt: np.dtype[Any],
+         shape: tuple[int, ...], values: dict[str, Any]) -> tuple[Array, ...]:
+    """The variant's golden lines over `values` (inputs in the compute dtype, attrs), the outputs cast."""
     with np.errstate(all="ignore"):
         for line, code in _compiled(variant.lines):
             out = _target(line)

@@ -22,6 +22,7 @@ from .kernel.dag import DagKernel
 from .kernel.dag_paths import DagBranch, NamedDag, dag_branches, present_dags
 from .kernel.lowering import lower
 from .kernel.optional import AbsentPlan, absent_plan
+from .kernel.split import SplitKernel, split_kernel
 from .registry.attrs import AttrPlan, KernelScalars, attr_plans, kernel_scalars, proto_attr_plans
 from .registry.choice import ChoicePlan, choice_plan
 from .registry.family_paths import dialect_of
@@ -40,6 +41,7 @@ from .registry.text import LicenseHeader, SpecText
 from .testcases.golden import GoldenPlan, GoldenVariant, absent_golden, golden_lines, golden_plan, mask_values
 from .testcases.kernel_ut import KernelUtPlan, kernel_ut_plan
 from .testcases.ophost_tests import OphostUtPlan, ophost_ut_plan
+from .testcases.split_ut import split_ut_plans
 from .testcases.st_cases import absent_inputs, st_csv
 
 NO_BROADCAST_REASON = " (the kernel does not broadcast)"
@@ -82,6 +84,7 @@ class RenderPlan:
     absent: AbsentPlan | None  # the absent path of an optional input the recipe reads
     dag_branches: tuple[DagBranch, ...]  # arch35: per dtype combination (and presence) the DAG the tiling picks
     classic: ClassicKernel | None  # the classic family's kernel, if the op has that family
+    split: SplitKernel | None  # the arch35_split family's kernel, if the op has that family
     classic_dtype_cases: tuple[ClassicDtypeCase, ...]
     infershape_rule: str
     infer_datatype_input: int  # the input whose dtype InferDataType gives every output (with the call below)
@@ -298,12 +301,16 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         (p.tiling_key or 0, p.soc, lower(spec.compute.variants[p.compute_variant], "classic"))
         for p in classic_platforms
     ], f"{name.upper()}_TILING_KEY_", spec.compute.native_dtypes) if classic_platforms else None
+    split_platforms = [p for p in spec.platforms if p.kernel == "arch35_split"]
+    split = split_kernel(spec.op_type, tensors, spec.compute.variants[split_platforms[0].compute_variant],
+                         attrs) if split_platforms else None
     classic_cases = classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num) if classic else ()
     absent_input = next((by_name[n] for n in absent_inputs(spec, inputs)), None)
-    families = kernel_families(spec, socs, lambda dag_family, members, entry, kernel_dir: (
-        kernel_ut_plan(spec, dag_family, (entry, kernel_dir), plan_rel_dir, tensors, combos, members, scalars, choice,
-                       brc),
-        ophost_ut_plan(spec, dag_family, tensors, combos, members, classic_cases,
+    families = kernel_families(spec, socs, lambda dialect, members, entry, kernel_dir: split_ut_plans(
+        spec.op_type, plan_rel_dir) if dialect == "split" else (
+        kernel_ut_plan(spec, dialect == "arch35", (entry, kernel_dir), plan_rel_dir, tensors, combos, members,
+                       scalars, choice, brc),
+        ophost_ut_plan(spec, dialect == "arch35", tensors, combos, members, classic_cases,
                        source_input, brc, absent_input, attrs, scalars, choice),
     ))
     cmake = cmake_plan(name, families)
@@ -340,7 +347,8 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
             absent.dag_struct, absent.dag, scalars.var_names,
             f"{absent.tensor.name} absent: its value computed from the other inputs first"),) if absent and absent.dag
             else ()), choice=choice, broadcast=brc,
-        classic=classic, absent=absent, dag_branches=dag_branches(combos, present, absent, scalars, choice),
+        classic=classic, split=split, absent=absent,
+        dag_branches=dag_branches(combos, present, absent, scalars, choice),
         classic_dtype_cases=classic_cases,
         infershape_rule=spec.infershape.rule,
         infer_datatype_input=next((k for k, t in enumerate(spec.inputs) if t.name == spec.infershape.datatype_from), 0),

@@ -17,9 +17,8 @@ from .registry.platforms import SocPlan
 from .testcases.kernel_ut import KernelUtPlan
 from .testcases.ophost_tests import OPS_NN_UT_DIRS, OphostUtPlan
 
-# the family's unit tests, from its dialect, SoCs and kernel entry (relative to tests/ut/op_kernel)
-# (arch35 dialect, the family's SoCs, its kernel entry and kernel dir, both relative to tests/ut/op_kernel/)
-UtBuilder = Callable[[bool, tuple[SocPlan, ...], str, str], tuple[KernelUtPlan, OphostUtPlan]]
+# the family's unit tests, from its dialect, SoCs, kernel entry and kernel dir (both relative to tests/ut/op_kernel/)
+UtBuilder = Callable[[str, tuple[SocPlan, ...], str, str], tuple[KernelUtPlan, OphostUtPlan]]
 
 
 @dataclass(frozen=True)
@@ -43,6 +42,10 @@ class KernelFamily:
     @property
     def is_dag(self) -> bool:
         return self.dialect == "arch35"
+
+    @property
+    def is_split(self) -> bool:
+        return self.dialect == "split"
 
     @property
     def soc_names(self) -> tuple[str, ...]:
@@ -80,7 +83,7 @@ def kernel_families(spec: OpSpec, socs: tuple[SocPlan, ...], tests: UtBuilder) -
             ut_name = paths["kernel_ut_file"].rsplit("/", 1)[1]
             paths["kernel_ut_file"] = f"tests/ut/op_kernel/{kernel_dirs.pop()}/{ut_name}"
         up = "../" * paths["kernel_ut_file"].count("/")
-        kernel_ut, ophost_ut = tests(shape.dialect == "arch35", members, f"{up}{paths['kernel_entry']}",
+        kernel_ut, ophost_ut = tests(shape.dialect, members, f"{up}{paths['kernel_entry']}",
                                    f"{up}{paths['kernel_dir']}")
         families.append(KernelFamily(
             name=name, blueprint=shape.blueprint, dialect=shape.dialect, socs=members, **paths,

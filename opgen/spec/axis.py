@@ -15,8 +15,9 @@ from .reference import resolve_reference
 
 WHOLE, HALF = "whole", "half"
 REDUCED = " reduced"
-NO_KERNEL = ("opgen writes no kernel yet for a recipe that splits or reduces along an axis: the rest of the spec is "
-             "checked, but gen cannot write its tree")
+NO_TREE = ("opgen writes the kernel and host tiling of an op that splits along an axis (kernel: arch35_split), not "
+           "yet its unit tests, aclnn API and checks: the rest of the spec is checked, but gen cannot write its tree")
+NO_REDUCE = "opgen has no kernel yet for a recipe that reduces along an axis"
 
 
 def along_axis(steps: tuple[Step, ...]) -> bool:
@@ -31,8 +32,15 @@ def axis_issues(spec: OpSpec) -> list[SpecIssue]:
                             "is elementwise") for name in formula_axes]
         if spec.tests.axis_cases:
             issues.append(SpecIssue(("tests", "axis_cases"), "only an op along an axis has axis cases"))
+        issues += [SpecIssue(("platforms", j, "kernel"), "arch35_split runs a recipe that splits an input along an "
+                             "axis (first_half, second_half, join_halves); this recipe is elementwise: use arch35_dag")
+                   for j, p in enumerate(spec.platforms) if p.kernel == "arch35_split"]
         return issues
-    issues = [SpecIssue(("compute", "variants", name), NO_KERNEL) for name in variants]
+    split_steps = any(OPS[s.op].along == "half" for steps in variants.values() for s in steps)
+    issues = [SpecIssue(("compute", "variants", name), NO_TREE if split_steps else NO_REDUCE) for name in variants]
+    issues += [SpecIssue(("platforms", j, "kernel"), "a recipe splitting an input along an axis runs in the "
+                         "arch35_split kernel; write kernel: arch35_split") for j, p in enumerate(spec.platforms)
+               if split_steps and p.kernel != "arch35_split"]
     attrs = {a.name: a for a in spec.attrs}
     axes = {str(a) for steps in variants.values() for s in steps for a in s.args if isinstance(a, AttrRef)
             and OPS[s.op].along}

@@ -222,10 +222,11 @@ class AICoreFlags(Model):
 
 class PlatformSpec(Model):
     soc: SocName
-    kernel: Literal["arch35_dag", "classic", "classic_arch35"] = Field(
+    kernel: Literal["arch35_dag", "classic", "classic_arch35", "arch35_split"] = Field(
         description="the kernel family of this SoC; one op may mix families. arch35_dag: atvoss DAG kernel "
         "(op_kernel/<op>_apt.cpp + arch35/<op>_dag.h); classic: TPipe/TQue kernel (op_kernel/<op>.cpp); "
-        "classic_arch35: a TPipe/TQue kernel for arch35 SoCs under op_kernel/arch35/"
+        "classic_arch35: a TPipe/TQue kernel for arch35 SoCs under op_kernel/arch35/; arch35_split: a recipe "
+        "splitting an input in halves along an axis (GLU grads), one register loop per tile of rows"
     )
     aicore: AICoreFlags | None = Field(None, description="OpAICoreConfig; arch35 ops need one")
     tiling_key: int | None = Field(None, ge=0, le=MAX_TILING_KEY, description="classic: the tiling key that selects "

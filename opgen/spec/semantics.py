@@ -118,10 +118,11 @@ def _platforms(spec: OpSpec) -> list[SpecIssue]:
         elif any(q.kernel == p.kernel and q.op_file != p.op_file for q in spec.platforms):
             issues.append(SpecIssue((*loc, "op_file"), f"the {p.kernel} platforms share one kernel entry; give them "
                                     "the same op_file"))
-        if p.kernel != "arch35_dag" and p.tiling_key is None:
+        keyed = p.kernel in ("classic", "classic_arch35")  # the others' keys are TPL arguments the tiling computes
+        if keyed and p.tiling_key is None:
             issues.append(SpecIssue((*loc, "tiling_key"), "classic kernels select the SoC math by tiling key; "
                                     "add tiling_key: <n>"))
-        elif p.kernel != "arch35_dag" and keys[p.tiling_key] > 1:
+        elif keyed and keys[p.tiling_key] > 1:
             issues.append(SpecIssue((*loc, "tiling_key"), f"tiling key {p.tiling_key} is used twice"))
         twin = next((q for q in spec.platforms if q.soc == TILING_SOC_ALIASES.get(p.soc)), None)
         if twin is not None and p.kernel != "arch35_dag" and twin.compute_variant != p.compute_variant:

@@ -112,10 +112,13 @@ def variant_defines(plan: RenderPlan, combination: DtypeCombination) -> tuple[st
 
 
 def instantiations(plan: RenderPlan, family: KernelFamily, combination: DtypeCombination) -> tuple[str, ...]:
-    """arch35 DAG: the entry template at each ASCENDC_TPL_SEL (schMode, dType[, choice]) of this dtype (dType:
-    each path, an absent optional input's included; choice: each value of a string attr choosing the math);
-    classic: the one entry, whose TILING_KEY_IS branches all compile in one unit (one expression per tiling
-    key)."""
+    """split: the entry template at each shape mode of this dtype; arch35 DAG: the entry template at each
+    ASCENDC_TPL_SEL (schMode, dType[, choice]) of this dtype (dType: each path, an absent optional input's included;
+    choice: each value of a string attr choosing the math); classic: the one entry, whose TILING_KEY_IS branches all
+    compile in one unit (one expression per tiling key)."""
+    if family.is_split and plan.split is not None:
+        element = combination.dtypes[plan.tensors.index(plan.split.split)].kernel
+        return tuple(f"&{plan.name}<{element}, {mode}>" for mode, _ in plan.split.shape_modes)
     if family.is_dag:
         return tuple(f"&{plan.name}<TPL_SCH_MODE_{mode}, {b.tpl_args}>" for b in plan.dag_branches
                      if b.combination == combination.index for mode in plan.sch_modes)

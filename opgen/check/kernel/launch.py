@@ -54,10 +54,12 @@ Shape = tuple[int, ...]
 
 @dataclass(frozen=True)
 class Shapes:
-    """A launch's input shapes, in def order; every output has their broadcast shape."""
+    """A launch's input shapes, in def order; every output has their broadcast shape, or `joined` (a split kernel's
+    output, its split input's shape)."""
 
     inputs: tuple[Shape, ...]
     absent: str = ""  # an optional input the launch leaves out (a null GM address: its path must not read it)
+    joined: Shape | None = None
 
     @staticmethod
     def same(shape: Shape, count: int) -> Shapes:
@@ -65,6 +67,8 @@ class Shapes:
 
     @property
     def output(self) -> Shape:
+        if self.joined is not None:
+            return self.joined
         return tuple(int(d) for d in np.broadcast_shapes(*self.inputs))
 
     @property
@@ -165,8 +169,9 @@ def run_shape(executable: Path, spec: OpSpec, plan: RenderPlan, combo: DtypeComb
         compared = [np.zeros_like(a) if t.name == shapes.absent else a
                     for t, a in zip(plan.inputs, inputs, strict=True)]
     expected = emulate(plan, golden, combo, emulated, attrs)
+    axis = int(str(attrs[plan.split.axis])) if plan.split is not None else None
     found = compare_outputs(spec, plan, combo, got, expected, compared, where, saturating=saturating,
-                            nonfinite_excused=nonfinite_excused)
+                            nonfinite_excused=nonfinite_excused, axis=axis)
     return ShapeRun(shapes, launch.cores, found.max_abs, found.max_rel, (*problems, *found.problems), (), asserts,
                     errors[0].rsplit("] ", 1)[-1] if errors else "", found.excused,
                     tuple(line.split()[1] for line in padded), tuple(inputs), got, cost, found.mismatched,
@@ -188,8 +193,9 @@ class Comparison:
 
 def compare_outputs(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, got: Sequence[npt.NDArray[Any]],
                     expected: Sequence[npt.NDArray[Any]], compared: Sequence[npt.NDArray[Any]], where: str, *,
-                    saturating: bool = False, nonfinite_excused: bool = False) -> Comparison:
-    """Each output within the spec's tolerances of the golden (`run_shape`'s flags); `compared`: the inputs."""
+                    saturating: bool = False, nonfinite_excused: bool = False, axis: int | None = None) -> Comparison:
+    """Each output within the spec's tolerances of the golden (`run_shape`'s flags); `compared`: the inputs; `axis`:
+    a split kernel's (each output element reads both halves' elements at its place)."""
     shape = tuple(got[0].shape) if got else ()
     max_abs = max_rel = 0.0
     excused = mismatched = nonfinite = 0
@@ -197,14 +203,14 @@ def compare_outputs(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, got
     for tensor, have, want in zip(plan.outputs, got, expected, strict=True):
         tol = spec.golden.tolerances.get(tensor.dtypes[combo.index].name) or spec.golden.tolerances[combo.key.name]
         passed, diff = within_tolerance(have, want, tol.rtol, tol.atol,
-                                        input_nan=_input_reads(compared, plan, shape, np.isnan))
+                                        input_nan=_input_reads(compared, plan, shape, np.isnan, axis))
         if saturating and _is_narrow(want):
             saturated, _ = within_tolerance(have, _saturated_golden(want), tol.rtol, tol.atol)
             diff = np.where(saturated & ~passed, 0.0, diff)
             passed = passed | saturated
         if nonfinite_excused:  # an inf or NaN read, or made where the golden is finite (an overflow upstream)
             made = ~np.isfinite(have.astype(np.float64).ravel()) & np.isfinite(want.astype(np.float64).ravel())
-            other = ~passed & (_input_reads(compared, plan, shape, lambda a: ~np.isfinite(a)) | made)
+            other = ~passed & (_input_reads(compared, plan, shape, lambda a: ~np.isfinite(a), axis) | made)
             excused += int(other.sum())
             diff, passed = np.where(other, 0.0, diff), passed | other
         finite = np.isfinite(diff)
@@ -287,12 +293,20 @@ def draw_inputs(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, shapes:
 
 
 def _input_reads(inputs: Sequence[npt.NDArray[Any]], plan: RenderPlan, shape: Shape,
-                 test: Callable[[npt.NDArray[np.float64]], npt.NDArray[np.bool_]]) -> npt.NDArray[np.bool_]:
-    """Which output elements read an input value passing `test` (through broadcast); a packed mask holds none."""
+                 test: Callable[[npt.NDArray[np.float64]], npt.NDArray[np.bool_]],
+                 axis: int | None = None) -> npt.NDArray[np.bool_]:
+    """Which output elements read an input value passing `test` (through broadcast; along a split `axis`, both halves
+    at the element's place); a packed mask holds none."""
     found = np.zeros(shape, dtype=np.bool_)
     for array, tensor in zip(inputs, plan.inputs, strict=True):
-        if not tensor.is_mask:
-            found |= np.broadcast_to(test(array.astype(np.float64)), shape)
+        if tensor.is_mask:
+            continue
+        hit = test(array.astype(np.float64))
+        if axis is not None:
+            halves = np.split(hit, 2, axis=axis) if hit.shape == shape else [hit, hit]
+            either = halves[0] | halves[1]
+            hit = np.concatenate([either, either], axis=axis)
+        found |= np.broadcast_to(hit, shape)
     return found.ravel()
 
 

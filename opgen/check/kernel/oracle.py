@@ -27,18 +27,7 @@ from .build import KernelVariant
 from .host_tiling import TilingHarness, Wanted, host_launches
 from .launch import GoldenPick, ShapeRun, cost_figures, run_shape
 from .run_build import build_kernel, entry_arg_count
-from .tpl_launch import (
-    TplLauncher,
-    UpstreamEntry,
-    declaration,
-    dtype_types,
-    entry_form,
-    kernel_tiling_structs,
-    plain_launcher,
-    read_args,
-    registered_tiling_struct,
-    tpl_launcher,
-)
+from .tpl_launch import UpstreamEntry, entry_launcher, kernel_tiling_structs, registered_tiling_struct
 
 LEVEL = "upstream"
 # the upstream_differences fact of a kernel that computes other values than upstream's where an input is inf or NaN
@@ -71,7 +60,8 @@ def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sourc
     host = host_launches(upstream, spec, plan, variant, soc, cores, tiling_ub, sources, wanted, harness)
     if host.problem or host.refused:
         return skipped(label, f"not run: {where}: {host.problem or host.refused}")
-    launcher = _upstream_launcher(upstream, plan, variant, sources, [launch.key for launch in host.launches])
+    keys = [launch.key for launch in host.launches]
+    launcher = entry_launcher(upstream, variant, sources, entry_arg_count(plan), keys)
     if isinstance(launcher, str):
         return skipped(label, f"not run: {where}: {launcher}")
     build = build_kernel(sources, variant, upstream, plan,
@@ -119,27 +109,6 @@ def oracle_row(label: str, upstream: Path, spec: OpSpec, plan: RenderPlan, sourc
                      f"{figures['generated_vs_upstream_max_abs']:.3g} (max abs), "
                      f"{figures['generated_vs_upstream_max_ulp']} ulp from it" +
               (f"; its cost over upstream's: {ratios}" if ratios else ""), **figures)
-
-
-def _upstream_launcher(upstream: Path, plan: RenderPlan, variant: KernelVariant, sources: CannSources,
-                       keys: Sequence[int]) -> TplLauncher | str:
-    """The launcher of upstream's entry: a plain call, or for a template over upstream's own TPL arguments the
-    instantiations the keys decode to; or why it cannot be made."""
-    entry = upstream / variant.family.kernel_entry
-    if not entry.is_file():
-        return f"no {variant.family.kernel_entry}"
-    form = entry_form(sources, variant, upstream, entry)
-    if isinstance(form, str):
-        return form
-    if not form.template:
-        return plain_launcher(form.name, entry_arg_count(plan))
-    header = declaration(upstream / "op_kernel", entry)
-    if header is None:
-        return "its entry is a template, and no one header under op_kernel declares its ASCENDC_TPL_ARGS_DECL"
-    args = read_args(sources, variant, upstream, entry, header)
-    if isinstance(args, str):
-        return args
-    return tpl_launcher(form.name, entry_arg_count(plan), args, keys, form.type_params, dtype_types(sources))
 
 
 def _cost_ratios(mine: Sequence[ShapeRun], theirs: Sequence[ShapeRun]) -> dict[str, float | int | str]:

@@ -28,6 +28,7 @@ import numpy as np
 from ...cann_sources import CannSources, enable_hint
 from ...plan import RenderPlan
 from ...plan.kernel.classic_tiling import classic_case, classic_tiling
+from ...plan.kernel.split import SHAPE_MODES
 from ...plan.registry.attrs import AttrValue, attr_settings
 from ...plan.registry.platforms import SocPlan
 from ...plan.testcases.attr_cases import classic_tiling_bytes
@@ -43,7 +44,9 @@ from .host_tiling import Wanted, host_launches
 from .launch import SATURATED, SATURATING_ARCHES, GoldenPick, Launch, ShapeRun, Shapes, cost_figures, run_shape
 from .oracle import LEVEL as ORACLE_LEVEL
 from .oracle import oracle_row, upstream_dir
-from .run_build import KernelBuild, build_kernel
+from .run_build import KernelBuild, build_kernel, entry_arg_count
+from .split_run import shape_mode, split_wanted
+from .tpl_launch import entry_launcher
 
 LEVEL = "run"
 TAIL_SHAPE = (3, 1001)  # 3003 elements: several cores, a last core whose bytes are no multiple of 32
@@ -83,6 +86,8 @@ def kernel_run_rows(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannS
             rows.append(skipped(label, v[1]))
         elif v.family.is_dag:
             rows += _dag_row(op_dir.resolve(), spec, plan, sources, socs[v.soc], v, label, seed)
+        elif v.family.is_split:
+            rows += _split_row(op_dir.resolve(), spec, plan, sources, socs[v.soc], v, label, seed)
         else:
             rows += _row(op_dir.resolve(), spec, plan, sources, socs[v.soc], v, label, seed)
     return rows
@@ -205,6 +210,41 @@ def _dag_row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources,
                       facts.ub_bytes, launch, rng, attrs, saturating=saturating)
             for (shapes, attrs), launch in zip(wanted, given, strict=True)]
     return [_summary(label, plan, variant, runs, f"{tiling_source}; cores and UB from {facts.source}"),
+            *_oracle(label, spec, plan, sources, soc, variant, facts, wanted, runs, golden)]
+
+
+def _split_row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSources, soc: SocPlan,
+               variant: KernelVariant, label: str, seed: int) -> list[CheckItem]:
+    """A split kernel: the launches of `split_run.split_wanted`, tiled by the host code, the entry instantiated at the
+    template arguments each key decodes to; a shape mode no launch reached fails the row."""
+    facts = soc_facts(sources, soc)
+    golden = _golden(plan, soc)
+    if facts is None or golden is None:
+        return [bad(label, f"no platform facts or golden variant for {soc.name}")]
+    wanted = split_wanted(spec, plan, variant.combination, facts.vector_cores, facts.ub_bytes)
+    tiled = _tiled(op_dir, spec, plan, variant, soc, facts, sources, wanted, None)
+    if isinstance(tiled, CheckItem):
+        return [dataclasses.replace(tiled, item=label)]
+    given, tiling_source = tiled
+    launcher = entry_launcher(op_dir, variant, sources, entry_arg_count(plan), [launch.key for launch in given])
+    if isinstance(launcher, str):
+        return [bad(label, f"{variant.family.kernel_entry}: {launcher}")]
+    build = build_kernel(sources, variant, op_dir, plan, launcher=launcher)
+    if build.executable is None:
+        return [_unbuilt(label, variant, build)]
+    rng = np.random.default_rng(seed)
+    saturating = variant.arch.npu_arch in SATURATING_ARCHES
+    runs = [run_shape(build.executable, spec, plan, variant.combination, golden(attrs), shapes, facts.ub_bytes,
+                      launch, rng, attrs, saturating=saturating) for (shapes, attrs), launch in zip(wanted, given,
+                                                                                                   strict=True)]
+    row = _summary(label, plan, variant, runs, f"{tiling_source}; cores and UB from {facts.source}")
+    reached = {shape_mode(launch.key) for launch in given}
+    unreached = [name for name, _ in SHAPE_MODES if name not in reached]
+    if unreached and row.status != "fail":
+        row = bad(label, f"no launch reached {', '.join(unreached)}: the host tiling chose "
+                         f"{', '.join(sorted(reached))} for every shape", **row.figures)
+    return [dataclasses.replace(row, figures={**row.figures, "shape_modes": ";".join(
+        shape_mode(launch.key) for launch in given)}),
             *_oracle(label, spec, plan, sources, soc, variant, facts, wanted, runs, golden)]
 
 

@@ -29,7 +29,7 @@ from .build import KernelVariant, compile_command, wrapper_source
 from .dag_run import launcher_source
 from .intrinsics import HEADER, declarations_digest, intrinsic_dir, learn
 from .pch import pch_dir, with_pch
-from .tpl_launch import UpstreamEntry, plain_launcher
+from .tpl_launch import TplLauncher, UpstreamEntry, plain_launcher
 
 OPTIMIZE = "-O1"
 TIMEOUT = 600
@@ -108,14 +108,16 @@ def bindings_source(declarations: str, arch: int = 0) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_wrapper(plan: RenderPlan, variant: KernelVariant, entry: Path, *, upstream: UpstreamEntry | None = None) -> str:
+def run_wrapper(plan: RenderPlan, variant: KernelVariant, entry: Path, *, upstream: UpstreamEntry | None = None,
+                launcher: TplLauncher | None = None) -> str:
     """kernel-compile's wrapper of the entry, then the launcher, the model and its bindings. `upstream`: ops-nn's own
     kernel (the oracle), whose DAGs and TPL arguments the plan does not name, whose tiling struct its host may
     declare, and which may use bisheng's builtin `float32_t` (the CPU-debug stubs typedef it on arches 3003/3113
-    only)."""
-    if upstream is not None:
-        variant = dataclasses.replace(variant, instantiations=upstream.launcher.instantiations)
-        source = upstream.launcher.source
+    only); `launcher`: the tree's own template entry, launched by the TPL arguments its keys decode to."""
+    chosen = upstream.launcher if upstream is not None else launcher
+    if chosen is not None:
+        variant = dataclasses.replace(variant, instantiations=chosen.instantiations)
+        source = chosen.source
     elif variant.family.is_dag:
         source = launcher_source(plan, variant)
     else:
@@ -163,13 +165,15 @@ def runtime_object(sources: CannSources, variant: KernelVariant, op_dir: Path) -
 
 
 def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: RenderPlan, *,
-                 upstream: UpstreamEntry | None = None) -> KernelBuild:
-    """The executable of one variant of the op's kernel, or why there is none (`upstream`: see run_wrapper)."""
+                 upstream: UpstreamEntry | None = None, launcher: TplLauncher | None = None) -> KernelBuild:
+    """The executable of one variant of the op's kernel, or why there is none (`upstream`, `launcher`: see
+    run_wrapper)."""
     stubs = intrinsic_dir(sources, variant.arch)
     if stubs is None:
         return KernelBuild(None, "a toolkit's intrinsics are its tikicpulib's; the run level uses opgen's model "
                                  "with the open sources only (--cann-src)")
-    digest = hashlib.sha256("\0".join([model_key(), run_wrapper(plan, variant, op_entry(variant), upstream=upstream),
+    wrapper = run_wrapper(plan, variant, op_entry(variant), upstream=upstream, launcher=launcher)
+    digest = hashlib.sha256("\0".join([model_key(), wrapper,
                                        *variant.defines,
                                        str(variant.arch.npu_arch)]).encode())
     if upstream is not None:
@@ -192,7 +196,7 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
     if known.get("declarations") == declared:  # the same sources failed before: the same answer, without the compile
         return KernelBuild(None, known["problem"], tuple(known["missing"]))
     with progress.step(f"{plan.name}: build the {variant.label} kernel on the CPU model"):
-        build = _build(sources, variant, op_dir, plan, target, runtime, upstream)
+        build = _build(sources, variant, op_dir, plan, target, runtime, upstream, launcher)
     if build.executable is None and not build.stopped:
         failed.parent.mkdir(parents=True, exist_ok=True)
         failed.write_text(json.dumps({"problem": build.problem, "missing": list(build.missing),
@@ -201,10 +205,11 @@ def build_kernel(sources: CannSources, variant: KernelVariant, op_dir: Path, pla
 
 
 def _build(sources: CannSources, variant: KernelVariant, op_dir: Path, plan: RenderPlan,
-           target: Path, runtime: Path, upstream: UpstreamEntry | None) -> KernelBuild:
+           target: Path, runtime: Path, upstream: UpstreamEntry | None, launcher: TplLauncher | None) -> KernelBuild:
     with tempfile.TemporaryDirectory(prefix="opgen-run-build-") as scratch:
         wrapper = Path(scratch) / f"{plan.name}_run.cpp"
-        wrapper.write_text(run_wrapper(plan, variant, op_dir / "op_kernel" / op_entry(variant), upstream=upstream))
+        wrapper.write_text(run_wrapper(plan, variant, op_dir / "op_kernel" / op_entry(variant), upstream=upstream,
+                                       launcher=launcher))
         obj = Path(scratch) / "kernel.o"
         compiled = _compile(sources, variant, op_dir, wrapper, obj, Path(scratch), upstream is not None)
         if compiled.refusal is not None:

@@ -174,6 +174,27 @@ def tpl_launcher(entry: str, arg_count: int, args: Sequence[TplArg], keys: Itera
     return TplLauncher("\n".join(dispatch_lines(cases)), tuple(f"&{n}" for n in dict.fromkeys(named)))
 
 
+def entry_launcher(op_dir: Path, variant: KernelVariant, sources: CannSources, arg_count: int,
+                   keys: Sequence[int]) -> TplLauncher | str:
+    """The launcher of the op dir's entry of the variant's family: a plain call, or for a template over the op's own
+    TPL arguments the instantiations the keys decode to; or why it cannot be made."""
+    entry = op_dir / variant.family.kernel_entry
+    if not entry.is_file():
+        return f"no {variant.family.kernel_entry}"
+    form = entry_form(sources, variant, op_dir, entry)
+    if isinstance(form, str):
+        return form
+    if not form.template:
+        return plain_launcher(form.name, arg_count)
+    header = declaration(op_dir / "op_kernel", entry)
+    if header is None:
+        return "its entry is a template, and no one header under op_kernel declares its ASCENDC_TPL_ARGS_DECL"
+    args = read_args(sources, variant, op_dir, entry, header)
+    if isinstance(args, str):
+        return args
+    return tpl_launcher(form.name, arg_count, args, keys, form.type_params, dtype_types(sources))
+
+
 @dataclass(frozen=True)
 class UpstreamEntry:
     """How ops-nn's own kernel builds in the harness: its launcher, the kernel-side structs of the tiling data its

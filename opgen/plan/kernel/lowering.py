@@ -17,6 +17,7 @@ NATIVE: dict[str, frozenset[str]] = {
     "classic": frozenset({"tanh", "sigmoid", "erf", "sign"}),
     "arch35": frozenset({"erf"}),
     "arch35_b16": frozenset(),
+    "split": frozenset(),  # a split kernel's loop is registers only: no DAG node to leave a step to
 }
 Fresh = Callable[[str], str]
 

@@ -210,8 +210,10 @@ def register_loop(values: tuple[str, ...], made: dict[str, Step]) -> RegisterLoo
             call = f"AscendC::MicroAPI::{SCALAR[step.op]}({dst}, {args[0]}, {args[1]}, mask);"
         elif step.op in UNARY:
             call = f"AscendC::MicroAPI::{UNARY[step.op]}({dst}, {args[0]}, mask);"
-        else:  # reciprocal
+        elif step.op == "reciprocal":
             call = f"AscendC::MicroAPI::Div({dst}, {const(1.0)}, {args[0]}, mask);"
+        else:
+            raise ValueError(f"step `{step}` has no register form: lower the recipe first (lowering.py)")
         body.append(f"{call} // {step}")
     return RegisterLoop(inputs, values, attrs, regs, tuple(preds.values()),
                         tuple((reg, number, notes.get(reg, "")) for number, reg in consts.items()), tuple(body))

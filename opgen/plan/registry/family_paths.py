@@ -24,6 +24,8 @@ SHAPES: dict[str, FamilyShape] = {
     "arch35_dag": FamilyShape("arch35", "arch35", True, "{op}Ns", "arch35"),
     # a TPipe/TQue kernel for 950 under op_kernel/arch35/ (activation/softsign_grad, hard_shrink_grad)
     "classic_arch35": FamilyShape("classic", "classic", True, "Ns{op}", "arch35"),
+    # halves of an input along an axis, a register loop per tile (activation/glu_grad, swi_glu_grad's arch35)
+    "arch35_split": FamilyShape("arch35_split", "split", True, "{op}Ns", "arch35"),
 }
 
 
@@ -37,6 +39,12 @@ def family_paths(op: str, name: str, several: bool, op_file: str | None = None) 
         ut = "tests/ut/op_host/arch22" if several else "tests/ut/op_host"
         return {"kernel_entry": f"op_kernel/{op}.cpp", "kernel_dir": "op_kernel", "kernel_include": f"{op}.h",
                 "op_file": "", "tiling_source": f"{host}/{op}_tiling.cpp", "tiling_ut": f"{ut}/test_{op}_tiling.cpp",
+                "kernel_ut_file": f"tests/ut/op_kernel/test_{op}.cpp"}
+    if name == "arch35_split":  # activation/glu_grad: the host tiling in op_host/, the entry renamed by op_file
+        entry = f"op_kernel/{op_file or op + '_apt'}.cpp"
+        return {"kernel_entry": entry, "kernel_dir": "op_kernel/arch35", "kernel_include": f"arch35/{op}.h",
+                "op_file": entry.rsplit("/", 1)[1].removesuffix(".cpp"), "tiling_source": f"op_host/{op}_tiling.cpp",
+                "tiling_ut": f"tests/ut/op_host/test_{op}_tiling.cpp",
                 "kernel_ut_file": f"tests/ut/op_kernel/test_{op}.cpp"}
     entry = f"op_kernel/arch35/{op}.cpp" if several and name == "classic_arch35" else f"op_kernel/{op}_apt.cpp"
     if op_file is not None:

@@ -61,7 +61,8 @@ def mask_values(steps: tuple[Step, ...]) -> tuple[str, ...]:
 def golden_lines(steps: tuple[Step, ...]) -> tuple[str, ...]:
     lines = []
     for step in steps:
-        args = [a if isinstance(a, str) else f"cdt({a})" for a in step.args]  # an AttrRef prints its name
+        # an AttrRef prints its name; a number goes through the compute dtype, but an axis, which is an index
+        args = [a if isinstance(a, str) or OPS[step.op].along else f"cdt({a})" for a in step.args]
         lines.append(f"{step.out} = {SPELLINGS[step.op].numpy.format(*args)}")
     return tuple(lines)
 

@@ -1,0 +1,130 @@
+"""The arch35_split kernel family (GLU grads), from the drafts in tests/along_axis/: its plan and files as a maintainer
+reads them, and, with the CANN sources, its kernel compiled against asc-devkit for every dtype and shape mode.
+
+gen still refuses these specs (their UTs, aclnn API and numerics come next), so the tree is rendered from the plan.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from opgen.cann_sources import resolve_sources
+from opgen.check.items import CheckItem
+from opgen.check.kernel.run import kernel_run_rows
+from opgen.check.kernel.tier import kernel_tier
+from opgen.check.trust import Trust
+from opgen.plan import RenderPlan, build_plan
+from opgen.render import render_trees
+from opgen.spec.attrs import attr_types
+from opgen.spec.models import OpSpec
+
+DRAFTS = Path(__file__).parents[1] / "along_axis"
+
+
+def _spec(name: str) -> OpSpec:
+    data = YAML(typ="safe").load((DRAFTS / f"{name}.yaml").read_text(encoding="utf-8"))
+    return OpSpec.model_validate(data, context={"attrs": attr_types(data)})
+
+
+def _plan(name: str) -> RenderPlan:
+    return build_plan(_spec(name), str(DRAFTS / f"{name}.yaml"))
+
+
+def _tree(name: str, root: Path) -> tuple[RenderPlan, Path]:
+    plan = _plan(name)
+    (files,) = render_trees([plan])
+    for rel, body in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(body)
+    return plan, root
+
+
+def test_glu_grad_kernel_addresses_the_halves_in_place_and_computes_both_in_one_loop(tmp_path: Path) -> None:
+    _, root = _tree("glu_grad", tmp_path)
+    kernel = (root / "op_kernel" / "arch35" / "glu_grad.h").read_text(encoding="utf-8")
+    # the split input's halves are copied from their places in each row, the half-shaped input from its own rows
+    assert "selfGm[row * 2 * half + col]" in kernel and "selfGm[row * 2 * half + half + col]" in kernel
+    assert "gradOutGm[row * half + col]" in kernel
+    assert "outGm[row * 2 * half + col], daLocal" in kernel and "outGm[row * 2 * half + half + col], dbLocal" in kernel
+    loop = kernel.split("for (uint16_t i = 0; i < loops; i++) {", 1)[1].split("\n        }\n", 1)[0]
+    assert loop.count("UpdateMask<float>(count)") == 1
+    steps = re.findall(r"// (\w+ = \w+\([^)]*\)(?:; \w+ = \w+\([^)]*\))?)", loop)
+    assert steps[0] == "s_neg = muls(b, -1.0)" and "da = mul(grad_out, s)" in steps
+    assert steps[-1] == "db = mul(grad_out, t3)"
+    assert re.search(r"StoreAlign\(dstDa \+ i \* lanes, rDa, mask\)", loop)
+    assert re.search(r"StoreAlign\(dstDb \+ i \* lanes, rDb, mask\)", loop)
+    assert loop.count("LoadAlign<T, AscendC::MicroAPI::LoadDist::DIST_UNPACK_B16>") == 3  # a, b, grad_out
+
+
+def test_glu_grad_keys_and_refusals_are_upstreams(tmp_path: Path) -> None:
+    """The key is upstream's: ASCENDC_TPL dtype (8 bits) then the shape mode (small 0, big 1); the tiling refuses an
+    out-of-range dim and an odd split length with GRAPH_FAILED, as upstream's glu_grad_tiling_common.h does."""
+    plan, root = _tree("glu_grad", tmp_path)
+    key = (root / "op_kernel" / "arch35" / "glu_grad_tiling_key.h").read_text(encoding="utf-8")
+    assert re.search(r"ASCENDC_TPL_DATATYPE_DECL\(T, C_DT_FLOAT16, C_DT_BF16, C_DT_FLOAT, ASCENDC_TPL_INPUT\(1\)\)",
+                     key)
+    assert "ASCENDC_TPL_UINT_DECL(SHAPE_MODE, 8, ASCENDC_TPL_UI_LIST, TPL_SMALL_SHAPE, TPL_BIG_SHAPE)" in key
+    tiling = (root / "op_host" / "glu_grad_tiling.cpp").read_text(encoding="utf-8")
+    assert "ASCENDC_TPL_SEL_PARAM(tilingContext, dtypeValue, shapeMode);" in tiling
+    assert re.search(r"axis < -rank \|\| axis >= rank,[^;]*return ge::GRAPH_FAILED", tiling, re.S)
+    assert re.search(r"shape.GetDim\(axis\) % 2 != 0,[^;]*return ge::GRAPH_FAILED", tiling, re.S)
+    assert "GetAttrPointer<int64_t>(ATTR_DIM_INDEX)" in tiling and "ATTR_DIM_INDEX = 0" in tiling
+    assert plan.families[0].kernel_entry == "op_kernel/glu_grad.cpp"  # upstream's opFile.value
+    assert (root / "op_kernel" / "glu_grad.cpp").read_text(encoding="utf-8").count("GLUGradKernel<T, SHAPE_MODE>") == 1
+
+
+def test_swiglu_grad_activates_the_first_half(tmp_path: Path) -> None:
+    _, root = _tree("swi_glu_grad", tmp_path)
+    kernel = (root / "op_kernel" / "arch35" / "swi_glu_grad.h").read_text(encoding="utf-8")
+    assert "// s_neg = muls(a, -1.0)" in kernel  # sigmoid of the first half, as upstream's swi_glu_grad_base.h
+    assert (root / "op_kernel" / "swi_glu_grad_apt.cpp").is_file()
+
+
+def test_the_split_kernels_compile_for_every_dtype_and_shape_mode(tmp_path: Path, cann_src: Path) -> None:
+    for name in ("glu_grad", "swi_glu_grad"):
+        plan, root = _tree(name, tmp_path / name)
+        items = kernel_tier(root, plan, resolve_sources(cann_src))
+        assert [(i.item, i.status) for i in items] == [
+            (f"ascend950 {dtype} compile", "pass") for dtype in (("float16", "bfloat16", "float32") if name ==
+                                                                  "glu_grad" else ("float16", "float32", "bfloat16"))]
+        assert all("2 instantiation(s)" in i.reason for i in items)
+
+
+def _run_rows(name: str, root: Path, cann_src: Path, edit: tuple[str, str] | None = None) -> list[CheckItem]:
+    plan, op_dir = _tree(name, root / name)
+    if edit is not None:
+        kernel = op_dir / "op_kernel" / "arch35" / f"{name}.h"
+        text = kernel.read_text(encoding="utf-8")
+        assert text.count(edit[0]) == 1, edit
+        kernel.write_text(text.replace(*edit), encoding="utf-8")
+    rows = kernel_run_rows(op_dir, _spec(name), plan, resolve_sources(cann_src), Trust(allow_exec=True))
+    return [r for r in rows if r.item.endswith(" run")]
+
+
+def test_glu_grad_runs_on_the_cpu_model_in_both_shape_modes(tmp_path: Path, cann_src: Path) -> None:
+    """The kernel, tiled by its own host code, matches the golden for every dtype: the spec's shapes and axis cases,
+    a half-row one buffer cannot hold (big-shape mode) and several tiles on many cores."""
+    rows = _run_rows("glu_grad", tmp_path, cann_src)
+    assert [(r.item, r.status) for r in rows] == [
+        (f"ascend950 {dtype} run", "pass") for dtype in ("float16", "bfloat16", "float32")], rows
+    for row in rows:
+        modes = str(row.figures["shape_modes"]).split(";")
+        assert set(modes) == {"TPL_SMALL_SHAPE", "TPL_BIG_SHAPE"}
+        assert "8x1x3,8x2x3" in str(row.figures["shapes"])  # a middle axis
+        assert max(int(c) for c in str(row.figures["cores"]).split(";")) > 8
+
+
+@pytest.mark.parametrize(("fault", "edit"), [
+    ("the halves swapped", ("selfGm[row * 2 * half + half + col]", "selfGm[row * 2 * half + col]")),
+    ("a tail row dropped", ("rowCount = rows - row < tileRows ? rows - row : tileRows;",
+                            "rowCount = rows - row < tileRows ? rows - row - 1 : tileRows;")),
+])
+def test_a_split_kernel_that_computes_the_wrong_thing_fails_its_run(tmp_path: Path, cann_src: Path, fault: str,
+                                                                   edit: tuple[str, str]) -> None:
+    rows = _run_rows("glu_grad", tmp_path, cann_src, edit)
+    assert rows and all(r.status == "fail" for r in rows), (fault, rows)
+    assert all("differs from the golden" in r.reason for r in rows)
