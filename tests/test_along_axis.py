@@ -17,6 +17,8 @@ from conftest import copy_spec, snapshot
 from ruamel.yaml import YAML
 
 from opgen.check.axis_reference import axis_reference
+from opgen.check.numerics import check_numerics
+from opgen.plan import build_plan
 from opgen.spec.attrs import attr_types
 from opgen.spec.axis import NO_TREE
 from opgen.spec.models import OpSpec
@@ -158,3 +160,32 @@ def test_a_reduce_along_the_axis_is_its_reference_softmax_backward() -> None:
         (got,), _, _ = reference.fn([grad.numpy(), softmax.numpy()], {"dim": dim})
         want = torch.ops.aten._softmax_backward_data(grad, softmax, dim, torch.float64)
         np.testing.assert_allclose(got, want.numpy(), rtol=1e-12, atol=1e-15)
+
+
+def _checked(spec: OpSpec) -> list[Any]:
+    return check_numerics(spec, build_plan(spec, str(GLU)))
+
+
+@pytest.mark.parametrize("draft", [GLU, SWIGLU], ids=["glu_grad", "swi_glu_grad"])
+def test_the_numerics_tier_runs_each_recipe_against_its_reference(draft: Path) -> None:
+    """Every dtype, random and edge samples, the spec's shapes at the default dim and its axis cases."""
+    results = _checked(_spec(draft))
+    assert results and all(r.passed for r in results), [r.reason for r in results if not r.passed]
+    samples = {r.sample for r in results}
+    assert {"random 4x6 dim=-1", "edge 4x6 dim=-1", "random 8x2x3 dim=1", "edge 6x5 dim=0"} <= samples
+    assert len(results) == 3 * len(samples)
+
+
+def test_the_numerics_tier_catches_a_recipe_that_computes_the_wrong_thing() -> None:
+    results = _checked(_spec(GLU, lambda t: t.replace("t3 = mul(a, t2)", "t3 = mul(b, t2)")))
+    assert results and not any(r.passed for r in results if r.sample.startswith("random"))
+
+
+def test_elements_float32_cannot_resolve_are_not_compared() -> None:
+    """GLU's db = g * a * sigmoid(b) * (1 - sigmoid(b)): at b = 20 float32 rounds sigmoid(b) to 1, so an infinite
+    a gives NaN in any float32 kernel (upstream's, torch's) where float64 gives inf; at b = 1 every value is held."""
+    reference = axis_reference(_spec(GLU))
+    assert reference is not None
+    x = np.array([[np.inf, 1.0, 20.0, 1.0]])
+    (got,), _, undefined = reference.fn([np.ones((1, 2)), x], {"dim": -1})
+    assert np.isinf(got[0, 2]) and undefined.tolist() == [[False, False, True, False]]

@@ -5,6 +5,7 @@ other half, softmax's reads a whole row. So a forward formula's gradient is torc
 (autograd with the incoming gradient), never a per-element derivative times it, and a direct formula is
 evaluated on the tensors' own shapes. float64's rounding is bounded per inexact step relative to the result
 (and per term of a sum): the elementwise reference's first-order trace needs one output element per input one.
+Where float32 cannot resolve the value at all, the element is undefined (evaluate_along_axis).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from ..spec.reference import ResolvedReference, resolve_reference
 from .references import UNIT_ROUNDOFF, Reference, torch_lib
 
 Array = npt.NDArray[Any]
+RESOLVED = 2.0**-8  # relative: float32's result is this far from float64's only where float32 cannot hold the value
+UNSEEN = 2.0**-23  # absolute: a miss below float32's epsilon is under every tolerance a spec gives
 Evaluated = tuple[tuple[Array, ...], Array, npt.NDArray[np.bool_]]
 
 
@@ -55,13 +58,30 @@ def axis_lib(torch: Any) -> dict[str, Callable[..., Any]]:
 
 def evaluate_along_axis(resolved: ResolvedReference, names: Sequence[str], inputs: Sequence[Array],
                         attrs: Mapping[str, Any]) -> Evaluated:
-    """(outputs, error bound, undefined) for inputs of their own shapes (def order) and attr values."""
+    """(outputs, error bound, undefined) for inputs of their own shapes (def order) and attr values. Undefined: the
+    elements float32 cannot resolve, where the formula computed in float32 (as a kernel computes) misses its float64
+    value by more than RESOLVED (an infinite input times a factor float32 rounds to 0, a cancelling 1 - sigmoid)."""
     import torch  # slow to import; only the numerics tier needs it
 
-    env: dict[str, Any] = {name: value if isinstance(value, str | bool) else torch.tensor(value, dtype=torch.float64)
+    out, roundings = _vector_jacobian(torch, torch.float64, resolved, names, inputs, attrs)
+    narrow, _ = _vector_jacobian(torch, torch.float32, resolved, names, inputs, attrs)
+    wide = narrow.double()
+    with np.errstate(all="ignore"):
+        resolved_here = ((wide - out).abs() <= RESOLVED * out.abs() + UNSEEN) | (wide.isnan() & out.isnan()) | (
+            wide == out)
+    error = UNIT_ROUNDOFF * (roundings + 1) * torch.nan_to_num(out.abs(), nan=0.0)
+    return (out.numpy().copy(),), error.numpy().copy(), (~resolved_here).numpy().copy()
+
+
+def _vector_jacobian(torch: Any, dtype: Any, resolved: ResolvedReference, names: Sequence[str],
+                     inputs: Sequence[Array], attrs: Mapping[str, Any]) -> tuple[Any, int]:
+    """The formula's output in `dtype` (a forward formula: torch's vector-Jacobian product with the incoming
+    gradient), and how many roundings it made (a sum's terms count each)."""
+    env: dict[str, Any] = {name: value if isinstance(value, str | bool) else torch.tensor(value, dtype=dtype)
                            for name, value in attrs.items()}
     for name, array in zip(names, inputs, strict=True):
-        env[name] = torch.tensor(np.asarray(array, dtype=np.float64), requires_grad=name == resolved.wrt)
+        env[name] = torch.tensor(np.asarray(array, dtype=np.float64), dtype=dtype,
+                                 requires_grad=name == resolved.wrt)
     roundings = [0]
 
     def rounded(value: Any) -> Any:
@@ -75,15 +95,12 @@ def evaluate_along_axis(resolved: ResolvedReference, names: Sequence[str], input
         roundings[0] += value.shape[int(axis)] - 1
         return summed["sum"](value, axis)
 
+    lib["const"] = lambda v: torch.tensor(v, dtype=dtype)
     result = evaluate(resolved.formula, env, {**lib, "sum": counted_sum}, rounded)
-    if resolved.wrt is not None and resolved.grad is not None:
-        wrt = env[resolved.wrt]
-        pushed = None
-        if result.requires_grad:
-            (pushed,) = torch.autograd.grad(result, wrt, grad_outputs=env[resolved.grad].detach(), allow_unused=True)
-        out = torch.zeros_like(wrt) if pushed is None else pushed
-    else:
-        out = result
-    out = out.detach()
-    error = UNIT_ROUNDOFF * (roundings[0] + 1) * torch.nan_to_num(out.abs(), nan=0.0)
-    return (out.numpy().copy(),), error.numpy().copy(), np.zeros(out.shape, dtype=np.bool_)
+    if resolved.wrt is None or resolved.grad is None:
+        return result.detach(), roundings[0]
+    wrt = env[resolved.wrt]
+    pushed = None
+    if result.requires_grad:
+        (pushed,) = torch.autograd.grad(result, wrt, grad_outputs=env[resolved.grad].detach(), allow_unused=True)
+    return (torch.zeros_like(wrt) if pushed is None else pushed).detach(), roundings[0]

@@ -36,7 +36,9 @@ from ..plan.registry.attrs import AttrValue, attr_settings, shown_attrs
 from ..plan.registry.tensors import DtypeCombination
 from ..plan.testcases.st_cases import read_st_value
 from ..spec.models import OpSpec
+from .axis_views import read_by_output, seen_by_output
 from .emulator import emulate, numpy_dtype, saturated, unpack_mask
+from .numerics_axis import axis_samples
 from .numerics_optional import absent_marked, present_inputs, rounding_bound, row_combination, without
 from .numerics_samples import RANDOM_ELEMENTS, checked_shape, edge_inputs, random_data, value_range
 from .references import Reference, build_reference
@@ -82,6 +84,8 @@ def check_numerics(spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[Num
     reference = build_reference(spec, plan)
     if reference is None:
         return []
+    if plan.split is not None:
+        return _along_axis(spec, plan, reference, seed)
     results: list[NumericsResult] = []
     for combo in plan.combinations:
         rng = np.random.default_rng([seed, combo.index])
@@ -107,6 +111,20 @@ def check_numerics(spec: OpSpec, plan: RenderPlan, *, seed: int = 0) -> list[Num
     return results
 
 
+def _along_axis(spec: OpSpec, plan: RenderPlan, reference: Reference, seed: int) -> list[NumericsResult]:
+    """An op split along an axis: its samples (`numerics_axis`), each variant against the reference."""
+    results: list[NumericsResult] = []
+    for combo in plan.combinations:
+        rng = np.random.default_rng([seed, combo.index])
+        for sample, inputs, attrs, axis in axis_samples(spec, plan, combo, rng):
+            expected = _reference(reference, inputs, attrs)
+            for variant in plan.golden.variants:
+                got = emulate(plan, variant, combo, inputs, attrs)
+                case = _Case(plan.op_type, variant.name, variant.socs, combo, sample, len(plan.inputs))
+                results += _judge(spec, plan, case, inputs, got, expected, reference, axis)
+    return results
+
+
 def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
                       seed: int = 0) -> list[NumericsResult]:
     """Import a generated golden.py on its own and run its kernel for each SoC on the ST cases, and on the
@@ -116,6 +134,7 @@ def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
         return []
     kernel = load_golden(golden_py, plan)
     samples: list[tuple[str, DtypeCombination, list[Array | None], dict[str, AttrValue]]] = []
+    axes: dict[str, int] = {}  # an op split along an axis: each sample's
     for n, row in enumerate(csv.DictReader(io.StringIO(plan.st_csv))):
         names = read_st_value(row["input_dtypes"]) + read_st_value(row["output_dtypes"])
         combo = row_combination(plan, names)
@@ -125,10 +144,17 @@ def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
                  for t, shape, bounds in zip(plan.inputs, shapes, ranges, strict=True)]
         arrays = [a for a in drawn if a is not None]
         given = present_inputs(spec, plan, combo, arrays) if len(arrays) == len(drawn) else drawn
-        samples.append((f"st:{row['testcase_name']}", combo, list(given), read_st_value(row["attributes"])))
+        attrs = read_st_value(row["attributes"])
+        samples.append((f"st:{row['testcase_name']}", combo, list(given), attrs))
+        if plan.split is not None:
+            axes[f"st:{row['testcase_name']}"] = int(attrs[plan.split.axis])
     picks: list[dict[str, AttrValue]] = [{plan.choice.attr.name: v.value} for v in plan.choice.values] \
         if plan.choice else [{}]
-    for combo in plan.combinations:
+    for combo in plan.combinations if plan.split is not None else ():
+        for label, arrays, attrs, axis in axis_samples(spec, plan, combo, np.random.default_rng([seed, combo.index])):
+            samples.append((label, combo, list[Array | None](arrays), attrs))
+            axes[label] = axis
+    for combo in plan.combinations if plan.split is None else ():
         edge = present_inputs(spec, plan, combo, edge_inputs(plan, combo, np.random.default_rng(
             [seed, combo.index]), spec))
         samples += [(" ".join(["edge", *(f"{k}={v!r}" for k, v in picked.items())]), combo,
@@ -155,7 +181,7 @@ def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
                 continue
             got = tuple(returned) if isinstance(returned, (tuple, list)) else (returned,)
             got_arrays = tuple(np.asarray(g) for g in got)
-            results += _judge(spec, plan, case, inputs, got_arrays, expected, reference)
+            results += _judge(spec, plan, case, inputs, got_arrays, expected, reference, axes.get(sample))
     return results
 
 
@@ -217,7 +243,8 @@ def _widened(expected: _Expected, bound: Array) -> _Expected:
 
 
 def _judge(spec: OpSpec, plan: RenderPlan, case: _Case, inputs: Sequence[Array], got: tuple[Array, ...],
-           expected: _Expected, reference: Reference) -> list[NumericsResult]:
+           expected: _Expected, reference: Reference, axis: int | None = None) -> list[NumericsResult]:
+    """`axis`: an op split along it, whose output elements read its inputs as `axis_views` says."""
     results = []
     for k, tensor in enumerate(plan.outputs):
         dtype_name = tensor.dtypes[case.combination.index].name
@@ -227,12 +254,15 @@ def _judge(spec: OpSpec, plan: RenderPlan, case: _Case, inputs: Sequence[Array],
             problem = f"returned {have.dtype}{list(have.shape)}, expected {dtype}{list(raw.shape)}"
             results.append(_broken(case, plan, problem, tensor.name))
             continue
-        views = _element_views(plan, inputs, raw.shape)
+        views = _element_views(plan, inputs, raw.shape, axis)
         input_nan = np.zeros(raw.size, dtype=np.bool_)
         for i in reference.reads:
             t, array = plan.inputs[i], inputs[i]
-            if not t.is_mask:
-                input_nan |= np.isnan(np.broadcast_to(array, raw.shape).astype(np.float64)).ravel()
+            if t.is_mask:
+                continue
+            nan = np.isnan(np.asarray(array).astype(np.float64))
+            input_nan |= (np.broadcast_to(nan, raw.shape) if axis is None else
+                          read_by_output(nan, raw.shape, axis)).ravel()
         input_nan &= ~expected[2]
         tol = spec.golden.tolerances.get(dtype_name) or spec.golden.tolerances[case.combination.key.name]
         ok, diff = within_tolerance(have, raw, tol.rtol, tol.atol, input_nan=input_nan, bound=expected[1])
@@ -370,7 +400,8 @@ def _broken(case: _Case, plan: RenderPlan, problem: str, output: str | None = No
                           passed=False, reason=reason)
 
 
-def _element_views(plan: RenderPlan, inputs: Sequence[Array], shape: tuple[int, ...]) -> dict[str, Array]:
+def _element_views(plan: RenderPlan, inputs: Sequence[Array], shape: tuple[int, ...],
+                   axis: int | None = None) -> dict[str, Array]:
     """Each read input's value at every output element (masks as their bits), flat."""
     views: dict[str, Array] = {}
     for t, array in zip(plan.inputs, inputs, strict=True):
@@ -379,7 +410,8 @@ def _element_views(plan: RenderPlan, inputs: Sequence[Array], shape: tuple[int, 
         if t.is_mask:
             views[t.name] = unpack_mask(array, shape).reshape(-1).astype(np.uint8)
         else:
-            views[t.name] = np.broadcast_to(np.asarray(array), shape).reshape(-1).astype(np.float64)
+            seen = np.broadcast_to(np.asarray(array), shape) if axis is None else seen_by_output(array, shape, axis)
+            views[t.name] = seen.reshape(-1).astype(np.float64)
     return views
 
 

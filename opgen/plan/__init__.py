@@ -330,7 +330,8 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     golden = golden_plan(
         name, tensors, float_compute, attrs, scalars, variants,
         absent_golden(spec, absent.tensor, variants, layout) if absent else None,
-        choice.attr.name if choice else "", choice is not None and not choice.is_string, spec.compute.native_dtypes)
+        choice.attr.name if choice else "", choice is not None and not choice.is_string, spec.compute.native_dtypes,
+        (split.split.name, split.axis) if split else None)
     return RenderPlan(
         opgen_version=__version__, op_type=spec.op_type, name=name, category=spec.category,
         experimental=spec.experimental, rel_dir=plan_rel_dir,
@@ -360,7 +361,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         dtype_source=by_name[golden.out_dtype_source], aclnn=aclnn, l0=l0,
         aclnn_parts=aclnn_parts(aclnn, l0, api_dir),
         disable_in_opp=spec.disable_in_opp, aclnn_type=spec.aclnn_type, golden=golden,
-        st_csv=st_csv(spec, tensors, combos, classic_cases, brc),
+        st_csv=st_csv(spec, tensors, combos, classic_cases, brc, split),
         example=example_plan(spec, by_name, combos), op_api_dir=api_dir, description=SpecText(spec.docs.description),
         formula=SpecText(spec.docs.formula),
         products=tuple((SpecText(p.name), SUPPORT_MARKS[p.supported]) for p in spec.docs.products),

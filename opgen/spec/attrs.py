@@ -8,7 +8,7 @@ from typing import Any
 from .choice import choice_attr, choice_options
 from .issues import SpecIssue
 from .models import AttrSpec, OpSpec
-from .recipe import AttrRef
+from .recipe import OPS, AttrRef
 
 
 def attr_types(data: Any) -> dict[str, str]:
@@ -147,7 +147,7 @@ def _shown(attr: AttrSpec) -> str:
 
 
 def recipe_attrs(spec: OpSpec) -> tuple[str, ...]:
-    """The attrs some recipe step reads as a number, in attr order."""
+    """The attrs some recipe step reads as a number, in attr order (an axis is no number: its steps take it)."""
     read = {a.name for steps in spec.compute.variants.values() for s in steps for a in s.args
-            if isinstance(a, AttrRef)}
+            if isinstance(a, AttrRef) and not OPS[s.op].along}
     return tuple(a.name for a in spec.attrs if a.name in read)

@@ -6,6 +6,8 @@ gen still refuses these specs (their UTs, aclnn API and numerics come next), so 
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from opgen.cann_sources import resolve_sources
 from opgen.check.items import CheckItem
 from opgen.check.kernel.run import kernel_run_rows
 from opgen.check.kernel.tier import kernel_tier
+from opgen.check.numerics import check_golden_file
 from opgen.check.trust import Trust
 from opgen.plan import RenderPlan, build_plan
 from opgen.render import render_trees
@@ -128,3 +131,16 @@ def test_a_split_kernel_that_computes_the_wrong_thing_fails_its_run(tmp_path: Pa
     rows = _run_rows("glu_grad", tmp_path, cann_src, edit)
     assert rows and all(r.status == "fail" for r in rows), (fault, rows)
     assert all("differs from the golden" in r.reason for r in rows)
+
+
+def test_golden_py_and_st_rows_take_each_input_at_its_own_shape(tmp_path: Path) -> None:
+    """golden.py runs the recipe on halves it splits itself (the numerics tier imports it on the ST rows and every
+    sample); each ST row names each input's shape and the dim it runs at."""
+    plan, root = _tree("glu_grad", tmp_path)
+    results = check_golden_file(root / "tests" / "assets" / "golden.py", _spec("glu_grad"), plan)
+    assert results and all(r.passed for r in results), [r.reason for r in results if not r.passed]
+    assert {"st:glu_grad_float32_003", "edge 8x2x3 dim=1"} <= {r.sample for r in results}
+    rows = list(csv.DictReader(io.StringIO((root / "tests/st/arch35/ttk_kernel_glu_grad_st.csv").read_text())))
+    middle = next(r for r in rows if r["testcase_name"] == "glu_grad_float32_003")
+    assert (middle["input_shapes"], middle["output_shapes"], middle["attributes"]) == (
+        "((8, 1, 3), (8, 2, 3))", "((8, 2, 3),)", "{'dim': 1}")

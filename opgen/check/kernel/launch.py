@@ -19,6 +19,7 @@ from ...plan.registry.attrs import AttrValue, shown_attrs
 from ...plan.registry.tensors import DtypeCombination
 from ...plan.testcases.golden import GoldenVariant
 from ...spec.models import OpSpec
+from ..axis_views import read_by_output
 from ..emulator import emulate, numpy_dtype
 from ..numerics import within_tolerance
 from ..numerics_optional import absent_marked
@@ -302,11 +303,7 @@ def _input_reads(inputs: Sequence[npt.NDArray[Any]], plan: RenderPlan, shape: Sh
         if tensor.is_mask:
             continue
         hit = test(array.astype(np.float64))
-        if axis is not None:
-            halves = np.split(hit, 2, axis=axis) if hit.shape == shape else [hit, hit]
-            either = halves[0] | halves[1]
-            hit = np.concatenate([either, either], axis=axis)
-        found |= np.broadcast_to(hit, shape)
+        found |= np.broadcast_to(hit, shape) if axis is None else read_by_output(hit, shape, axis)
     return found.ravel()
 
 

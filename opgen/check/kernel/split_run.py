@@ -39,11 +39,8 @@ def split_wanted(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, cores:
 
 def split_shapes(plan: RenderPlan, shape: Shape, axis: int) -> Shapes:
     """The inputs' shapes when the split input has `shape`: every other input has it halved along the axis."""
-    split = plan.split
-    assert split is not None
-    halved = list(shape)
-    halved[axis] //= 2
-    return Shapes(tuple(shape if t is split.split else tuple(halved) for t in plan.inputs), joined=shape)
+    assert plan.split is not None
+    return Shapes(plan.split.input_shapes(plan.inputs, shape, axis), joined=shape)
 
 
 def shape_mode(key: int) -> str:

@@ -76,6 +76,13 @@ class SplitKernel:
         """UB buffers a tile takes (each BUFFER_NUM deep)."""
         return len(self.loads) + len(self.stores)
 
+    def input_shapes(self, inputs: tuple[TensorPlan, ...], shape: tuple[int, ...],
+                     axis: int) -> tuple[tuple[int, ...], ...]:
+        """Each input's shape when the split input has `shape`: the others have it halved along `axis`."""
+        halved = list(shape)
+        halved[axis] //= 2
+        return tuple(shape if t is self.split else tuple(halved) for t in inputs)
+
     @property
     def axis_constant(self) -> str:
         return f"ATTR_{self.axis.upper()}_INDEX"

@@ -81,11 +81,12 @@ def golden_plan(
     name: str, tensors: tuple[TensorPlan, ...], float_compute: bool, attrs: tuple[AttrPlan, ...],
     scalars: KernelScalars, variants: tuple[GoldenVariant, ...],
     absent: tuple[str, str, tuple[GoldenVariant, ...]] | None = None, choice: str = "", choice_is_bool: bool = False,
-    native: tuple[str, ...] = (),
+    native: tuple[str, ...] = (), split: tuple[str, str] | None = None,
 ) -> GoldenPlan:
     """`absent`: (optional input, table name, its variants) when the golden takes that input as None;
     `choice`: the attr whose value picks the variant; `native`: the output dtypes a float32 recipe computes as
-    they are."""
+    they are; `split`: (the input split in halves, the axis attr): every input keeps its own shape, the axis is the
+    variants' argument."""
     inputs = [t for t in tensors if t.role == "input"]
     outputs = [t for t in tensors if t.role == "output"]
     read = [t for t in inputs if t.read_by_kernel]
@@ -95,13 +96,16 @@ def golden_plan(
     for t in read:
         if t.is_mask:
             prep.append((t.name, f"_unpack_mask({t.name}, shape)"))
+        elif split is not None:
+            prep.append((t.name, f"{t.name}.astype({'cdt' if native or not float_compute else 'np.float32'})"))
         elif float_compute:
             prep.append((t.name, f"np.broadcast_to({t.name}.astype({'cdt' if native else 'np.float32'}), shape)"))
         else:
             prep.append((t.name, f"np.broadcast_to({t.name}, shape)"))
     if absent:
         prep = [(n, f"None if {n} is None else {p}" if n == absent[0] else p) for n, p in prep]
-    recipe_args = ", ".join([t.name for t in read] + ["cdt", "shape"] + list(scalars.var_names))
+    recipe_args = ", ".join([t.name for t in read] + ["cdt", "shape"] + list(scalars.var_names) +
+                            ([split[1]] if split else []))
     keywords = ["*", *(f"{a.name}={a.python_default}" for a in attrs)] if attrs else []
     out_dtype, table = f"{source.name}.dtype", tuple[tuple[str, str], ...]()
     if source.dtypes != outputs[0].dtypes:  # mixed columns: no input has the output's dtype in every combination
@@ -117,7 +121,8 @@ def golden_plan(
         variant_params=recipe_args,
         variant_returns=f"({', '.join(t.name for t in outputs)},)", out_dtype_source=source.name,
         out_dtype=out_dtype, out_dtype_table=table,
-        shape_args=", ".join(f"{t.name}.shape" for t in data), cdt=_compute_type(float_compute, native),
+        shape_args=f"{split[0]}.shape" if split else ", ".join(f"{t.name}.shape" for t in data),
+        cdt=_compute_type(float_compute, native),
         input_prep=tuple(prep),
         result=_result(len(outputs), to_integers),
         variants=variants, unpacks_masks=any(t.is_mask for t in read), casts_to_integers=to_integers,

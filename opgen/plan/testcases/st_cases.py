@@ -25,6 +25,7 @@ from ...spec.models import OpSpec
 from ...spec.socs import SOCS
 from ..kernel.broadcast import BroadcastPlan, broadcast_st_shapes
 from ..kernel.classic_tiling import ClassicDtypeCase, classic_case, classic_tiling
+from ..kernel.split import SplitKernel
 from ..registry.attrs import AttrValue, attr_settings
 from ..registry.soc_columns import combination_series, supported
 from ..registry.tensors import DtypeCombination, TensorPlan
@@ -55,7 +56,8 @@ class StRow:
 
 
 def st_csv(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCombination, ...],
-           classic_cases: tuple[ClassicDtypeCase, ...], brc: BroadcastPlan | None = None) -> str:
+           classic_cases: tuple[ClassicDtypeCase, ...], brc: BroadcastPlan | None = None,
+           split: SplitKernel | None = None) -> str:
     """The whole CSV text; values are Python literals as the test kit reads them (nan and inf by name).
 
     `classic_cases`: the classic tiling's rows, what one element takes in UB per SoC and output dtype (empty: arch35).
@@ -65,7 +67,8 @@ def st_csv(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCom
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(ST_COLUMNS)
-    for row in st_rows(spec, tensors, combos, classic_cases, brc):
+    rows = split_rows(spec, tensors, combos, split) if split else st_rows(spec, tensors, combos, classic_cases, brc)
+    for row in rows:
         k = row.combo.index
         tolerance = spec.golden.tolerances[row.combo.key.name]
         given = row.input_shapes or tuple(row.shape for _ in inputs)
@@ -136,6 +139,29 @@ def st_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCo
                           tuple(_data_range(spec, t, combo.index) for t in inputs),
                           repr((soc.short_version,))))
     return [replace(r, attrs=r.attrs or tuple(defaults.items())) for r in rows]
+
+
+def split_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[DtypeCombination, ...],
+               split: SplitKernel) -> list[StRow]:
+    """An op split along an axis, per dtype combination: the spec's shapes at the axis attr's default and its axis
+    cases at theirs, each input at its own shape, then the edge values on a (4, 64) shape."""
+    inputs = tuple(t for t in tensors if t.role == "input")
+    defaults = {a.name: a.default for a in spec.def_attrs}
+    cases = [(tuple(s), int(defaults[split.axis])) for s in spec.tests.shapes]
+    cases += [(tuple(c.shape), c.axis) for c in spec.tests.axis_cases]
+    rows: list[StRow] = []
+    for combo in combos:
+        plain = tuple(_data_range(spec, t, combo.index) for t in inputs)
+        for j, (shape, axis) in enumerate(cases):
+            rows.append(StRow(f"{spec.snake_name}_{combo.label}_{j:03d}", combo, shape, plain,
+                              input_shapes=split.input_shapes(inputs, shape, axis),
+                              attrs=tuple({**defaults, split.axis: axis}.items())))
+        edge_shape = (4, 64)
+        for edge, values in _edge_sets(combo.key.name, spec.tests.value_range):
+            rows.append(StRow(f"{spec.snake_name}_{combo.label}_edge_{edge}", combo, edge_shape,
+                              tuple(values for _ in inputs), input_shapes=split.input_shapes(inputs, edge_shape, -1),
+                              attrs=tuple({**defaults, split.axis: -1}.items())))
+    return rows
 
 
 def absent_inputs(spec: OpSpec, inputs: Sequence[TensorPlan]) -> tuple[str, ...]:
