@@ -19,6 +19,7 @@ from opgen.check.items import CheckItem
 from opgen.check.kernel.run import kernel_run_rows
 from opgen.check.kernel.tier import kernel_tier
 from opgen.check.numerics import check_golden_file
+from opgen.check.ops_nn_ut import ops_nn_ut_tier
 from opgen.check.trust import Trust
 from opgen.plan import RenderPlan, build_plan
 from opgen.render import render_trees
@@ -144,3 +145,29 @@ def test_golden_py_and_st_rows_take_each_input_at_its_own_shape(tmp_path: Path) 
     middle = next(r for r in rows if r["testcase_name"] == "glu_grad_float32_003")
     assert (middle["input_shapes"], middle["output_shapes"], middle["attributes"]) == (
         "((8, 1, 3), (8, 2, 3))", "((8, 2, 3),)", "{'dim': 1}")
+
+
+def test_op_host_uts_expect_upstreams_keys_and_refusals(tmp_path: Path) -> None:
+    """Upstream's glu_grad tiling UT expects float16 small-shape key 1 and bfloat16 big-shape key 283; its
+    infershape UT refuses a dim out of range and a scalar self."""
+    _, root = _tree("glu_grad", tmp_path)
+    tiling = (root / "tests/ut/op_host/test_glu_grad_tiling.cpp").read_text(encoding="utf-8")
+    assert re.search(r"TEST_F\(GLUGradTilingAscend950, tiling_float16_small_shape\).*?ge::GRAPH_SUCCESS, 1, ",
+                     tiling, re.S)
+    assert re.search(r"TEST_F\(GLUGradTilingAscend950, tiling_bfloat16_big_shape\).*?ge::GRAPH_SUCCESS, 283, ",
+                     tiling, re.S)
+    for refused in ("tiling_odd_split_refused", "tiling_dim_out_of_range"):
+        assert re.search(rf"{refused}\)\n{{.*?ExecuteTestCase\(tilingContextPara, ge::GRAPH_FAILED\);", tiling, re.S)
+    infershape = (root / "tests/ut/op_host/test_glu_grad_infershape.cpp").read_text(encoding="utf-8")
+    for refused in ("infershape_dim_out_of_range", "infershape_scalar_refused"):
+        assert re.search(rf"{refused}\)\n{{.*?ge::GRAPH_FAILED, expectOutputShape\);", infershape, re.S)
+    host = (root / "op_host/glu_grad_infershape.cpp").read_text(encoding="utf-8")
+    assert "axis < -rank || axis >= rank" in host and "Ops::Base::IsUnknownRank" in host
+
+
+def test_op_host_uts_pass_under_ops_nn_build(tmp_path: Path, cann_src: Path) -> None:
+    """ops-nn's own build.sh -u --ophost runs the tree's infershape and tiling UTs against its host code."""
+    plan, root = _tree("glu_grad", tmp_path / "activation" / "glu_grad")
+    rows = {r.item: r for r in ops_nn_ut_tier(root, plan, resolve_sources(cann_src), Trust(allow_exec=True))}
+    row = rows["op_host UTs (ascend950)"]
+    assert row.status == "pass" and re.search(r"\b(\d+)/\1 of the tree's op_host UTs passed", row.reason), row

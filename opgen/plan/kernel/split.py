@@ -12,6 +12,7 @@ one row cut into chunks otherwise.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ...spec.recipe import OPS, Step
@@ -210,3 +211,44 @@ def _function_lines(name: str, loop: RegisterLoop, loads: tuple[SplitBuffer, ...
                                                                 f"{b.pointer} + i * lanes", "outPacked")]
     lines += ["        }", "    }", "}"]
     return tuple(lines)
+
+
+# the host tiling's constants (blueprints/arch35_split's op_host tiling prints the same numbers)
+BUFFER_NUM = 2
+BLOCK_BYTES = 32
+MAX_TILE_ROWS = 4095
+
+
+@dataclass(frozen=True)
+class SplitTiling:
+    """What the host tiling computes for one launch: its key's shape mode, the used cores, the tiling data."""
+
+    shape_mode: int
+    used_cores: int
+    fields: tuple[int, ...]  # the tiling data struct's fields, in order
+
+    def key(self, dtype_code: int) -> int:
+        """asc-devkit's EncodeTilingKey of (T, SHAPE_MODE): the 8-bit dtype, then the mode's index above it."""
+        return dtype_code | self.shape_mode << 8
+
+
+TILING_FIELDS = ("rows", "half", "tileRows", "tileCols", "colTiles", "totalTiles", "tilesPerCore")
+
+
+def split_tiling(shape: tuple[int, ...], axis: int, element_bytes: int, buffers: int, ub_bytes: int,
+                 cores: int) -> SplitTiling:
+    """The generated host tiling's formula (SplitIntoTiles), for the UTs' expected values."""
+    axis = axis + len(shape) if axis < 0 else axis
+    rows = math.prod(shape[:axis])
+    half = shape[axis] // 2 * math.prod(shape[axis + 1:])
+    buffer_bytes = ub_bytes // (buffers * BUFFER_NUM) // BLOCK_BYTES * BLOCK_BYTES
+    row_bytes = -(-half * element_bytes // BLOCK_BYTES) * BLOCK_BYTES
+    if row_bytes <= buffer_bytes:
+        tile_rows = min(buffer_bytes // row_bytes, -(-rows // cores), MAX_TILE_ROWS)
+        mode, tile_cols, col_tiles, total = 0, half, 1, -(-rows // tile_rows)
+    else:
+        tile_rows, tile_cols = 1, buffer_bytes // element_bytes
+        col_tiles = -(-half // tile_cols)
+        mode, total = 1, rows * col_tiles
+    per_core = -(-total // cores)
+    return SplitTiling(mode, -(-total // per_core), (rows, half, tile_rows, tile_cols, col_tiles, total, per_core))
