@@ -307,7 +307,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     classic_cases = classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num) if classic else ()
     absent_input = next((by_name[n] for n in absent_inputs(spec, inputs)), None)
     families = kernel_families(spec, socs, lambda dialect, members, entry, kernel_dir: split_ut_plans(
-        spec, split, tensors, combos, members, plan_rel_dir) if dialect == "split" and split else (
+        spec, split, tensors, combos, members, plan_rel_dir, entry) if dialect == "split" and split else (
         kernel_ut_plan(spec, dialect == "arch35", (entry, kernel_dir), plan_rel_dir, tensors, combos, members,
                        scalars, choice, brc),
         ophost_ut_plan(spec, dialect == "arch35", tensors, combos, members, classic_cases,

@@ -165,9 +165,12 @@ def test_op_host_uts_expect_upstreams_keys_and_refusals(tmp_path: Path) -> None:
     assert "axis < -rank || axis >= rank" in host and "Ops::Base::IsUnknownRank" in host
 
 
-def test_op_host_uts_pass_under_ops_nn_build(tmp_path: Path, cann_src: Path) -> None:
-    """ops-nn's own build.sh -u --ophost runs the tree's infershape and tiling UTs against its host code."""
+def test_the_uts_pass_under_ops_nn_build(tmp_path: Path, cann_src: Path) -> None:
+    """ops-nn's own build.sh -u runs the tree's infershape and tiling UTs against its host code (--ophost) and its
+    kernel UTs on the tikicpulib stand-in (--opkernel): per dtype, two cores and the big-shape mode, each against
+    the golden."""
     plan, root = _tree("glu_grad", tmp_path / "activation" / "glu_grad")
     rows = {r.item: r for r in ops_nn_ut_tier(root, plan, resolve_sources(cann_src), Trust(allow_exec=True))}
-    row = rows["op_host UTs (ascend950)"]
-    assert row.status == "pass" and re.search(r"\b(\d+)/\1 of the tree's op_host UTs passed", row.reason), row
+    for kind, count in (("op_host", 14), ("op_kernel", 5)):
+        row = rows[f"{kind} UTs (ascend950)"]
+        assert row.status == "pass" and f"{count}/{count} of the tree's {kind} UTs passed" in row.reason, row

@@ -1,18 +1,19 @@
-"""The op_host UTs of a split kernel (arch35_split), as upstream's glu_grad UTs test its host: infershape (the output
-takes the split input's shape; a scalar and an axis out of range are refused) and tiling (per dtype the small-shape
-key, a half-row past one buffer under the big-shape key, an odd split length and an axis out of range refused),
-every expected value from the host tiling's formula (`split_tiling`).
-
-The kernel UT of this family is not written yet: the kernel tier runs its kernel on the CPU model.
+"""The UTs of a split kernel (arch35_split), as upstream's glu_grad UTs test it: infershape (the output takes the
+split input's shape; a scalar and an axis out of range are refused), tiling (per dtype the small-shape key, a
+half-row past one buffer under the big-shape key, an odd split length and an axis out of range refused), and the
+kernel (per dtype on one core, then on two cores and in the big-shape mode, each against the golden gen_data.py
+runs), every expected value and tiling field from the host tiling's formula (`split_tiling`).
 """
 
 from __future__ import annotations
 
+import math
+
 from ...spec.models import OpSpec
-from ..kernel.split import SplitKernel, split_tiling
+from ..kernel.split import TILING_FIELDS, SplitKernel, split_tiling
 from ..registry.platforms import SocPlan
 from ..registry.tensors import DtypeCombination, TensorPlan
-from .kernel_ut import KernelUtPlan
+from .kernel_ut import UT_WORKSPACE_BYTES, KernelUtCase, KernelUtPlan
 from .ophost_tests import LIB_WORKSPACE_BY_ARCH, UT_PLATFORMS, OphostUtPlan, TilingSuite, ut_soc_guard
 from .ut_cases import InfershapeCase, TensorCase, TilingCase
 
@@ -22,19 +23,64 @@ ODD = (4, 5)  # a split length upstream's tiling refuses
 
 
 def split_ut_plans(spec: OpSpec, split: SplitKernel, tensors: tuple[TensorPlan, ...],
-                   combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
-                   rel_dir: str) -> tuple[KernelUtPlan, OphostUtPlan]:
+                   combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...], rel_dir: str,
+                   entry: str) -> tuple[KernelUtPlan, OphostUtPlan]:
+    """`entry`: the kernel entry, relative to tests/ut/op_kernel (the kernel UT includes it)."""
     inputs = tuple(t for t in tensors if t.role == "input")
     outputs = tuple(t for t in tensors if t.role == "output")
-    kernel = KernelUtPlan(socs=(), flags="", includes=(), declarations=(), tiling_struct=f"{spec.op_type}TilingData",
-                          data_dir=f"{rel_dir}/tests/ut/op_kernel", golden_rel=f"{rel_dir}/tests/assets/golden.py",
-                          workspace_bytes=0, gen_data_inputs=(), outputs=(), tolerances=(), cases=())
+    low, high = spec.tests.value_range
+    kernel = KernelUtPlan(
+        socs=tuple(s for s in socs if s.kernel_ut_soc), flags=" ".join(f"-D{t.macro}={t.dtypes[0].kernel}"
+                                                                        for t in tensors),
+        includes=(entry,), declarations=(), tiling_struct=f"{spec.op_type}TilingData",
+        data_dir=f"{rel_dir}/tests/ut/op_kernel/{spec.snake_name}_data", golden_rel=f"{rel_dir}/tests/assets/golden.py",
+        workspace_bytes=UT_WORKSPACE_BYTES,
+        gen_data_inputs=tuple((t.name, f"sample(rng, {low!r}, {high!r}, "
+                                       f"{'shape' if t is split.split else 'halved(shape, attrs)'}, dtype)")
+                              for t in inputs),
+        outputs=tuple(t.name for t in outputs),
+        tolerances=tuple((d, tol.rtol, tol.atol) for d, tol in spec.golden.tolerances.items()),
+        cases=_kernel_cases(spec, split, tensors, socs))
     suites = tuple(_suite(spec, split, inputs, outputs, soc) for soc in socs if soc.name in UT_PLATFORMS)
     ophost = OphostUtPlan(infershape_suite=f"{spec.op_type}Infershape",
                           infershape_cases=_infershape_cases(spec, split, inputs, outputs, combos),
                           tiling_suites=suites, tiling_header="", attrs_struct_header="",
                           compile_info=f"{spec.op_type}CompileInfo")
     return kernel, ophost
+
+
+def _kernel_cases(spec: OpSpec, split: SplitKernel, tensors: tuple[TensorPlan, ...],
+                  socs: tuple[SocPlan, ...]) -> tuple[KernelUtCase, ...]:
+    runs = [s for s in socs if s.kernel_ut_soc and s.name in UT_PLATFORMS]
+    if not runs:
+        return ()
+    soc = runs[0]
+    ub = UT_PLATFORMS[soc.name].ub_size
+    shape, axis = tuple(spec.tests.shapes[0]), split.axis_default
+    first = soc.combinations[0]
+    element = first.dtypes[tensors.index(split.split)].size_bits // 8
+    big = (2, 2 * (ub // (split.buffers * 2) // element + 1))
+    wanted = [(c, shape, 1) for c in soc.combinations] + [(first, shape, 2), (first, big, 1)]
+    found = []
+    for combo, case_shape, cores in wanted:
+        element = combo.dtypes[tensors.index(split.split)].size_bits // 8
+        tiling = split_tiling(case_shape, axis, element, split.buffers, ub, cores)
+        mode = split.shape_modes[tiling.shape_mode][0]
+        ins = dict(zip((t.name for t in tensors if t.role == "input"),
+                       split.input_shapes(tuple(t for t in tensors if t.role == "input"), case_shape, axis),
+                       strict=True))
+        buffers = tuple((t.camel, f"{math.prod(ins.get(t.name, case_shape))} * sizeof({t.dtypes[combo.index].kernel})")
+                        for t in tensors)
+        label = f"{combo.key.name}_{mode.removeprefix('TPL_').lower()}_{tiling.used_cores}_core"
+        found.append(KernelUtCase(
+            f"{spec.snake_name}_{label}{'s' if tiling.used_cores > 1 else ''}",
+            f"{combo.key.name}, {mode}, {tiling.used_cores} core(s), {tiling.fields[5]} tile(s)", combo.key.name,
+            soc.short_version, "'(" + ", ".join(map(str, case_shape)) + ",)'", math.prod(case_shape),
+            tiling.used_cores, tuple(zip(TILING_FIELDS, tiling.fields, strict=True)),
+            ("AscendC::SetKernelMode(KernelMode::AIV_MODE);",),
+            f"::{spec.snake_name}<{combo.dtypes[tensors.index(split.split)].kernel}, {mode}>", buffers,
+            gen_args=(f"{split.axis}={axis}",)))
+    return tuple(found)
 
 
 def _axis(split: SplitKernel, value: int) -> str:
