@@ -28,9 +28,7 @@ def axis_samples(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination,
     split = plan.split
     assert split is not None
     defaults: dict[str, AttrValue] = {a.name: a.default for a in spec.def_attrs}
-    cases = [(tuple(s), int(defaults[split.axis])) for s in spec.tests.shapes]
-    cases += [(tuple(c.shape), c.axis) for c in spec.tests.axis_cases]
-    for shape, axis in cases:
+    for shape, axis in split.cases:
         shapes = split.input_shapes(plan.inputs, shape, axis)
         attrs = {**defaults, split.axis: axis}
         label = f"{'x'.join(map(str, shape))} {split.axis}={axis}"

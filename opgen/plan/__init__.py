@@ -302,7 +302,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
         for p in classic_platforms
     ], f"{name.upper()}_TILING_KEY_", spec.compute.native_dtypes) if classic_platforms else None
     split_platforms = [p for p in spec.platforms if p.kernel == "arch35_split"]
-    split = split_kernel(spec.op_type, tensors, spec.compute.variants[split_platforms[0].compute_variant],
+    split = split_kernel(spec, tensors, spec.compute.variants[split_platforms[0].compute_variant],
                          attrs) if split_platforms else None
     classic_cases = classic_dtype_cases(tensors, combos, classic, spec.tiling.buffer_num) if classic else ()
     absent_input = next((by_name[n] for n in absent_inputs(spec, inputs)), None)

@@ -9,14 +9,13 @@ of short halves to give every core several tiles of several rows (the small-shap
 from __future__ import annotations
 
 from ...plan import RenderPlan
-from ...plan.kernel.split import SHAPE_MODES
+from ...plan.kernel.split import BLOCK_BYTES, BUFFER_NUM, SHAPE_MODES
 from ...plan.registry.attrs import AttrValue
 from ...plan.registry.tensors import DtypeCombination
 from ...spec.models import OpSpec
 from .host_tiling import Wanted
 from .launch import Shape, Shapes
 
-BUFFER_NUM = 2  # the kernel's queues are double-buffered (the tiling divides the UB by this too)
 SHORT_HALF = 33  # elements of a half-row in the several-tiles launch: no whole 32-byte block
 CHUNK_TAIL = 37  # elements past one buffer in the big-shape launch: its last chunk is short
 TILES_PER_CORE = 3
@@ -27,12 +26,11 @@ def split_wanted(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, cores:
     split = plan.split
     assert split is not None
     defaults: dict[str, AttrValue] = {a.name: a.default for a in spec.def_attrs}
-    cases: list[tuple[Shape, int]] = [(tuple(s), int(defaults[split.axis])) for s in spec.tests.shapes]
-    cases += [(tuple(c.shape), c.axis) for c in spec.tests.axis_cases]
+    cases = list(split.cases)
     element = combo.dtypes[plan.tensors.index(split.split)].size_bits // 8
     buffer = ub_bytes // (split.buffers * BUFFER_NUM) // element
     cases.append(((3, 2 * (buffer + CHUNK_TAIL)), -1))
-    rows_per_tile = buffer // (-(-SHORT_HALF * element // 32) * 32 // element)
+    rows_per_tile = buffer // (-(-SHORT_HALF * element // BLOCK_BYTES) * BLOCK_BYTES // element)
     cases.append((((cores * TILES_PER_CORE) * rows_per_tile + 1, 2 * SHORT_HALF), -1))
     return [(split_shapes(plan, shape, axis), {**defaults, split.axis: axis}) for shape, axis in cases]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ...spec.models import OpSpec
 from ...spec.recipe import OPS, Step
 from ..registry.attrs import AttrPlan
 from ..registry.reserved import lower_camel, upper_camel
@@ -71,6 +72,7 @@ class SplitKernel:
     lines: tuple[str, ...]  # its C++ (traits, then the function), unindented
     axis_index: int  # the axis attr's place among the def's attrs
     axis_default: int
+    cases: tuple[tuple[tuple[int, ...], int], ...] = ()  # the spec's test shapes of the split input with their axis
 
     @property
     def buffers(self) -> int:
@@ -83,6 +85,20 @@ class SplitKernel:
         halved = list(shape)
         halved[axis] //= 2
         return tuple(shape if t is self.split else tuple(halved) for t in inputs)
+
+    @property
+    def constants(self) -> tuple[tuple[str, int, str], ...]:
+        """The host tiling's constants, as `split_tiling` computes with them: (name, value, why)."""
+        return (("BUFFER_NUM", BUFFER_NUM, "the kernel's queues are double-buffered"),
+                ("UB_BUFFERS", self.buffers, f"its queues: {self.queue_list}"),
+                ("BLOCK_BYTES", BLOCK_BYTES, "a UB row is padded to whole blocks"),
+                ("MAX_TILE_ROWS", MAX_TILE_ROWS, "rows one DataCopyPad moves"),
+                (self.axis_constant, self.axis_index, f"attr {self.axis}"))
+
+    @property
+    def kernel_constants(self) -> tuple[tuple[str, int, str], ...]:
+        """The ones the kernel shares with the host tiling."""
+        return tuple(c for c in self.constants if c[0] in ("BUFFER_NUM", "BLOCK_BYTES"))
 
     @property
     def axis_constant(self) -> str:
@@ -160,10 +176,11 @@ class SplitKernel:
         return tuple(sorted(seen.values(), key=lambda t: (t.role != "input", t.index)))
 
 
-def split_kernel(op_type: str, tensors: tuple[TensorPlan, ...], steps: tuple[Step, ...],
+def split_kernel(spec: OpSpec, tensors: tuple[TensorPlan, ...], steps: tuple[Step, ...],
                  attrs: tuple[AttrPlan, ...]) -> SplitKernel:
     """The kernel of a recipe the spec check let through: one split input, one joined output. Every step is a
     register step (erf too, in the Pade form of the 16-bit fused DAGs: there is no DAG node to leave it to)."""
+    op_type = spec.op_type
     by_name = {t.name: t for t in tensors}
     halves = {s.out: (str(s.args[0]), 0 if s.op == "first_half" else 1) for s in steps if OPS[s.op].along == "half"}
     (join,) = [s for s in steps if OPS[s.op].along == "join"]
@@ -180,8 +197,11 @@ def split_kernel(op_type: str, tensors: tuple[TensorPlan, ...], steps: tuple[Ste
     split = by_name[next(iter(halves.values()))[0]]
     function = f"{op_type}Compute"
     (attr,) = [a for a in attrs if a.name == axis]
+    default = int(attr.value)
+    cases = tuple((tuple(s), default) for s in spec.tests.shapes) + tuple(
+        (tuple(c.shape), c.axis) for c in spec.tests.axis_cases)
     return SplitKernel(split, by_name[join.out], axis, tuple(loads), stores, function,
-                       _function_lines(function, loop, tuple(loads), stores), attr.index, int(attr.value))
+                       _function_lines(function, loop, tuple(loads), stores), attr.index, default, cases)
 
 
 def _function_lines(name: str, loop: RegisterLoop, loads: tuple[SplitBuffer, ...],

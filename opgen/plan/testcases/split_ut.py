@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ...spec.models import OpSpec
-from ..kernel.split import TILING_FIELDS, SplitKernel, split_tiling
+from ..kernel.split import BUFFER_NUM, TILING_FIELDS, SplitKernel, split_tiling
 from ..registry.platforms import SocPlan
 from ..registry.tensors import DtypeCombination, TensorPlan
 from .kernel_ut import UT_WORKSPACE_BYTES, KernelUtCase, KernelUtPlan
@@ -59,7 +59,7 @@ def _kernel_cases(spec: OpSpec, split: SplitKernel, tensors: tuple[TensorPlan, .
     shape, axis = tuple(spec.tests.shapes[0]), split.axis_default
     first = soc.combinations[0]
     element = first.dtypes[tensors.index(split.split)].size_bits // 8
-    big = (2, 2 * (ub // (split.buffers * 2) // element + 1))
+    big = (2, 2 * (ub // (split.buffers * BUFFER_NUM) // element + 1))
     wanted = [(c, shape, 1) for c in soc.combinations] + [(first, shape, 2), (first, big, 1)]
     found = []
     for combo, case_shape, cores in wanted:
@@ -130,7 +130,7 @@ def _suite(spec: OpSpec, split: SplitKernel, inputs: tuple[TensorPlan, ...], out
     for combo in soc.combinations:
         element = combo.dtypes[inputs.index(split.split)].size_bits // 8
         code = GE_DATATYPE_VALUES[combo.dtypes[inputs.index(split.split)].ge]
-        buffer = platform.ub_size // (split.buffers * 2) // element
+        buffer = platform.ub_size // (split.buffers * BUFFER_NUM) // element
         big = (2, 2 * (buffer + 1))
         for label, case_shape in (("small_shape", shape), ("big_shape", big)):
             tiling = split_tiling(case_shape, -1, element, split.buffers, platform.ub_size, platform.core_num)

@@ -147,12 +147,10 @@ def split_rows(spec: OpSpec, tensors: tuple[TensorPlan, ...], combos: tuple[Dtyp
     cases at theirs, each input at its own shape, then the edge values on a (4, 64) shape."""
     inputs = tuple(t for t in tensors if t.role == "input")
     defaults = {a.name: a.default for a in spec.def_attrs}
-    cases = [(tuple(s), int(defaults[split.axis])) for s in spec.tests.shapes]
-    cases += [(tuple(c.shape), c.axis) for c in spec.tests.axis_cases]
     rows: list[StRow] = []
     for combo in combos:
         plain = tuple(_data_range(spec, t, combo.index) for t in inputs)
-        for j, (shape, axis) in enumerate(cases):
+        for j, (shape, axis) in enumerate(split.cases):
             rows.append(StRow(f"{spec.snake_name}_{combo.label}_{j:03d}", combo, shape, plain,
                               input_shapes=split.input_shapes(inputs, shape, axis),
                               attrs=tuple({**defaults, split.axis: axis}.items())))
