@@ -315,7 +315,7 @@ def build_plan(spec: OpSpec, spec_file: str) -> RenderPlan:
     ))
     cmake = cmake_plan(name, families)
     api_dir = cmake.op_api_dir
-    aclnn = aclnn_plan(spec, by_name, combos, socs, api_dir, attrs) if spec.aclnn else None
+    aclnn = aclnn_plan(spec, by_name, combos, socs, api_dir, attrs, split) if spec.aclnn else None
     l0 = l0_plan(spec.l0_file or name, attrs, combos, socs) if spec.aclnn or spec.l0_op else None
     kernel_tensors = [t for t in tensors if t.read_by_kernel]
     same_shape = tuple(by_name[n] for n in spec.constraints.same_shape) or (

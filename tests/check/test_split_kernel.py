@@ -166,11 +166,29 @@ def test_op_host_uts_expect_upstreams_keys_and_refusals(tmp_path: Path) -> None:
 
 
 def test_the_uts_pass_under_ops_nn_build(tmp_path: Path, cann_src: Path) -> None:
-    """ops-nn's own build.sh -u runs the tree's infershape and tiling UTs against its host code (--ophost) and its
-    kernel UTs on the tikicpulib stand-in (--opkernel): per dtype, two cores and the big-shape mode, each against
-    the golden."""
+    """ops-nn's own build.sh -u runs the tree's infershape and tiling UTs against its host code (--ophost), the
+    aclnnGluBackward UTs against its wrapper (--opapi: the halved gradient's shape follows the dim each case passes;
+    a scalar, a dim out of range and an odd length refused) and its kernel UTs on the tikicpulib stand-in
+    (--opkernel: per dtype, two cores and the big-shape mode, each against the golden)."""
     plan, root = _tree("glu_grad", tmp_path / "activation" / "glu_grad")
     rows = {r.item: r for r in ops_nn_ut_tier(root, plan, resolve_sources(cann_src), Trust(allow_exec=True))}
-    for kind, count in (("op_host", 14), ("op_kernel", 5)):
+    for kind, count in (("op_host", 14), ("op_api", 39), ("op_kernel", 5)):
         row = rows[f"{kind} UTs (ascend950)"]
         assert row.status == "pass" and f"{count}/{count} of the tree's {kind} UTs passed" in row.reason, row
+
+
+def test_the_aclnn_wrapper_checks_the_split_as_upstreams_does(tmp_path: Path) -> None:
+    """aclnnGluBackward (upstream op_api/aclnn_glu_backward.cpp): self has a dim, dim is one of them, self's length
+    along it is even, gradOut is self with it halved, out is self's shape; all ACLNN_ERR_PARAM_INVALID."""
+    plan, root = _tree("glu_grad", tmp_path)
+    wrapper = (root / plan.op_api_dir / "aclnn_glu_backward.cpp").read_text(encoding="utf-8")
+    shape = wrapper.split("static bool CheckShape(", 1)[1].split("\n}\n", 1)[0]
+    assert shape.startswith("const aclTensor* gradOut, const aclTensor* self, const aclTensor* out, int64_t dim)")
+    for check in ("if (rank == 0) {", "if (dim < -rank || dim >= rank) {", "GetDim(axis) % 2 != 0",
+                  "OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE(gradOut, halved, return false);",
+                  "OP_CHECK_SHAPE_NOT_EQUAL(out, self, return false);"):
+        assert check in shape, check
+    assert "CHECK_RET(CheckShape(gradOut, self, out, dim), ACLNN_ERR_PARAM_INVALID);" in wrapper
+    ut = (root / "tests/ut/op_api/test_aclnn_glu_backward.cpp").read_text(encoding="utf-8")
+    for refused in ("scalar_rejected", "dim_2_out_of_range", "dim_minus_3_out_of_range", "dim_length_odd_rejected"):
+        assert re.search(rf"{refused}\)\n{{.*?EXPECT_EQ\(aclRet, ACLNN_ERR_PARAM_INVALID\);", ut, re.S), refused

@@ -9,10 +9,12 @@ checks are printed from, so a wrapper that stops checking something fails its ca
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ...spec.models import OpSpec, camel_to_snake
+from ..kernel.split import SplitKernel
 from ..registry.attrs import c_literal
 from ..registry.platforms import SocPlan
 from ..registry.soc_columns import GatedSoc
@@ -93,7 +95,7 @@ class _Matrix:
     """Builds the cases; every descriptor comes from `desc` so all cases spell tensors alike."""
 
     def __init__(self, spec: OpSpec, inputs: Sequence[_Param], outputs: Sequence[_Param],
-                 combos: tuple[DtypeCombination, ...], attrs: AclnnAttrs) -> None:
+                 combos: tuple[DtypeCombination, ...], attrs: AclnnAttrs, split: SplitKernel | None = None) -> None:
         assert spec.aclnn is not None
         self.spec, self.aclnn, self.attrs = spec, spec.aclnn, attrs
         self.inputs, self.outputs, self.combos = tuple(inputs), tuple(outputs), combos
@@ -102,13 +104,37 @@ class _Matrix:
         self.multiple = rule.multiple if rule else 1
         self.low, self.high = spec.tests.value_range
         self.cases: list[AclnnUtCase] = []
+        self.split = split  # an op split along an axis: one shape given for all is the split input's
 
     def fit(self, shape: Sequence[int]) -> tuple[int, ...]:
-        """`shape` with its last dim rounded up to the spec's multiple (empty and scalar shapes kept)."""
+        """`shape` with its last dim rounded up to the spec's multiple, and the length along a split axis (its
+        default) even (empty and scalar shapes kept)."""
         if not shape or shape[-1] == 0:
             return tuple(shape)
-        last = -(-shape[-1] // self.multiple) * self.multiple
-        return (*shape[:-1], last)
+        fitted = [*shape[:-1], -(-shape[-1] // self.multiple) * self.multiple]
+        axis = self.split.axis_default if self.split else None
+        if axis is not None and -len(fitted) <= axis < len(fitted) and fitted[axis] % 2:
+            fitted[axis] += 1
+        return tuple(fitted)
+
+    def shape_for(self, p: _Param, shape: Sequence[int], scalars: Sequence[str] | None) -> Sequence[int]:
+        """One shape given for every tensor: a split op's half-shaped tensors take it halved along the axis the
+        case passes (its default where that is no dim of the shape: the case is refused for it anyway)."""
+        split = self.split
+        if split is None or p.tensor in (split.split, split.joined) or not shape:
+            return shape
+        axis = split.axis_default
+        given = [s.name for s in self.attrs.scalars].index(self.axis_param)
+        numbers = re.findall(r"-?\d+", scalars[given]) if scalars is not None else []  # static_cast<int64_t>(0)
+        if numbers and -len(shape) <= int(numbers[-1]) < len(shape):
+            axis = int(numbers[-1])
+        return split.input_shapes((p.tensor,), tuple(shape), axis)[0]
+
+    @property
+    def axis_param(self) -> str:
+        """The scalar parameter holding a split op's axis."""
+        assert self.split is not None
+        return next(s.name for s in self.aclnn.scalars if s.attr == self.split.axis)
 
     def desc(self, p: _Param, shape: Sequence[int], acl: str, fmt: str = "ACL_FORMAT_ND",
              view: tuple[Sequence[int], Sequence[int]] | None = None) -> UtParam:
@@ -126,7 +152,7 @@ class _Matrix:
             scalars: Sequence[str] | None = None, null_out: str = "") -> None:
         """One case; `shapes`/`dtypes` give every parameter (a mapping) or one value for all (a shape, a combo)."""
         def shape_of(p: _Param) -> Sequence[int]:
-            return shapes[p.name] if isinstance(shapes, Mapping) else shapes
+            return shapes[p.name] if isinstance(shapes, Mapping) else self.shape_for(p, shapes, scalars)
 
         def acl_of(p: _Param) -> str:
             if isinstance(dtypes, DtypeCombination):
@@ -174,11 +200,13 @@ class _Matrix:
 
 def aclnn_ut_cases(spec: OpSpec, inputs: Sequence[_Param], outputs: Sequence[_Param],
                    combos: tuple[DtypeCombination, ...], socs: tuple[SocPlan, ...],
-                   attrs: AclnnAttrs, unregistered: tuple[GatedSoc, ...] = ()) -> tuple[AclnnUtCase, ...]:
-    """`unregistered`: SoCs the def does not register whose vector core lacks a dtype of the op (soc_columns)."""
+                   attrs: AclnnAttrs, unregistered: tuple[GatedSoc, ...] = (),
+                   split: SplitKernel | None = None) -> tuple[AclnnUtCase, ...]:
+    """`unregistered`: SoCs the def does not register whose vector core lacks a dtype of the op (soc_columns);
+    `split`: the op splits an input along an axis (the shape cases follow it)."""
     # cases without a SoC run on the UT's default SoC: only the combinations it registers are accepted there
     home = next((s for s in socs if s.name == UT_DEFAULT_SOC), None)
-    m = _Matrix(spec, inputs, outputs, home.combinations if home else combos, attrs)
+    m = _Matrix(spec, inputs, outputs, home.combinations if home else combos, attrs, split)
     base = m.fit(spec.tests.shapes[0])
     for combo in combos:
         every = f"every tensor {combo.key.name}" if combo.label == combo.key.name else ", ".join(combo.names)
@@ -343,7 +371,9 @@ def _shapes(m: _Matrix, base: tuple[int, ...]) -> None:
     m.add(f"rank_{rank}", f"rank {rank}, the limit: accepted", SUCCESS, m.fit((2,) * rank), m.combos[0])
     m.add(f"rank_{rank + 1}_rejected", f"rank {rank + 1}: above the limit", INVALID, m.fit((1,) + (2,) * rank),
           m.combos[0])
-    if m.multiple == 1:
+    if m.split is not None:
+        _split_shapes(m, base, m.split)
+    elif m.multiple == 1:
         m.add("scalar", "every tensor a scalar (rank 0): accepted", SUCCESS, (), m.combos[0])
     else:
         m.add("scalar_rejected", f"a scalar has no last dim that is a multiple of {m.multiple}", INVALID, (),
@@ -351,6 +381,21 @@ def _shapes(m: _Matrix, base: tuple[int, ...]) -> None:
         bad = (*base[:-1], base[-1] + 1)
         m.add(f"last_dim_not_multiple_of_{m.multiple}", f"the last dim {bad[-1]} is not a multiple of {m.multiple}",
               INVALID, bad, m.combos[0])
+
+
+def _split_shapes(m: _Matrix, base: tuple[int, ...], split: SplitKernel) -> None:
+    """What upstream's aclnnGluBackward refuses: a scalar, an axis out of range, an odd length along it."""
+    axis = m.axis_param
+    m.add("scalar_rejected", f"a scalar has no {axis} to split", INVALID, (), m.combos[0])
+    rank = len(base)
+    for value in (rank, -rank - 1):
+        m.add(f"{axis}_{value}_out_of_range".replace("-", "minus_"), f"{axis} {value}: not a dim of rank {rank}",
+              INVALID, base, m.combos[0], scalars=m.scalar_values({axis: str(value)}))
+    odd = list(base)
+    odd[split.axis_default] += 1
+    shapes = {p.name: odd for p in m.all_params()}
+    m.add(f"{axis}_length_odd_rejected", f"length {odd[split.axis_default]} along {axis}: it is split in halves",
+          INVALID, shapes, m.combos[0])
 
 
 def _layouts(m: _Matrix) -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ...spec.models import OpSpec, camel_to_snake
+from ..kernel.split import SplitKernel
 from ..registry.attrs import AttrPlan
 from ..registry.platforms import SocPlan
 from ..registry.soc_columns import SocDtypeList, gated_socs, soc_dtype_lists
@@ -14,6 +15,7 @@ from ..registry.tensors import DtypeCombination, TensorPlan
 from .aclnn_attrs import AclnnAttrs, AclnnParam, aclnn_attrs
 from .aclnn_mixed import l0_output_dtype, mixed_dtype_checks, mixed_output
 from .aclnn_order import in_api_order
+from .aclnn_split import split_shape_checks
 from .aclnn_ut import AclnnUtCase, aclnn_ut_cases, ut_params
 from .l0 import L0Plan, registered
 
@@ -102,6 +104,7 @@ class AclnnPlan:
     leading_order: tuple[int, ...] = ()  # the inputs and scalars (indices into inputs + scalars) in API order
     stream_type: str = "aclrtStream"  # the second phase's stream parameter as upstream declares it
     output_type: str = "aclTensor*"  # the API's output parameters as upstream declares them
+    axis_param: str = ""  # the scalar holding the axis of an op split along it: the shape checks read it too
 
     @property
     def ut_class(self) -> str:
@@ -144,13 +147,19 @@ class AclnnPlan:
 
     @property
     def checked_params_text(self) -> str:
-        """What CheckParams looks at: the tensors, every aclScalar (their dtypes are checked) and what the value
-        rules read."""
-        return self._with_tensors([s.check_declaration for s in self.attrs.checked], "const aclTensor* ")
+        """What CheckParams looks at: the tensors, every aclScalar (their dtypes are checked), what the value
+        rules read and the axis the shape checks read."""
+        return self._with_tensors([s.check_declaration for s in self.attrs.checked] + self._axis("int64_t "),
+                                  "const aclTensor* ")
 
     @property
     def checked_names_text(self) -> str:
-        return self._with_tensors([s.name for s in self.attrs.checked], "")
+        return self._with_tensors([s.name for s in self.attrs.checked] + self._axis(""), "")
+
+    def _axis(self, prefix: str) -> list[str]:
+        """The axis parameter, where the scalars checked do not already hold it."""
+        checked = {s.name for s in self.attrs.checked}
+        return [f"{prefix}{self.axis_param}"] if self.axis_param and self.axis_param not in checked else []
 
     def _with_tensors(self, scalars: list[str], tensor_type: str) -> str:
         return ", ".join([*(f"{tensor_type}{p.name}" for p in self.inputs), *scalars,
@@ -166,6 +175,15 @@ class AclnnPlan:
         return ", ".join(p.name for p in self.used_inputs + self.outputs)
 
     @property
+    def shape_params_text(self) -> str:
+        """CheckShape's parameters: the tensors, and the axis of an op split along it."""
+        return self.tensor_params_text + (f", int64_t {self.axis_param}" if self.axis_param else "")
+
+    @property
+    def shape_names_text(self) -> str:
+        return self.tensor_names_text + (f", {self.axis_param}" if self.axis_param else "")
+
+    @property
     def dfx_in(self) -> str:
         return ", ".join(self._leading([*(p.name for p in self.inputs), *(s.name for s in self.attrs.scalars)]))
 
@@ -175,9 +193,12 @@ class AclnnPlan:
 
 
 def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[DtypeCombination, ...],
-               socs: tuple[SocPlan, ...], op_api_dir: str, attrs: tuple[AttrPlan, ...]) -> AclnnPlan:
+               socs: tuple[SocPlan, ...], op_api_dir: str, attrs: tuple[AttrPlan, ...],
+               split: SplitKernel | None = None) -> AclnnPlan:
+    """`split`: the op splits an input along an axis, which an API scalar holds (the shape checks read it)."""
     a = spec.aclnn
     assert a is not None
+    axis_param = next((s.name for s in a.scalars if split is not None and s.attr == split.axis), "")
     name_constant = f"ACLNN_{camel_to_snake(a.api).upper()}_NAME"
     rank = spec.constraints.max_rank
     max_dims = SHARED_MAX_DIMS[1] if rank == SHARED_MAX_DIMS[0] else f"{camel_to_snake(a.api).upper()}_MAX_DIMS"
@@ -228,6 +249,9 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
             shape_checks.append(f"OP_CHECK_BROADCAST_AND_INFER_SHAPE({p.name}, {data[0].name}, broadcastShape, "
                                 f"{ret});")
         shape_checks.append(f"OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE({out}, broadcastShape, {ret});")
+    elif split is not None:
+        shape_checks += split_shape_checks(split, {p.tensor.name: p.name for p in used + outputs}, axis_param,
+                                           name_constant, ret)
     else:
         shape_checks.extend(f"OP_CHECK_SHAPE_NOT_EQUAL({out}, {p.name}, {ret});" for p in used)
     rule = spec.constraints.last_dim_multiple_of
@@ -304,11 +328,12 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
         ut_include=f"../../../{op_api_dir}/{file_stem}.h",
         ut_cases=aclnn_ut_cases(spec, ut_params([(p.name, p.tensor, p.unused) for p in inputs]),
                                 ut_params([(p.name, p.tensor, False) for p in outputs]), combos, socs, scalars,
-                                gated[len(socs):]),
+                                gated[len(socs):], split),
         l0_mixed_dtype=l0_output_dtype([p.tensor.name for p in data], mixed) if mixed else "", attrs=scalars,
         soc_dtype_lists=soc_lists, leading_order=tuple(in_api_order(a, range(len(inputs) + len(scalars.scalars)))),
         stream_type="const aclrtStream" if a.const_stream else "aclrtStream",
         output_type="const aclTensor*" if a.const_outputs else "aclTensor*",
+        axis_param=axis_param,
     )
 
 
