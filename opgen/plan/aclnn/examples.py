@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...spec.models import OpSpec
+from ..kernel.split import SplitKernel
 from ..registry.tensors import DtypeCombination, TensorPlan
 from .aclnn_order import in_api_order, leading_names
 
@@ -20,6 +21,17 @@ class ExampleTensor:
     fill: str  # value of element i
     role: str
     proto: str = ""  # the tensor's REG_OP name (the GE IR example's set_input_<proto>)
+    halved: bool = False  # a split op's half-shaped tensor: the example's shape with the axis halved
+
+    @property
+    def shape(self) -> str:
+        """The aclnn example's shape variable for it."""
+        return "halvedShape" if self.halved else "shape"
+
+    @property
+    def dims(self) -> str:
+        """The GE IR example's."""
+        return "halvedDims" if self.halved else "dims"
 
 
 @dataclass(frozen=True)
@@ -29,6 +41,7 @@ class ExamplePlan:
     tensors: tuple[ExampleTensor, ...]  # aclnn parameters in API order
     graph_inputs: tuple[ExampleTensor, ...]  # op inputs in def order (GE IR example)
     leading: tuple[str, ...] = ()  # the inputs' and scalars' arguments in the API's order
+    halved_shape: str = ""  # a split op: the shape with the axis halved (its half-shaped tensors')
 
     @property
     def inputs(self) -> tuple[ExampleTensor, ...]:
@@ -43,14 +56,25 @@ class ExamplePlan:
         return ", ".join([*self.leading, *(t.name for t in self.outputs)])
 
 
-def example_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[DtypeCombination, ...]) -> ExamplePlan:
+def example_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[DtypeCombination, ...],
+                 split: SplitKernel | None = None) -> ExamplePlan:
+    """`split`: the op splits an input along an axis; its other tensors take the shape with the axis halved."""
     combo = next((c for c in combos if c.key.name == "float32"), combos[0])
     api = spec.aclnn.inputs + spec.aclnn.outputs if spec.aclnn else ()
     params = [(p.name, by_name[p.tensor]) for p in api]
+    shape = tuple(spec.tests.shapes[0])
+    halved = split.input_shapes(tuple(t for t in by_name.values() if t is not split.split), shape,
+                                split.axis_default)[0] if split else ()
+    whole = {split.split.name, split.joined.name} if split else set(by_name)
+
+    def example(name: str, tensor: TensorPlan) -> ExampleTensor:
+        made = _example_tensor(name, tensor, combo)
+        return made if tensor.name in whole else replace(made, halved=True, elements="elements / 2")
+
     return ExamplePlan(
-        dtype=combo.key.name, shape=", ".join(map(str, spec.tests.shapes[0])),
-        tensors=tuple(_example_tensor(name, tensor, combo) for name, tensor in params),
-        graph_inputs=tuple(_example_tensor(t.name, by_name[t.name], combo) for t in spec.inputs),
+        dtype=combo.key.name, shape=", ".join(map(str, shape)), halved_shape=", ".join(map(str, halved)),
+        tensors=tuple(example(name, tensor) for name, tensor in params),
+        graph_inputs=tuple(example(t.name, by_name[t.name]) for t in spec.inputs),
         leading=tuple(in_api_order(spec.aclnn, leading_names(spec.aclnn))) if spec.aclnn else (),
     )
 
