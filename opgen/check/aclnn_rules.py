@@ -23,6 +23,8 @@ LABEL = "aclnn scalar rules == docs"
 _RULE = re.compile(r"(?:when (\w+) is true, )?below (-?[\d.]+(?:e[+-]?\d+)?) it is (refused|taken as)")
 # a char*'s values (ValuesRule.docs_text): 'nullptr is refused (...); one of "none", "tanh", any other value is refused'
 _VALUES = re.compile(r'one of ((?:"\w+", )*"\w+"), any other value is refused')
+# an axis scalar (AXIS_RULE of plan/aclnn/aclnn_attrs.py): "an axis of self: from -rank to rank - 1 ..."
+_AXIS = re.compile(r"an axis of (\w+): from -rank to rank - 1")
 _ROW = re.compile(rf"(?m)^\|\s*(\w+)\s*\|{MD_CELL}\|({MD_CELL})\|")
 _IF = re.compile(r"\bif\s*\(((?:[^(){};]|\([^(){};]*\))*)\)\s*\{([^{}]*)\}")
 _FUNCTION = re.compile(r"(?m)^[A-Za-z_][\w\s*&:<>]*?\b(\w+)\s*\([^;{]*\)\s*\{")
@@ -204,6 +206,18 @@ def _string_refusals(src: Source, doc: DocValues) -> list[str]:
     return problems
 
 
+def _axis_refusal(src: Source, name: str, tensor: str, docs: str) -> str:
+    """The docs say `name` is an axis of `tensor`: a called check refuses a value below -rank or from rank up."""
+    said = f"the docs ({docs}) say {name} is an axis of {tensor}"
+    pattern = re.compile(rf"\s*{name}\s*<\s*-\s*rank\s*\|\|\s*{name}\s*>=\s*rank\s*")
+    checks = [m for m in _IF.finditer(src.code) if pattern.fullmatch(m.group(1))
+              and re.search(r"\breturn\s+(?:false|ACLNN_ERR_PARAM_INVALID)\b", m.group(2))]
+    if not checks:
+        return f"{src.rel}: nothing refuses {name} outside [-rank, rank - 1]; {said}"
+    caller = _called(src, checks[0].start())
+    return f"{src.at(checks[0].start())}: {caller} refuses {name}, but nothing calls {caller}; {said}" if caller else ""
+
+
 def _undocumented(src: Source, scalars: list[str], docs: str) -> list[str]:
     """Refusals of a scalar below a bound the docs do not state: callers cannot know the call fails."""
     problems = []
@@ -230,11 +244,15 @@ def rules_item(op_dir: Path, plan: RenderPlan, scalars: list[str]) -> CheckItem:
         return skipped(LABEL, f"{', '.join(r for r in rels if not (op_dir / r).is_file())} missing (see structure)")
     text = docs.read_text(encoding="utf-8")
     rules, strings = read_doc_rules(text, rels[1], scalars), read_doc_values(text, rels[1], scalars)
+    axes = {row.group(1): axis.group(1) for row in _ROW.finditer(text)
+            if row.group(1) in scalars and (axis := _AXIS.search(row.group(2)))}
     problems = [p for r in rules if (p := _clamp(wrapper, r, plan.op_type) if r.clamp else _refusal(wrapper, r))]
     problems += [p for d in strings for p in _string_refusals(wrapper, d)]
-    stated = {r.scalar for r in rules} | {d.scalar for d in strings}
+    problems += [p for name, tensor in axes.items() if (p := _axis_refusal(wrapper, name, tensor, rels[1]))]
+    stated = {r.scalar for r in rules} | {d.scalar for d in strings} | set(axes)
     problems += _undocumented(wrapper, [s for s in scalars if s not in stated], rels[1])
     seen = [f"{r.scalar} >= {_shown(r.minimum)}{f' while {r.when}' if r.when else ''} "
             f"({'clamped' if r.clamp else 'refused'})" for r in rules]
     seen += [f"{d.scalar} one of {_quoted(d.values)} (others and nullptr refused)" for d in strings]
+    seen += [f"{name} an axis of {tensor} (others refused)" for name, tensor in axes.items()]
     return verdict(LABEL, problems, "; ".join(seen) or "no scalar rules")

@@ -34,6 +34,7 @@ from .readers import (
     relabel,
 )
 from .soc_configs import soc_config_items, soc_series_problems
+from .split_wiring import split_dispatch
 from .wiring import wiring_items
 
 TIER = "consistency"
@@ -126,6 +127,9 @@ def tiling_dispatch(op_dir: Path, files: OpFiles) -> tuple[Source | None, list[t
             return None, []
         return src, [(ge_name(m.group(1)), m.group(2), src.line(m.start()))
                      for m in _ARCH35_DISPATCH.finditer(src.code)]
+    if files.family.is_split:
+        src = read_source(op_dir, files.tiling_source)
+        return src, [(ge_name(d), "", line) for d, line in split_dispatch(src)] if src else []
     src = read_source(op_dir, files.tiling_source)
     if src is None:
         return None, []
@@ -142,7 +146,8 @@ def tiling_dispatch_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckIt
     src, found = tiling_dispatch(op_dir, files)
     if src is None:
         return skipped(label, "tiling source missing (see structure)")
-    shape = "`== ge::DT_X) { dType = TPL_X;` chain" if files.is_dag else "TILE_BUDGETS table"
+    shape = "`== ge::DT_X) { dType = TPL_X;` chain" if files.is_dag else (
+        "`dtype != ge::DT_X` refusal" if files.family.is_split else "TILE_BUDGETS table")
     if not found:
         return verdict(label, [f"{src.rel}: no {shape} found"])
     keys = list(dict.fromkeys(t for t in info.outputs[0].dtypes or ()))

@@ -21,6 +21,7 @@ from .readers import (
     read_source,
     relabel,
 )
+from .split_wiring import split_keys_item
 
 ELEWISE_STRUCT = "EleBaseTilingDataV2"
 
@@ -29,7 +30,8 @@ def wiring_items(op_dir: Path, families: list[tuple[str, OpFiles]], info: DefInf
     """Per kernel family (label suffix, files): its entry and its tiling keys; then what the families share."""
     items = [i for suffix, files in families for i in relabel([kernel_entry_item(op_dir, files, info)], suffix)]
     items.append(tiling_data_item(op_dir, families[0][1]))
-    items += [i for suffix, files in families for i in relabel([tiling_keys_item(op_dir, files)], suffix)]
+    dtypes = tuple(dict.fromkeys(info.outputs[0].dtypes or ()))
+    items += [i for suffix, files in families for i in relabel([tiling_keys_item(op_dir, files, dtypes)], suffix)]
     items.append(socs_item(op_dir, [files for _, files in families], info))
     items.append(op_api_item(op_dir))
     return items
@@ -110,8 +112,11 @@ def _struct_fields(sources: list[Source], struct: str) -> set[str] | None:
     return None
 
 
-def tiling_keys_item(op_dir: Path, files: OpFiles) -> CheckItem:
+def tiling_keys_item(op_dir: Path, files: OpFiles, def_dtypes: tuple[str, ...] = ()) -> CheckItem:
+    """`def_dtypes`: the def's column of the first output (a split kernel's TPL dtypes are checked against it)."""
     label = "tiling keys: host == kernel"
+    if files.family.is_split:
+        return split_keys_item(op_dir, files, label, def_dtypes)
     return _arch35_keys(op_dir, files, label) if files.is_dag else _classic_keys(op_dir, files, label)
 
 

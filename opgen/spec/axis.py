@@ -15,8 +15,6 @@ from .reference import resolve_reference
 
 WHOLE, HALF = "whole", "half"
 REDUCED = " reduced"
-NO_TREE = ("opgen writes the kernel and host tiling of an op that splits along an axis (kernel: arch35_split), not "
-           "yet its unit tests, aclnn API and checks: the rest of the spec is checked, but gen cannot write its tree")
 NO_REDUCE = "opgen has no kernel yet for a recipe that reduces along an axis"
 
 
@@ -37,10 +35,13 @@ def axis_issues(spec: OpSpec) -> list[SpecIssue]:
                    for j, p in enumerate(spec.platforms) if p.kernel == "arch35_split"]
         return issues
     split_steps = any(OPS[s.op].along == "half" for steps in variants.values() for s in steps)
-    issues = [SpecIssue(("compute", "variants", name), NO_TREE if split_steps else NO_REDUCE) for name in variants]
+    reduces = [name for name, steps in variants.items() if any(OPS[s.op].along == "reduce" for s in steps)]
+    issues = [SpecIssue(("compute", "variants", name), NO_REDUCE) for name in reduces]
     issues += [SpecIssue(("platforms", j, "kernel"), "a recipe splitting an input along an axis runs in the "
                          "arch35_split kernel; write kernel: arch35_split") for j, p in enumerate(spec.platforms)
                if split_steps and p.kernel != "arch35_split"]
+    if split_steps:
+        issues += _split_kernel_limits(spec)
     attrs = {a.name: a for a in spec.attrs}
     axes = {str(a) for steps in variants.values() for s in steps for a in s.args if isinstance(a, AttrRef)
             and OPS[s.op].along}
@@ -56,6 +57,28 @@ def axis_issues(spec: OpSpec) -> list[SpecIssue]:
                          f"{', '.join(sorted(axes))}") for name in formula_axes if name not in axes]
     for axis in sorted(axes & set(attrs)):
         issues += _test_shapes(spec, axis, int(attrs[axis].default), bool(split))
+    return issues
+
+
+def _split_kernel_limits(spec: OpSpec) -> list[SpecIssue]:
+    """What the arch35_split kernel does not take yet: it has one loop over one element type and no scalars."""
+    issues = []
+    if len(spec.compute.variants) > 1:
+        issues.append(SpecIssue(("compute", "variants"), "an op split along an axis has one compute variant (the "
+                                "arch35_split kernel has one loop)"))
+    count = spec.combination_count
+    for k in range(count):
+        if len({t.dtype_column(count)[k] for t in spec.tensors}) > 1:
+            issues.append(SpecIssue(("inputs",), f"dtype combination {k} mixes dtypes; an op split along an axis "
+                                    "has one dtype per combination for every tensor (the kernel's T)"))
+            break
+    scalars = sorted({a.name for steps in spec.compute.variants.values() for s in steps for a in s.args
+                      if isinstance(a, AttrRef) and not OPS[s.op].along})
+    if scalars:
+        issues.append(SpecIssue(("compute", "variants"), f"the recipe reads attr(s) {', '.join(scalars)} as numbers; "
+                                "an op split along an axis reads no attr but its axis yet"))
+    issues += [SpecIssue(("inputs", j, "param_type"), f"{t.name}: an op split along an axis takes no optional input "
+                         "yet") for j, t in enumerate(spec.inputs) if t.param_type == "optional"]
     return issues
 
 

@@ -10,6 +10,7 @@ import csv
 import io
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
@@ -192,3 +193,22 @@ def test_the_aclnn_wrapper_checks_the_split_as_upstreams_does(tmp_path: Path) ->
     ut = (root / "tests/ut/op_api/test_aclnn_glu_backward.cpp").read_text(encoding="utf-8")
     for refused in ("scalar_rejected", "dim_2_out_of_range", "dim_minus_3_out_of_range", "dim_length_odd_rejected"):
         assert re.search(rf"{refused}\)\n{{.*?EXPECT_EQ\(aclRet, ACLNN_ERR_PARAM_INVALID\);", ut, re.S), refused
+
+
+@pytest.mark.parametrize(("rel", "edit", "expected"), [
+    ("op_host/glu_grad_tiling.cpp", ("shapeMode = TPL_BIG_SHAPE;", "shapeMode = TPL_SMALL_SHAPE;"),
+     "declares TPL_BIG_SHAPE, which op_host/glu_grad_tiling.cpp never sets"),
+    ("op_host/glu_grad_tiling.cpp", (" && dtype != ge::DT_BF16", ""), "does not dispatch bfloat16"),
+    ("op_host/op_api/aclnn_glu_backward.cpp", ("if (dim < -rank || dim >= rank) {", "if (dim < -rank) {"),
+     "nothing refuses dim outside [-rank, rank - 1]"),
+])
+def test_consistency_catches_a_split_trees_wiring_faults(run: Any, tmp_path: Path, rel: str, edit: tuple[str, str],
+                                                         expected: str) -> None:
+    assert run("gen", DRAFTS / "glu_grad.yaml", "-o", tmp_path).code == 0
+    op_dir = tmp_path / "activation" / "glu_grad"
+    assert run("check", op_dir, "--tier", "consistency").code == 0
+    text = (op_dir / rel).read_text(encoding="utf-8")
+    assert text.count(edit[0]) == 1
+    (op_dir / rel).write_text(text.replace(*edit), encoding="utf-8")
+    result = run("check", op_dir, "--tier", "consistency")
+    assert result.code == 1 and expected in result.out, result.out

@@ -30,6 +30,10 @@ NULL_SCALAR = "(aclScalar*)nullptr"
 NULL_STRING = "(char*)nullptr"
 
 
+# what the docs say of an axis scalar's values; the wrapper refuses any other (plan/aclnn/aclnn_split.py)
+AXIS_RULE = "an axis of {x}: from -rank to rank - 1 (rank: {x}'s), any other value is refused"
+
+
 @dataclass(frozen=True)
 class AclnnScalarPlan:
     name: str  # the API parameter
@@ -40,6 +44,7 @@ class AclnnScalarPlan:
     doc: SpecText
     rule: ScalarRule | None = None  # a lower bound the wrapper refuses or clamps below
     values: ValuesRule | None = None  # char*: the string attr's values, the only ones the wrapper takes
+    axis_of: str = ""  # the API tensor split along the axis this scalar holds (an op split along an axis)
 
     @property
     def declaration(self) -> str:
@@ -86,6 +91,8 @@ class AclnnScalarPlan:
             text = f"sets attr {self.attr.name}; nullptr gives its def default {default}"
         else:
             text = f"sets attr {self.attr.name}; required (the def default is {default})"
+        if self.axis_of:  # the consistency tier reads this phrase (check/aclnn_rules.py)
+            text += (f"; {AXIS_RULE.format(x=self.axis_of)}; {self.axis_of}'s length along it must be even")
         return f"{text}; {self.rule.docs_text}" if self.rule else text
 
     @property

@@ -3,6 +3,7 @@ l0 → Cast → ViewCopy chain, as C++ statements derived from the spec's aclnn 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -12,7 +13,7 @@ from ..registry.attrs import AttrPlan
 from ..registry.platforms import SocPlan
 from ..registry.soc_columns import SocDtypeList, gated_socs, soc_dtype_lists
 from ..registry.tensors import DtypeCombination, TensorPlan
-from .aclnn_attrs import AclnnAttrs, AclnnParam, aclnn_attrs
+from .aclnn_attrs import AclnnAttrs, AclnnParam, AclnnScalarPlan, aclnn_attrs
 from .aclnn_mixed import l0_output_dtype, mixed_dtype_checks, mixed_output
 from .aclnn_order import in_api_order
 from .aclnn_split import split_shape_checks
@@ -207,6 +208,11 @@ def aclnn_plan(spec: OpSpec, by_name: dict[str, TensorPlan], combos: tuple[Dtype
     used = tuple(p for p in inputs if not p.unused)
     data = [p for p in used if not p.tensor.is_mask]
     scalars = aclnn_attrs(spec, attrs)
+    if split is not None:  # the docs say which values the axis takes, as the shape checks refuse the others
+        x = next(p.name for p in a.inputs if p.tensor == split.split.name)
+        scalars = dataclasses.replace(scalars, scalars=tuple(
+            dataclasses.replace(s, axis_of=x) if isinstance(s, AclnnScalarPlan) and s.name == axis_param else s
+            for s in scalars.scalars))
     out = outputs[0].name
     ret = "return false"
 
