@@ -16,8 +16,9 @@ from conftest import copy_spec, snapshot
 from ruamel.yaml import YAML
 
 from opgen.check.axis_reference import axis_reference
-from opgen.check.numerics import check_numerics
+from opgen.check.numerics import check_golden_file, check_numerics
 from opgen.plan import build_plan
+from opgen.render import render_trees
 from opgen.spec.attrs import attr_types
 from opgen.spec.axis import NO_REDUCE
 from opgen.spec.models import OpSpec
@@ -204,3 +205,31 @@ def test_elements_float32_cannot_resolve_are_not_compared() -> None:
     x = np.array([[np.inf, 1.0, 20.0, 1.0]])
     (got,), _, undefined = reference.fn([np.ones((1, 2)), x], {"dim": -1})
     assert np.isinf(got[0, 2]) and undefined.tolist() == [[False, False, True, False]]
+
+
+REGLU = [("      - s = sigmoid(b)\n      - da = mul(grad_out, s)\n      - t0 = muls(s, -1.0)\n"
+          "      - t1 = adds(t0, 1.0)\n      - t2 = mul(s, t1)\n      - t3 = mul(a, t2)\n"
+          "      - db = mul(grad_out, t3)\n",
+          "      - r = relu(b)\n      - da = mul(grad_out, r)\n      - z = fill(0.0)\n      - m = le(b, 0.0)\n"
+          "      - ga = mul(grad_out, a)\n      - db = select(m, z, ga)\n"),
+         ("sigmoid(second_half(self, dim))", "relu(second_half(self, dim))")]
+
+
+def test_a_glu_variant_with_a_constant_and_a_select_computes_its_reference(tmp_path: Path) -> None:
+    """ReGLU (a * relu(b)), as docs/recipe.md makes it with `opgen new --like`: a fill takes the shape of what reads
+    it, the select keeps torch's relu gradient at NaN (b <= 0 is false there, so the gradient passes)."""
+    def edit(text: str) -> str:
+        for old, new in REGLU:
+            assert old in text
+            text = text.replace(old, new)
+        return text
+
+    spec = _spec(GLU, edit)
+    plan = build_plan(spec, str(GLU))
+    results = check_numerics(spec, plan)
+    assert results and all(r.passed for r in results), [r.reason for r in results if not r.passed]
+    (files,) = render_trees([plan])
+    golden = tmp_path / "golden.py"
+    golden.write_bytes(files["tests/assets/golden.py"])
+    from_file = check_golden_file(golden, spec, plan)
+    assert from_file and all(r.passed for r in from_file), [r.reason for r in from_file if not r.passed]

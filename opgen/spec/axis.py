@@ -121,6 +121,8 @@ def _shapes(spec: OpSpec, variant: str, steps: tuple[Step, ...], split: set[str]
             shape[step.out] = known if known.endswith(REDUCED) else known + REDUCED
             continue
         read = [a for a in args if a in shape]
+        if not read:  # a constant (fill): it takes the shape of whatever reads it
+            continue
         direct = [a for a in read if a in split]
         if direct:  # one problem: the value is taken as the half the step meant to read
             issues.append(SpecIssue(loc, f"{step}: {direct[0]!r} is split along the axis; read its halves "
@@ -132,7 +134,7 @@ def _shapes(spec: OpSpec, variant: str, steps: tuple[Step, ...], split: set[str]
             issues.append(SpecIssue(loc, f"{step}: mixes whole- and half-shaped values "
                                     f"({', '.join(f'{a}: {shape[a]}' for a in read)})"))
         kept = [shape[a] for a in read if not shape[a].endswith(REDUCED)]
-        shape[step.out] = kept[0] if kept else (shape[read[0]] if read else WHOLE)
+        shape[step.out] = kept[0] if kept else shape[read[0]]
     for name in sorted(outputs):
         if name in shape and shape[name].endswith(REDUCED):
             issues.append(SpecIssue(("compute", "variants", variant), f"output {name!r} is reduced along the axis; "

@@ -121,7 +121,8 @@ def golden_plan(
         variant_params=recipe_args,
         variant_returns=f"({', '.join(t.name for t in outputs)},)", out_dtype_source=source.name,
         out_dtype=out_dtype, out_dtype_table=table,
-        shape_args=f"{split[0]}.shape" if split else ", ".join(f"{t.name}.shape" for t in data),
+        # a split op's inputs keep their shapes: a fill is a 0-d constant that broadcasts to the values reading it
+        shape_args="" if split else ", ".join(f"{t.name}.shape" for t in data),
         cdt=_compute_type(float_compute, native),
         input_prep=tuple(prep),
         result=_result(len(outputs), to_integers),
