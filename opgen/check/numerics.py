@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
@@ -37,11 +36,12 @@ from ..plan.registry.tensors import DtypeCombination
 from ..plan.testcases.st_cases import read_st_value
 from ..spec.models import OpSpec
 from .axis_views import read_by_output, seen_by_output
-from .emulator import emulate, numpy_dtype, saturated, unpack_mask
+from .emulator import emulate, numpy_dtype, unpack_mask
 from .numerics_axis import axis_samples
 from .numerics_optional import absent_marked, present_inputs, rounding_bound, row_combination, without
 from .numerics_samples import RANDOM_ELEMENTS, checked_shape, edge_inputs, random_data, value_range
 from .references import Reference, build_reference
+from .tolerance import held_by, rounded_to, ulp_distance, within_tolerance
 
 Array = npt.NDArray[Any]
 
@@ -150,13 +150,14 @@ def check_golden_file(golden_py: Path, spec: OpSpec, plan: RenderPlan, *,
             axes[f"st:{row['testcase_name']}"] = int(attrs[plan.split.axis])
     picks: list[dict[str, AttrValue]] = [{plan.choice.attr.name: v.value} for v in plan.choice.values] \
         if plan.choice else [{}]
-    for combo in plan.combinations if plan.split is not None else ():
-        for label, arrays, attrs, axis in axis_samples(spec, plan, combo, np.random.default_rng([seed, combo.index])):
-            samples.append((label, combo, list[Array | None](arrays), attrs))
-            axes[label] = axis
-    for combo in plan.combinations if plan.split is None else ():
-        edge = present_inputs(spec, plan, combo, edge_inputs(plan, combo, np.random.default_rng(
-            [seed, combo.index]), spec))
+    for combo in plan.combinations:
+        rng = np.random.default_rng([seed, combo.index])
+        if plan.split is not None:  # its own shapes and axis values, random and edge
+            for label, arrays, attrs, axis in axis_samples(spec, plan, combo, rng):
+                samples.append((label, combo, list[Array | None](arrays), attrs))
+                axes[label] = axis
+            continue
+        edge = present_inputs(spec, plan, combo, edge_inputs(plan, combo, rng, spec))
         samples += [(" ".join(["edge", *(f"{k}={v!r}" for k, v in picked.items())]), combo,
                      list[Array | None](edge), picked) for picked in picks]
         if plan.absent:
@@ -204,30 +205,6 @@ def load_golden(golden_py: Path, plan: RenderPlan) -> Callable[..., Any]:
     return kernel  # type: ignore[no-any-return]
 
 
-def ulp_distance(got: Array, expected: Array) -> npt.NDArray[np.float64]:
-    """How many representable values of the (shared) dtype lie between got and expected."""
-    a, b = np.asarray(got), np.asarray(expected)
-    if a.dtype != b.dtype:
-        raise ValueError(f"ULP distance needs one dtype, got {a.dtype} and {b.dtype}")
-    if a.dtype.kind in "iub":
-        steps: npt.NDArray[np.float64] = np.abs(a.astype(np.int64) - b.astype(np.int64)).astype(np.float64)
-        return steps
-    distance: npt.NDArray[np.float64] = np.abs(_ordered(a) - _ordered(b)).astype(np.float64)
-    nan_a, nan_b = np.isnan(a.astype(np.float32)), np.isnan(b.astype(np.float32))
-    distance[nan_a & nan_b] = 0.0
-    distance[nan_a ^ nan_b] = np.inf
-    return distance
-
-
-def _ordered(values: Array) -> npt.NDArray[np.int64]:
-    """Bit patterns mapped to integers that count representable values in order (+0 == -0 == 0)."""
-    bits = values.itemsize * 8
-    unsigned = values.view(np.dtype(f"u{values.itemsize}")).astype(np.int64)
-    magnitude = unsigned & ((1 << (bits - 1)) - 1)
-    result: npt.NDArray[np.int64] = np.where(unsigned >> (bits - 1) == 1, -magnitude, magnitude)
-    return result
-
-
 def _reference(reference: Reference, inputs: Sequence[Array], attrs: Mapping[str, AttrValue] | None = None
                ) -> _Expected:
     """The reference outputs (NaN where no value is right), its own error bound, and where that is."""
@@ -269,71 +246,6 @@ def _judge(spec: OpSpec, plan: RenderPlan, case: _Case, inputs: Sequence[Array],
         results.append(_result(case, tensor.name, have, raw, ok, diff, input_nan, views, tol.rtol, tol.atol,
                                _nan_hint(reference)))
     return results
-
-
-def within_tolerance(got: Array, reference: Array, rtol: float, atol: float, *,
-                     input_nan: npt.NDArray[np.bool_] | None = None,
-                     bound: Array | None = None) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
-    """Which elements of `got` (output dtype) pass the module's rule against `reference` (any precision,
-    rounded to got's dtype here), flat, and |got - expected| (inf for a NaN/inf mismatch).
-
-    `input_nan` marks elements whose reference inputs hold a NaN; `bound` is the reference's own error.
-    """
-    dtype = got.dtype
-    if dtype.kind in "iu" and dtype.itemsize == 8:
-        return _within_wide_integers(got, np.asarray(reference), rtol, atol)
-    with np.errstate(all="ignore"):
-        raw = np.asarray(reference).astype(np.float64).ravel()
-        a, b = got.astype(np.float64).ravel(), rounded_to(raw, dtype)
-        nan_in = np.zeros(a.size, dtype=np.bool_) if input_nan is None else input_nan.ravel()
-        slack = 0.0 if bound is None else np.broadcast_to(bound, got.shape).ravel()
-        same = (a == b) | (np.isnan(a) & np.isnan(b))
-        undefined = np.isnan(b) & ~nan_in
-        # overflow is a rounding: a reference that overflows the dtype is judged by its float64 value,
-        # an infinite result by the least value that rounds to infinity
-        target = np.where(np.isinf(b) & np.isfinite(raw), raw, b)
-        value = np.where(np.isinf(a) & np.isfinite(target), np.sign(a) * _overflow(dtype), a)
-        diff = np.where(same, 0.0, np.nan_to_num(np.abs(value - target), nan=np.inf, posinf=np.inf))
-        close = np.isfinite(target) & (diff <= atol + rtol * np.abs(target) + slack)
-    return same | undefined | close, diff
-
-
-def _within_wide_integers(got: Array, reference: Array, rtol: float, atol: float
-                          ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
-    """within_tolerance for 64-bit integers, in exact integer arithmetic: float64 holds them only to 2**53, so
-    a kernel off by hundreds near 2**63 would compare equal there. A float reference is saturated first; NaN in
-    it (no value is right) passes."""
-    undefined = np.isnan(reference).ravel() if reference.dtype.kind == "f" else np.zeros(got.size, dtype=np.bool_)
-    want = held_by(reference, got.dtype).ravel()
-    diff = np.abs(got.ravel().astype(object) - want.astype(object)).astype(np.float64)
-    close = diff <= atol + rtol * np.abs(want.astype(np.float64))
-    return close | undefined, np.where(undefined, 0.0, diff)
-
-
-def held_by(reference: Array, dtype: np.dtype[Any]) -> Array:
-    """The reference as an integer `dtype` holds it: an integer one as it is, a float one rounded and
-    saturated."""
-    if reference.dtype.kind in "iu":
-        return reference.astype(dtype)
-    return saturated(reference.astype(np.float64), dtype)
-
-
-def rounded_to(raw: npt.NDArray[np.float64], dtype: np.dtype[Any]) -> npt.NDArray[np.float64]:
-    """The reference's values as `dtype` holds them, in float64: floats round to nearest even; integers too, and
-    saturate at the type's range, as the kernel's casts do (asc-devkit precision_conversion.md); NaN stays."""
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        clipped: npt.NDArray[np.float64] = np.clip(np.rint(raw), info.min, info.max)
-        return clipped
-    return raw.astype(dtype).astype(np.float64)
-
-
-def _overflow(dtype: np.dtype[Any]) -> float:
-    """The smallest magnitude that rounds to infinity in `dtype` (65520 for float16)."""
-    if dtype.kind in "iub":
-        return float(np.iinfo(dtype).max) + 1.0 if dtype.kind != "b" else 2.0
-    info = ml_dtypes.finfo(dtype)  # type: ignore[no-untyped-call]
-    return float(2.0**info.maxexp * (1.0 - 2.0 ** -(info.nmant + 2)))
 
 
 def _result(case: _Case, output: str, have: Array, raw: Array, ok: npt.NDArray[np.bool_], diff: Array,

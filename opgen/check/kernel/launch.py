@@ -21,9 +21,9 @@ from ...plan.testcases.golden import GoldenVariant
 from ...spec.models import OpSpec
 from ..axis_views import read_by_output
 from ..emulator import emulate, numpy_dtype
-from ..numerics import within_tolerance
 from ..numerics_optional import absent_marked
 from ..numerics_samples import edge_values, input_domain, within_domain
+from ..tolerance import within_tolerance
 from ..trust import run_tree_code
 
 RUN_TIMEOUT = 300.0
