@@ -17,6 +17,8 @@ from ruamel.yaml import YAML
 
 from opgen.cann_sources import resolve_sources
 from opgen.check.items import CheckItem
+from opgen.check.kernel.host_driver import driver_source
+from opgen.check.kernel.host_tiling import TilingHarness
 from opgen.check.kernel.run import kernel_run_rows
 from opgen.check.kernel.tier import kernel_tier
 from opgen.check.numerics import check_golden_file
@@ -106,14 +108,14 @@ def _run_rows(name: str, root: Path, cann_src: Path, edit: tuple[str, str] | Non
         text = kernel.read_text(encoding="utf-8")
         assert text.count(edit[0]) == 1, edit
         kernel.write_text(text.replace(*edit), encoding="utf-8")
-    rows = kernel_run_rows(op_dir, _spec(name), plan, resolve_sources(cann_src), Trust(allow_exec=True))
-    return [r for r in rows if r.item.endswith(" run")]
+    return kernel_run_rows(op_dir, _spec(name), plan, resolve_sources(cann_src), Trust(allow_exec=True))
 
 
 def test_glu_grad_runs_on_the_cpu_model_in_both_shape_modes(tmp_path: Path, cann_src: Path) -> None:
     """The kernel, tiled by its own host code, matches the golden for every dtype: the spec's shapes and axis cases,
     a half-row one buffer cannot hold (big-shape mode) and several tiles on many cores."""
-    rows = _run_rows("glu_grad", tmp_path, cann_src)
+    every = _run_rows("glu_grad", tmp_path, cann_src)
+    rows = [r for r in every if r.item.endswith(" run")]
     assert [(r.item, r.status) for r in rows] == [
         (f"ascend950 {dtype} run", "pass") for dtype in ("float16", "bfloat16", "float32")], rows
     for row in rows:
@@ -121,6 +123,11 @@ def test_glu_grad_runs_on_the_cpu_model_in_both_shape_modes(tmp_path: Path, cann
         assert set(modes) == {"TPL_SMALL_SHAPE", "TPL_BIG_SHAPE"}
         assert "8x1x3,8x2x3" in str(row.figures["shapes"])  # a middle axis
         assert max(int(c) for c in str(row.figures["cores"]).split(";")) > 8
+    # upstream's glu_grad, tiled by its own host code after its TilingParse (which fills the cores and UB its tiling
+    # reads), runs on the model until it reaches what the model lacks; the row says what
+    oracle = [r for r in every if r.item.endswith(" upstream")]
+    assert oracle and all(r.status == "skip" and "copy_gm_to_ubuf_align_v2 with padding, vshrs" in r.reason
+                          for r in oracle), oracle
 
 
 @pytest.mark.parametrize(("fault", "edit"), [
@@ -130,7 +137,7 @@ def test_glu_grad_runs_on_the_cpu_model_in_both_shape_modes(tmp_path: Path, cann
 ])
 def test_a_split_kernel_that_computes_the_wrong_thing_fails_its_run(tmp_path: Path, cann_src: Path, fault: str,
                                                                    edit: tuple[str, str]) -> None:
-    rows = _run_rows("glu_grad", tmp_path, cann_src, edit)
+    rows = [r for r in _run_rows("glu_grad", tmp_path, cann_src, edit) if r.item.endswith(" run")]
     assert rows and all(r.status == "fail" for r in rows), (fault, rows)
     assert all("differs from the golden" in r.reason for r in rows)
 
@@ -212,3 +219,21 @@ def test_consistency_catches_a_split_trees_wiring_faults(run: Any, tmp_path: Pat
     (op_dir / rel).write_text(text.replace(*edit), encoding="utf-8")
     result = run("check", op_dir, "--tier", "consistency")
     assert result.code == 1 and expected in result.out, result.out
+
+
+def test_a_harness_runs_the_ops_tiling_parse_where_its_own_tiling_ut_does(tmp_path: Path) -> None:
+    """Upstream glu_grad's tiling reads cores and UB from the compile info its TilingParse fills: its UT runs the parse
+    first, and so does the driver then (before, every launch was refused for an empty compile info)."""
+    plan, root = _tree("glu_grad", tmp_path / "glu_grad")
+    ut = root / "tests/ut/op_host/test_glu_grad_tiling.cpp"
+    ut.write_text('optiling::GluGradCompileInfo compileInfo;\nauto parse = opImpl->tiling_parse;\n', encoding="utf-8")
+    harness = TilingHarness.of_tests(root, "arch35")
+    assert harness is not None and harness.parses and harness.compile_info == "optiling::GluGradCompileInfo"
+    driver = driver_source(root, plan, harness.framework_headers, harness.headers, harness.compile_info,
+                           harness.parses)
+    assert 'OpgenParse("GLUGrad", &compileInfo, cores, ub);' in driver
+    assert "impl->tiling_parse(holder.GetContext<gert::KernelContext>());" in driver
+    ut.write_text("optiling::GluGradCompileInfo compileInfo;\n", encoding="utf-8")
+    harness = TilingHarness.of_tests(root, "arch35")
+    assert harness is not None and not harness.parses
+    assert "OpgenParse" not in driver_source(root, plan, (), (), harness.compile_info, harness.parses)

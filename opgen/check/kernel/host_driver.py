@@ -62,11 +62,36 @@ def _attr_token(kind: str, value: AttrValue) -> str:
     return str(int(value))
 
 
+# the op's TilingParse run on a platform of the request's cores and UB, as ops-nn's own tiling UTs run it
+PARSE_HEADERS = ("test_cube_util.h", "tiling_parse_context_faker.h", "register/op_impl_registry.h")
+PARSE_FUNCTION = (
+    "void OpgenParse(const char* opType, void* compileInfo, uint64_t cores, uint64_t ub)", "{",
+    '    std::string info = "{\\"hardware_info\\": {\\"UB_SIZE\\": " + std::to_string(ub) + ", \\"CORE_NUM\\": " +',
+    '                       std::to_string(cores) + "}}";',
+    "    std::map<std::string, std::string> socInfos;", "    std::map<std::string, std::string> aicoreSpec;",
+    "    std::map<std::string, std::string> intrinsics;",
+    "    GetPlatFormInfos(info.c_str(), socInfos, aicoreSpec, intrinsics);",
+    "    fe::PlatFormInfos platformInfo;", "    platformInfo.Init();",
+    "    auto holder = gert::KernelRunContextFaker()", "                      .KernelIONum(2, 1)",
+    "                      .Inputs({const_cast<char*>(info.c_str()), reinterpret_cast<void*>(&platformInfo)})",
+    "                      .Outputs({compileInfo})", "                      .Build();",
+    "    auto* context = holder.GetContext<gert::TilingParseContext>();",
+    '    context->GetPlatformInfo()->SetPlatformRes("SoCInfo", socInfos);',
+    '    context->GetPlatformInfo()->SetPlatformRes("AICoreSpec", aicoreSpec);',
+    '    context->GetPlatformInfo()->SetCoreNumByCoreType("AICore");',
+    '    context->GetPlatformInfo()->SetPlatformRes("AICoreintrinsicDtypeMap", intrinsics);',
+    "    auto impl = gert::OpImplRegistry::GetInstance().GetOpImpl(opType);",
+    "    if (impl != nullptr && impl->tiling_parse != nullptr) {",
+    "        impl->tiling_parse(holder.GetContext<gert::KernelContext>());", "    }", "}", "")
+
+
 def driver_source(op_dir: Path, plan: RenderPlan, framework_headers: Sequence[str], headers: Sequence[str],
-                  compile_info: str) -> str:
+                  compile_info: str, parses: bool = False) -> str:
     """`headers`: op-relative; without them the driver declares the compile info itself (a classic tiling reads
-    none)."""
+    none). `parses`: the op's TilingParse fills the compile info first, as the op's own tiling UT runs it (upstream
+    glu_grad: cores and UB come from there)."""
     include = [*(f'#include "{h}"' for h in framework_headers), *(f'#include "{op_dir / h}"' for h in headers)]
+    include += [f'#include "{h}"' for h in PARSE_HEADERS if parses and h not in framework_headers]
     local = [] if headers else [f"namespace {{\nstruct {compile_info} {{}};\n}} // namespace"]
     columns = len(plan.tensors[0].dtypes)  # every column of the def, as a request names it (a cut plan keeps them)
     dtypes = ",\n".join("    {" + ", ".join(f"ge::{t.dtypes[c].ge}" for t in plan.tensors) + "}"
@@ -102,6 +127,7 @@ def driver_source(op_dir: Path, plan: RenderPlan, framework_headers: Sequence[st
         "    std::string text;", "    in >> hex;", '    for (size_t i = 0; hex != "-" && i + 1 < hex.size(); i += 2) {',
         "        text.push_back(static_cast<char>(std::strtol(hex.substr(i, 2).c_str(), nullptr, 16)));", "    }",
         "    return text;", "}", "",
+        *(PARSE_FUNCTION if parses else ()),
         "void OpgenEmit(const gert::TilingContextPara& para)", "{",
         "    TilingInfo info;",
         "    bool done = ExecuteTiling(para, info);",
@@ -125,6 +151,7 @@ def driver_source(op_dir: Path, plan: RenderPlan, framework_headers: Sequence[st
         *([f"        std::vector<gert::TilingContextPara::OpAttr> attrs = {{\n{attrs}        }};"]
           if plan.attrs else []),
         f"        {compile_info} compileInfo;",
+        *([f'        OpgenParse("{plan.op_type}", &compileInfo, cores, ub);'] if parses else []),
         "        if (absent >= 0) {",
         f'            gert::TilingContextPara para("{plan.op_type}", inputs, outputs, {with_attrs}{{{instances}}}, '
         f"{{{outputs}}}, &compileInfo, cores, ub);",

@@ -74,6 +74,7 @@ class TilingHarness:
     headers: tuple[str, ...]
     compile_info: str
     framework_headers: tuple[str, ...] = ()
+    parses: bool = False  # the op's TilingParse fills the compile info first, on the request's cores and UB
 
     @staticmethod
     def planned(family: KernelFamily) -> TilingHarness:
@@ -92,7 +93,8 @@ class TilingHarness:
             if info:
                 included = _INCLUDE.findall(text)
                 own = tuple(_OP_PATH.sub("", h) for h in included if _OP_PATH.match(h))
-                return TilingHarness(own, info.group(1), tuple(h for h in included if not _OP_PATH.match(h)))
+                return TilingHarness(own, info.group(1), tuple(h for h in included if not _OP_PATH.match(h)),
+                                     "tiling_parse" in text)
         return TilingHarness.of_sources(op_dir)
 
     @staticmethod
@@ -138,7 +140,8 @@ def host_tilings(op_dir: Path, plan: RenderPlan, harness: TilingHarness, soc: So
     if soc.name not in executor_socs(executor):
         return HostTilings({}, f"ops-nn's {TILING_EXECUTOR} knows no {soc.name}: no platform to run its tiling on")
     unique = list(dict.fromkeys(requests))
-    driver = driver_source(op_dir, plan, harness.framework_headers, harness.headers, harness.compile_info)
+    driver = driver_source(op_dir, plan, harness.framework_headers, harness.headers, harness.compile_info,
+                           harness.parses)
     try:
         framework = build_framework(sources)
         pb = protobuf.build_protobuf(layout.protobuf_dir(cache_root()))
