@@ -87,6 +87,12 @@ def test_a_recipe_reducing_along_the_axis_is_refused(run: Any, tmp_path: Path) -
      "dtype combination 0 mixes dtypes"),
     (lambda t: t.replace("      - da = mul(grad_out, s)", "      - dz = mul(grad_out, s)\n      - da = muls(dz, dim)"),
      "an op split along an axis reads no attr but its axis yet"),
+    (lambda t: t.replace("    doc: The gradient with respect to x (x's shape).\n",
+                         "    doc: The gradient with respect to x (x's shape).\n  - name: out2\n"
+                         "    dtypes: [float16, bfloat16, float32]\n")
+     .replace("      - out = join_halves(da, db, dim)", "      - out = join_halves(da, db, dim)\n"
+              "      - out2 = join_halves(db, da, dim)"),
+     "an op split along an axis has one output"),
 ])
 def test_a_glu_spec_that_does_not_hold_together_is_refused_naming_the_field(
         run: Any, tmp_path: Path, edit: Any, expected: str) -> None:

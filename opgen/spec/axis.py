@@ -79,6 +79,8 @@ def _split_kernel_limits(spec: OpSpec) -> list[SpecIssue]:
                                 "an op split along an axis reads no attr but its axis yet"))
     issues += [SpecIssue(("inputs", j, "param_type"), f"{t.name}: an op split along an axis takes no optional input "
                          "yet") for j, t in enumerate(spec.inputs) if t.param_type == "optional"]
+    if len(spec.outputs) > 1:
+        issues.append(SpecIssue(("outputs",), "an op split along an axis has one output, the split input's gradient"))
     return issues
 
 
