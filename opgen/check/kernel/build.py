@@ -117,7 +117,7 @@ def instantiations(plan: RenderPlan, family: KernelFamily, combination: DtypeCom
     choice: each value of a string attr choosing the math); classic: the one entry, whose TILING_KEY_IS branches all
     compile in one unit (one expression per tiling key)."""
     if family.is_split and plan.split is not None:
-        element = combination.dtypes[plan.tensors.index(plan.split.split)].kernel
+        element = plan.split.split.dtypes[combination.index].kernel
         return tuple(f"&{plan.name}<{element}, {mode}>" for mode, _ in plan.split.shape_modes)
     if family.is_dag:
         return tuple(f"&{plan.name}<TPL_SCH_MODE_{mode}, {b.tpl_args}>" for b in plan.dag_branches

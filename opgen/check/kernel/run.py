@@ -28,7 +28,7 @@ import numpy as np
 from ...cann_sources import CannSources, enable_hint
 from ...plan import RenderPlan
 from ...plan.kernel.classic_tiling import classic_case, classic_tiling
-from ...plan.kernel.split import SHAPE_MODES
+from ...plan.kernel.split import SHAPE_MODES, SplitTiling
 from ...plan.registry.attrs import AttrValue, attr_settings
 from ...plan.registry.platforms import SocPlan
 from ...plan.testcases.attr_cases import classic_tiling_bytes
@@ -45,7 +45,7 @@ from .launch import SATURATED, SATURATING_ARCHES, GoldenPick, Launch, ShapeRun, 
 from .oracle import LEVEL as ORACLE_LEVEL
 from .oracle import oracle_row, upstream_dir
 from .run_build import KernelBuild, build_kernel, entry_arg_count
-from .split_run import shape_mode, split_wanted
+from .split_run import split_wanted
 from .tpl_launch import entry_launcher
 
 LEVEL = "run"
@@ -238,13 +238,13 @@ def _split_row(op_dir: Path, spec: OpSpec, plan: RenderPlan, sources: CannSource
                       launch, rng, attrs, saturating=saturating) for (shapes, attrs), launch in zip(wanted, given,
                                                                                                    strict=True)]
     row = _summary(label, plan, variant, runs, f"{tiling_source}; cores and UB from {facts.source}")
-    reached = {shape_mode(launch.key) for launch in given}
+    reached = {SplitTiling.mode_of(launch.key) for launch in given}
     unreached = [name for name, _ in SHAPE_MODES if name not in reached]
     if unreached and row.status != "fail":
         row = bad(label, f"no launch reached {', '.join(unreached)}: the host tiling chose "
                          f"{', '.join(sorted(reached))} for every shape", **row.figures)
     return [dataclasses.replace(row, figures={**row.figures, "shape_modes": ";".join(
-        shape_mode(launch.key) for launch in given)}),
+        SplitTiling.mode_of(launch.key) for launch in given)}),
             *_oracle(label, spec, plan, sources, soc, variant, facts, wanted, runs, golden)]
 
 

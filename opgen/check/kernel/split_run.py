@@ -9,7 +9,7 @@ of short halves to give every core several tiles of several rows (the small-shap
 from __future__ import annotations
 
 from ...plan import RenderPlan
-from ...plan.kernel.split import BLOCK_BYTES, BUFFER_NUM, SHAPE_MODES
+from ...plan.kernel.split import BLOCK_BYTES
 from ...plan.registry.attrs import AttrValue
 from ...plan.registry.tensors import DtypeCombination
 from ...spec.models import OpSpec
@@ -27,8 +27,7 @@ def split_wanted(spec: OpSpec, plan: RenderPlan, combo: DtypeCombination, cores:
     assert split is not None
     defaults: dict[str, AttrValue] = {a.name: a.default for a in spec.def_attrs}
     cases = list(split.cases)
-    element = combo.dtypes[plan.tensors.index(split.split)].size_bits // 8
-    buffer = ub_bytes // (split.buffers * BUFFER_NUM) // element
+    element, buffer = split.element_bytes(combo.index), split.buffer_elements(ub_bytes, combo.index)
     cases.append(((3, 2 * (buffer + CHUNK_TAIL)), -1))
     rows_per_tile = buffer // (-(-SHORT_HALF * element // BLOCK_BYTES) * BLOCK_BYTES // element)
     cases.append((((cores * TILES_PER_CORE) * rows_per_tile + 1, 2 * SHORT_HALF), -1))
@@ -39,10 +38,3 @@ def split_shapes(plan: RenderPlan, shape: Shape, axis: int) -> Shapes:
     """The inputs' shapes when the split input has `shape`: every other input has it halved along the axis."""
     assert plan.split is not None
     return Shapes(plan.split.input_shapes(plan.inputs, shape, axis), joined=shape)
-
-
-def shape_mode(key: int) -> str:
-    """The shape mode a host key selects: asc-devkit's EncodeTilingKey puts the 8-bit dtype first, SHAPE_MODE's
-    index in its list above it (upstream glu_grad's UT: float16 small-shape 1, bfloat16 big-shape 283)."""
-    index = key >> 8
-    return SHAPE_MODES[index][0] if index < len(SHAPE_MODES) else f"unknown mode {index}"

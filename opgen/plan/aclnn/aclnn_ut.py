@@ -9,13 +9,12 @@ checks are printed from, so a wrapper that stops checking something fails its ca
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ...spec.models import OpSpec, camel_to_snake
 from ..kernel.split import SplitKernel
-from ..registry.attrs import c_literal
+from ..registry.attrs import attr_settings, c_literal
 from ..registry.platforms import SocPlan
 from ..registry.soc_columns import GatedSoc
 from ..registry.tensors import DtypeCombination, TensorPlan
@@ -117,17 +116,14 @@ class _Matrix:
             fitted[axis] += 1
         return tuple(fitted)
 
-    def shape_for(self, p: _Param, shape: Sequence[int], scalars: Sequence[str] | None) -> Sequence[int]:
+    def shape_for(self, p: _Param, shape: Sequence[int], axis: int | None) -> Sequence[int]:
         """One shape given for every tensor: a split op's half-shaped tensors take it halved along the axis the
-        case passes (its default where that is no dim of the shape: the case is refused for it anyway)."""
+        case passes (its default where it passes none, or none of the shape's dims: the case is refused for that)."""
         split = self.split
         if split is None or p.tensor in (split.split, split.joined) or not shape:
             return shape
-        axis = split.axis_default
-        given = [s.name for s in self.attrs.scalars].index(self.axis_param)
-        numbers = re.findall(r"-?\d+", scalars[given]) if scalars is not None else []  # static_cast<int64_t>(0)
-        if numbers and -len(shape) <= int(numbers[-1]) < len(shape):
-            axis = int(numbers[-1])
+        if axis is None or not -len(shape) <= axis < len(shape):
+            axis = split.axis_default
         return split.input_shapes((p.tensor,), tuple(shape), axis)[0]
 
     @property
@@ -149,10 +145,11 @@ class _Matrix:
             dtypes: Mapping[str, str] | DtypeCombination, *, soc: str | None = None, null: str | None = None,
             formats: Mapping[str, str] | None = None,
             views: Mapping[str, tuple[Sequence[int], Sequence[int]]] | None = None, workspace_zero: bool = False,
-            scalars: Sequence[str] | None = None, null_out: str = "") -> None:
-        """One case; `shapes`/`dtypes` give every parameter (a mapping) or one value for all (a shape, a combo)."""
+            scalars: Sequence[str] | None = None, null_out: str = "", axis: int | None = None) -> None:
+        """One case; `shapes`/`dtypes` give every parameter (a mapping) or one value for all (a shape, a combo);
+        `axis`: the value `scalars` give a split op's axis."""
         def shape_of(p: _Param) -> Sequence[int]:
-            return shapes[p.name] if isinstance(shapes, Mapping) else self.shape_for(p, shapes, scalars)
+            return shapes[p.name] if isinstance(shapes, Mapping) else self.shape_for(p, shapes, axis)
 
         def acl_of(p: _Param) -> str:
             if isinstance(dtypes, DtypeCombination):
@@ -257,7 +254,8 @@ def _scalars(m: _Matrix, base: tuple[int, ...]) -> None:
     if m.attrs.scalars and not (len(changed) == 1 and changed[0].is_string):  # else a _strings case has it
         shown = ", ".join(f"{s.name} {v}" for s, v in zip(m.attrs.scalars, m.attrs.check_values, strict=True))
         m.add("scalars_not_default", f"{shown}: accepted", SUCCESS, base, m.combos[0],
-              scalars=m.attrs.check_values)
+              scalars=m.attrs.check_values,
+              axis=int(str(attr_settings(m.spec)[-1][m.split.axis])) if m.split else None)  # as check_values
 
 
 def _strings(m: _Matrix, base: tuple[int, ...]) -> None:
@@ -390,7 +388,7 @@ def _split_shapes(m: _Matrix, base: tuple[int, ...], split: SplitKernel) -> None
     rank = len(base)
     for value in (rank, -rank - 1):
         m.add(f"{axis}_{value}_out_of_range".replace("-", "minus_"), f"{axis} {value}: not a dim of rank {rank}",
-              INVALID, base, m.combos[0], scalars=m.scalar_values({axis: str(value)}))
+              INVALID, base, m.combos[0], scalars=m.scalar_values({axis: str(value)}), axis=value)
     odd = list(base)
     odd[split.axis_default] += 1
     shapes = {p.name: odd for p in m.all_params()}

@@ -109,13 +109,26 @@ class SplitKernel:
         return ", ".join(b.value for b in self.buffers_in_order)
 
     @property
+    def ge_dtypes(self) -> tuple[str, ...]:
+        """The split input's dtypes (every tensor's), each once, in its column order."""
+        return tuple(dict.fromkeys(d.ge for d in self.split.dtypes))
+
+    @property
     def dtype_names(self) -> str:
-        return ", ".join(dict.fromkeys(d.ge for d in self.split.dtypes))
+        return ", ".join(self.ge_dtypes)
 
     @property
     def dtype_refusal(self) -> str:
         """The C++ condition on which the tiling refuses the split input's dtype."""
-        return " && ".join(f"dtype != ge::{ge}" for ge in dict.fromkeys(d.ge for d in self.split.dtypes))
+        return " && ".join(f"dtype != ge::{ge}" for ge in self.ge_dtypes)
+
+    def element_bytes(self, combination: int) -> int:
+        """Bytes of an element of every tensor in a dtype combination (they share the split input's dtype)."""
+        return self.split.dtypes[combination].size_bits // 8
+
+    def buffer_elements(self, ub_bytes: int, combination: int) -> int:
+        """Elements one UB buffer of the host tiling holds: a half-row past it takes the big-shape mode."""
+        return tile_buffer_bytes(self.buffers, ub_bytes) // self.element_bytes(combination)
 
     @property
     def other_tensors(self) -> tuple[TensorPlan, ...]:
@@ -148,7 +161,7 @@ class SplitKernel:
     @property
     def c_types(self) -> tuple[str, ...]:
         """The TPL DATATYPE values: the split input's dtypes, in its column order."""
-        return tuple(dict.fromkeys(f"C_{d.ge}" for d in self.split.dtypes))
+        return tuple(f"C_{ge}" for ge in self.ge_dtypes)
 
     @property
     def dtype_decl(self) -> str:
@@ -237,6 +250,12 @@ def _function_lines(name: str, loop: RegisterLoop, loads: tuple[SplitBuffer, ...
 BUFFER_NUM = 2
 BLOCK_BYTES = 32
 MAX_TILE_ROWS = 4095
+DTYPE_KEY_BITS = 8  # ASCENDC_TPL_DATATYPE_DECL's width in the key (asc-devkit template_argument.h)
+
+
+def tile_buffer_bytes(buffers: int, ub_bytes: int) -> int:
+    """One UB buffer of the host tiling: the UB over every queue's BUFFER_NUM slots, in whole blocks."""
+    return ub_bytes // (buffers * BUFFER_NUM) // BLOCK_BYTES * BLOCK_BYTES
 
 
 @dataclass(frozen=True)
@@ -249,7 +268,13 @@ class SplitTiling:
 
     def key(self, dtype_code: int) -> int:
         """asc-devkit's EncodeTilingKey of (T, SHAPE_MODE): the 8-bit dtype, then the mode's index above it."""
-        return dtype_code | self.shape_mode << 8
+        return dtype_code | self.shape_mode << DTYPE_KEY_BITS
+
+    @staticmethod
+    def mode_of(key: int) -> str:
+        """The shape mode a key selects (upstream glu_grad's UT: float16 small-shape 1, bfloat16 big-shape 283)."""
+        index = key >> DTYPE_KEY_BITS
+        return SHAPE_MODES[index][0] if index < len(SHAPE_MODES) else f"unknown mode {index}"
 
 
 TILING_FIELDS = ("rows", "half", "tileRows", "tileCols", "colTiles", "totalTiles", "tilesPerCore")
@@ -261,7 +286,7 @@ def split_tiling(shape: tuple[int, ...], axis: int, element_bytes: int, buffers:
     axis = axis + len(shape) if axis < 0 else axis
     rows = math.prod(shape[:axis])
     half = shape[axis] // 2 * math.prod(shape[axis + 1:])
-    buffer_bytes = ub_bytes // (buffers * BUFFER_NUM) // BLOCK_BYTES * BLOCK_BYTES
+    buffer_bytes = tile_buffer_bytes(buffers, ub_bytes)
     row_bytes = -(-half * element_bytes // BLOCK_BYTES) * BLOCK_BYTES
     if row_bytes <= buffer_bytes:
         tile_rows = min(buffer_bytes // row_bytes, -(-rows // cores), MAX_TILE_ROWS)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ...spec.models import OpSpec
-from ..kernel.split import BUFFER_NUM, TILING_FIELDS, SplitKernel, split_tiling
+from ..kernel.split import TILING_FIELDS, SplitKernel, split_tiling
 from ..registry.platforms import SocPlan
 from ..registry.tensors import DtypeCombination, TensorPlan
 from .kernel_ut import UT_WORKSPACE_BYTES, KernelUtCase, KernelUtPlan
@@ -58,13 +58,11 @@ def _kernel_cases(spec: OpSpec, split: SplitKernel, tensors: tuple[TensorPlan, .
     ub = UT_PLATFORMS[soc.name].ub_size
     shape, axis = tuple(spec.tests.shapes[0]), split.axis_default
     first = soc.combinations[0]
-    element = first.dtypes[tensors.index(split.split)].size_bits // 8
-    big = (2, 2 * (ub // (split.buffers * BUFFER_NUM) // element + 1))
+    big = (2, 2 * (split.buffer_elements(ub, first.index) + 1))
     wanted = [(c, shape, 1) for c in soc.combinations] + [(first, shape, 2), (first, big, 1)]
     found = []
     for combo, case_shape, cores in wanted:
-        element = combo.dtypes[tensors.index(split.split)].size_bits // 8
-        tiling = split_tiling(case_shape, axis, element, split.buffers, ub, cores)
+        tiling = split_tiling(case_shape, axis, split.element_bytes(combo.index), split.buffers, ub, cores)
         mode = split.shape_modes[tiling.shape_mode][0]
         ins = dict(zip((t.name for t in tensors if t.role == "input"),
                        split.input_shapes(tuple(t for t in tensors if t.role == "input"), case_shape, axis),
@@ -78,7 +76,7 @@ def _kernel_cases(spec: OpSpec, split: SplitKernel, tensors: tuple[TensorPlan, .
             soc.short_version, "'(" + ", ".join(map(str, case_shape)) + ",)'", math.prod(case_shape),
             tiling.used_cores, tuple(zip(TILING_FIELDS, tiling.fields, strict=True)),
             ("AscendC::SetKernelMode(KernelMode::AIV_MODE);",),
-            f"::{spec.snake_name}<{combo.dtypes[tensors.index(split.split)].kernel}, {mode}>", buffers,
+            f"::{spec.snake_name}<{split.split.dtypes[combo.index].kernel}, {mode}>", buffers,
             gen_args=(f"{split.axis}={axis}",)))
     return tuple(found)
 
@@ -128,10 +126,9 @@ def _suite(spec: OpSpec, split: SplitKernel, inputs: tuple[TensorPlan, ...], out
     shape = tuple(spec.tests.shapes[0])
     cases = []
     for combo in soc.combinations:
-        element = combo.dtypes[inputs.index(split.split)].size_bits // 8
-        code = GE_DATATYPE_VALUES[combo.dtypes[inputs.index(split.split)].ge]
-        buffer = platform.ub_size // (split.buffers * BUFFER_NUM) // element
-        big = (2, 2 * (buffer + 1))
+        element = split.element_bytes(combo.index)
+        code = GE_DATATYPE_VALUES[split.split.dtypes[combo.index].ge]
+        big = (2, 2 * (split.buffer_elements(platform.ub_size, combo.index) + 1))
         for label, case_shape in (("small_shape", shape), ("big_shape", big)):
             tiling = split_tiling(case_shape, -1, element, split.buffers, platform.ub_size, platform.core_num)
             cases.append(TilingCase(
