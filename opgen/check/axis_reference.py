@@ -65,10 +65,8 @@ def evaluate_along_axis(resolved: ResolvedReference, names: Sequence[str], input
 
     out, roundings = _vector_jacobian(torch, torch.float64, resolved, names, inputs, attrs)
     narrow, _ = _vector_jacobian(torch, torch.float32, resolved, names, inputs, attrs)
-    wide = narrow.double()
-    with np.errstate(all="ignore"):
-        resolved_here = ((wide - out).abs() <= RESOLVED * out.abs() + UNSEEN) | (wide.isnan() & out.isnan()) | (
-            wide == out)
+    wide = narrow.double()  # equal infinities differ by NaN: they count as held too
+    resolved_here = ((wide - out).abs() <= RESOLVED * out.abs() + UNSEEN) | (wide.isnan() & out.isnan()) | (wide == out)
     error = UNIT_ROUNDOFF * (roundings + 1) * torch.nan_to_num(out.abs(), nan=0.0)
     return (out.numpy().copy(),), error.numpy().copy(), (~resolved_here).numpy().copy()
 
@@ -88,14 +86,14 @@ def _vector_jacobian(torch: Any, dtype: Any, resolved: ResolvedReference, names:
         roundings[0] += 1
         return value
 
-    lib = {**torch_lib(torch), **axis_lib(torch)}
-    summed = {"sum": lib["sum"]}
+    lib: dict[str, Callable[..., Any]] = {**torch_lib(torch), **axis_lib(torch),
+                                         "const": lambda v: torch.tensor(v, dtype=dtype)}
+    plain_sum = lib["sum"]
 
     def counted_sum(value: Any, axis: Any) -> Any:
         roundings[0] += value.shape[int(axis)] - 1
-        return summed["sum"](value, axis)
+        return plain_sum(value, axis)
 
-    lib["const"] = lambda v: torch.tensor(v, dtype=dtype)
     result = evaluate(resolved.formula, env, {**lib, "sum": counted_sum}, rounded)
     if resolved.wrt is None or resolved.grad is None:
         return result.detach(), roundings[0]
