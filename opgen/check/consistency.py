@@ -162,6 +162,9 @@ def tiling_dispatch_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckIt
 def tpl_item(op_dir: Path, files: OpFiles, info: DefInfo) -> CheckItem:
     """arch35: the dType TPL macros declared and selected are exactly those the tiling sets, with distinct values."""
     label = "TPL dType macros == tiling"
+    if files.family.is_split:
+        return skipped(label, "split kernel: no dType macros; its TPL arguments (T, SHAPE_MODE) are the row "
+                              "`tiling keys: host == kernel` checks")
     if not files.is_dag:
         return skipped(label, "classic kernel: no dType template argument (the kernel takes its dtypes from the "
                               "DTYPE_<TENSOR> macros the build defines per binary JSON entry)")

@@ -237,3 +237,13 @@ def test_a_harness_runs_the_ops_tiling_parse_where_its_own_tiling_ut_does(tmp_pa
     harness = TilingHarness.of_tests(root, "arch35")
     assert harness is not None and not harness.parses
     assert "OpgenParse" not in driver_source(root, plan, (), (), harness.compile_info, harness.parses)
+
+
+def test_the_kernel_ut_is_named_so_ops_nn_builds_it() -> None:
+    """ops-nn's kernel UT build compiles test_<kernel entry stem>*.cpp: an op_file renaming the entry (as `opgen new
+    --like` renames glu_grad to reglu_grad for ReGluGrad) names the UT after it; otherwise the op's name stays."""
+    assert _plan("glu_grad").families[0].kernel_ut_file == "tests/ut/op_kernel/test_glu_grad.cpp"
+    data = YAML(typ="safe").load((DRAFTS / "glu_grad.yaml").read_text(encoding="utf-8").replace(
+        "op_file: glu_grad", "op_file: reglu_grad"))
+    plan = build_plan(OpSpec.model_validate(data, context={"attrs": attr_types(data)}), "x.yaml")
+    assert plan.families[0].kernel_ut_file == "tests/ut/op_kernel/test_reglu_grad.cpp"

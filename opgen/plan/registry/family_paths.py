@@ -45,7 +45,7 @@ def family_paths(op: str, name: str, several: bool, op_file: str | None = None) 
         return {"kernel_entry": entry, "kernel_dir": "op_kernel/arch35", "kernel_include": f"arch35/{op}.h",
                 "op_file": entry.rsplit("/", 1)[1].removesuffix(".cpp"), "tiling_source": f"op_host/{op}_tiling.cpp",
                 "tiling_ut": f"tests/ut/op_host/test_{op}_tiling.cpp",
-                "kernel_ut_file": f"tests/ut/op_kernel/test_{op}.cpp"}
+                "kernel_ut_file": _kernel_ut(f"test_{op}.cpp", entry)}
     entry = f"op_kernel/arch35/{op}.cpp" if several and name == "classic_arch35" else f"op_kernel/{op}_apt.cpp"
     if op_file is not None:
         entry = f"{entry.rsplit('/', 1)[0]}/{op_file}.cpp"
@@ -54,7 +54,15 @@ def family_paths(op: str, name: str, several: bool, op_file: str | None = None) 
             "op_file": entry.rsplit("/", 1)[1].removesuffix(".cpp"),
             "tiling_source": f"op_host/arch35/{op}_tiling_arch35.cpp",
             "tiling_ut": f"tests/ut/op_host/arch35/test_{op}_tiling.cpp",
-            "kernel_ut_file": f"tests/ut/op_kernel/test_{op}_apt.cpp"}
+            "kernel_ut_file": _kernel_ut(f"test_{op}_apt.cpp", entry)}
+
+
+def _kernel_ut(usual: str, entry: str) -> str:
+    """The kernel UT's path: ops-nn's kernel UT build compiles tests/ut/op_kernel/test_<kernel entry stem>*.cpp
+    (cmake/ut.cmake), so the name after the op is kept only where it begins so (an op_file renaming the entry to
+    another stem, as `opgen new --like` does, gets test_<op_file>.cpp)."""
+    stem = entry.rsplit("/", 1)[1].removesuffix(".cpp")
+    return f"tests/ut/op_kernel/{usual if usual.startswith(f'test_{stem}') else f'test_{stem}.cpp'}"
 
 
 def op_file_value(spec: OpSpec, kernel: str) -> str:
