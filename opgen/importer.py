@@ -19,6 +19,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .errors import OpgenError
 from .files import read_regular
+from .import_axis import split_axis, split_infershape, split_placeholder
 from .import_values import ValueProblem, attr_value
 from .spec.dtypes import PROTO_DTYPES
 from .spec.models import AICoreFlags, DefCall, SocName, camel_to_snake
@@ -33,7 +34,7 @@ _FLAGS = {"DynamicCompileStaticFlag": "dynamic_compile_static", "DynamicFormatFl
           "DynamicRankSupportFlag": "dynamic_rank_support", "DynamicShapeSupportFlag": "dynamic_shape_support",
           "NeedCheckSupportFlag": "need_check_support", "PrecisionReduceFlag": "precision_reduce"}
 PLACEHOLDER = "imported: write the op's math"
-AXIS_ATTRS = {"dim", "axis", "axes"}
+_ARCH35 = ("ascend950", "ascend350")
 _GRAD_NAME = re.compile(r"grad|^dy$|^d[a-z]$", re.IGNORECASE)
 _TOLERANCES = {"float32": (("rtol", 1.0e-4), ("atol", 1.0e-4)), "float16": (("rtol", 1.0e-3), ("atol", 1.0e-3)),
                "bfloat16": (("rtol", 8.0e-3), ("atol", 4.0e-3))}
@@ -50,7 +51,6 @@ def import_spec(op_dir: Path) -> str:
     if facts.definition is None:
         raise OpgenError("no op_host/*_def.cpp with an OpDef; pass an ops-nn op dir", where=str(op_dir))
     _check_tensors(facts, op_dir.resolve())
-    _check_axes(facts, op_dir.resolve())
     data = spec_data(facts, op_dir.resolve())
     yaml = YAML(typ="rt")
     yaml.width = 4096
@@ -80,12 +80,12 @@ def spec_data(facts: OpFacts, op_dir: Path) -> CommentedMap:
     if modules is not None and modules.args.get("ACLNNTYPE", ("aclnn_exclude",)) != ("aclnn_exclude",):
         data["aclnn_type"] = modules.args["ACLNNTYPE"][0]
     data["brief"] = f"{definition.op_type} ({PLACEHOLDER} in docs)."
-    proto = {t.name: t for t in facts.proto.tensors} if facts.proto else {}
+    proto = _proto_tensors(facts)
     symbols = {t.type.symbol for t in proto.values()}
     if len(symbols) == 1 and None not in symbols:
         data["proto_symbol"] = symbols.pop()
     for direction, key in (("Input", "inputs"), ("Output", "outputs")):
-        data[key] = [_tensor(t, columns[t.name], _proto_type(facts, proto.get(t.name)))
+        data[key] = [_tensor(t, columns[t.name], _proto_type(facts, proto.get(t.name)), proto.get(t.name))
                      for t in definition.tensors if t.direction == direction]
     proto_attrs = {a.name: a for a in facts.proto.attrs} if facts.proto else {}
     def_files = [f for f in facts.files if is_def_file(f)]
@@ -99,20 +99,31 @@ def spec_data(facts: OpFacts, op_dir: Path) -> CommentedMap:
               for a in proto_attrs.values() if a.name not in known]
     if attrs:
         data["attrs"] = attrs
+    axis = split_axis(facts, lambda name: _where(op_dir, def_files, f'"{name}"'))
     dag = not any(re.fullmatch(r"op_kernel/arch35/\w+_tiling_key\.h", f) for f in facts.files)
-    data["platforms"] = _platforms(definition.socs, columns, dag, op_dir.name)
-    unknown = [soc for soc in definition.socs if soc not in get_args(SocName)]
+    socs = {soc: config for soc, config in definition.socs.items()
+            if soc in get_args(SocName) and (soc in _ARCH35 or not axis)}
+    data["platforms"] = _platforms(socs, columns, "arch35_split" if axis else
+                                   "arch35_dag" if dag else "classic_arch35", op_dir.name)
+    unknown = [soc for soc in definition.socs if soc not in socs]
     if unknown:
+        why = "with classic kernels, which opgen does not write for an op split along an axis yet" if axis else \
+            "which opgen cannot generate"
         data.yaml_set_comment_before_after_key("platforms", before=f"imported: ops-nn also registers "
-                                               f"{', '.join(unknown)}, which opgen cannot generate; list def.socs "
-                                               "under upstream_differences with the reason")
-    data["infershape"] = _infershape(facts, op_dir, [t.name for t in definition.tensors if t.direction == "Input"])
+                                               f"{', '.join(unknown)}, {why}; list def.socs under "
+                                               "upstream_differences with the reason")
+    inputs = [t.name for t in definition.tensors if t.direction == "Input"]
+    data["infershape"] = _infershape(facts, op_dir, inputs)
+    if axis:
+        data["infershape"] = split_infershape(data["infershape"], inputs)
     if any(r.call("InferDataType") for r in facts.registrations):
         data["infershape"]["datatype_from"] = next(t.name for t in definition.tensors if t.direction == "Input")
         data["infershape"].yaml_add_eol_comment("imported: upstream registers InferDataType; say which input's "
                                                 "dtype the outputs take", "datatype_from")
     choice = next((a for a in attrs if a["type"] == "string"), None)
-    data["compute"] = _placeholder_recipe(definition.tensors, list(choice["values"]) if choice else ["default"])
+    results = [t.name for t in definition.tensors if t.direction == "Output"]
+    data["compute"] = split_placeholder(data["infershape"]["input"], results, axis.name, PLACEHOLDER) if axis else \
+        _placeholder_recipe(definition.tensors, list(choice["values"]) if choice else ["default"])
     api = _aclnn_api(facts, op_dir)
     l0_stems = [m.group(1) for f in facts.files if (m := re.fullmatch(r"(?:op_host/)?op_api/(?!aclnn_)(\w+)\.cpp", f))]
     if api:
@@ -121,7 +132,6 @@ def spec_data(facts: OpFacts, op_dir: Path) -> CommentedMap:
         data["l0_op"] = True  # an l0 op for an aclnn API declared elsewhere
     if len(l0_stems) == 1 and l0_stems[0] != op_dir.name:
         data["l0_file"] = l0_stems[0]
-    inputs = [t.name for t in definition.tensors if t.direction == "Input"]
     grad = next((n for n in inputs if _GRAD_NAME.search(n)), inputs[0])
     wrt = next((n for n in inputs if n != grad), grad)
     reference = CommentedMap([("forward", None), ("wrt", wrt), ("grad", grad)])
@@ -161,18 +171,6 @@ def _infershape(facts: OpFacts, op_dir: Path, inputs: list[str]) -> CommentedMap
     if found.input is not None and found.input < len(inputs):
         data["input"] = inputs[found.input]
     return data
-
-
-def _check_axes(facts: OpFacts, op_dir: Path) -> None:
-    """Refuse an op with an axis attr: it reduces or splits along it, which no spec can say yet."""
-    definition = facts.definition
-    assert definition is not None
-    axis = next((a for a in definition.attrs if a.name.lower() in AXIS_ATTRS), None)
-    if axis is not None:
-        def_files = [f for f in facts.files if is_def_file(f)]
-        raise OpgenError(f"{definition.op_type} takes the axis attr {axis.name!r}: it reduces or splits its inputs "
-                         "along an axis, and a spec can say only elementwise and broadcasting ops; import it once "
-                         "opgen has reduce and split steps", where=_where(op_dir, def_files, f'"{axis.name}"'))
 
 
 def _check_tensors(facts: OpFacts, op_dir: Path) -> None:
@@ -226,6 +224,23 @@ def _all_rows(columns: dict[str, list[str]]) -> list[tuple[tuple[str, str], ...]
     return [tuple((name, dtypes[k]) for name, dtypes in columns.items()) for k in range(width)]
 
 
+def _proto_tensors(facts: OpFacts) -> dict[str, ProtoTensor]:
+    """Each def tensor's REG_OP tensor: the one of its name, else the one at its place among the inputs or the
+    outputs (upstream GLUGrad's def says grad_out, self, out where its proto says y_grad, x, x_grad)."""
+    if facts.proto is None or facts.definition is None:
+        return {}
+    by_name = {t.name: t for t in facts.proto.tensors}
+    found = {}
+    for direction in ("Input", "Output"):
+        placed = [t for t in facts.proto.tensors if t.kind.endswith(direction.upper())]
+        tensors = [t for t in facts.definition.tensors if t.direction == direction]
+        for k, tensor in enumerate(tensors):
+            match = by_name.get(tensor.name) or (placed[k] if len(placed) == len(tensors) else None)
+            if match is not None:
+                found[tensor.name] = match
+    return found
+
+
 def _proto_type(facts: OpFacts, tensor: ProtoTensor | None) -> ProtoType | None:
     """A tensor's REG_OP type; one written `"T"` is its `.DATATYPE(T, ...)`."""
     if tensor is None or facts.proto is None:
@@ -234,8 +249,10 @@ def _proto_type(facts: OpFacts, tensor: ProtoTensor | None) -> ProtoType | None:
     return facts.proto.datatypes.get(symbol, tensor.type) if symbol else tensor.type
 
 
-def _tensor(tensor: DefTensor, dtypes: list[str], proto: ProtoType | None) -> CommentedMap:
+def _tensor(tensor: DefTensor, dtypes: list[str], proto: ProtoType | None, ir: ProtoTensor | None) -> CommentedMap:
     out = CommentedMap(name=tensor.name)
+    if ir is not None and ir.name != tensor.name:
+        out["proto_name"] = ir.name
     out["dtypes"] = CommentedSeq(dtypes)
     out["dtypes"].fa.set_flow_style()
     formats = sorted(set(f.removeprefix("FORMAT_") for f in tensor.format or ("FORMAT_ND",)))
@@ -282,17 +299,16 @@ def _proto_only(attr: CommentedMap) -> CommentedMap:
     return attr
 
 
-def _platforms(socs: dict[str, AICoreConfig | None], columns: dict[str, list[str]], dag: bool,
+def _platforms(socs: dict[str, AICoreConfig | None], columns: dict[str, list[str]], arch35_kernel: str,
                name: str) -> list[CommentedMap]:
-    """One platform per AddConfig of a SoC opgen knows: arch35 SoCs take the classic_arch35 family where upstream
-    has an arch35 `_tiling_key.h` (a TPipe kernel), else the DAG one; classic families get tiling keys in order
-    (upstream's own are in its tiling code)."""
+    """One platform per AddConfig of the SoCs given: arch35 SoCs take `arch35_kernel` (classic_arch35 where
+    upstream has an arch35 `_tiling_key.h`, a TPipe kernel; arch35_split for a split op; else the DAG one); classic
+    families get tiling keys in order (upstream's own are in its tiling code)."""
     out = []
     keys = iter(range(len(socs)))
-    for soc, config in ((soc, config) for soc, config in socs.items() if soc in get_args(SocName)):
-        arch35 = soc in ("ascend950", "ascend350")
-        platform = CommentedMap(soc=soc, kernel="arch35_dag" if arch35 and dag else
-                                "classic_arch35" if arch35 else "classic")
+    for soc, config in socs.items():
+        arch35 = soc in _ARCH35
+        platform = CommentedMap(soc=soc, kernel=arch35_kernel if arch35 else "classic")
         if config is not None:
             called = {field: config.flags[flag] == "true" if flag in config.flags else None
                       for flag, field in _FLAGS.items()}
@@ -303,7 +319,7 @@ def _platforms(socs: dict[str, AICoreConfig | None], columns: dict[str, list[str
             op_file = config.extend_cfg_info.get("opFile.value")
             if op_file is not None and op_file != f"{name}_apt":
                 platform["op_file"] = op_file
-        if platform["kernel"] != "arch35_dag":
+        if platform["kernel"] not in ("arch35_dag", "arch35_split"):
             platform["tiling_key"] = next(keys)
             platform.yaml_add_eol_comment("imported: numbered in order; use upstream's key", "tiling_key")
         rows = _rows(config)

@@ -1,8 +1,6 @@
-"""The arch35_split kernel family (GLU grads), from the drafts in tests/along_axis/: its plan and files as a maintainer
-reads them, and, with the CANN sources, its kernel compiled against asc-devkit for every dtype and shape mode.
-
-gen still refuses these specs (their UTs, aclnn API and numerics come next), so the tree is rendered from the plan.
-"""
+"""The arch35_split kernel family (GLU grads), from the GLUGrad sample spec and the SwiGluGrad draft in
+tests/along_axis/: its plan and files as a maintainer reads them, and, with the CANN sources, its kernel compiled
+against asc-devkit for every dtype and shape mode."""
 
 from __future__ import annotations
 
@@ -29,16 +27,17 @@ from opgen.render import render_trees
 from opgen.spec.attrs import attr_types
 from opgen.spec.models import OpSpec
 
-DRAFTS = Path(__file__).parents[1] / "along_axis"
+GLU = Path(__file__).parents[2] / "schemas" / "glu_grad.yaml"
+SPECS = {"glu_grad": GLU, "swi_glu_grad": Path(__file__).parents[1] / "along_axis" / "swi_glu_grad.yaml"}
 
 
 def _spec(name: str) -> OpSpec:
-    data = YAML(typ="safe").load((DRAFTS / f"{name}.yaml").read_text(encoding="utf-8"))
+    data = YAML(typ="safe").load(SPECS[name].read_text(encoding="utf-8"))
     return OpSpec.model_validate(data, context={"attrs": attr_types(data)})
 
 
 def _plan(name: str) -> RenderPlan:
-    return build_plan(_spec(name), str(DRAFTS / f"{name}.yaml"))
+    return build_plan(_spec(name), str(SPECS[name]))
 
 
 def _tree(name: str, root: Path) -> tuple[RenderPlan, Path]:
@@ -211,7 +210,7 @@ def test_the_aclnn_wrapper_checks_the_split_as_upstreams_does(tmp_path: Path) ->
 ])
 def test_consistency_catches_a_split_trees_wiring_faults(run: Any, tmp_path: Path, rel: str, edit: tuple[str, str],
                                                          expected: str) -> None:
-    assert run("gen", DRAFTS / "glu_grad.yaml", "-o", tmp_path).code == 0
+    assert run("gen", GLU, "-o", tmp_path).code == 0
     op_dir = tmp_path / "activation" / "glu_grad"
     assert run("check", op_dir, "--tier", "consistency").code == 0
     text = (op_dir / rel).read_text(encoding="utf-8")
@@ -243,7 +242,7 @@ def test_the_kernel_ut_is_named_so_ops_nn_builds_it() -> None:
     """ops-nn's kernel UT build compiles test_<kernel entry stem>*.cpp: an op_file renaming the entry (as `opgen new
     --like` renames glu_grad to reglu_grad for ReGluGrad) names the UT after it; otherwise the op's name stays."""
     assert _plan("glu_grad").families[0].kernel_ut_file == "tests/ut/op_kernel/test_glu_grad.cpp"
-    data = YAML(typ="safe").load((DRAFTS / "glu_grad.yaml").read_text(encoding="utf-8").replace(
+    data = YAML(typ="safe").load(GLU.read_text(encoding="utf-8").replace(
         "op_file: glu_grad", "op_file: reglu_grad"))
     plan = build_plan(OpSpec.model_validate(data, context={"attrs": attr_types(data)}), "x.yaml")
     assert plan.families[0].kernel_ut_file == "tests/ut/op_kernel/test_reglu_grad.cpp"

@@ -30,7 +30,7 @@ def _ge(dtypes: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def test_every_sample_spec_has_a_generated_tree() -> None:
-    assert len(NAMES) == 18
+    assert len(NAMES) == 19
     assert all((SAMPLES / _sample(n)[1].rel_dir).is_dir() for n in NAMES)
 
 
@@ -39,8 +39,10 @@ def test_proto_facts_are_the_specs(name: str) -> None:
     spec, _, facts = _sample(name)
     proto = facts.proto
     assert proto is not None and proto.op_type == spec.op_type
-    kinds = [("OPTIONAL_INPUT" if t.param_type == "optional" else "INPUT", t.name) for t in spec.inputs]
-    assert [(t.kind, t.name) for t in proto.tensors] == kinds + [("OUTPUT", t.name) for t in spec.outputs]
+    kinds = [("OPTIONAL_INPUT" if t.param_type == "optional" else "INPUT", t.proto_name or t.name)
+             for t in spec.inputs]
+    assert [(t.kind, t.name) for t in proto.tensors] == kinds + [("OUTPUT", t.proto_name or t.name)
+                                                                for t in spec.outputs]
     for tensor, fact in zip(spec.tensors, proto.tensors, strict=True):
         written = tensor.proto_dtypes or tensor.dtype_column(spec.combination_count)
         admitted = proto_admits(written)

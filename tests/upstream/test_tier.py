@@ -36,6 +36,10 @@ LISTED: dict[str, tuple[str, ...]] = {
     "gelu_grad_v2": (
         'aclnn.aclnnGeluBackwardV2.names', 'file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',
     ),
+    "glu_grad": (
+        'docs.*.products', 'cmake.op_host/CMakeLists.txt.add_modules_sources.DEPENDENCIES',
+        'cmake.op_host/CMakeLists.txt.add_modules_sources.DIR', 'file.op_*', 'file.examples/*', 'file.tests/*',
+    ),
     "hard_shrink_grad": (
         'file.examples/*', 'file.*op_api/*', 'file.op_graph/*', 'file.op_*', 'file.op_host/config/*', 'file.tests/*',
     ),
