@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from .errors import OpgenError
-from .upstream import OpFacts
-from .upstream.models import DefAttr
+from ..errors import OpgenError
+from ..upstream import OpFacts
+from ..upstream.models import DefAttr
 
 SPLIT_AXIS = "dim"
 _REDUCE_AXES = {"axis", "axes"}

@@ -17,16 +17,18 @@ from typing import get_args
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from .errors import OpgenError
-from .files import read_regular
-from .import_axis import split_axis, split_infershape, split_placeholder
-from .import_values import ValueProblem, attr_value
-from .spec.dtypes import PROTO_DTYPES
-from .spec.models import AICoreFlags, DefCall, SocName, camel_to_snake
-from .upstream import OpFacts, parse_op_dir
-from .upstream.infershape import shape_rule
-from .upstream.models import AclnnFunction, AclnnParam, AICoreConfig, DefTensor, ProtoAttr, ProtoTensor, ProtoType
-from .upstream.opdir import is_def_file
+from ..errors import OpgenError
+from ..files import read_regular
+from ..spec.dtypes import PROTO_DTYPES
+from ..spec.models import AICoreFlags, DefCall, SocName
+from ..upstream import OpFacts, parse_op_dir
+from ..upstream.infershape import shape_rule
+from ..upstream.models import AICoreConfig, DefTensor, ProtoAttr, ProtoTensor, ProtoType
+from ..upstream.opdir import is_def_file
+from .aclnn import aclnn_api
+from .axis import split_axis, split_infershape, split_placeholder
+from .values import ValueProblem, attr_value
+from .yaml_text import flow, snake, where_registered
 
 _BY_GE = {d.ge: d.name for d in PROTO_DTYPES.values()}
 _ATTR_TYPES = {"Float": "float", "Int": "int", "Bool": "bool", "String": "string"}
@@ -71,7 +73,7 @@ def spec_data(facts: OpFacts, op_dir: Path) -> CommentedMap:
     data["category"] = op_dir.parent.name
     if experimental:
         data["experimental"] = True
-    if _snake(definition.op_type) != op_dir.name:
+    if snake(definition.op_type) != op_dir.name:
         data["name"] = op_dir.name
     modules = next((c for f in facts.cmake for c in f.calls
                     if c.command in ("add_modules_sources", "add_all_modules_sources")), None)
@@ -99,7 +101,7 @@ def spec_data(facts: OpFacts, op_dir: Path) -> CommentedMap:
               for a in proto_attrs.values() if a.name not in known]
     if attrs:
         data["attrs"] = attrs
-    axis = split_axis(facts, lambda name: _where(op_dir, def_files, f'"{name}"'))
+    axis = split_axis(facts, lambda name: where_registered(op_dir, def_files, f'"{name}"'))
     dag = not any(re.fullmatch(r"op_kernel/arch35/\w+_tiling_key\.h", f) for f in facts.files)
     socs = {soc: config for soc, config in definition.socs.items()
             if soc in get_args(SocName) and (soc in _ARCH35 or not axis)}
@@ -124,7 +126,7 @@ def spec_data(facts: OpFacts, op_dir: Path) -> CommentedMap:
     results = [t.name for t in definition.tensors if t.direction == "Output"]
     data["compute"] = split_placeholder(data["infershape"]["input"], results, axis.name, PLACEHOLDER) if axis else \
         _placeholder_recipe(definition.tensors, list(choice["values"]) if choice else ["default"])
-    api = _aclnn_api(facts, op_dir)
+    api = aclnn_api(facts, op_dir)
     l0_stems = [m.group(1) for f in facts.files if (m := re.fullmatch(r"(?:op_host/)?op_api/(?!aclnn_)(\w+)\.cpp", f))]
     if api:
         data["aclnn"] = api
@@ -181,7 +183,7 @@ def _check_tensors(facts: OpFacts, op_dir: Path) -> None:
         if not any(t.direction == direction for t in definition.tensors):
             raise OpgenError(f"the OpDef {definition.op_type} registers no {direction} (`this->{direction}(\"...\")`); "
                              f"opgen generates ops with at least one input and one output",
-                             where=_where(op_dir, [f for f in facts.files if is_def_file(f)], "OpDef"))
+                             where=where_registered(op_dir, [f for f in facts.files if is_def_file(f)], "OpDef"))
 
 
 def _located(op_dir: Path, files: list[str], needle: str, make: Callable[[], CommentedMap], what: str) -> CommentedMap:
@@ -189,16 +191,7 @@ def _located(op_dir: Path, files: list[str], needle: str, make: Callable[[], Com
     try:
         return make()
     except ValueProblem as problem:
-        raise OpgenError(f"{what}: {problem}", where=_where(op_dir, files, needle)) from None
-
-
-def _where(op_dir: Path, files: list[str], needle: str) -> str:
-    """`<file>:<line>` of the first of the files holding `needle`, else the first file (else the op dir)."""
-    for rel in files:
-        data = read_regular(op_dir / rel).decode("utf-8", errors="replace")
-        if needle in data:
-            return f"{op_dir / rel}:{data.count(chr(10), 0, data.index(needle)) + 1}"
-    return str(op_dir / files[0]) if files else str(op_dir)
+        raise OpgenError(f"{what}: {problem}", where=where_registered(op_dir, files, needle)) from None
 
 
 def _columns(tensors: tuple[DefTensor, ...], socs: dict[str, AICoreConfig | None]) -> dict[str, list[str]]:
@@ -325,7 +318,7 @@ def _platforms(socs: dict[str, AICoreConfig | None], columns: dict[str, list[str
         rows = _rows(config)
         if rows:
             every = _all_rows(columns)
-            platform["combinations"] = _flow([every.index(row) for row in rows])
+            platform["combinations"] = flow([every.index(row) for row in rows])
         out.append(platform)
     return out
 
@@ -338,113 +331,5 @@ def _placeholder_recipe(tensors: tuple[DefTensor, ...], variants: list[str]) -> 
     return CommentedMap(dtype="float32", variants={variant: steps for variant in variants})
 
 
-def _aclnn_api(facts: OpFacts, op_dir: Path) -> CommentedMap | None:
-    """The aclnn API as its header declares it: tensors matched to the op's in order (the last ones are the
-    outputs), scalars matched to attrs by name, the parameter order and the `const`s where they are not opgen's."""
-    definition = facts.definition
-    assert definition is not None
-    functions = {f.name: f for header in facts.aclnn for f in header.functions}
-    first = next((f for name, f in functions.items() if name.endswith("GetWorkspaceSize")), None)
-    if first is None:
-        return None
-    params = [p for p in first.params if p.name not in ("workspaceSize", "executor")]
-    tensors = [p for p in params if _bare(p.type) == "aclTensor*"]
-    op_outs = [t.name for t in definition.tensors if t.direction == "Output"]
-    _check_api(first, tensors, len(op_outs), _where(op_dir, [h.file for h in facts.aclnn if first in h.functions],
-                                                    first.name))
-    ins, outs = tensors[: len(tensors) - len(op_outs)], tensors[len(tensors) - len(op_outs):]
-    op_ins = [t for t in definition.tensors if t.direction == "Input"]
-    required = [t.name for t in op_ins if t.param_type != "OPTIONAL"]
-    taken = required + [t.name for t in op_ins if t.param_type == "OPTIONAL"]
-    api = CommentedMap(api=first.name.removeprefix("aclnn").removesuffix("GetWorkspaceSize"))
-    stem = next(Path(h.file).stem for h in facts.aclnn if first in h.functions)
-    if stem != f"aclnn_{camel_to_snake(api['api'])}":
-        api["file"] = stem
-    api["inputs"] = [_param(p.name, taken[k] if k < len(taken) else taken[-1], k >= len(taken))
-                     for k, p in enumerate(ins)]
-    scalars = _scalars([p for p in params if p not in tensors], [a.name for a in definition.attrs])
-    if scalars:
-        api["scalars"] = scalars
-    api["outputs"] = [_param(p.name, t) for p, t in zip(outs, op_outs, strict=True)]
-    fed = CommentedMap((name, None if name not in required else ins[-1].name) for name in taken[len(ins):])
-    for name in (n for n in fed if fed[n] is not None):
-        fed.yaml_add_eol_comment(f"imported: the API does not take {name}; say which API input feeds it", name)
-    if fed:
-        api["unused_inputs"] = fed
-    written = [p.name for p in params if p not in outs]
-    if written != [p.name for p in ins] + [s["name"] for s in scalars]:
-        api["order"] = _flow(written)
-    second = functions.get(first.name.removesuffix("GetWorkspaceSize"))
-    if second is not None and any(p.type.replace(" ", "") == "constaclrtStream" for p in second.params):
-        api["const_stream"] = True
-    if outs and all(p.type.replace(" ", "").startswith("const") for p in outs):
-        api["const_outputs"] = True
-    return api
-
-
-def _check_api(function: AclnnFunction, tensors: list[AclnnParam], outputs: int, where: str) -> None:
-    """What the spec's `aclnn:` needs of the header: named parameters, no varargs, an aclTensor* for each output
-    and at least one input."""
-    for k, param in enumerate(function.params):
-        if param.type == "...":
-            raise OpgenError(f"{function.name} takes variable arguments (...); an aclnn API opgen wraps has a fixed "
-                             "parameter list: import an op whose header declares one", where=where)
-        if not param.name:
-            raise OpgenError(f"{function.name}'s parameter {k + 1} ({param.type}) has no name; the spec names every "
-                             "API parameter: name it in the header", where=where)
-    if len(tensors) < outputs + 1:
-        raise OpgenError(f"{function.name} takes {len(tensors)} aclTensor* parameter(s), but the op registers "
-                         f"{outputs} output(s) and at least one input, each an aclTensor* of the API (outputs "
-                         "last); import an op whose header takes them", where=where)
-
-
-def _bare(c_type: str) -> str:
-    return c_type.replace(" ", "").removeprefix("const")
-
-
-def _param(name: str, tensor: str, unused: bool = False) -> CommentedMap:
-    out = CommentedMap(name=name, tensor=tensor)
-    if unused:
-        out["unused"] = True
-        out.yaml_add_eol_comment("imported: an API tensor beyond the op's inputs; say which it carries", "unused")
-    out.fa.set_flow_style()
-    return out
-
-
-def _scalars(params: list[AclnnParam], attrs: list[str]) -> list[CommentedMap]:
-    """Each non-tensor parameter as a scalar: the attr of its name (snake or camel, an `Optional` suffix dropped),
-    else the next attr no parameter names, in order; a bool with neither is a flag a rule reads."""
-    names = {p.name: p.name.removesuffix("Optional") for p in params}
-    named = {p.name: next((a for a in attrs if a in (n, _snake(n)) or a.replace("_", "") == n.lower()), None)
-             for p in params for n in [names[p.name]]}
-    spare = iter(a for a in attrs if a not in named.values())
-    out = []
-    for p in params:
-        kind = "char*" if _bare(p.type) == "char*" else _bare(p.type).removesuffix("*")
-        scalar = CommentedMap(name=p.name)
-        attr = named[p.name] or (None if kind == "bool" else next(spare, None))
-        if attr is not None:
-            scalar["attr"] = attr
-        if kind != "aclScalar":
-            scalar["type"] = kind
-        if names[p.name] != p.name and kind == "aclScalar":
-            scalar["optional"] = True
-        if attr is not None and named[p.name] is None:
-            scalar.yaml_add_eol_comment("imported: matched to the attr by order; check it", "name")
-        scalar.fa.set_flow_style()
-        out.append(scalar)
-    return out
-
-
-def _flow(items: list[str] | list[int]) -> CommentedSeq:
-    seq = CommentedSeq(items)
-    seq.fa.set_flow_style()
-    return seq
-
-
 def _dtype(ge: str) -> str:
     return _BY_GE.get(ge, ge.removeprefix("DT_").lower())
-
-
-def _snake(camel: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", camel).lower()
