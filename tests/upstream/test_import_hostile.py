@@ -167,3 +167,26 @@ def test_a_shape_computed_in_the_ops_own_code_is_imported_with_a_comment(run: Ru
     line = next(x for x in spec.read_text().splitlines() if x.startswith("  rule:"))
     assert line.startswith("  rule: elementwise  # imported: op_host/elu_grad_v2_infershape.cpp:17: "
                            "InferShapeEluGradV2 computes the output shape in its own code"), line
+
+
+def test_a_split_op_imports_its_arch35_socs_and_names_the_classic_ones_it_leaves(run: Run, tmp_path: Path) -> None:
+    """SwiGluGrad also runs on 910B with classic kernels, which opgen does not write for a split op: the import
+    keeps ascend950 (arch35_split, a placeholder that splits the input infershape copies), says which SoCs it left,
+    and the spec renders."""
+    op_dir = tmp_path / "ops-nn/activation/glu_grad"
+    shutil.copytree(ROOT / "generated_samples/activation/glu_grad", op_dir)
+    definition = op_dir / "op_host/glu_grad_def.cpp"
+    text = definition.read_text()
+    added = '        this->AICore().AddConfig("ascend950", configAscend950);\n'
+    assert added in text
+    definition.write_text(text.replace(added, added + added.replace('"ascend950"', '"ascend910b"')))
+    spec = tmp_path / "glu_grad.yaml"
+    assert run("import", op_dir, "-o", spec).code == 0
+    written = spec.read_text()
+    assert "# imported: ops-nn also registers ascend910b, with classic kernels" in written
+    data = YAML(typ="safe").load(written)
+    assert [(p["soc"], p["kernel"]) for p in data["platforms"]] == [("ascend950", "arch35_split")]
+    assert data["infershape"] == {"rule": "same_as_input", "input": "self"}
+    assert data["compute"]["variants"]["default"][:2] == ["a = first_half(self, dim)", "b = second_half(self, dim)"]
+    assert data["inputs"][0]["proto_name"] == "y_grad" and data["outputs"][0]["proto_name"] == "x_grad"
+    assert run("gen", spec, "-o", tmp_path / "out").code == 0
