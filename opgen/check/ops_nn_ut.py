@@ -92,7 +92,7 @@ def kernel_ut_rows(prefix: Prefix, sources: CannSources, plan: RenderPlan, op_di
                    if name.lower() == ut}
         tikicpulib.declare_upstream_kernel(sources, plan, kernel_ut.parents[2], soc)
     try:  # one targets file for both runs: it declares what either kernel calls
-        env = tikicpulib.build_sh_env(tikicpulib.prepare(sources, socs | spelled, prefix.c_sec))
+        env = tikicpulib.build_sh_env(tikicpulib.prepare(sources, socs | spelled, prefix))
     except OpgenError as error:
         return [bad(label, f"the tikicpulib stand-in did not build: {error}")]
     rows = [_kernel_row(prefix, _run(prefix, sources, plan, "opkernel", soc, op_dir, env), False)]

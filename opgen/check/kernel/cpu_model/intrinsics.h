@@ -163,6 +163,13 @@ uint64_t U(T value)
 {
     return static_cast<uint64_t>(value);
 }
+// the value a padded GM -> UB move writes into its pad elements: DataCopyPad sets it (raw bits; a pad element takes
+// the low bytes of its width) when its pad params say isPad
+inline uint64_t& MovPadValue()
+{
+    static uint64_t value = 0;
+    return value;
+}
 } // namespace opgen_cpu
 
 // The model's intrinsics live in opgen_model; opgen_model_bindings.h (generated per build from the
@@ -375,7 +382,12 @@ OPGEN_NO_OP(mem_bar) // ordering of UB stores and loads: one core runs them in p
 OPGEN_NO_OP(set_atomic_none)
 OPGEN_NO_OP(set_padding)
 OPGEN_NO_OP(set_l1_3d_size)
-OPGEN_NO_OP(set_mov_pad_val)
+// set_mov_pad_val: the pad value of the next padded GM -> UB move (opgen_cpu::MovPadValue)
+OPGEN_INTRINSIC(set_mov_pad_val)
+{
+    ((opgen_cpu::MovPadValue() = static_cast<uint64_t>(args)), ...);
+    return {};
+}
 OPGEN_NO_OP(set_ffts_base_addr) // the cross-core sync counters' base: vector-only kernels never sync cores
 // AscendCBufInit(position, kind, num, address, len): a TPipe buffer of num x len bytes, counted for the UB extent;
 // bookkeeping only, so another form is passed over as before

@@ -214,6 +214,27 @@ X Divide(X x, X y)
     return x / y;
 }
 
+// a lane shifted by a scalar: right logical for an unsigned element, arithmetic for a signed one (the lane is read
+// zero- or sign-extended); left in the lane's bits, the store keeping the element's width; a float lane has no shift
+template <typename X, typename Y>
+X ShiftRight(X x, Y y)
+{
+    if constexpr (std::is_integral_v<X>) {
+        return x >> y;
+    } else {
+        Unmodelled("vshrs of a float register");
+    }
+}
+template <typename X, typename Y>
+X ShiftLeft(X x, Y y)
+{
+    if constexpr (std::is_integral_v<X>) {
+        return static_cast<X>(static_cast<uint64_t>(x) << y);
+    } else {
+        Unmodelled("vshls of a float register");
+    }
+}
+
 OPGEN_REG_ARITH(vadd, x + y)
 OPGEN_REG_ARITH(vsub, x - y)
 OPGEN_REG_ARITH(vmul, x * y)
@@ -223,6 +244,8 @@ OPGEN_REG_ARITH(vmin, Min(x, y))
 OPGEN_REG_ARITH(vadds, x + y)
 OPGEN_REG_ARITH(vmuls, x * y)
 OPGEN_REG_ARITH(vmaxs, Max(x, y))
+OPGEN_REG_ARITH(vshrs, ShiftRight(x, y))
+OPGEN_REG_ARITH(vshls, ShiftLeft(x, y))
 OPGEN_REG_ARITH(vmins, Min(x, y))
 // fused multiply-adds, one rounding to the element type (the product of two float/half values is exact in double)
 // asc_madd.md (reg): dst = dst * src0 + src1

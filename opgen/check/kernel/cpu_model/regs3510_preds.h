@@ -348,21 +348,40 @@ inline void Bursts(uint8_t* dst, const uint8_t* src, uint64_t count, uint64_t le
         std::memmove(dst + i * dstStride, src + i * srcStride, len);
     }
 }
-// copy_gm_to_ubuf_align_v2(dst, src, sid, count, len, leftPad, rightPad, isPad, cacheMode, srcStride, dstStride)
+// a burst's pad elements (the element width is the move's pointer type): the value set_mov_pad_val holds, its low
+// bytes; a pad without isPad has no documented value, so the model refuses it rather than invent one
+template <typename E>
+void PadElements(E* at, uint64_t count, bool isPad)
+{
+    if (count != 0 && !isPad) {
+        Unmodelled("copy_gm_to_ubuf_align_v2 padding without isPad");
+    }
+    E value;
+    uint64_t bits = opgen_cpu::MovPadValue();
+    std::memcpy(&value, &bits, sizeof(E));
+    std::fill(at, at + count, value);
+}
+// copy_gm_to_ubuf_align_v2(dst, src, sid, count, len, leftPad, rightPad, isPad, cacheMode, srcStride, dstStride):
+// each burst lands at i * dstStride bytes as leftPad elements, its len bytes, rightPad elements (asc-devkit dav_3510
+// CopyGmToUbufAlignV2 counts dstStride to hold the pads)
 template <typename... Args>
 int64_t copy_gm_to_ubuf_align_v2(Args&&... args)
 {
-    auto run = [](auto* dst, auto* src, auto, auto count, auto len, auto left, auto right, auto, auto, auto srcStride,
-                  auto dstStride) {
-        if (left != 0 || right != 0) {
-            Unmodelled("copy_gm_to_ubuf_align_v2 with padding");
-        }
+    auto run = [](auto* dst, auto* src, auto, auto count, auto len, auto left, auto right, auto isPad, auto,
+                  auto srcStride, auto dstStride) {
         if (Moves().loopOutToUb != ((1ULL << 21) | 1ULL)) {
             Unmodelled("copy_gm_to_ubuf_align_v2 in loop mode");
         }
+        using E = std::remove_cv_t<std::remove_pointer_t<decltype(dst)>>;
+        uint64_t leftBytes = static_cast<uint64_t>(left) * sizeof(E);
         opgen_cpu::Cost().gmToUb += static_cast<uint64_t>(count) * static_cast<uint64_t>(len);
-        Bursts(reinterpret_cast<uint8_t*>(dst), reinterpret_cast<const uint8_t*>(src), count, len, srcStride,
-               dstStride);
+        auto* out = reinterpret_cast<uint8_t*>(dst);
+        Bursts(out + leftBytes, reinterpret_cast<const uint8_t*>(src), count, len, srcStride, dstStride);
+        for (uint64_t i = 0; i < static_cast<uint64_t>(count); ++i) {
+            uint8_t* burst = out + i * static_cast<uint64_t>(dstStride);
+            PadElements(reinterpret_cast<E*>(burst), left, static_cast<bool>(isPad));
+            PadElements(reinterpret_cast<E*>(burst + leftBytes + len), right, static_cast<bool>(isPad));
+        }
     };
     if constexpr (std::is_invocable_v<decltype(run), Args&...>) {
         run(args...);
