@@ -74,7 +74,7 @@ def prepare_cache(sources: CannSources, op_dirs: Sequence[Path]) -> Path:
         for _, plan in ops:
             for soc in plan.kernel_ut_socs:
                 if socs := tikicpulib.kernel_ut_socs(soc.name):
-                    tikicpulib.prepare(sources, socs, prefix)
+                    tikicpulib.prepare(sources, socs, prefix.c_sec)
         progress.say(f"prepared: {prefix.root} and the CPU model under {cache_root()}")
     return prefix.root
 

@@ -43,11 +43,6 @@ class Prefix:
         return self.ascend_home / "x86_64-linux" / "lib64"
 
     @property
-    def include_dir(self) -> Path:
-        """The toolkit's include dir (metadef's register/, graph/, ...)."""
-        return self.ascend_home / "x86_64-linux" / "include"
-
-    @property
     def c_sec(self) -> Path:
         """libboundscheck as the toolkit ships it (libraries.py builds it), which the tikicpulib stand-in links."""
         return self.lib_dir / C_SEC_LIBRARY

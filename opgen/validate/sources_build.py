@@ -59,7 +59,7 @@ class SourcesBuild:
             if record is not None and (record / SPEC_COPY).is_file():
                 spec = load_spec(record / SPEC_COPY).spec
                 tikicpulib.declare_kernel(self.sources, build_plan(spec, SPEC_COPY), op_dir, soc)
-            tikicpulib.prepare(self.sources, tikicpulib.kernel_ut_socs(soc), prefix)
+            tikicpulib.prepare(self.sources, tikicpulib.kernel_ut_socs(soc), prefix.c_sec)
         return prefix
 
     def command(self, build_args: tuple[str, ...]) -> list[str]:

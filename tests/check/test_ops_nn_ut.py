@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from opgen.cann_prefix.build import build_prefix
+from opgen.cann_prefix.build import Prefix, build_prefix
 from opgen.cann_prefix.ut_run import UtRun, run_ut
 from opgen.cann_sources import cache_root, resolve_sources
 from opgen.check.items import CheckItem
-from opgen.check.ops_nn_ut import kernel_ut_rows, ops_nn_ut_tier
+from opgen.check.ops_nn_ut import _kernel_row, kernel_ut_rows, ops_nn_ut_tier
 from opgen.check.trust import Trust
 from opgen.plan.testcases.ophost_tests import UT_PLATFORMS
 
@@ -293,3 +293,20 @@ def test_a_tiling_reading_one_attr_for_another_with_the_same_default_fails(tmp_p
          "? *attrs->GetAttrPointer<float>(2) : 1.0f;")
     run = _tree_run(op_dir, cann_src, "ascend950")
     assert any(n.startswith("EluGradV2TilingAscend950.tiling_bfloat16_test_shape_attrs_") for n in run.failed), run
+
+
+@pytest.mark.parametrize("upstream", [True, False])
+def test_an_upstream_kernel_ut_needing_host_tiling_headers_is_skipped_naming_them(tmp_path: Path,
+                                                                                  upstream: bool) -> None:
+    """Upstream glu_grad's kernel UT includes its host tiling header (register/tilingdata_base.h), which the
+    tikicpulib stand-in does not serve: its row says so, SKIPPED; the same error in the tree's own UT is a FAIL."""
+    log = tmp_path / "ut.log"
+    log.write_text("op_host/glu_grad_tiling.h:15:10: fatal error: register/tilingdata_base.h: No such file or "
+                   "directory\ngmake: *** [Makefile:605: nn_op_kernel_ut] Error 2\n", encoding="utf-8")
+    run = UtRun("opkernel", "glu_grad", "ascend950", 1, 0, 0, (), 1.0, log)
+    row = _kernel_row(Prefix(tmp_path, 0.0), run, upstream)
+    if upstream:
+        assert row.status == "skip" and row.item == "upstream op_kernel UTs (ascend950)"
+        assert "includes register/tilingdata_base.h" in row.reason and "DT_* macros" in row.reason
+    else:
+        assert row.status == "fail" and "none ran to the end" in row.reason

@@ -30,7 +30,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ... import progress
-from ...cann_prefix.build import Prefix
 from ...cann_sources import CannSources, cache_root
 from ...errors import OpgenError
 from ...locks import held_lock
@@ -65,13 +64,13 @@ def targets_file(sources: CannSources, socs: dict[str, KernelArch]) -> Path:
     return _root(sources) / f"tikicpulib-targets-{'-'.join(sorted(socs))}.cmake"
 
 
-def prepare(sources: CannSources, socs: dict[str, KernelArch], prefix: Prefix) -> Path:
+def prepare(sources: CannSources, socs: dict[str, KernelArch], c_sec: Path) -> Path:
     """The targets file defining `tikicpulib::<soc>` for each SoC (its kernel-UT name -> its arch), each arch's
     library built first when absent (cached by model, sources and arch)."""
     blocks = []
     for soc, arch in sorted(socs.items()):
         arch_dir = _arch_dir(sources, arch, _root(sources) / str(arch.npu_arch))
-        blocks.append(_target(soc, arch, sources, arch_dir, prefix))
+        blocks.append(_target(soc, arch, sources, arch_dir, c_sec))
     targets = targets_file(sources, socs)
     _write_if_changed(targets, "# opgen's tikicpulib stand-in: one target per SoC (opgen/check/kernel/tikicpulib.py)\n"
                       + "".join(blocks))
@@ -170,21 +169,17 @@ def _build_library(sources: CannSources, arch: KernelArch, library: Path) -> Non
         part.replace(library)
 
 
-def _target(soc: str, arch: KernelArch, sources: CannSources, arch_dir: Path, prefix: Prefix) -> str:
-    """A kernel UT's unit sees the model's and asc-devkit's headers first, then the toolkit's include dir, which
-    asc-tools' headers target exports installed (cpudebug/CMakeLists.txt:23, `$<INSTALL_INTERFACE:include>`): an
-    upstream kernel UT reaches metadef's register/tilingdata_base.h through its op's host tiling header."""
+def _target(soc: str, arch: KernelArch, sources: CannSources, arch_dir: Path, c_sec: Path) -> str:
     defines = [d.removeprefix("-D") for d in (*COMMON_DEFINES, *arch.defines)] + list(DEFINES)
-    includes = [*_include_dirs(sources, arch, arch_dir), prefix.include_dir]
     return f"""
 if(NOT TARGET tikicpulib::{soc})
     add_library(tikicpulib::{soc} INTERFACE IMPORTED)
     set_target_properties(tikicpulib::{soc} PROPERTIES
-        INTERFACE_INCLUDE_DIRECTORIES "{_cmake_list(includes)}"
+        INTERFACE_INCLUDE_DIRECTORIES "{_cmake_list(_include_dirs(sources, arch, arch_dir))}"
         INTERFACE_COMPILE_DEFINITIONS "{_cmake_list(defines)}"
         INTERFACE_COMPILE_OPTIONS "-w;$<$<STREQUAL:$<TARGET_PROPERTY:TYPE>,OBJECT_LIBRARY>:SHELL:-include {
             arch_dir / "include" / PRELUDE}>"
-        INTERFACE_LINK_LIBRARIES "{_cmake_list([arch_dir / LIBRARY, prefix.c_sec, 'pthread', 'dl'])}")
+        INTERFACE_LINK_LIBRARIES "{_cmake_list([arch_dir / LIBRARY, c_sec, 'pthread', 'dl'])}")
 endif()
 """
 

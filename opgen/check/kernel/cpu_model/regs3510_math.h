@@ -225,6 +225,15 @@ X ShiftRight(X x, Y y)
         Unmodelled("vshrs of a float register");
     }
 }
+template <typename X, typename Y, typename D>
+auto MulAddDst(X x, Y y, D d)
+{
+    if constexpr (std::is_integral_v<X>) {
+        return static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y) + static_cast<uint64_t>(d));
+    } else {
+        return static_cast<double>(x) * static_cast<double>(y) + static_cast<double>(d);
+    }
+}
 template <typename X, typename Y>
 X ShiftLeft(X x, Y y)
 {
@@ -252,6 +261,31 @@ OPGEN_REG_ARITH(vmins, Min(x, y))
 OPGEN_REG_ARITH(vmadd, static_cast<double>(d()) * static_cast<double>(x) + static_cast<double>(y))
 // asc_axpy.md (reg): dst = src * value + dst
 OPGEN_REG_ARITH(vaxpy, static_cast<double>(x) * static_cast<double>(y) + static_cast<double>(d()))
+// MulAddDst (reg): dst = src0 * src1 + dst; integer lanes wrap to the element's width (asc-devkit's 64-bit multiply
+// adds the cross products of 32-bit halves with it)
+OPGEN_REG_ARITH(vmula, MulAddDst(x, y, d()))
+// vmull(low, high, a, b, mask): each 32-bit lane's whole product (signed for signed lanes), its low and high
+// halves into two registers (asc-devkit's Mull, the first step of a 64-bit multiply)
+template <typename... Args>
+int64_t vmull(Args&&... args)
+{
+    auto run = [](auto& low, auto& high, auto& a, auto& b, auto mask) {
+        using T = Elem<std::remove_reference_t<decltype(low)>>;
+        uint64_t products[VL / 4] = {};
+        if constexpr (std::is_integral_v<T> && sizeof(T) == 4) {
+            for (uint64_t e = 0; e < VL / 4; ++e) {
+                products[e] = std::is_signed_v<T> ? static_cast<uint64_t>(Value(a, e) * Value(b, e))
+                                                  : static_cast<uint64_t>(Value(a, e)) * static_cast<uint64_t>(Value(b, e));
+            }
+        } else {
+            Unmodelled("vmull of lanes other than 32-bit integers");
+        }
+        uint16_t active = static_cast<uint16_t>(mask);
+        Elementwise(low, active, [&](uint64_t e) { return static_cast<int64_t>(products[e] & 0xFFFFFFFFULL); });
+        Elementwise(high, active, [&](uint64_t e) { return static_cast<int64_t>(products[e] >> 32); });
+    };
+    return Dispatch("vmull with these operand types", run, args...);
+}
 OPGEN_REG_UNARY(vabs, x < 0 ? -x : x)
 OPGEN_REG_UNARY(vneg, -x)
 OPGEN_REG_UNARY(vrelu, Max(x, decltype(x){0}))
