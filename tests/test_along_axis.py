@@ -1,7 +1,8 @@
 """Ops along an axis (GLU, SwiGLU, softmax grads): what a spec can say, what it is refused for, and its reference.
 
-The specs in tests/along_axis/ write GLUGrad and SwiGluGrad as upstream registers them; their recipes and references
-agree with torch and with upstream's own formulas. A recipe that reduces along an axis is refused, naming why.
+The sample specs schemas/glu_grad.yaml and swi_glu_grad.yaml write GLUGrad and SwiGluGrad as upstream registers
+them; their recipes and references agree with torch and with upstream's own formulas. A recipe that reduces along
+an axis is refused, naming why.
 """
 
 from __future__ import annotations
@@ -24,9 +25,8 @@ from opgen.spec.axis import NO_REDUCE
 from opgen.spec.models import OpSpec
 from opgen.spec.recipe import AttrRef, Step
 
-DRAFTS = Path(__file__).parent / "along_axis"
 GLU = ROOT / "schemas" / "glu_grad.yaml"
-SWIGLU = DRAFTS / "swi_glu_grad.yaml"
+SWIGLU = ROOT / "schemas" / "swi_glu_grad.yaml"
 
 
 def _spec(path: Path, edit: Any = None) -> OpSpec:

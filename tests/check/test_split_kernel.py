@@ -1,6 +1,6 @@
-"""The arch35_split kernel family (GLU grads), from the GLUGrad sample spec and the SwiGluGrad draft in
-tests/along_axis/: its plan and files as a maintainer reads them, and, with the CANN sources, its kernel compiled
-against asc-devkit for every dtype and shape mode."""
+"""The arch35_split kernel family (GLU grads), from the GLUGrad and SwiGluGrad sample specs: its plan and files as a
+maintainer reads them, and, with the CANN sources, its kernel compiled against asc-devkit for every dtype and shape
+mode."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from opgen.spec.attrs import attr_types
 from opgen.spec.models import OpSpec
 
 GLU = Path(__file__).parents[2] / "schemas" / "glu_grad.yaml"
-SPECS = {"glu_grad": GLU, "swi_glu_grad": Path(__file__).parents[1] / "along_axis" / "swi_glu_grad.yaml"}
+SPECS = {"glu_grad": GLU, "swi_glu_grad": GLU.with_name("swi_glu_grad.yaml")}
 
 
 def _spec(name: str) -> OpSpec:

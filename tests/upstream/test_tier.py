@@ -86,6 +86,11 @@ LISTED: dict[str, tuple[str, ...]] = {
         'aclnn.aclnnSoftsignBackwardGetWorkspaceSize', 'aclnn.aclnnSoftsignBackward', 'file.docs/*',
         'file.examples/*', 'file.framework/*', 'file.*op_api/*', 'file.op_host/config/*', 'file.tests/*',
     ),
+    "swi_glu_grad": (
+        'def.socs', 'docs.*.products', 'registrations.IMPL_OP_OPTILING',
+        'cmake.op_host/CMakeLists.txt.add_modules_sources.DEPENDENCIES', 'file.docs/*', 'file.examples/*', 'file.op_*',
+        'file.tests/*',
+    ),
     "swish_grad": (
         'docs.docs/aclnnSwishBackward.md.products', 'file.examples/*', 'file.op_graph/*', 'file.op_*', 'file.tests/*',
     ),
