@@ -27,6 +27,7 @@ UPSTREAM_FORMS = (
     (GELU_V2, "ascend950"),  # a template over BRC_TEMP_SCH_MODE_KEY_DECL and an attr; schMode 202 builds no TPipe
     ("activation/hard_swish_grad_v2", "ascend910b"),  # extern "C", the tiling struct declared by its host
     ("activation/logsigmoid_grad", "ascend950"),  # a template named log_sigmoid_grad, the BRC macro from the entry
+    ("activation/glu_grad", "ascend950"),  # a split op: TPL dtype and SHAPE_MODE, padded moves, a 64-bit multiply
 )
 
 

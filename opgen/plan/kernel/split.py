@@ -92,6 +92,7 @@ class SplitKernel:
         return (("BUFFER_NUM", BUFFER_NUM, "the kernel's queues are double-buffered"),
                 ("UB_BUFFERS", self.buffers, f"its queues: {self.queue_list}"),
                 ("BLOCK_BYTES", BLOCK_BYTES, "a UB row is padded to whole blocks"),
+                ("UB_RESERVED_BYTES", UB_RESERVED_BYTES, "UB kept out of the tiles, as upstream glu_grad's tiling keeps"),
                 ("MAX_TILE_ROWS", MAX_TILE_ROWS, "rows one DataCopyPad moves"),
                 (self.axis_constant, self.axis_index, f"attr {self.axis}"))
 
@@ -249,13 +250,15 @@ def _function_lines(name: str, loop: RegisterLoop, loads: tuple[SplitBuffer, ...
 # the host tiling's constants (blueprints/arch35_split's op_host tiling prints the same numbers)
 BUFFER_NUM = 2
 BLOCK_BYTES = 32
+UB_RESERVED_BYTES = 8 * 1024  # upstream glu_grad's RESERVED_SIZE_8K (op_host/glu_grad_tiling.cpp:24)
 MAX_TILE_ROWS = 4095
 DTYPE_KEY_BITS = 8  # ASCENDC_TPL_DATATYPE_DECL's width in the key (asc-devkit template_argument.h)
 
 
 def tile_buffer_bytes(buffers: int, ub_bytes: int) -> int:
-    """One UB buffer of the host tiling: the UB over every queue's BUFFER_NUM slots, in whole blocks."""
-    return ub_bytes // (buffers * BUFFER_NUM) // BLOCK_BYTES * BLOCK_BYTES
+    """One UB buffer of the host tiling: the UB less the reserve, over every queue's BUFFER_NUM slots, in whole
+    blocks."""
+    return (ub_bytes - UB_RESERVED_BYTES) // (buffers * BUFFER_NUM) // BLOCK_BYTES * BLOCK_BYTES
 
 
 @dataclass(frozen=True)

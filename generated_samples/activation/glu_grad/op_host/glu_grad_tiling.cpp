@@ -19,11 +19,12 @@
 namespace optiling {
 struct GLUGradCompileInfo {};
 
-constexpr int64_t BUFFER_NUM = 2;       // the kernel's queues are double-buffered
-constexpr int64_t UB_BUFFERS = 5;       // its queues: b, grad_out, a, da, db
-constexpr int64_t BLOCK_BYTES = 32;     // a UB row is padded to whole blocks
-constexpr int64_t MAX_TILE_ROWS = 4095; // rows one DataCopyPad moves
-constexpr int64_t ATTR_DIM_INDEX = 0;   // attr dim
+constexpr int64_t BUFFER_NUM = 2;           // the kernel's queues are double-buffered
+constexpr int64_t UB_BUFFERS = 5;           // its queues: b, grad_out, a, da, db
+constexpr int64_t BLOCK_BYTES = 32;         // a UB row is padded to whole blocks
+constexpr int64_t UB_RESERVED_BYTES = 8192; // UB kept out of the tiles, as upstream glu_grad's tiling keeps
+constexpr int64_t MAX_TILE_ROWS = 4095;     // rows one DataCopyPad moves
+constexpr int64_t ATTR_DIM_INDEX = 0;       // attr dim
 
 class GLUGradTiling {
 public:
@@ -141,7 +142,7 @@ ge::graphStatus GLUGradTiling::CheckShapes()
 // else one row a tile, cut into buffer-sized chunks (the big-shape mode)
 void GLUGradTiling::SplitIntoTiles(int64_t ubSize, int64_t coreNum)
 {
-    int64_t bufferBytes = ubSize / (UB_BUFFERS * BUFFER_NUM) / BLOCK_BYTES * BLOCK_BYTES;
+    int64_t bufferBytes = (ubSize - UB_RESERVED_BYTES) / (UB_BUFFERS * BUFFER_NUM) / BLOCK_BYTES * BLOCK_BYTES;
     int64_t rowBytes = (half * elementBytes + BLOCK_BYTES - 1) / BLOCK_BYTES * BLOCK_BYTES;
     if (rowBytes <= bufferBytes) {
         shapeMode = TPL_SMALL_SHAPE;

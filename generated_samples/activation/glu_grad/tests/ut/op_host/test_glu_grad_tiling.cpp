@@ -47,15 +47,15 @@ TEST_F(GLUGradTilingAscend950, tiling_float16_big_shape)
     GLUGradCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("GLUGrad",
                                               {
-                                                  {{{2, 12289}, {2, 12289}}, ge::DT_FLOAT16, ge::FORMAT_ND},
-                                                  {{{2, 24578}, {2, 24578}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{2, 11873}, {2, 11873}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{2, 23746}, {2, 23746}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
                                               {
-                                                  {{{2, 24578}, {2, 24578}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+                                                  {{{2, 23746}, {2, 23746}}, ge::DT_FLOAT16, ge::FORMAT_ND},
                                               },
                                               {{"dim", Ops::NN::AnyValue::CreateFrom<int64_t>(-1)}}, &compileInfo, 64,
                                               245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 257, "2 12289 1 12288 2 4 1 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 257, "2 11873 1 11872 2 4 1 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -85,15 +85,15 @@ TEST_F(GLUGradTilingAscend950, tiling_bfloat16_big_shape)
     GLUGradCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("GLUGrad",
                                               {
-                                                  {{{2, 12289}, {2, 12289}}, ge::DT_BF16, ge::FORMAT_ND},
-                                                  {{{2, 24578}, {2, 24578}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{2, 11873}, {2, 11873}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{2, 23746}, {2, 23746}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
                                               {
-                                                  {{{2, 24578}, {2, 24578}}, ge::DT_BF16, ge::FORMAT_ND},
+                                                  {{{2, 23746}, {2, 23746}}, ge::DT_BF16, ge::FORMAT_ND},
                                               },
                                               {{"dim", Ops::NN::AnyValue::CreateFrom<int64_t>(-1)}}, &compileInfo, 64,
                                               245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 283, "2 12289 1 12288 2 4 1 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 283, "2 11873 1 11872 2 4 1 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
@@ -123,15 +123,15 @@ TEST_F(GLUGradTilingAscend950, tiling_float32_big_shape)
     GLUGradCompileInfo compileInfo;
     gert::TilingContextPara tilingContextPara("GLUGrad",
                                               {
-                                                  {{{2, 6145}, {2, 6145}}, ge::DT_FLOAT, ge::FORMAT_ND},
-                                                  {{{2, 12290}, {2, 12290}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{2, 5937}, {2, 5937}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{2, 11874}, {2, 11874}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
                                               {
-                                                  {{{2, 12290}, {2, 12290}}, ge::DT_FLOAT, ge::FORMAT_ND},
+                                                  {{{2, 11874}, {2, 11874}}, ge::DT_FLOAT, ge::FORMAT_ND},
                                               },
                                               {{"dim", Ops::NN::AnyValue::CreateFrom<int64_t>(-1)}}, &compileInfo, 64,
                                               245760);
-    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 256, "2 6145 1 6144 2 4 1 ", {16777216});
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 256, "2 5937 1 5936 2 4 1 ", {16777216});
     TilingInfo tilingInfo;
     ASSERT_TRUE(ExecuteTiling(tilingContextPara, tilingInfo));
     EXPECT_EQ(tilingInfo.blockNum, 4U);
