@@ -20,6 +20,7 @@ from pathlib import Path
 from ...cann_prefix.framework import HOST_READ_KERNEL_HEADERS, TILING_EXECUTOR, Framework
 from ...cann_sources import cache_root, keep_file
 from ...spec.socs import SOCS
+from ...upstream.cmake import read_cmake
 from ..bounded import compile_memory, compile_timeout, run_bounded
 from ..confined import compile_confined
 from ..headers import first_error
@@ -37,15 +38,29 @@ class Source:
 
 
 def ophost_sources(op_dir: Path, tiling_dir: str | None) -> list[Source]:
-    """The host sources ops-nn compiles into the op_host UT of a compute unit with `tiling_dir`."""
-    host_dirs = [op_dir / "op_host", *([op_dir / "op_host" / tiling_dir] if tiling_dir else [])]
+    """The host sources ops-nn compiles into the op_host UT of a compute unit with `tiling_dir`: the op's, then
+    those of each op its add_modules_sources names as DEPENDENCIES (upstream swi_glu_grad's tiling is registered in
+    swi_glu's op_host; cmake/ut.cmake builds a dependency's sources beside the op's)."""
     host = []
-    for folder in host_dirs:
-        for path in sorted(folder.glob("*.cpp")):
-            role = "OP_TILING" if "tiling" in path.name else "OP_PROTO"
-            host.append(Source(path.relative_to(op_dir).as_posix(),
-                               (f'-DOPS_UTILS_LOG_SUB_MOD_NAME="{role}"', "-DDISABLE_COMPILE_V1")))
+    for owner in (op_dir, *dependency_dirs(op_dir)):
+        host_dirs = [owner / "op_host", *([owner / "op_host" / tiling_dir] if tiling_dir else [])]
+        for folder in host_dirs:
+            for path in sorted(folder.glob("*.cpp")):
+                role = "OP_TILING" if "tiling" in path.name else "OP_PROTO"
+                host.append(Source(Path(os.path.relpath(path, op_dir)).as_posix(),
+                                   (f'-DOPS_UTILS_LOG_SUB_MOD_NAME="{role}"', "-DDISABLE_COMPILE_V1")))
     return host
+
+
+def dependency_dirs(op_dir: Path) -> list[Path]:
+    """The sibling op dirs the op's CMakeLists.txt files name in add_modules_sources' DEPENDENCIES."""
+    named = []
+    for lists in (op_dir / "CMakeLists.txt", op_dir / "op_host" / "CMakeLists.txt"):
+        if lists.is_file():
+            calls = read_cmake(lists.read_bytes(), lists.name).calls
+            named += [dep for call in calls if call.command == "add_modules_sources"
+                      for dep in call.args.get("DEPENDENCIES", ())]
+    return [op_dir.parent / dep for dep in dict.fromkeys(named) if (op_dir.parent / dep / "op_host").is_dir()]
 
 
 def host_read_files(op_dir: Path) -> list[Path]:
@@ -94,9 +109,11 @@ class OphostBuild:
 
     def compile_extra(self, key: str, source: Path) -> str | None:
         """A source of opgen's own next to the tree's (the host tiling driver), compiled as ops-nn compiles a UT;
-        it may include the tree's headers and its own dir. Never kept: its text is the requests'."""
-        return self._compile(key, [*self.base, "-fno-access-control", f"-I{source.parent}", "-c", str(source)],
-                             kept=False)
+        it may include the tree's headers, its own dir and, as the tiling UT it stands for, paths relative to
+        tests/ut/op_host. Never kept: its text is the requests'."""
+        ut_dir = self.op_dir / "tests" / "ut" / "op_host"
+        return self._compile(key, [*self.base, "-fno-access-control", f"-I{source.parent}", f"-I{ut_dir}", "-c",
+                                   str(source)], kept=False)
 
     def _compile(self, key: str, command: list[str], kept: bool = True) -> str | None:
         kept_object = self._kept_object(command) if kept else None

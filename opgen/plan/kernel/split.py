@@ -92,7 +92,7 @@ class SplitKernel:
         return (("BUFFER_NUM", BUFFER_NUM, "the kernel's queues are double-buffered"),
                 ("UB_BUFFERS", self.buffers, f"its queues: {self.queue_list}"),
                 ("BLOCK_BYTES", BLOCK_BYTES, "a UB row is padded to whole blocks"),
-                ("UB_RESERVED_BYTES", UB_RESERVED_BYTES, "UB kept out of the tiles, as upstream glu_grad's tiling keeps"),
+                ("UB_RESERVED_BYTES", UB_RESERVED_BYTES, "UB left out of the tiles, as upstream glu_grad's"),
                 ("MAX_TILE_ROWS", MAX_TILE_ROWS, "rows one DataCopyPad moves"),
                 (self.axis_constant, self.axis_index, f"attr {self.axis}"))
 

@@ -22,7 +22,7 @@ struct GLUGradCompileInfo {};
 constexpr int64_t BUFFER_NUM = 2;           // the kernel's queues are double-buffered
 constexpr int64_t UB_BUFFERS = 5;           // its queues: b, grad_out, a, da, db
 constexpr int64_t BLOCK_BYTES = 32;         // a UB row is padded to whole blocks
-constexpr int64_t UB_RESERVED_BYTES = 8192; // UB kept out of the tiles, as upstream glu_grad's tiling keeps
+constexpr int64_t UB_RESERVED_BYTES = 8192; // UB left out of the tiles, as upstream glu_grad's
 constexpr int64_t MAX_TILE_ROWS = 4095;     // rows one DataCopyPad moves
 constexpr int64_t ATTR_DIM_INDEX = 0;       // attr dim
 
