@@ -103,6 +103,10 @@ uint16_t half::UInt32ToFp16(const uint32_t& uiVal) const
 {
     return opgen_cpu::BINARY16.Round(uiVal, opgen_cpu::Rounding::NEAREST_EVEN);
 }
+uint16_t half::UInt8ToFp16(const uint8_t& uiVal) const // exact: every uint8 is a binary16
+{
+    return opgen_cpu::BINARY16.Round(uiVal, opgen_cpu::Rounding::NEAREST_EVEN);
+}
 float half::ToFloat() const
 {
     return static_cast<float>(opgen_cpu::BINARY16.ToDouble(val));
