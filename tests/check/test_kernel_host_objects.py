@@ -78,3 +78,21 @@ def test_drivers_no_run_used_for_a_week_are_pruned_and_the_others_kept(tmp_path:
     os.utime(stale, (week_ago, week_ago))
     host_tiling._prune(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["used.driver"]
+
+
+def test_an_ops_cmake_dependencies_add_their_host_sources(tmp_path: Path) -> None:
+    """upstream swi_glu_grad's op_host/CMakeLists.txt names DEPENDENCIES swi_glu, whose op_host registers its tiling:
+    the host build compiles swi_glu's sources beside its own, as ops-nn's UT build does; a dependency with no op_host
+    (or none named) adds nothing."""
+    ops = tmp_path / "activation"
+    for op in ("swi_glu_grad", "swi_glu"):
+        (ops / op / "op_host" / "arch35").mkdir(parents=True)
+        (ops / op / "op_host" / f"{op}_tiling.cpp").write_text("", encoding="utf-8")
+        (ops / op / "op_host" / "arch35" / f"{op}_tiling_arch35.cpp").write_text("", encoding="utf-8")
+    (ops / "swi_glu_grad" / "op_host" / "CMakeLists.txt").write_text(
+        "add_modules_sources(HOSTNAME ${OPHOST_NAME} MODE PRIVATE DIR ${CMAKE_CURRENT_SOURCE_DIR} OPTYPE swi_glu_grad "
+        "ACLNNTYPE aclnn DEPENDENCIES swi_glu no_such_op)\n", encoding="utf-8")
+    sources = [s.rel for s in host_build.ophost_sources(ops / "swi_glu_grad", "arch35")]
+    assert sources == ["op_host/swi_glu_grad_tiling.cpp", "op_host/arch35/swi_glu_grad_tiling_arch35.cpp",
+                       "../swi_glu/op_host/swi_glu_tiling.cpp", "../swi_glu/op_host/arch35/swi_glu_tiling_arch35.cpp"]
+    assert [s.rel for s in host_build.ophost_sources(ops / "swi_glu", None)] == ["op_host/swi_glu_tiling.cpp"]
