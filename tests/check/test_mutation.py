@@ -13,7 +13,7 @@ from opgen.check.numerics import check_numerics
 from opgen.plan import build_plan
 from opgen.spec.load import load_spec
 from opgen.spec.models import ComputeSpec, OpSpec
-from opgen.spec.recipe import AttrRef, Step
+from opgen.spec.recipe import OPS, AttrRef, Step
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 SPECS = sorted(p.stem for p in SCHEMAS.glob("*.yaml"))
@@ -39,9 +39,10 @@ EQUIVALENT: dict[tuple[str, str, int, str], str] = {
 def _mutants(steps: tuple[Step, ...], defaults: Mapping[str, float]
              ) -> Iterator[tuple[int, str, tuple[Step, ...]]]:
     """An attr a step reads counts as its default: the constant mutant puts that constant in its place (a
-    kernel that ignores the attr), which only the checked non-default setting tells apart."""
+    kernel that ignores the attr), which only the checked non-default setting tells apart. The axis a split or a
+    join names is no number to mutate: a spec naming it by a constant is refused (spec/axis.py)."""
     for j, step in enumerate(steps):
-        scalars = [k for k, a in enumerate(step.args) if not isinstance(a, str)]
+        scalars = [k for k, a in enumerate(step.args) if not isinstance(a, str) and not OPS[step.op].along]
         for kind in ("constant", "sign", "op"):
             args = list(step.args)
             if kind == "op":

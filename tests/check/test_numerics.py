@@ -340,10 +340,13 @@ def test_generated_sample_goldens_pass_and_match_the_emulator_bit_for_bit(name: 
     assert results and [r.reason for r in _failing(results)] == []
     kernel = load_golden(golden_py, plan)
     rng = np.random.default_rng(3)
+    # a split op's other inputs are halves of the split one along its axis
+    shapes = plan.split.input_shapes(plan.inputs, (4, 16), -1) if plan.split else [(64,)] * len(plan.inputs)
     for combo in plan.combinations:
         inputs = [pack_mask(rng.integers(0, 2, 64)) if t.is_mask else
-                  rng.uniform(0 if t.dtypes[combo.index].name.startswith("u") else -100, 100, 64)
-                  .astype(numpy_dtype(t.dtypes[combo.index].name)) for t in plan.inputs]
+                  rng.uniform(0 if t.dtypes[combo.index].name.startswith("u") else -100, 100, shape)
+                  .astype(numpy_dtype(t.dtypes[combo.index].name))
+                  for t, shape in zip(plan.inputs, shapes, strict=True)]
         for variant in plan.golden.variants:
             picked = {plan.choice.attr.name: variant.value} if plan.choice else {}  # a choice attr picks it
             for soc in variant.socs:
