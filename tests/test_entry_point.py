@@ -108,7 +108,8 @@ def test_the_interrupt_tests_pass_in_a_background_job() -> None:
              "tests/test_fuzz.py::test_an_interrupted_render_leaves_no_trace"]
     background = "import signal, subprocess, sys\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n" \
                  "sys.exit(subprocess.call(sys.argv[1:]))\n"
-    done = subprocess.run([sys.executable, "-c", background, sys.executable, "-m", "pytest", "-q",
+    # one process: the ignored SIGINT is inherited alike by xdist's workers, which would only add their start-up
+    done = subprocess.run([sys.executable, "-c", background, sys.executable, "-m", "pytest", "-q", "-n", "0",
                            "-p", "no:cacheprovider", *tests], cwd=Path(__file__).parent.parent,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:]
